@@ -1,0 +1,169 @@
+//! The analytics event: one JSON line per hook run, built from the decision. It carries codes
+//! and ids only — never the prompt, the stripped prompt, warnings that could quote the user, a
+//! delegated task's text or a model answer. Pure: the edge appends the line.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
+
+use crate::decision::Decision;
+
+/// How a hook run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Context was printed.
+    Injected,
+    /// Nothing to say; nothing printed.
+    Noop,
+    /// Something went wrong; the hook passed through (nothing printed).
+    FailedOpen,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalyticsEvent {
+    pub ts: String,
+    pub event: Option<&'static str>,
+    pub host: &'static str,
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_mode: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent_mode: Option<&'static str>,
+    pub detected_hotwords: Vec<&'static str>,
+    pub reasons: Vec<&'static str>,
+    pub subagent_source: Option<&'static str>,
+    pub recommended_agents: Vec<String>,
+    pub agent_reason_codes: Vec<String>,
+    pub carry_forward: bool,
+    pub skills: Vec<String>,
+    pub planning: bool,
+    pub duration_us: u64,
+}
+
+impl AnalyticsEvent {
+    /// The event for a run that produced a decision.
+    pub fn from_decision(decision: &Decision, now: DateTime<Utc>, duration_us: u64) -> Self {
+        let routing = decision.routing.as_ref();
+        let mut agent_reason_codes: Vec<String> = decision
+            .agents
+            .recommended_agents
+            .iter()
+            .flat_map(|a| a.reason_codes.iter().cloned())
+            .chain(decision.agents.fallback_reason.iter().cloned())
+            .collect();
+        agent_reason_codes.sort();
+        agent_reason_codes.dedup();
+        AnalyticsEvent {
+            ts: timestamp(now),
+            event: Some(decision.event.as_str()),
+            host: decision.host.as_str(),
+            outcome: if decision.output.is_some() {
+                Outcome::Injected
+            } else {
+                Outcome::Noop
+            },
+            failure: None,
+            context_mode: routing.map(|r| r.context_mode.as_str()),
+            subagent_mode: routing.map(|r| r.subagent_mode.as_str()),
+            detected_hotwords: routing
+                .map(|r| r.detected_hotwords.iter().map(|h| h.as_str()).collect())
+                .unwrap_or_default(),
+            reasons: routing.map(|r| r.reasons.clone()).unwrap_or_default(),
+            subagent_source: routing.map(|_| decision.agents.source),
+            recommended_agents: decision
+                .agents
+                .recommended_agents
+                .iter()
+                .map(|a| a.agent_id.clone())
+                .collect(),
+            agent_reason_codes,
+            carry_forward: decision.agents.carry_forward_to_implementation,
+            skills: decision.skills.selected_ids().map(str::to_owned).collect(),
+            planning: decision.planning,
+            duration_us,
+        }
+    }
+
+    /// The event for a run that passed through because of `failure` (a short code).
+    pub fn failed_open(
+        host: &'static str,
+        event: Option<&'static str>,
+        failure: &'static str,
+        now: DateTime<Utc>,
+        duration_us: u64,
+    ) -> Self {
+        AnalyticsEvent {
+            ts: timestamp(now),
+            event,
+            host,
+            outcome: Outcome::FailedOpen,
+            failure: Some(failure),
+            context_mode: None,
+            subagent_mode: None,
+            detected_hotwords: Vec::new(),
+            reasons: Vec::new(),
+            subagent_source: None,
+            recommended_agents: Vec::new(),
+            agent_reason_codes: Vec::new(),
+            carry_forward: false,
+            skills: Vec::new(),
+            planning: false,
+            duration_us,
+        }
+    }
+
+    /// One JSON line, newline-terminated, ready for a single append.
+    pub fn to_line(&self) -> String {
+        let mut line = serde_json::to_string(self).unwrap_or_default();
+        line.push('\n');
+        line
+    }
+}
+
+fn timestamp(now: DateTime<Utc>) -> String {
+    now.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::{HookRequest, Project, decide};
+    use crate::payload::{Event, Host, Payload};
+
+    #[test]
+    fn line_has_codes_and_no_prompt_text() {
+        let payload = Payload::parse(
+            br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick !direct spiegami ZEBRA-4411"}"#,
+        )
+        .unwrap();
+        let request = HookRequest {
+            host: Host::Codex,
+            event: Event::UserPromptSubmit,
+            payload: &payload,
+            planning_flag: false,
+        };
+        let decision = decide(&request, &Project::default());
+        let now = DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let line = AnalyticsEvent::from_decision(&decision, now, 1234).to_line();
+        assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
+        assert!(!line.contains("ZEBRA") && !line.contains("spiegami") && !line.contains("direct"));
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["ts"], "2026-11-29T10:00:00.000Z");
+        assert_eq!(value["event"], "UserPromptSubmit");
+        assert_eq!(value["host"], "codex");
+        assert_eq!(value["outcome"], "injected");
+        assert_eq!(value["contextMode"], "light");
+        assert_eq!(value["subagentMode"], "off");
+        assert_eq!(value["detectedHotwords"], serde_json::json!(["!quick"]));
+        assert_eq!(
+            value["reasons"],
+            serde_json::json!(["hotword:!quick", "default-opt-in-design"])
+        );
+        assert_eq!(value["durationUs"], 1234);
+    }
+}

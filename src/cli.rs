@@ -1,0 +1,172 @@
+//! The command line: hook mode (no subcommand) and the tool subcommands. Hook mode never fails on
+//! its arguments: a bad argument in a host's configured command must not block a prompt, so it
+//! passes through (exit 0, nothing printed). Tool subcommands fail loudly.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::clock::Clock;
+use crate::decision::{self, HookRequest};
+use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_project, run_hook};
+use crate::edge::settings::Settings;
+use crate::payload::{Event, Host, Payload};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sophia-hook",
+    version,
+    about = "Deterministic prompt routing for AI coding hosts (Codex, Claude Code).",
+    long_about = "Without a subcommand, sophia-hook runs as a command hook: it reads the host's \
+                  JSON payload on stdin and prints the host's hook output on stdout."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The host that runs the hook.
+    #[arg(long, value_enum, global = true)]
+    pub host: Option<Host>,
+    /// The firing event (SessionStart, UserPromptSubmit); overrides the payload's
+    /// `hook_event_name`.
+    #[arg(long, global = true)]
+    pub event: Option<String>,
+    /// Planning mode, for hosts that do not report it (Codex); same as SOPHIA_PLANNING=1.
+    #[arg(long, global = true)]
+    pub planning: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
+    Explain {
+        /// The prompt text; without it the payload is read from stdin.
+        #[arg(long)]
+        prompt: Option<String>,
+        /// The working directory to resolve the project from (default: the payload's `cwd`, else
+        /// the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// Runs the program with explicit arguments and streams; returns the process exit code.
+pub fn run(
+    args: Vec<OsString>,
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> u8 {
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(err) if is_tool_invocation(&args) || !err.use_stderr() => {
+            let rendered = err.render().to_string();
+            if err.use_stderr() {
+                let _ = write!(stderr, "{rendered}");
+                return 2;
+            }
+            let _ = write!(stdout, "{rendered}");
+            return 0;
+        }
+        Err(_) => {
+            // Hook mode with arguments we do not understand: pass through.
+            if settings.debug {
+                let _ = writeln!(stderr, "[sophia-hook] pass-through reason=bad-arguments");
+            }
+            return 0;
+        }
+    };
+    let hook_args = HookArgs {
+        host: cli.host,
+        event: cli.event.clone(),
+        planning: cli.planning,
+    };
+    match cli.command {
+        None => {
+            run_hook(stdin, stdout, stderr, &hook_args, settings, clock);
+            0
+        }
+        Some(Command::Explain { prompt, cwd }) => report(
+            explain(stdin, stdout, &hook_args, settings, prompt, cwd),
+            stderr,
+        ),
+    }
+}
+
+/// True when the arguments name a subcommand: then errors are the user's to see.
+pub fn is_tool_invocation(args: &[OsString]) -> bool {
+    let command = Cli::command();
+    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+    args.iter()
+        .skip(1)
+        .any(|a| a.to_str().is_some_and(|a| names.contains(&a)))
+}
+
+fn report(result: anyhow::Result<()>, stderr: &mut dyn Write) -> u8 {
+    match result {
+        Ok(()) => 0,
+        Err(err) => {
+            let _ = writeln!(stderr, "sophia-hook: error: {err:#}");
+            1
+        }
+    }
+}
+
+fn explain(
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    args: &HookArgs,
+    settings: &Settings,
+    prompt: Option<String>,
+    cwd: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let mut payload = match prompt {
+        Some(prompt) => Payload {
+            hook_event_name: Some(Event::UserPromptSubmit.as_str().to_owned()),
+            prompt: Some(prompt),
+            ..Payload::default()
+        },
+        None => {
+            let mut bytes = Vec::new();
+            stdin
+                .take(MAX_PAYLOAD_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .context("reading the payload from stdin")?;
+            if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+                bail!("the payload is larger than {MAX_PAYLOAD_BYTES} bytes");
+            }
+            Payload::parse(&bytes)
+                .context("parsing the payload on stdin (or pass --prompt TEXT)")?
+        }
+    };
+    if let Some(cwd) = cwd {
+        payload.cwd = Some(cwd.to_string_lossy().into_owned());
+    }
+    let Some(event) = decision::resolve_event(args.event.as_deref(), &payload) else {
+        bail!(
+            "no event sophia-hook answers (got {:?}); use --event SessionStart or --event UserPromptSubmit",
+            args.event
+                .as_deref()
+                .or(payload.hook_event_name.as_deref())
+                .unwrap_or("none")
+        );
+    };
+    let request = HookRequest {
+        host: args.host(),
+        event,
+        payload: &payload,
+        planning_flag: args.planning || settings.planning,
+    };
+    let project = load_project(&request, None);
+    let decision = decision::decide(&request, &project);
+    let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
+    json.push('\n');
+    stdout
+        .write_all(json.as_bytes())
+        .context("writing the decision")?;
+    Ok(())
+}

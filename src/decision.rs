@@ -1,0 +1,171 @@
+//! The whole decision for one hook run, in the shape `explain` prints (ARCHITECTURE §3): the
+//! pipeline from a parsed payload to hint blocks and host output. Pure: the edge loads the
+//! project material beforehand and writes the output afterwards.
+
+use serde::Serialize;
+
+use crate::agents::AgentRouting;
+use crate::payload::{Event, Host, Payload};
+use crate::render::{self, HookOutput, ProjectDoc};
+use crate::routing::{self, Routing};
+use crate::skills::SkillRouting;
+
+/// What the hook was asked: which host, which event, and the payload.
+#[derive(Debug, Clone)]
+pub struct HookRequest<'a> {
+    pub host: Host,
+    pub event: Event,
+    pub payload: &'a Payload,
+    /// Planning mode reported outside the payload (`--planning`, `SOPHIA_PLANNING=1`).
+    pub planning_flag: bool,
+}
+
+/// Project material the edge loaded for this run.
+#[derive(Debug, Clone, Default)]
+pub struct Project {
+    /// `AGENTS.md`, loaded only for hosts that do not read it themselves.
+    pub agents_md: Option<ProjectDoc>,
+}
+
+/// The decision JSON.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub event: Event,
+    pub host: Host,
+    /// `null` for events without a prompt (SessionStart).
+    pub routing: Option<Routing>,
+    pub skills: SkillRouting,
+    pub agents: AgentRouting,
+    pub planning: bool,
+    pub hints: Vec<String>,
+    /// Exactly what hook mode prints, or `null` when it prints nothing.
+    pub output: Option<HookOutput>,
+}
+
+/// Chooses the event: the command line wins, then the payload's `hook_event_name`; with neither,
+/// a payload with a prompt is a UserPromptSubmit. A named event we do not answer gives `None`.
+pub fn resolve_event(flag: Option<&str>, payload: &Payload) -> Option<Event> {
+    match (flag, payload.hook_event_name.as_deref()) {
+        (Some(name), _) | (None, Some(name)) => Event::from_name(name),
+        (None, None) if payload.prompt.is_some() => Some(Event::UserPromptSubmit),
+        (None, None) if payload.source.is_some() => Some(Event::SessionStart),
+        (None, None) => None,
+    }
+}
+
+/// Runs the pure pipeline.
+pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
+    let planning =
+        request.planning_flag || request.payload.permission_mode.as_deref() == Some("plan");
+    let mut hints = Vec::with_capacity(render::MAX_BLOCKS);
+    let routing = match request.event {
+        Event::SessionStart => {
+            hints.push(render::BOOTSTRAP.to_owned());
+            if let Some(doc) = project
+                .agents_md
+                .as_ref()
+                .filter(|_| !request.host.loads_agents_md())
+            {
+                hints.push(render::project_doc_block(doc));
+            }
+            None
+        }
+        Event::UserPromptSubmit => {
+            let prompt = request.payload.prompt.as_deref().unwrap_or("");
+            let routing = routing::route(prompt, request.payload.from_subagent());
+            hints.extend(render::routing_block(&routing));
+            Some(routing)
+        }
+    };
+    let agents = match &routing {
+        Some(r) => AgentRouting::empty(r.subagent_mode),
+        None => AgentRouting::off(),
+    };
+    debug_assert!(hints.len() <= render::MAX_BLOCKS);
+    let output = render::output(request.host, request.event, &hints);
+    Decision {
+        event: request.event,
+        host: request.host,
+        routing,
+        skills: SkillRouting::default(),
+        agents,
+        planning,
+        hints,
+        output,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload(json: &str) -> Payload {
+        Payload::parse(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn event_resolution() {
+        let ups = payload(r#"{"hook_event_name":"UserPromptSubmit","prompt":"x"}"#);
+        let bare = payload(r#"{"prompt":"x"}"#);
+        let start = payload(r#"{"source":"startup"}"#);
+        let tool = payload(r#"{"hook_event_name":"PreToolUse"}"#);
+        let empty = payload(r#"{}"#);
+        assert_eq!(resolve_event(None, &ups), Some(Event::UserPromptSubmit));
+        assert_eq!(
+            resolve_event(Some("SessionStart"), &ups),
+            Some(Event::SessionStart)
+        );
+        assert_eq!(resolve_event(None, &bare), Some(Event::UserPromptSubmit));
+        assert_eq!(resolve_event(None, &start), Some(Event::SessionStart));
+        assert_eq!(resolve_event(None, &tool), None);
+        assert_eq!(resolve_event(Some("Bogus"), &ups), None);
+        assert_eq!(resolve_event(None, &empty), None);
+    }
+
+    #[test]
+    fn agents_md_only_for_hosts_that_do_not_load_it() {
+        let p = payload(r#"{"hook_event_name":"SessionStart"}"#);
+        let project = Project {
+            agents_md: Some(ProjectDoc {
+                name: "AGENTS.md",
+                text: "rule one".into(),
+                truncated_from: None,
+            }),
+        };
+        for (host, blocks) in [(Host::Codex, 1), (Host::Claude, 2)] {
+            let request = HookRequest {
+                host,
+                event: Event::SessionStart,
+                payload: &p,
+                planning_flag: false,
+            };
+            let decision = decide(&request, &project);
+            assert_eq!(decision.hints.len(), blocks, "{host:?}");
+            assert_eq!(decision.hints[0], render::BOOTSTRAP);
+        }
+    }
+
+    #[test]
+    fn planning_from_permission_mode_or_flag() {
+        let plan = payload(
+            r#"{"hook_event_name":"UserPromptSubmit","permission_mode":"plan","prompt":"x"}"#,
+        );
+        let default = payload(r#"{"hook_event_name":"UserPromptSubmit","prompt":"x"}"#);
+        let run = |p: &Payload, flag| {
+            decide(
+                &HookRequest {
+                    host: Host::Claude,
+                    event: Event::UserPromptSubmit,
+                    payload: p,
+                    planning_flag: flag,
+                },
+                &Project::default(),
+            )
+            .planning
+        };
+        assert!(run(&plan, false));
+        assert!(run(&default, true));
+        assert!(!run(&default, false));
+    }
+}

@@ -1,0 +1,171 @@
+//! Hook mode: read the payload from stdin, load what the pure pipeline needs, print the host
+//! output, append the analytics line. Fails open: every failure ends in exit 0 with valid host
+//! JSON or nothing on stdout; diagnostics go to stderr only under `SOPHIA_DEBUG=1` (Gemini CLI
+//! reads stderr when stdout is empty, so the default is silence).
+
+use std::io::{Read, Write};
+
+use crate::analytics::AnalyticsEvent;
+use crate::clock::Clock;
+use crate::decision::{self, Decision, HookRequest, Project};
+use crate::edge::files::append_line;
+use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
+use crate::edge::settings::Settings;
+use crate::payload::{Event, Host, Payload};
+
+/// Payloads larger than this pass through silently.
+pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What the command line says about this hook run.
+#[derive(Debug, Clone, Default)]
+pub struct HookArgs {
+    pub host: Option<Host>,
+    /// `--event`, verbatim; an event we do not answer makes the run a pass-through.
+    pub event: Option<String>,
+    pub planning: bool,
+}
+
+impl HookArgs {
+    pub fn host(&self) -> Host {
+        self.host.unwrap_or(Host::Codex)
+    }
+}
+
+/// Runs the hook. Never fails and never panics outward on bad input (the binary still wraps it
+/// in `catch_unwind` for bugs); the caller exits 0.
+pub fn run_hook(
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    args: &HookArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+) {
+    let result = decide_from_stdin(stdin, args, settings, stderr);
+    let duration_us = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
+    let event = match &result {
+        Ok(decision) => {
+            if let Some(output) = &decision.output {
+                // A closed stdout (broken pipe) is the host's business, not an error of ours.
+                let _ = stdout.write_all(output.to_line().as_bytes());
+                let _ = stdout.flush();
+            }
+            if settings.debug {
+                debug_decision(stderr, decision);
+            }
+            AnalyticsEvent::from_decision(decision, clock.now(), duration_us)
+        }
+        Err(failure) => {
+            if settings.debug {
+                let _ = writeln!(stderr, "[sophia-hook] pass-through reason={failure}");
+            }
+            let event = args
+                .event
+                .as_deref()
+                .and_then(Event::from_name)
+                .map(Event::as_str);
+            AnalyticsEvent::failed_open(
+                args.host().as_str(),
+                event,
+                failure,
+                clock.now(),
+                duration_us,
+            )
+        }
+    };
+    record(settings, stderr, &event);
+}
+
+/// Appends an analytics line; a failure is silent on stdout and only reported under debug.
+pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEvent) {
+    let Some(path) = &settings.analytics_file else {
+        return;
+    };
+    if let Err(err) = append_line(path, &event.to_line())
+        && settings.debug
+    {
+        let _ = writeln!(
+            stderr,
+            "[sophia-hook] analytics not written: {}",
+            err.kind()
+        );
+    }
+}
+
+fn decide_from_stdin(
+    stdin: &mut dyn Read,
+    args: &HookArgs,
+    settings: &Settings,
+    stderr: &mut dyn Write,
+) -> Result<Decision, &'static str> {
+    let mut bytes = Vec::new();
+    stdin
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|_| "stdin-unreadable")?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        return Err("payload-over-cap");
+    }
+    if settings.inject_panic {
+        panic!("fault injected by SOPHIA_FAULT=panic");
+    }
+    let payload = Payload::parse(&bytes).map_err(|e| e.code())?;
+    let event = decision::resolve_event(args.event.as_deref(), &payload).ok_or("unknown-event")?;
+    let request = HookRequest {
+        host: args.host(),
+        event,
+        payload: &payload,
+        planning_flag: args.planning || settings.planning,
+    };
+    let project = load_project(&request, settings.debug.then_some(stderr));
+    Ok(decision::decide(&request, &project))
+}
+
+/// Loads the project material the request needs, and nothing else (a prompt never reads
+/// `AGENTS.md`).
+pub fn load_project(request: &HookRequest<'_>, debug: Option<&mut dyn Write>) -> Project {
+    let mut project = Project::default();
+    if request.event == Event::SessionStart && !request.host.loads_agents_md() {
+        let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
+            return project;
+        };
+        match read_doc(&project_root(&cwd), "AGENTS.md", AGENTS_MD_CAP_CHARS) {
+            Ok(doc) => project.agents_md = Some(doc),
+            Err(reason) => {
+                if let Some(err) = debug {
+                    let _ = writeln!(err, "[mcp-session] AGENTS.md skipped reason={reason}");
+                }
+            }
+        }
+    }
+    project
+}
+
+/// The product's readable log lines, one per decision. Never any prompt text.
+pub fn debug_decision(stderr: &mut dyn Write, decision: &Decision) {
+    match &decision.routing {
+        Some(routing) => {
+            let _ = writeln!(
+                stderr,
+                "[mcp-context] mode={} reason={}",
+                routing.context_mode.as_str(),
+                routing.context_reason()
+            );
+            let _ = writeln!(
+                stderr,
+                "[mcp-agents] mode={} reason={}",
+                routing.subagent_mode.as_str(),
+                routing.subagent_reason()
+            );
+        }
+        None => {
+            let _ = writeln!(
+                stderr,
+                "[mcp-session] event={} host={} blocks={}",
+                decision.event.as_str(),
+                decision.host.as_str(),
+                decision.hints.len()
+            );
+        }
+    }
+}

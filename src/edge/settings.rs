@@ -1,0 +1,110 @@
+//! Settings read from the environment once per run, so the rest of the program never looks at
+//! environment variables.
+
+use std::path::PathBuf;
+
+/// Environment variable names, documented in `docs/configuration.md`.
+pub const ENV_ANALYTICS: &str = "SOPHIA_ANALYTICS";
+pub const ENV_ANALYTICS_FILE: &str = "SOPHIA_ANALYTICS_FILE";
+pub const ENV_DEBUG: &str = "SOPHIA_DEBUG";
+pub const ENV_PLANNING: &str = "SOPHIA_PLANNING";
+/// Test hook: `SOPHIA_FAULT=panic` makes hook mode panic after reading stdin, so the tests can
+/// prove through the real binary that a panic still exits 0 with nothing on stdout.
+pub const ENV_FAULT: &str = "SOPHIA_FAULT";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Where analytics lines go; `None` when analytics are off or no home is known.
+    pub analytics_file: Option<PathBuf>,
+    /// `SOPHIA_DEBUG=1`: readable decision lines on stderr.
+    pub debug: bool,
+    /// `SOPHIA_PLANNING=1`: planning mode for hosts that cannot report it.
+    pub planning: bool,
+    /// The user's home directory.
+    pub home: Option<PathBuf>,
+    /// `SOPHIA_FAULT=panic`: inject a panic in hook mode (tests only).
+    pub inject_panic: bool,
+}
+
+impl Settings {
+    pub fn from_env() -> Settings {
+        Settings::from_lookup(|name| {
+            std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+        })
+    }
+
+    /// Builds settings from any variable lookup (tests pass a map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Settings {
+        let home = get("HOME")
+            .or_else(|| get("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let analytics_on = !get(ENV_ANALYTICS).is_some_and(|v| is_off(&v));
+        let analytics_file = match get(ENV_ANALYTICS_FILE).filter(|p| !p.is_empty()) {
+            Some(path) => Some(PathBuf::from(path)),
+            None => home
+                .as_ref()
+                .map(|h| h.join(".mcp-servers/analytics/sophia-hook.jsonl")),
+        }
+        .filter(|_| analytics_on);
+        Settings {
+            analytics_file,
+            debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),
+            planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
+            home,
+            inject_panic: get(ENV_FAULT).is_some_and(|v| v == "panic"),
+        }
+    }
+}
+
+fn is_on(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
+}
+
+fn is_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "0" | "false" | "no" | "off"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn settings(vars: &[(&str, &str)]) -> Settings {
+        let map: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn analytics_path_default_override_and_off() {
+        let s = settings(&[("HOME", "/home/u")]);
+        assert_eq!(
+            s.analytics_file,
+            Some(PathBuf::from(
+                "/home/u/.mcp-servers/analytics/sophia-hook.jsonl"
+            ))
+        );
+        let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS_FILE, "/tmp/a.jsonl")]);
+        assert_eq!(s.analytics_file, Some(PathBuf::from("/tmp/a.jsonl")));
+        let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS, "off")]);
+        assert_eq!(s.analytics_file, None);
+        assert_eq!(settings(&[]).analytics_file, None);
+    }
+
+    #[test]
+    fn flags() {
+        let s = settings(&[(ENV_DEBUG, "1"), (ENV_PLANNING, "true")]);
+        assert!(s.debug && s.planning);
+        let s = settings(&[(ENV_DEBUG, "0")]);
+        assert!(!s.debug && !s.planning);
+    }
+}

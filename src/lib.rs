@@ -1,0 +1,24 @@
+//! sophia-hook: deterministic prompt routing for AI coding hosts.
+//!
+//! The pipeline (ARCHITECTURE §1) is a chain of pure stages — [`payload`], [`hotword`],
+//! [`context`], [`subagent`], [`skills`], [`agents`], [`render`], [`analytics`] — joined by
+//! [`decision`]. The [`edge`] module alone touches stdin, stdout, files and the environment, and
+//! [`cli`] maps the command line onto both. Nothing in this crate prints directly: output goes
+//! through the writers the binary passes in.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod agents;
+pub mod analytics;
+pub mod cli;
+pub mod clock;
+pub mod context;
+pub mod decision;
+pub mod edge;
+pub mod hotword;
+pub mod payload;
+pub mod render;
+pub mod routing;
+pub mod skills;
+pub mod subagent;
+pub mod text;

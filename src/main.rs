@@ -1,0 +1,47 @@
+//! The `sophia-hook` binary: reads the environment and the standard streams, calls the library,
+//! returns its exit code. A panic in hook mode is caught here and turned into a silent
+//! pass-through (exit 0, nothing on stdout), so a bug never blocks a prompt.
+
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+use std::process::ExitCode;
+
+use sophia_hook::analytics::AnalyticsEvent;
+use sophia_hook::clock::{Clock, SystemClock};
+use sophia_hook::edge::hook::record;
+use sophia_hook::edge::settings::Settings;
+
+fn main() -> ExitCode {
+    let clock = SystemClock::start();
+    let settings = Settings::from_env();
+    let debug = settings.debug;
+    // The default hook prints the panic message, which could quote input; say one line instead.
+    panic::set_hook(Box::new(move |_| {
+        if debug {
+            eprintln!("[sophia-hook] pass-through reason=internal-error");
+        }
+    }));
+    let args: Vec<_> = std::env::args_os().collect();
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        let code = sophia_hook::cli::run(
+            args.clone(),
+            &mut io::stdin().lock(),
+            &mut io::stdout().lock(),
+            &mut io::stderr().lock(),
+            &settings,
+            &clock,
+        );
+        ExitCode::from(code)
+    }));
+    let tool = sophia_hook::cli::is_tool_invocation(&args);
+    result.unwrap_or_else(|_| {
+        if tool {
+            eprintln!("sophia-hook: internal error (a bug); please report it");
+            return ExitCode::from(101);
+        }
+        let elapsed = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
+        let event = AnalyticsEvent::failed_open("unknown", None, "panic", clock.now(), elapsed);
+        record(&settings, &mut io::stderr(), &event);
+        ExitCode::SUCCESS
+    })
+}

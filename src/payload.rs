@@ -1,0 +1,297 @@
+//! Tolerant parsing of the host's hook payload (HOST-PROTOCOLS §1.8, §1.9, §2.2–2.4, §3).
+//!
+//! Every field is optional and unknown fields are ignored: hosts add fields over time. A field of
+//! the wrong type counts as absent. The prompt text comes from `prompt`, else `userPrompt`,
+//! `input`, `message`, `content`, `text`, else the last user entry of `messages`. Pure: the caller
+//! reads the bytes.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The host that runs the hook, given on the command line (`--host`), never sniffed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Host {
+    Codex,
+    Claude,
+}
+
+impl Host {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::Codex => "codex",
+            Host::Claude => "claude",
+        }
+    }
+
+    /// Whether the host reads the project's `AGENTS.md` by itself (Codex does; Claude Code reads
+    /// `CLAUDE.md` instead).
+    pub fn loads_agents_md(self) -> bool {
+        match self {
+            Host::Codex => true,
+            Host::Claude => false,
+        }
+    }
+
+    /// The host's cap on injected context, in characters (Claude Code: 10,000; Codex spills above
+    /// ~2,500 tokens, so the same figure keeps us well inside it).
+    pub fn context_cap_chars(self) -> usize {
+        10_000
+    }
+}
+
+/// The hook events sophia-hook answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Event {
+    SessionStart,
+    UserPromptSubmit,
+}
+
+impl Event {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::SessionStart => "SessionStart",
+            Event::UserPromptSubmit => "UserPromptSubmit",
+        }
+    }
+
+    /// Maps a host event name to an event we answer; `None` for every other event.
+    pub fn from_name(name: &str) -> Option<Event> {
+        match name {
+            "SessionStart" => Some(Event::SessionStart),
+            "UserPromptSubmit" => Some(Event::UserPromptSubmit),
+            _ => None,
+        }
+    }
+}
+
+/// The payload fields sophia-hook uses. All optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Payload {
+    pub hook_event_name: Option<String>,
+    pub session_id: Option<String>,
+    pub turn_id: Option<String>,
+    pub transcript_path: Option<String>,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub source: Option<String>,
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+    pub prompt: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PayloadError {
+    #[error("the payload is empty")]
+    Empty,
+    #[error("the payload is not valid JSON")]
+    InvalidJson,
+    #[error("the payload is JSON but not an object")]
+    NotAnObject,
+}
+
+impl PayloadError {
+    /// A short code for analytics and diagnostics.
+    pub fn code(&self) -> &'static str {
+        match self {
+            PayloadError::Empty => "empty-payload",
+            PayloadError::InvalidJson => "invalid-json",
+            PayloadError::NotAnObject => "not-an-object",
+        }
+    }
+}
+
+/// Fields that may carry the prompt text, in order of preference.
+const PROMPT_FIELDS: [&str; 6] = [
+    "prompt",
+    "userPrompt",
+    "input",
+    "message",
+    "content",
+    "text",
+];
+
+impl Payload {
+    /// Parses payload bytes. Invalid UTF-8 inside strings is replaced (U+FFFD) rather than
+    /// rejected, so a stray byte never costs the user their routing.
+    pub fn parse(bytes: &[u8]) -> Result<Payload, PayloadError> {
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(PayloadError::Empty);
+        }
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(value) => value,
+            Err(_) => {
+                let lossy = String::from_utf8_lossy(bytes);
+                serde_json::from_str(&lossy).map_err(|_| PayloadError::InvalidJson)?
+            }
+        };
+        match value {
+            Value::Object(map) => Ok(Payload::from_map(&map)),
+            _ => Err(PayloadError::NotAnObject),
+        }
+    }
+
+    /// Reads the fields from a JSON object; a field of the wrong type counts as absent.
+    pub fn from_map(map: &Map<String, Value>) -> Payload {
+        let text = |snake: &str, camel: &str| {
+            [snake, camel]
+                .into_iter()
+                .find_map(|k| map.get(k).and_then(Value::as_str))
+                .map(str::to_owned)
+        };
+        Payload {
+            hook_event_name: text("hook_event_name", "hookEventName"),
+            session_id: text("session_id", "sessionId"),
+            turn_id: text("turn_id", "turnId"),
+            transcript_path: text("transcript_path", "transcriptPath"),
+            cwd: text("cwd", "cwd"),
+            model: text("model", "model"),
+            permission_mode: text("permission_mode", "permissionMode"),
+            source: text("source", "source"),
+            agent_id: text("agent_id", "agentId"),
+            agent_type: text("agent_type", "agentType"),
+            prompt: prompt_text(map),
+        }
+    }
+
+    /// True when the prompt comes from the host's own subagent, not from the user.
+    pub fn from_subagent(&self) -> bool {
+        let present = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
+        present(&self.agent_id) || present(&self.agent_type)
+    }
+
+    /// The event named by the payload, if it is one we answer.
+    pub fn event(&self) -> Option<Event> {
+        self.hook_event_name.as_deref().and_then(Event::from_name)
+    }
+}
+
+fn prompt_text(map: &Map<String, Value>) -> Option<String> {
+    PROMPT_FIELDS
+        .iter()
+        .find_map(|k| map.get(*k).and_then(Value::as_str))
+        .map(str::to_owned)
+        .or_else(|| map.get("messages").and_then(last_user_message))
+}
+
+/// The text of the last `role: "user"` entry of a `messages` array; content is a string or a
+/// list of parts (`{"type":"text","text":…}` or plain strings), joined by newlines.
+fn last_user_message(messages: &Value) -> Option<String> {
+    let entry = messages
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
+    match entry.get("content")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|p| match p {
+                    Value::String(s) => Some(s.as_str()),
+                    Value::Object(o) => o.get("text").and_then(Value::as_str),
+                    _ => None,
+                })
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Payload {
+        Payload::parse(json.as_bytes()).expect("valid payload")
+    }
+
+    #[test]
+    fn codex_user_prompt_submit_fields() {
+        let p = parse(
+            r#"{"session_id":"s1","turn_id":"t1","agent_id":"a1","agent_type":"scout","transcript_path":null,"cwd":"/repo","hook_event_name":"UserPromptSubmit","model":"gpt-5.5","permission_mode":"default","prompt":"ciao","future_field":{"x":1}}"#,
+        );
+        assert_eq!(p.session_id.as_deref(), Some("s1"));
+        assert_eq!(p.turn_id.as_deref(), Some("t1"));
+        assert_eq!(p.agent_id.as_deref(), Some("a1"));
+        assert_eq!(p.agent_type.as_deref(), Some("scout"));
+        assert_eq!(p.transcript_path, None);
+        assert_eq!(p.cwd.as_deref(), Some("/repo"));
+        assert_eq!(p.event(), Some(Event::UserPromptSubmit));
+        assert_eq!(p.model.as_deref(), Some("gpt-5.5"));
+        assert_eq!(p.permission_mode.as_deref(), Some("default"));
+        assert_eq!(p.prompt.as_deref(), Some("ciao"));
+        assert!(p.from_subagent());
+    }
+
+    #[test]
+    fn session_start_fields() {
+        let p = parse(
+            r#"{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/r","hook_event_name":"SessionStart","model":"m","permission_mode":"plan","source":"resume"}"#,
+        );
+        assert_eq!(p.event(), Some(Event::SessionStart));
+        assert_eq!(p.source.as_deref(), Some("resume"));
+        assert_eq!(p.transcript_path.as_deref(), Some("/t.jsonl"));
+        assert_eq!(p.permission_mode.as_deref(), Some("plan"));
+        assert_eq!(p.prompt, None);
+        assert!(!p.from_subagent());
+    }
+
+    #[test]
+    fn prompt_field_fallbacks_in_order() {
+        let table = [
+            (r#"{"prompt":"a","userPrompt":"b"}"#, Some("a")),
+            (r#"{"userPrompt":"b","input":"c"}"#, Some("b")),
+            (r#"{"input":"c","message":"d"}"#, Some("c")),
+            (r#"{"message":"d","content":"e"}"#, Some("d")),
+            (r#"{"content":"e","text":"f"}"#, Some("e")),
+            (r#"{"text":"f"}"#, Some("f")),
+            (r#"{"prompt":42,"text":"f"}"#, Some("f")),
+            (r#"{"prompt":null}"#, None),
+            (
+                r#"{"messages":[{"role":"user","content":"old"},{"role":"assistant","content":"x"},{"role":"user","content":"new"}]}"#,
+                Some("new"),
+            ),
+            (
+                r#"{"messages":[{"role":"user","content":[{"type":"text","text":"a"},"b",{"type":"image"}]}]}"#,
+                Some("a\nb"),
+            ),
+            (r#"{"messages":[{"role":"assistant","content":"x"}]}"#, None),
+            (r#"{"messages":"nope"}"#, None),
+        ];
+        for (json, expected) in table {
+            assert_eq!(parse(json).prompt.as_deref(), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn wrong_types_count_as_absent() {
+        let p = parse(r#"{"hook_event_name":7,"cwd":["x"],"agent_id":"","prompt":{"a":1}}"#);
+        assert_eq!(p.event(), None);
+        assert_eq!(p.cwd, None);
+        assert_eq!(p.prompt, None);
+        assert!(!p.from_subagent());
+    }
+
+    #[test]
+    fn degraded_inputs() {
+        assert_eq!(Payload::parse(b""), Err(PayloadError::Empty));
+        assert_eq!(Payload::parse(b" \n"), Err(PayloadError::Empty));
+        assert_eq!(Payload::parse(b"{"), Err(PayloadError::InvalidJson));
+        assert_eq!(Payload::parse(b"[1]"), Err(PayloadError::NotAnObject));
+        assert_eq!(Payload::parse(b"null"), Err(PayloadError::NotAnObject));
+        assert_eq!(Payload::parse(b"3"), Err(PayloadError::NotAnObject));
+        let deep = "[".repeat(10_000);
+        assert_eq!(
+            Payload::parse(deep.as_bytes()),
+            Err(PayloadError::InvalidJson)
+        );
+        let bom = Payload::parse(b"\xef\xbb\xbf{\"prompt\":\"x\"}").expect("BOM is skipped");
+        assert_eq!(bom.prompt.as_deref(), Some("x"));
+        let lossy = Payload::parse(b"{\"prompt\":\"ciao \xff\"}").expect("lossy parse");
+        assert_eq!(lossy.prompt.as_deref(), Some("ciao \u{fffd}"));
+    }
+}

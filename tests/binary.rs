@@ -1,0 +1,343 @@
+//! Tests through the real binary: fail-open on every bad input, panics, arguments, analytics
+//! (privacy, one line per run, concurrency) and the debug log format.
+
+mod common;
+
+use std::fs;
+
+use common::{fixtures, run_binary};
+use serde_json::Value;
+
+/// stdout is empty, or one JSON object whose only key is `hookSpecificOutput`.
+fn assert_empty_or_valid(stdout: &str, what: &str) {
+    if stdout.is_empty() {
+        return;
+    }
+    let value: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["hookSpecificOutput"], "{what}");
+}
+
+#[test]
+fn degraded_inputs_exit_zero_with_empty_or_valid_output() {
+    let home = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for entry in fs::read_dir(fixtures().join("degraded")).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = fs::read(&path).unwrap();
+        for args in [&[][..], &["--host", "claude"][..]] {
+            let run = run_binary(args, &bytes, home.path(), &[]);
+            let what = path.display().to_string();
+            assert_eq!(run.code, 0, "{what}");
+            assert_empty_or_valid(&run.stdout, &what);
+            assert_eq!(run.stderr, "", "{what}: silent without SOPHIA_DEBUG");
+        }
+        seen += 1;
+    }
+    assert!(seen >= 12);
+}
+
+#[test]
+fn specific_degraded_inputs() {
+    let home = tempfile::tempdir().unwrap();
+    let read = |name: &str| fs::read(fixtures().join("degraded").join(name)).unwrap();
+    // Routed despite stray bytes.
+    let run = run_binary(&[], &read("non-utf8.bin"), home.path(), &[]);
+    assert!(run.stdout.contains("contextMode=light"), "{}", run.stdout);
+    // Nothing at all for these.
+    for name in [
+        "empty.txt",
+        "invalid-json.txt",
+        "array.json",
+        "null.json",
+        "number.json",
+        "deeply-nested.json",
+        "unknown-event.json",
+        "prompt-wrong-type.json",
+    ] {
+        let run = run_binary(&[], &read(name), home.path(), &[]);
+        assert_eq!(run.stdout, "", "{name}");
+    }
+}
+
+#[test]
+fn payload_over_the_cap_passes_through() {
+    let home = tempfile::tempdir().unwrap();
+    let mut payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick "#.to_vec();
+    payload.resize(16 * 1024 * 1024 + 10, b'a');
+    payload.extend_from_slice(br#""}"#);
+    let run = run_binary(&[], &payload, home.path(), &[("SOPHIA_DEBUG", "1")]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "[sophia-hook] pass-through reason=payload-over-cap\n"
+    );
+}
+
+#[test]
+fn a_panic_passes_through_silently() {
+    let home = tempfile::tempdir().unwrap();
+    let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick x"}"#;
+    let run = run_binary(&[], payload, home.path(), &[("SOPHIA_FAULT", "panic")]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    let run = run_binary(
+        &[],
+        payload,
+        home.path(),
+        &[("SOPHIA_FAULT", "panic"), ("SOPHIA_DEBUG", "1")],
+    );
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "[sophia-hook] pass-through reason=internal-error\n"
+    );
+    // The run is still counted, as failed open.
+    let log =
+        fs::read_to_string(home.path().join(".mcp-servers/analytics/sophia-hook.jsonl")).unwrap();
+    assert!(
+        log.lines().all(|l| l.contains(r#""failure":"panic""#)),
+        "{log}"
+    );
+}
+
+#[test]
+fn bad_hook_arguments_never_block_a_prompt() {
+    let home = tempfile::tempdir().unwrap();
+    let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick x"}"#;
+    for args in [
+        &["--host", "nonsense"][..],
+        &["--bogus"][..],
+        &["--event", "PreToolUse"][..],
+    ] {
+        let run = run_binary(args, payload, home.path(), &[]);
+        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{args:?}");
+    }
+    // A tool subcommand with a bad argument fails loudly.
+    let run = run_binary(&["explain", "--bogus"], b"", home.path(), &[]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--bogus"));
+}
+
+#[test]
+fn event_flag_overrides_the_payload() {
+    let home = tempfile::tempdir().unwrap();
+    let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick x"}"#;
+    let run = run_binary(&["--event", "SessionStart"], payload, home.path(), &[]);
+    assert!(
+        run.stdout.contains(r#""hookEventName":"SessionStart""#),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn analytics_never_contain_prompt_text() {
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("analytics.jsonl");
+    let log_env = log.to_str().unwrap();
+    let marker = "QZX-MARKER-7781";
+    let prompts = [
+        format!("!quick spiegami {marker}"),
+        format!("!agents analizza {marker}"),
+        format!("!quick !direct {marker}"),
+        format!("usa un subagent per {marker}"),
+        format!("{marker} senza hotword"),
+        format!("!quick implementa {marker} in src/{marker}.rs"),
+    ];
+    for prompt in &prompts {
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": "/tmp"});
+        let run = run_binary(
+            &[],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &[("SOPHIA_ANALYTICS_FILE", log_env), ("SOPHIA_DEBUG", "1")],
+        );
+        assert!(
+            !run.stderr.contains(marker),
+            "stderr leaks the prompt: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stdout.contains(marker),
+            "stdout echoes the prompt: {}",
+            run.stdout
+        );
+    }
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(!text.contains(marker), "analytics leak the prompt:\n{text}");
+    assert!(!text.contains("spiegami") && !text.contains("analizza"));
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), prompts.len());
+    for line in &lines {
+        for key in [
+            "ts",
+            "event",
+            "host",
+            "contextMode",
+            "subagentMode",
+            "detectedHotwords",
+            "reasons",
+            "durationUs",
+        ] {
+            assert!(line.get(key).is_some(), "{key} missing in {line}");
+        }
+    }
+    assert_eq!(lines[0]["contextMode"], "light");
+    assert_eq!(lines[1]["subagentMode"], "required");
+    assert_eq!(lines[3]["subagentMode"], "requested");
+}
+
+#[test]
+fn analytics_off_and_unwritable_paths_change_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick spiegami"}"#;
+    let expected = run_binary(&[], payload, home.path(), &[("SOPHIA_ANALYTICS", "off")]);
+    assert!(
+        !home.path().join(".mcp-servers").exists(),
+        "analytics off wrote a file"
+    );
+    // A path that is a directory, and a path under a regular file.
+    let dir = home.path().join("dir.jsonl");
+    fs::create_dir(&dir).unwrap();
+    let file = home.path().join("plain");
+    fs::write(&file, "x").unwrap();
+    for path in [dir.clone(), file.join("sub/a.jsonl")] {
+        let run = run_binary(
+            &[],
+            payload,
+            home.path(),
+            &[("SOPHIA_ANALYTICS_FILE", path.to_str().unwrap())],
+        );
+        assert_eq!(
+            (run.code, &run.stdout, &run.stderr),
+            (0, &expected.stdout, &String::new())
+        );
+    }
+    let run = run_binary(
+        &[],
+        payload,
+        home.path(),
+        &[
+            ("SOPHIA_ANALYTICS_FILE", dir.to_str().unwrap()),
+            ("SOPHIA_DEBUG", "1"),
+        ],
+    );
+    assert!(
+        run.stderr.contains("[sophia-hook] analytics not written"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn concurrent_runs_append_whole_lines() {
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("analytics.jsonl");
+    let log_env = log.to_str().unwrap().to_owned();
+    let home_path = home.path().to_path_buf();
+    let runs = 32;
+    let handles: Vec<_> = (0..runs)
+        .map(|i| {
+            let log_env = log_env.clone();
+            let home_path = home_path.clone();
+            std::thread::spawn(move || {
+                let prompt = if i % 2 == 0 {
+                    "!quick spiegami"
+                } else {
+                    "!agents leggi"
+                };
+                let payload =
+                    serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt});
+                run_binary(
+                    &[],
+                    payload.to_string().as_bytes(),
+                    &home_path,
+                    &[("SOPHIA_ANALYTICS_FILE", &log_env)],
+                )
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap().code, 0);
+    }
+    let text = fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), runs);
+    for line in text.lines() {
+        let v: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("torn line {line:?}: {e}"));
+        assert_eq!(v["event"], "UserPromptSubmit");
+    }
+}
+
+#[test]
+fn debug_lines_use_the_product_log_format() {
+    let home = tempfile::tempdir().unwrap();
+    let table = [
+        (
+            "!quick spiegami SQL",
+            "[mcp-context] mode=light reason=hotword:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
+        ),
+        (
+            "!quick implementa modifica agli hook",
+            "[mcp-context] mode=full reason=repo-task-detected-overrides:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
+        ),
+        (
+            "!agents leggi i log",
+            "[mcp-context] mode=full reason=default-full-context\n[mcp-agents] mode=required reason=hotword:!agents\n",
+        ),
+    ];
+    for (prompt, expected) in table {
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt});
+        let run = run_binary(
+            &[],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &[("SOPHIA_DEBUG", "1"), ("SOPHIA_ANALYTICS", "off")],
+        );
+        assert_eq!(run.stderr, expected, "{prompt}");
+    }
+}
+
+#[test]
+fn explain_prompt_flag_and_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let run = run_binary(
+        &[
+            "explain",
+            "--prompt",
+            "!quick implementa modifica agli hook",
+        ],
+        b"",
+        home.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let decision: Value = serde_json::from_str(&run.stdout).unwrap();
+    for key in [
+        "event", "host", "routing", "skills", "agents", "planning", "hints", "output",
+    ] {
+        assert!(decision.get(key).is_some(), "{key} missing");
+    }
+    assert_eq!(decision["routing"]["contextMode"], "full");
+    assert_eq!(
+        decision["routing"]["reasons"][0],
+        "repo-task-detected-overrides:!quick"
+    );
+    let run = run_binary(&["explain"], b"not json", home.path(), &[]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("sophia-hook: error: parsing the payload"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+}

@@ -1,0 +1,234 @@
+//! Locks what sophia-hook may print on Codex: a `deny_unknown_fields` mirror of Codex's output
+//! wire types (HOST-PROTOCOLS §1.10), plus a check of every key against the JSON Schemas Codex
+//! publishes (copied under `fixtures/contracts/codex/`). Every prompt fixture's output must pass.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use common::{fixtures, materialise_project, run_in_process};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SessionStartOutputWire {
+    #[serde(default = "yes")]
+    r#continue: bool,
+    stop_reason: Option<String>,
+    system_message: Option<String>,
+    #[serde(default)]
+    suppress_output: bool,
+    hook_specific_output: Option<SessionStartSpecific>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SessionStartSpecific {
+    hook_event_name: SessionStartName,
+    additional_context: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+enum SessionStartName {
+    SessionStart,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct UserPromptSubmitOutputWire {
+    #[serde(default = "yes")]
+    r#continue: bool,
+    stop_reason: Option<String>,
+    system_message: Option<String>,
+    #[serde(default)]
+    suppress_output: bool,
+    decision: Option<BlockDecision>,
+    reason: Option<String>,
+    hook_specific_output: Option<UserPromptSubmitSpecific>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum BlockDecision {
+    Block,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct UserPromptSubmitSpecific {
+    hook_event_name: UserPromptSubmitName,
+    additional_context: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+enum UserPromptSubmitName {
+    UserPromptSubmit,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Parses `stdout` the way Codex does (trim, empty = no-op, else one JSON object of the event's
+/// wire type) and returns the additional context, if any.
+fn codex_accepts(event: &str, stdout: &str) -> Result<Option<String>, String> {
+    let trimmed = stdout.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(trimmed).map_err(|e| e.to_string())?;
+    match event {
+        "SessionStart" => serde_json::from_value::<SessionStartOutputWire>(value)
+            .map(|w| w.hook_specific_output.and_then(|h| h.additional_context))
+            .map_err(|e| e.to_string()),
+        "UserPromptSubmit" => serde_json::from_value::<UserPromptSubmitOutputWire>(value)
+            .map(|w| w.hook_specific_output.and_then(|h| h.additional_context))
+            .map_err(|e| e.to_string()),
+        other => Err(format!("unexpected event {other}")),
+    }
+}
+
+/// Checks `output` against one of Codex's published schemas: no property the schema does not
+/// list, at the top level and inside `hookSpecificOutput`, and `hookEventName` equal to its const.
+fn schema_accepts(schema: &Value, output: &Value) -> Result<(), String> {
+    let top = schema["properties"].as_object().unwrap();
+    let specific_ref = schema["definitions"]
+        .as_object()
+        .unwrap()
+        .values()
+        .find(|d| {
+            d.get("properties")
+                .is_some_and(|p| p.get("hookEventName").is_some())
+        });
+    let specific = specific_ref.unwrap()["properties"].as_object().unwrap();
+    for (key, value) in output.as_object().ok_or("not an object")? {
+        if !top.contains_key(key) {
+            return Err(format!("unknown top-level key {key}"));
+        }
+        if key == "hookSpecificOutput" {
+            for (inner, inner_value) in value
+                .as_object()
+                .ok_or("hookSpecificOutput not an object")?
+            {
+                let Some(spec) = specific.get(inner) else {
+                    return Err(format!("unknown hookSpecificOutput key {inner}"));
+                };
+                if let Some(constant) = spec.get("const")
+                    && constant != inner_value
+                {
+                    return Err(format!("{inner} is {inner_value}, schema wants {constant}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn schema(event: &str) -> Value {
+    let file = match event {
+        "SessionStart" => "session-start.command.output.schema.json",
+        _ => "user-prompt-submit.command.output.schema.json",
+    };
+    let path = fixtures().join("contracts/codex").join(file);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_mirror_rejects_what_codex_rejects() {
+    let rejected = [
+        (
+            "UserPromptSubmit",
+            r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","sessionTitle":"x"}}"#,
+        ),
+        ("UserPromptSubmit", r#"{"additionalContext":"x"}"#),
+        (
+            "UserPromptSubmit",
+            r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"x"}}"#,
+        ),
+        (
+            "UserPromptSubmit",
+            r#"{"hookSpecificOutput":{"additionalContext":"x"}}"#,
+        ),
+        ("UserPromptSubmit", r#"{"decision":"allow"}"#),
+        ("SessionStart", r#"{"decision":"block","reason":"x"}"#),
+        ("SessionStart", r#"[]"#),
+    ];
+    for (event, stdout) in rejected {
+        assert!(codex_accepts(event, stdout).is_err(), "{event}: {stdout}");
+    }
+    let bad: Value = serde_json::from_str(rejected[0].1).unwrap();
+    assert!(schema_accepts(&schema("UserPromptSubmit"), &bad).is_err());
+    let wrong_event: Value = serde_json::from_str(rejected[2].1).unwrap();
+    assert!(schema_accepts(&schema("UserPromptSubmit"), &wrong_event).is_err());
+    assert_eq!(codex_accepts("UserPromptSubmit", "").unwrap(), None);
+    assert_eq!(codex_accepts("SessionStart", "{}").unwrap(), None);
+}
+
+#[test]
+fn every_fixture_output_is_accepted_by_codex() {
+    let mut checked = 0;
+    for host in ["codex", "claude"] {
+        for entry in std::fs::read_dir(fixtures().join("prompts").join(host)).unwrap() {
+            let path = entry.unwrap().path();
+            let tmp = tempfile::tempdir().unwrap();
+            let payload = materialise_project(&std::fs::read(&path).unwrap(), tmp.path());
+            let event = serde_json::from_slice::<Value>(&payload).unwrap()["hook_event_name"]
+                .as_str()
+                .unwrap_or("UserPromptSubmit")
+                .to_owned();
+            let run = run_in_process(&["--host", host], &payload);
+            let context = codex_accepts(&event, &run.stdout)
+                .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), run.stdout));
+            if !run.stdout.is_empty() {
+                let output: Value = serde_json::from_str(&run.stdout).unwrap();
+                schema_accepts(&schema(&event), &output)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(
+                    output["hookSpecificOutput"]["hookEventName"],
+                    event.as_str()
+                );
+                let context = context.expect("a printed output carries context");
+                assert!(
+                    !context.trim().is_empty(),
+                    "{}: empty context",
+                    path.display()
+                );
+                assert!(run.stdout.ends_with("}\n") && run.stdout.matches('\n').count() == 1);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} fixtures checked");
+}
+
+/// The two examples of the issue's "done when", verbatim.
+#[test]
+fn done_when_examples() {
+    let ups = run_in_process(
+        &[],
+        br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick spiegami questa SQL"}"#,
+    );
+    let context = codex_accepts("UserPromptSubmit", &ups.stdout)
+        .unwrap()
+        .unwrap();
+    assert!(context.contains("contextMode=light"));
+    assert!(context.contains("Core rules, safety, policy and tool guardrails remain active"));
+
+    let start = run_in_process(
+        &[],
+        br#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+    );
+    let context = codex_accepts("SessionStart", &start.stdout)
+        .unwrap()
+        .unwrap();
+    assert!(context.contains("`!quick`") && context.contains("`!agents`"));
+    assert!(context.contains("only as the first words of a prompt"));
+}

@@ -1,0 +1,123 @@
+//! Helpers shared by the integration tests: run the CLI in-process (deterministic clock, no
+//! analytics) or the real binary (for exit codes, panics and the environment).
+
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use chrono::DateTime;
+use sophia_hook::clock::FixedClock;
+use sophia_hook::edge::settings::Settings;
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn fixed_clock() -> FixedClock {
+    FixedClock {
+        now: DateTime::parse_from_rfc3339("2026-11-29T12:00:00Z")
+            .unwrap()
+            .to_utc(),
+        elapsed: Duration::from_micros(250),
+    }
+}
+
+/// Runs `sophia-hook ARGS` in-process with `stdin`, no analytics and a fixed clock.
+pub fn run_in_process(args: &[&str], stdin: &[u8]) -> Run {
+    run_in_process_with(args, stdin, &Settings::default())
+}
+
+pub fn run_in_process_with(args: &[&str], stdin: &[u8], settings: &Settings) -> Run {
+    let argv: Vec<OsString> = std::iter::once("sophia-hook")
+        .chain(args.iter().copied())
+        .map(OsString::from)
+        .collect();
+    let mut input = stdin;
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let code = sophia_hook::cli::run(
+        argv,
+        &mut input,
+        &mut stdout,
+        &mut stderr,
+        settings,
+        &fixed_clock(),
+    );
+    Run {
+        code: i32::from(code),
+        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs the real binary with `args`, `stdin` and extra environment variables. HOME points to
+/// `home` so nothing touches the developer's real files.
+pub fn run_binary(args: &[&str], stdin: &[u8], home: &Path, env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sophia-hook"));
+    cmd.args(args)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn sophia-hook");
+    let mut child_stdin = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The hook may stop reading early (over the cap): a broken pipe is expected then.
+        let _ = child_stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait for sophia-hook");
+    writer.join().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Fixture payloads whose `cwd` starts with `fixtures/projects/` get a copy of that project in a
+/// temporary git root, so the project lookup cannot climb into this repository.
+pub fn materialise_project(payload: &[u8], tmp: &Path) -> Vec<u8> {
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(payload) else {
+        return payload.to_vec();
+    };
+    let Some(cwd) = value.get("cwd").and_then(|c| c.as_str()).map(str::to_owned) else {
+        return payload.to_vec();
+    };
+    let Some(name) = cwd.strip_prefix("fixtures/projects/") else {
+        return payload.to_vec();
+    };
+    let root = tmp.join(name);
+    copy_dir(&fixtures().join("projects").join(name), &root);
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    value["cwd"] = serde_json::Value::String(root.to_string_lossy().into_owned());
+    serde_json::to_vec(&value).unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
