@@ -68,7 +68,8 @@ const STRONG_VERBS_IT: &[&str] = &[
 ];
 /// English verbs that, alone, ask for a change to the repository (ignored in questions).
 const STRONG_VERBS_EN: &[&str] = &["implement", "refactor"];
-/// Italian imperatives that ask for a change when they have a code object.
+/// Italian imperatives that ask for a change when they have an object (a create verb needs a
+/// repository object, see `CREATE_ONLY_VERBS`).
 const EDIT_VERBS_IT: &[&str] = &[
     "correggi",
     "sistema",
@@ -96,7 +97,7 @@ const EDIT_VERBS_IT: &[&str] = &[
     "installa",
     "configura",
 ];
-/// English verbs that ask for a change when they have a code object (ignored in questions).
+/// English verbs that ask for a change when they have an object (ignored in questions).
 const EDIT_VERBS_EN: &[&str] = &[
     "fix",
     "modify",
@@ -119,14 +120,46 @@ const EDIT_VERBS_EN: &[&str] = &[
     "configure",
     "commit",
 ];
-/// Code objects of a repository.
-const CODE_OBJECTS: &[&str] = &[
+/// Verbs that make something new; with a generic code object ("scrivi una funzione che…") they
+/// ask for an answer, not a change to this repository, so they need a repository object.
+const CREATE_ONLY_VERBS: &[&str] = &["scrivi", "crea", "write", "create"];
+/// Things of this repository: with any edit verb, a repository task.
+const REPO_OBJECTS: &[&str] = &[
     "hook",
     "hooks",
     "installer",
     "installazione",
     "test",
     "tests",
+    "file",
+    "files",
+    "config",
+    "configurazione",
+    "configuration",
+    "branch",
+    "commit",
+    "repo",
+    "repository",
+    "progetto",
+    "project",
+    "dipendenza",
+    "dipendenze",
+    "dependency",
+    "dependencies",
+    "ci",
+    "pipeline",
+    "workflow",
+    "docs",
+    "documentazione",
+    "documentation",
+    "changelog",
+    "migrazione",
+    "migration",
+    "readme",
+];
+/// Generic code objects: with a verb that changes existing code ("correggi il bug"), a
+/// repository task; with a create verb, a generic coding question.
+const CODE_OBJECTS: &[&str] = &[
     "codice",
     "code",
     "funzione",
@@ -139,42 +172,18 @@ const CODE_OBJECTS: &[&str] = &[
     "module",
     "classe",
     "class",
-    "file",
-    "files",
     "script",
     "bug",
     "bugs",
-    "config",
-    "configurazione",
-    "configuration",
-    "branch",
-    "commit",
-    "repo",
-    "repository",
-    "progetto",
-    "project",
     "libreria",
     "library",
     "crate",
-    "dipendenza",
-    "dipendenze",
-    "dependency",
-    "dependencies",
     "endpoint",
     "componente",
     "component",
-    "ci",
-    "pipeline",
-    "workflow",
-    "docs",
-    "documentazione",
-    "documentation",
-    "changelog",
     "struct",
     "handler",
-    "migrazione",
-    "migration",
-    "readme",
+    "parser",
 ];
 /// Files and words that name this repository's own material; alone they make a repository task.
 const REPO_NAMES: &[&str] = &["readme", "makefile", "dockerfile", "codebase", "changelog"];
@@ -315,8 +324,10 @@ pub fn is_repo_task(stripped: &str) -> bool {
     let words: Vec<&str> = crate::text::words(&folded).collect();
     let question =
         words.first().is_some_and(|w| QUESTION_LEADS.contains(w)) && !is_polite_request(&words);
-    let mut edit_verb = false;
-    let mut object = false;
+    let mut change_verb = false;
+    let mut create_verb = false;
+    let mut repo_object = false;
+    let mut code_object = false;
     for (i, word) in words.iter().copied().enumerate() {
         let prev = i.checked_sub(1).map(|p| words[p]);
         if REPO_NAMES.contains(&word) {
@@ -337,17 +348,17 @@ pub fn is_repo_task(stripped: &str) -> bool {
             return true;
         }
         let noun_use = prev.is_some_and(|p| ARTICLES_IT.contains(&p));
-        if EDIT_VERBS_IT.contains(&word) && !noun_use {
-            edit_verb = true;
+        let verb = (EDIT_VERBS_IT.contains(&word) && !noun_use)
+            || (!question && EDIT_VERBS_EN.contains(&word));
+        if verb && CREATE_ONLY_VERBS.contains(&word) {
+            create_verb = true;
+        } else if verb {
+            change_verb = true;
         }
-        if !question && EDIT_VERBS_EN.contains(&word) {
-            edit_verb = true;
-        }
-        if CODE_OBJECTS.contains(&word) {
-            object = true;
-        }
+        repo_object |= REPO_OBJECTS.contains(&word);
+        code_object |= CODE_OBJECTS.contains(&word);
     }
-    edit_verb && object
+    (change_verb && (repo_object || code_object)) || (create_verb && repo_object)
 }
 
 /// "can you …", "puoi …": a request phrased as a question.
@@ -481,6 +492,8 @@ mod tests {
             "cosa fa main.rs?",
             "guarda ./scripts/install.sh",
             "esegui i test",
+            "scrivi un test per il parser",
+            "fix the bug in the login handler",
             "aggiorna gli hook di questo repo",
             "open a PR with the fix",
             "rifattorizza il modulo",
@@ -509,6 +522,9 @@ mod tests {
             "spiega il sistema solare",
             "riassumi https://example.com/docs/page.html",
             "scrivi una poesia sul mare",
+            "scrivi una funzione python che inverte una stringa",
+            "crea uno script bash che conta le righe",
+            "modifica la query per filtrare per data",
             "e.g. dammi un esempio di JOIN",
             "what does the 'i.e.' abbreviation mean",
         ] {

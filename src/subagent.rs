@@ -119,6 +119,9 @@ const USE_VERBS: &[&str] = &[
     "usa",
     "usate",
     "usare",
+    "usi",
+    "usassi",
+    "utilizzi",
     "utilizza",
     "utilizzare",
     "impiega",
@@ -336,6 +339,7 @@ mod tests {
             "have a subagent collect the failing test names",
             "puoi usare un subagent per leggere i log?",
             "can you use a subagent to read these files?",
+            "voglio che usi un subagent per leggere i log",
             "usa lo scout per trovare i file",
             "usa il code reviewer per rivedere la diff",
             "utilizza un agente separato per la ricerca",
@@ -377,6 +381,10 @@ mod tests {
             "sto scrivendo un agente per Slack",
             "leggi questi file",
             "conviene usare un subagent qui?",
+            "I have a subagent that keeps failing",
+            "ho usato un subagent ieri e ha funzionato",
+            "non serve usare un subagent",
+            "without using subagents, summarize the file",
         ] {
             assert!(
                 !is_explicit_request(prompt),
