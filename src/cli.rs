@@ -10,7 +10,10 @@ use anyhow::{Context, bail};
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::clock::Clock;
-use crate::decision::{self, HookRequest};
+use crate::decision::{self, HookRequest, Project};
+use crate::edge::project::project_root;
+use crate::edge::skills;
+use crate::skills::router::SkillRouter;
 use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_project, run_hook};
 use crate::edge::settings::Settings;
 use crate::payload::{Event, Host, Payload};
@@ -40,6 +43,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Measure routing against labelled cases (JSONL): accuracy per dimension, skill precision
+    /// and recall, misses. Exits 1 when a figure is below its --min-… floor.
+    Eval(EvalArgs),
+    /// The skill catalog.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
     /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
     Explain {
         /// The prompt text; without it the payload is read from stdin.
@@ -49,6 +58,48 @@ pub enum Command {
         /// the current directory).
         #[arg(long)]
         cwd: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The cases file (one JSON object per line).
+    pub cases: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Evaluate against this project's skill catalog (default: the embedded defaults).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_context_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_subagent_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_hotword_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_skill_precision_at_1: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_skill_precision: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_skill_recall: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_no_skill_precision: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_no_skill_recall: Option<f64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Compile `skills/*/SKILL.md` of the project into `.sophia/skills-index.json`, which the hook
+    /// uses while it is fresh.
+    Index {
+        /// The project root (default: the git root above the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Where to write the index.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -94,6 +145,14 @@ pub fn run(
             explain(stdin, stdout, &hook_args, settings, prompt, cwd),
             stderr,
         ),
+        Some(Command::Eval(args)) => match eval(stdout, &args) {
+            Ok(true) => 0,
+            Ok(false) => 1,
+            Err(err) => report(Err(err), stderr),
+        },
+        Some(Command::Skills(SkillsCommand::Index { root, out })) => {
+            report(skills_index(stdout, root, out), stderr)
+        }
     }
 }
 
@@ -169,4 +228,76 @@ fn explain(
         .write_all(json.as_bytes())
         .context("writing the decision")?;
     Ok(())
+}
+
+fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match root {
+        Some(root) => Ok(root),
+        None => {
+            let cwd = std::env::current_dir().context("reading the current directory")?;
+            Ok(project_root(&cwd))
+        }
+    }
+}
+
+fn skills_index(stdout: &mut dyn Write, root: Option<PathBuf>, out: Option<PathBuf>) -> anyhow::Result<()> {
+    let root = project_root_arg(root)?;
+    let (catalog, path) = skills::build_index(&root, out.as_deref())?;
+    writeln!(
+        stdout,
+        "wrote {} ({} skills, {} skipped, fingerprint {})",
+        path.display(),
+        catalog.skills.len(),
+        catalog.warnings.len(),
+        catalog.source_fingerprint
+    )?;
+    for warning in &catalog.warnings {
+        writeln!(stdout, "  warning: {warning}")?;
+    }
+    Ok(())
+}
+
+/// Runs `eval`; `Ok(false)` when a floor is missed.
+fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
+    let text = std::fs::read_to_string(&args.cases)
+        .with_context(|| format!("reading {}", args.cases.display()))?;
+    let cases = crate::eval::parse_cases(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.display()))?;
+    let loaded = match &args.root {
+        Some(root) => skills::load(root),
+        None => skills::LoadedCatalog {
+            catalog: crate::skills::default_catalog(),
+            source: skills::CatalogSource::Embedded,
+            warnings: Vec::new(),
+        },
+    };
+    let project = Project {
+        skills: Some(SkillRouter::new(&loaded.catalog)),
+        skill_source: Some(loaded.source.as_str()),
+        skill_warnings: loaded.warnings,
+        ..Project::default()
+    };
+    let report = crate::eval::run(&cases, &project);
+    let floors = crate::eval::Floors {
+        context_accuracy: args.min_context_accuracy,
+        subagent_accuracy: args.min_subagent_accuracy,
+        hotword_accuracy: args.min_hotword_accuracy,
+        skill_precision_at_1: args.min_skill_precision_at_1,
+        skill_precision: args.min_skill_precision,
+        skill_recall: args.min_skill_recall,
+        no_skill_precision: args.min_no_skill_precision,
+        no_skill_recall: args.min_no_skill_recall,
+    };
+    let failures = floors.failures(&report);
+    if args.json {
+        let mut json = serde_json::to_value(&report)?;
+        json["floorFailures"] = serde_json::to_value(&failures)?;
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&json)?)?;
+    } else {
+        write!(stdout, "{}", crate::eval::render_table(&report))?;
+        for failure in &failures {
+            writeln!(stdout, "FLOOR MISSED: {failure}")?;
+        }
+    }
+    Ok(failures.is_empty())
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::text::{fold, mask_fenced};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ContextMode {
     Light,

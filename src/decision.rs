@@ -9,6 +9,7 @@ use crate::payload::{Event, Host, Payload};
 use crate::render::{self, HookOutput, ProjectDoc};
 use crate::routing::{self, Routing};
 use crate::skills::SkillRouting;
+use crate::skills::router::SkillRouter;
 
 /// What the hook was asked: which host, which event, and the payload.
 #[derive(Debug, Clone)]
@@ -21,10 +22,17 @@ pub struct HookRequest<'a> {
 }
 
 /// Project material the edge loaded for this run.
-#[derive(Debug, Clone, Default)]
+#[derive(Default)]
 pub struct Project {
     /// `AGENTS.md`, loaded only for hosts that do not read it themselves.
     pub agents_md: Option<ProjectDoc>,
+    /// The skill router over the project's catalog (or the embedded defaults); `None` when the
+    /// event routes no prompt.
+    pub skills: Option<SkillRouter>,
+    /// Where the skill catalog came from (`embedded`, `index`, `scan`).
+    pub skill_source: Option<&'static str>,
+    /// Catalog load warnings (stale index, skipped files).
+    pub skill_warnings: Vec<String>,
 }
 
 /// The decision JSON.
@@ -59,6 +67,7 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
     let planning =
         request.planning_flag || request.payload.permission_mode.as_deref() == Some("plan");
     let mut hints = Vec::with_capacity(render::MAX_BLOCKS);
+    let mut skills = SkillRouting::default();
     let routing = match request.event {
         Event::SessionStart => {
             hints.push(render::BOOTSTRAP.to_owned());
@@ -74,7 +83,13 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         Event::UserPromptSubmit => {
             let prompt = request.payload.prompt.as_deref().unwrap_or("");
             let routing = routing::route(prompt, request.payload.from_subagent());
+            if let Some(router) = &project.skills {
+                skills = router.route(&routing.stripped_prompt);
+            }
+            skills.catalog = project.skill_source.map(str::to_owned);
+            skills.warnings = project.skill_warnings.clone();
             hints.extend(render::routing_block(&routing));
+            hints.extend(render::specialist_block(&skills));
             Some(routing)
         }
     };
@@ -88,7 +103,7 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         event: request.event,
         host: request.host,
         routing,
-        skills: SkillRouting::default(),
+        skills,
         agents,
         planning,
         hints,
@@ -132,6 +147,7 @@ mod tests {
                 text: "rule one".into(),
                 truncated_from: None,
             }),
+            ..Project::default()
         };
         for (host, blocks) in [(Host::Codex, 1), (Host::Claude, 2)] {
             let request = HookRequest {

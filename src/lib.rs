@@ -15,6 +15,8 @@ pub mod clock;
 pub mod context;
 pub mod decision;
 pub mod edge;
+pub mod eval;
+pub mod fingerprint;
 pub mod hotword;
 pub mod payload;
 pub mod render;

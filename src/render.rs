@@ -8,6 +8,7 @@ use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
 use crate::hotword::Hotword;
 use crate::payload::{Event, Host};
 use crate::routing::Routing;
+use crate::skills::SkillRouting;
 use crate::subagent::SubagentMode;
 
 /// At most this many hint blocks per hook run.
@@ -105,6 +106,21 @@ pub fn routing_block(routing: &Routing) -> Option<String> {
         ),
         SubagentMode::Off => {}
     }
+    Some(block)
+}
+
+/// The specialist block: the selected skill(s), and (when delegation is on) the agent lines.
+pub fn specialist_block(skills: &SkillRouting) -> Option<String> {
+    let mut ids = skills.selected_ids();
+    let first = ids.next()?;
+    let mut block = format!("Sophia skill routing: skill={first}");
+    if let Some(second) = ids.next() {
+        block.push_str(&format!(" secondary={second}"));
+    }
+    block.push_str(
+        ". Background, not a task: this skill's domain matches the request; use it where the work \
+         needs it.",
+    );
     Some(block)
 }
 

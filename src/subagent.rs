@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::text::{fold, mask_quoted, sentences};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SubagentMode {
     Off,

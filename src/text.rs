@@ -153,3 +153,99 @@ mod tests {
         assert_eq!(got, ["l", "agente", "città", "stato"]);
     }
 }
+
+/// Italian and English stop words (folded), dropped before skill scoring.
+const STOP_WORDS: &[&str] = &[
+    // Italian
+    "a", "ad", "al", "alla", "alle", "allo", "agli", "ai", "anche", "che", "chi", "ci", "come",
+    "con", "cosa", "cui", "da", "dal", "dalla", "dalle", "dai", "dagli", "dei", "degli", "del",
+    "della", "delle", "dello", "dell", "di", "e", "ed", "gli", "ha", "hanno", "ho", "i", "il", "in",
+    "io", "la", "le", "lei", "li", "lo", "loro", "lui", "ma", "me", "mi", "mio", "mia", "miei",
+    "mie", "ne", "nei", "negli", "nel", "nella", "nelle", "nello", "noi", "non", "nostro", "nostra",
+    "o", "per", "perche", "piu", "po", "poi", "puoi", "quale", "quali", "quando", "quanto", "quel",
+    "quella", "quelle", "quelli", "quello", "questa", "queste", "questi", "questo", "qui", "se",
+    "si", "sia", "sono", "su", "sua", "sue", "sul", "sulla", "sulle", "suo", "suoi", "ti", "tra",
+    "fra", "tu", "tua", "tuo", "tutti", "tutto", "tutte", "un", "una", "uno", "vi", "voi", "l",
+    "c", "e'", "era", "essere", "fare", "fai", "fammi", "dammi", "dimmi", "mio", "ciao", "grazie",
+    "favore", "ok", "va", "bene", "molto", "ogni", "altro", "altra", "solo", "gia",
+    "ancora", "sempre", "mai", "dove", "ora", "adesso", "oggi", "ieri", "domani", "cosi",
+    "qualche", "qualcosa", "tuoi", "tue", "vorrei", "voglio", "potresti", "riesci", "aiutami",
+    "aiuto", "help", "please",
+    // English
+    "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "but", "by", "can", "could", "did", "do", "does", "for", "from", "get", "had", "has", "have",
+    "he", "her", "here", "him", "his", "how", "if", "into", "is", "it", "its", "just", "let", "me",
+    "more", "my", "need", "no", "not", "now", "of", "on", "one", "or", "our", "out", "over", "she",
+    "should", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these",
+    "they", "this", "those", "to", "too", "up", "us", "very", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "yours",
+    "hi", "hello", "thanks", "thank", "i", "im", "don", "t", "s", "want", "like", "using", "use",
+    "usa", "make", "tell", "show", "give",
+];
+
+/// True for a folded word that carries no meaning for routing.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
+/// Light stemming for Italian and English: English plural and verb endings, then a final Italian
+/// vowel, then at most seven characters, so `queries`/`query`, `tabella`/`tabelle`,
+/// `documentazione`/`documents` meet. Input must be folded.
+pub fn stem(word: &str) -> String {
+    let mut w = word;
+    let owned;
+    if let Some(base) = w.strip_suffix("ies").filter(|b| b.len() >= 3) {
+        owned = format!("{base}y");
+        w = &owned;
+    } else if let Some(base) = w.strip_suffix("ing").filter(|b| b.len() >= 4) {
+        w = base;
+    } else if let Some(base) = w.strip_suffix('s').filter(|b| b.len() >= 3 && !b.ends_with('s')) {
+        w = base;
+    }
+    if w.len() > 3 && w.ends_with(['a', 'e', 'i', 'o']) {
+        w = &w[..w.len() - 1];
+    }
+    w.chars().take(7).collect()
+}
+
+/// The routing terms of a text: folded words without stop words, numbers or single letters,
+/// stemmed, in order.
+pub fn terms(text: &str) -> Vec<String> {
+    routing_words(&fold(text)).map(stem).collect()
+}
+
+/// The words of folded text that count for routing: no stop words, numbers or single letters.
+pub fn routing_words(folded: &str) -> impl Iterator<Item = &str> {
+    words(folded).filter(|w| {
+        w.chars().count() > 1 && !w.chars().all(|c| c.is_ascii_digit()) && !is_stop_word(w)
+    })
+}
+
+#[cfg(test)]
+mod stem_tests {
+    use super::*;
+
+    #[test]
+    fn stems_meet_across_inflections() {
+        let pairs = [
+            ("queries", "query"),
+            ("tabella", "tabelle"),
+            ("documentazione", "documents"),
+            ("database", "databases"),
+            ("screenshot", "screenshots"),
+            ("files", "file"),
+            ("logs", "log"),
+            ("indice", "indici"),
+        ];
+        for (a, b) in pairs {
+            assert_eq!(stem(a), stem(b), "{a} / {b}");
+        }
+        assert_ne!(stem("log"), stem("login"));
+        assert_ne!(stem("class"), stem("cla"));
+    }
+
+    #[test]
+    fn terms_drop_stop_words_numbers_and_fold() {
+        assert_eq!(terms("Esegui la QUERY sulle tabelle 123 e poi"), ["esegu", "query", "tabell"]);
+    }
+}

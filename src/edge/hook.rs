@@ -11,6 +11,8 @@ use crate::decision::{self, Decision, HookRequest, Project};
 use crate::edge::files::append_line;
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
+use crate::edge::skills;
+use crate::skills::router::SkillRouter;
 use crate::payload::{Event, Host, Payload};
 
 /// Payloads larger than this pass through silently.
@@ -121,15 +123,31 @@ fn decide_from_stdin(
     Ok(decision::decide(&request, &project))
 }
 
-/// Loads the project material the request needs, and nothing else (a prompt never reads
-/// `AGENTS.md`).
-pub fn load_project(request: &HookRequest<'_>, debug: Option<&mut dyn Write>) -> Project {
+/// Loads the project material the request needs, and nothing else: a prompt reads the skill
+/// catalog, never `AGENTS.md`; a SessionStart reads `AGENTS.md` only for hosts that do not.
+pub fn load_project(request: &HookRequest<'_>, mut debug: Option<&mut dyn Write>) -> Project {
     let mut project = Project::default();
+    let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
+        return project;
+    };
+    let root = project_root(&cwd);
+    if request.event == Event::UserPromptSubmit {
+        let loaded = skills::load(&root);
+        if let Some(err) = debug.as_deref_mut() {
+            let _ = writeln!(
+                err,
+                "[mcp-skills] catalog={} skills={} warnings={}",
+                loaded.source.as_str(),
+                loaded.catalog.skills.len(),
+                loaded.warnings.len()
+            );
+        }
+        project.skills = Some(SkillRouter::new(&loaded.catalog));
+        project.skill_source = Some(loaded.source.as_str());
+        project.skill_warnings = loaded.warnings;
+    }
     if request.event == Event::SessionStart && !request.host.loads_agents_md() {
-        let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
-            return project;
-        };
-        match read_doc(&project_root(&cwd), "AGENTS.md", AGENTS_MD_CAP_CHARS) {
+        match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {
             Ok(doc) => project.agents_md = Some(doc),
             Err(reason) => {
                 if let Some(err) = debug {

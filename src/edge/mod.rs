@@ -5,3 +5,4 @@ pub mod files;
 pub mod hook;
 pub mod project;
 pub mod settings;
+pub mod skills;

@@ -1,0 +1,463 @@
+//! The eval harness: labelled cases in, accuracy per routing dimension and skill precision and
+//! recall out. One case per JSONL line (see `docs/eval.md`). Pure: the caller reads the file,
+//! supplies the project, and prints the report.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::context::ContextMode;
+use crate::decision::{self, Decision, HookRequest, Project};
+use crate::payload::{Event, Host, Payload};
+use crate::subagent::SubagentMode;
+
+/// One line of a cases file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CaseLine {
+    id: Option<String>,
+    prompt: Option<String>,
+    payload: Option<Map<String, Value>>,
+    host: Option<Host>,
+    event: Option<String>,
+    #[serde(default)]
+    planning: bool,
+    context_mode: Option<ContextMode>,
+    subagent_mode: Option<SubagentMode>,
+    detected_hotwords: Option<Vec<String>>,
+    skills: Option<Vec<String>>,
+    /// Free text for the reader; ignored.
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+/// A parsed case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub id: String,
+    pub payload: Payload,
+    pub host: Host,
+    pub event: Option<String>,
+    pub planning: bool,
+    pub context_mode: Option<ContextMode>,
+    pub subagent_mode: Option<SubagentMode>,
+    pub detected_hotwords: Option<Vec<String>>,
+    pub skills: Option<Vec<String>>,
+}
+
+/// Parses a JSONL cases file; blank lines and lines starting with `#` or `//` are skipped.
+pub fn parse_cases(text: &str) -> Result<Vec<Case>, String> {
+    let mut cases = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line_no = n + 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with("//") {
+            continue;
+        }
+        let raw: CaseLine =
+            serde_json::from_str(trimmed).map_err(|e| format!("line {line_no}: {e}"))?;
+        let payload = match (&raw.prompt, &raw.payload) {
+            (Some(prompt), None) => Payload {
+                hook_event_name: Some(Event::UserPromptSubmit.as_str().into()),
+                prompt: Some(prompt.clone()),
+                ..Payload::default()
+            },
+            (None, Some(map)) => Payload::from_map(map),
+            _ => return Err(format!("line {line_no}: give exactly one of `prompt` and `payload`")),
+        };
+        cases.push(Case {
+            id: raw.id.unwrap_or_else(|| format!("line-{line_no}")),
+            payload,
+            host: raw.host.unwrap_or(Host::Codex),
+            event: raw.event,
+            planning: raw.planning,
+            context_mode: raw.context_mode,
+            subagent_mode: raw.subagent_mode,
+            detected_hotwords: raw.detected_hotwords,
+            skills: raw.skills,
+        });
+    }
+    Ok(cases)
+}
+
+/// Correct out of total, and the ratio (1.0 when nothing was measured).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Ratio {
+    pub hits: usize,
+    pub total: usize,
+    pub value: f64,
+}
+
+impl Ratio {
+    fn new(hits: usize, total: usize) -> Ratio {
+        let value = if total == 0 { 1.0 } else { hits as f64 / total as f64 };
+        Ratio { hits, total, value }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoutingMetrics {
+    pub context_mode: Ratio,
+    pub subagent_mode: Ratio,
+    pub detected_hotwords: Ratio,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PerSkill {
+    pub true_positives: usize,
+    pub false_positives: usize,
+    pub false_negatives: usize,
+    pub precision: f64,
+    pub recall: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillMetrics {
+    /// Cases with an expected skill whose first selected skill is the first expected one.
+    pub precision_at_1: Ratio,
+    /// Selected skills that were expected, over all selected skills.
+    pub precision: Ratio,
+    /// Expected skills that were selected, over all expected skills.
+    pub recall: Ratio,
+    /// Cases that selected nothing and expected nothing, over cases that selected nothing.
+    pub no_skill_precision: Ratio,
+    /// Cases that selected nothing and expected nothing, over cases that expected nothing.
+    pub no_skill_recall: Ratio,
+    pub per_skill: BTreeMap<String, PerSkill>,
+}
+
+/// A case where a dimension came out wrong.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Miss {
+    pub id: String,
+    pub dimension: &'static str,
+    pub expected: Value,
+    pub got: Value,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub cases: usize,
+    pub routing: RoutingMetrics,
+    pub skills: SkillMetrics,
+    pub misses: Vec<Miss>,
+}
+
+/// Runs every case against `project` and scores it.
+pub fn run(cases: &[Case], project: &Project) -> Report {
+    let mut report = Report {
+        cases: cases.len(),
+        ..Report::default()
+    };
+    let mut counts = Counts::default();
+    for case in cases {
+        let Some(decision) = decide_case(case, project) else {
+            report.misses.push(Miss {
+                id: case.id.clone(),
+                dimension: "event",
+                expected: Value::from("an event sophia-hook answers"),
+                got: Value::from(case.event.clone().or(case.payload.hook_event_name.clone())),
+            });
+            continue;
+        };
+        score_routing(case, &decision, &mut counts, &mut report.misses);
+        score_skills(case, &decision, &mut counts, &mut report.misses);
+    }
+    report.routing = RoutingMetrics {
+        context_mode: Ratio::new(counts.context.0, counts.context.1),
+        subagent_mode: Ratio::new(counts.subagent.0, counts.subagent.1),
+        detected_hotwords: Ratio::new(counts.hotwords.0, counts.hotwords.1),
+    };
+    let s = &counts.skills;
+    report.skills = SkillMetrics {
+        precision_at_1: Ratio::new(s.top1.0, s.top1.1),
+        precision: Ratio::new(s.overlap, s.selected),
+        recall: Ratio::new(s.overlap, s.expected),
+        no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
+        no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
+        per_skill: s
+            .per_skill
+            .iter()
+            .map(|(id, (tp, fp, fn_))| {
+                let p = Ratio::new(*tp, tp + fp).value;
+                let r = Ratio::new(*tp, tp + fn_).value;
+                (
+                    id.clone(),
+                    PerSkill {
+                        true_positives: *tp,
+                        false_positives: *fp,
+                        false_negatives: *fn_,
+                        precision: p,
+                        recall: r,
+                    },
+                )
+            })
+            .collect(),
+    };
+    report
+}
+
+/// The decision for one case, as hook mode would make it.
+pub fn decide_case(case: &Case, project: &Project) -> Option<Decision> {
+    let event = decision::resolve_event(case.event.as_deref(), &case.payload)?;
+    let request = HookRequest {
+        host: case.host,
+        event,
+        payload: &case.payload,
+        planning_flag: case.planning,
+    };
+    Some(decision::decide(&request, project))
+}
+
+#[derive(Default)]
+struct Counts {
+    context: (usize, usize),
+    subagent: (usize, usize),
+    hotwords: (usize, usize),
+    skills: SkillCounts,
+}
+
+#[derive(Default)]
+struct SkillCounts {
+    top1: (usize, usize),
+    overlap: usize,
+    selected: usize,
+    expected: usize,
+    both_empty: usize,
+    selected_empty: usize,
+    expected_empty: usize,
+    /// (true positives, false positives, false negatives) per skill id.
+    per_skill: BTreeMap<String, (usize, usize, usize)>,
+}
+
+fn check<T: Serialize + PartialEq>(
+    id: &str,
+    dimension: &'static str,
+    expected: &T,
+    got: &T,
+    tally: &mut (usize, usize),
+    misses: &mut Vec<Miss>,
+) {
+    tally.1 += 1;
+    if expected == got {
+        tally.0 += 1;
+    } else {
+        misses.push(Miss {
+            id: id.to_owned(),
+            dimension,
+            expected: serde_json::to_value(expected).unwrap_or(Value::Null),
+            got: serde_json::to_value(got).unwrap_or(Value::Null),
+        });
+    }
+}
+
+fn score_routing(case: &Case, decision: &Decision, counts: &mut Counts, misses: &mut Vec<Miss>) {
+    let Some(routing) = &decision.routing else {
+        return;
+    };
+    if let Some(expected) = &case.context_mode {
+        check(&case.id, "contextMode", expected, &routing.context_mode, &mut counts.context, misses);
+    }
+    if let Some(expected) = &case.subagent_mode {
+        check(&case.id, "subagentMode", expected, &routing.subagent_mode, &mut counts.subagent, misses);
+    }
+    if let Some(expected) = &case.detected_hotwords {
+        let got: Vec<String> = routing.detected_hotwords.iter().map(|h| h.as_str().to_owned()).collect();
+        let mut e = expected.clone();
+        let mut g = got.clone();
+        e.sort();
+        g.sort();
+        check(&case.id, "detectedHotwords", &e, &g, &mut counts.hotwords, misses);
+    }
+}
+
+fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &mut Vec<Miss>) {
+    let Some(expected) = &case.skills else {
+        return;
+    };
+    let got: Vec<String> = decision.skills.selected_ids().map(str::to_owned).collect();
+    let s = &mut counts.skills;
+    if let Some(first) = expected.first() {
+        s.top1.1 += 1;
+        if got.first() == Some(first) {
+            s.top1.0 += 1;
+        }
+    }
+    let overlap = got.iter().filter(|g| expected.contains(g)).count();
+    s.overlap += overlap;
+    s.selected += got.len();
+    s.expected += expected.len();
+    if got.is_empty() {
+        s.selected_empty += 1;
+    }
+    if expected.is_empty() {
+        s.expected_empty += 1;
+    }
+    if got.is_empty() && expected.is_empty() {
+        s.both_empty += 1;
+    }
+    for g in &got {
+        let entry = s.per_skill.entry(g.clone()).or_default();
+        if expected.contains(g) {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+    }
+    for e in expected.iter().filter(|e| !got.contains(e)) {
+        s.per_skill.entry(e.clone()).or_default().2 += 1;
+    }
+    let first_ok = got.first() == expected.first();
+    let same_set = got.len() == expected.len() && overlap == got.len();
+    if !(first_ok && same_set) {
+        misses.push(Miss {
+            id: case.id.clone(),
+            dimension: "skills",
+            expected: Value::from(expected.clone()),
+            got: Value::from(got),
+        });
+    }
+}
+
+/// Minimum figures; a report below any of them fails.
+#[derive(Debug, Clone, Default)]
+pub struct Floors {
+    pub context_accuracy: Option<f64>,
+    pub subagent_accuracy: Option<f64>,
+    pub hotword_accuracy: Option<f64>,
+    pub skill_precision_at_1: Option<f64>,
+    pub skill_precision: Option<f64>,
+    pub skill_recall: Option<f64>,
+    pub no_skill_precision: Option<f64>,
+    pub no_skill_recall: Option<f64>,
+}
+
+impl Floors {
+    /// The figures below their floor, as readable lines.
+    pub fn failures(&self, report: &Report) -> Vec<String> {
+        let r = report;
+        let checks = [
+            ("context accuracy", self.context_accuracy, r.routing.context_mode.value),
+            ("subagent accuracy", self.subagent_accuracy, r.routing.subagent_mode.value),
+            ("hotword accuracy", self.hotword_accuracy, r.routing.detected_hotwords.value),
+            ("skill precision@1", self.skill_precision_at_1, r.skills.precision_at_1.value),
+            ("skill precision", self.skill_precision, r.skills.precision.value),
+            ("skill recall", self.skill_recall, r.skills.recall.value),
+            ("no-skill precision", self.no_skill_precision, r.skills.no_skill_precision.value),
+            ("no-skill recall", self.no_skill_recall, r.skills.no_skill_recall.value),
+        ];
+        checks
+            .into_iter()
+            .filter_map(|(name, floor, value)| {
+                floor
+                    .filter(|f| value < *f)
+                    .map(|f| format!("{name} {:.3} is below the floor {f:.3}", value))
+            })
+            .collect()
+    }
+}
+
+/// The report as a readable table.
+pub fn render_table(report: &Report) -> String {
+    let mut out = String::new();
+    let pct = |r: &Ratio| format!("{:>6.1}%  ({}/{})", r.value * 100.0, r.hits, r.total);
+    out.push_str(&format!("cases: {}\n\n", report.cases));
+    out.push_str("routing\n");
+    out.push_str(&format!("  contextMode accuracy       {}\n", pct(&report.routing.context_mode)));
+    out.push_str(&format!("  subagentMode accuracy      {}\n", pct(&report.routing.subagent_mode)));
+    out.push_str(&format!("  detectedHotwords accuracy  {}\n", pct(&report.routing.detected_hotwords)));
+    let s = &report.skills;
+    out.push_str("\nskills\n");
+    out.push_str(&format!("  precision@1                {}\n", pct(&s.precision_at_1)));
+    out.push_str(&format!("  precision (selected sets)  {}\n", pct(&s.precision)));
+    out.push_str(&format!("  recall (selected sets)     {}\n", pct(&s.recall)));
+    out.push_str(&format!("  no-skill precision         {}\n", pct(&s.no_skill_precision)));
+    out.push_str(&format!("  no-skill recall            {}\n", pct(&s.no_skill_recall)));
+    if !s.per_skill.is_empty() {
+        out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
+        for (id, p) in &s.per_skill {
+            out.push_str(&format!(
+                "  {id:<30} {:>3}  {:>3}  {:>3}  {:>8.1}%  {:>5.1}%\n",
+                p.true_positives,
+                p.false_positives,
+                p.false_negatives,
+                p.precision * 100.0,
+                p.recall * 100.0
+            ));
+        }
+    }
+    out.push_str(&format!("\nmisses: {}\n", report.misses.len()));
+    for m in &report.misses {
+        out.push_str(&format!(
+            "  {}  {}: expected {} got {}\n",
+            m.id, m.dimension, m.expected, m.got
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::default_catalog;
+    use crate::skills::router::SkillRouter;
+
+    fn project() -> Project {
+        Project {
+            skills: Some(SkillRouter::new(&default_catalog())),
+            ..Project::default()
+        }
+    }
+
+    #[test]
+    fn parses_prompt_and_payload_cases() {
+        let text = r#"
+# a comment
+{"id":"a","prompt":"!quick spiegami SQL","contextMode":"light","skills":["mcp-database-expert"]}
+{"payload":{"hook_event_name":"UserPromptSubmit","prompt":"x","permission_mode":"plan"},"host":"claude","subagentMode":"off"}
+"#;
+        let cases = parse_cases(text).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!(cases[0].id, "a");
+        assert_eq!(cases[1].id, "line-4");
+        assert_eq!(cases[1].host, Host::Claude);
+        assert_eq!(cases[1].payload.permission_mode.as_deref(), Some("plan"));
+        assert!(parse_cases(r#"{"prompt":"x","bogus":1}"#).unwrap_err().contains("line 1"));
+        assert!(parse_cases(r#"{"contextMode":"light"}"#).unwrap_err().contains("exactly one"));
+    }
+
+    #[test]
+    fn scores_hits_and_misses() {
+        let text = r#"
+{"id":"ok","prompt":"!quick spiegami la query SQL","contextMode":"light","subagentMode":"off","detectedHotwords":["!quick"],"skills":["mcp-database-expert"]}
+{"id":"wrong-mode","prompt":"!quick spiegami","contextMode":"full","skills":[]}
+{"id":"wrong-skill","prompt":"esegui una query sql","skills":["mcp-office-expert"]}
+{"id":"none","prompt":"ciao","skills":[]}
+"#;
+        let report = run(&parse_cases(text).unwrap(), &project());
+        assert_eq!(report.cases, 4);
+        assert_eq!((report.routing.context_mode.hits, report.routing.context_mode.total), (1, 2));
+        assert_eq!((report.skills.precision_at_1.hits, report.skills.precision_at_1.total), (1, 2));
+        assert_eq!((report.skills.precision.hits, report.skills.precision.total), (1, 2));
+        assert_eq!((report.skills.recall.hits, report.skills.recall.total), (1, 2));
+        assert_eq!((report.skills.no_skill_precision.hits, report.skills.no_skill_precision.total), (2, 2));
+        assert_eq!(report.skills.per_skill["mcp-database-expert"].false_positives, 1);
+        assert_eq!(report.skills.per_skill["mcp-office-expert"].false_negatives, 1);
+        let ids: Vec<&str> = report.misses.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["wrong-mode", "wrong-skill"]);
+        let table = render_table(&report);
+        assert!(table.contains("contextMode accuracy") && table.contains("wrong-skill"));
+        let floors = Floors {
+            context_accuracy: Some(0.9),
+            no_skill_precision: Some(0.9),
+            ..Floors::default()
+        };
+        assert_eq!(floors.failures(&report), ["context accuracy 0.500 is below the floor 0.900"]);
+    }
+}

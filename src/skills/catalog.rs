@@ -1,0 +1,342 @@
+//! The skill catalog: `SKILL.md` frontmatter parsed into skill definitions, and definitions
+//! compiled into routing terms (folded, stemmed, weighted by field). Compilation is what the
+//! compiled index stores, so a hook run never re-stems a catalog. Pure: callers pass file text.
+//!
+//! Frontmatter (YAML between `---` lines; see `docs/skills.md`):
+//! `name`, `description` (required); `keywords`, `not_for`, `phases`, `scope` (optional).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::text::{fold, routing_words, stem, terms};
+
+/// How a skill relates to the others, for precedence (ARCHITECTURE: multi-source analysis →
+/// the analyst; multi-phase coordination → the orchestrator; a single domain → the specialist).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    #[default]
+    Specialist,
+    MultiSource,
+    MultiPhase,
+}
+
+/// A skill as written in its `SKILL.md`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillDef {
+    pub id: String,
+    pub description: String,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    #[serde(default)]
+    pub not_for: Vec<String>,
+    #[serde(default)]
+    pub phases: Vec<String>,
+    #[serde(default)]
+    pub scope: Scope,
+}
+
+/// Where a term of a skill comes from; decides its weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Field {
+    Keyword,
+    Name,
+    Description,
+    NotFor,
+}
+
+impl Field {
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Keyword => "keyword",
+            Field::Name => "name",
+            Field::Description => "description",
+            Field::NotFor => "not-for",
+        }
+    }
+}
+
+/// One routing term: a sequence of stems (one for a word, more for a phrase) and the text it
+/// came from, for reasons.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Term {
+    pub stems: Vec<String>,
+    pub field: Field,
+    pub label: String,
+}
+
+/// A skill compiled for routing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompiledSkill {
+    pub id: String,
+    pub phases: Vec<String>,
+    pub scope: Scope,
+    pub terms: Vec<Term>,
+}
+
+/// A compiled catalog, as stored in the index file and embedded for the defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompiledCatalog {
+    pub schema_version: u32,
+    /// Fingerprint of the sources the catalog was compiled from (`embedded` for the defaults).
+    pub source_fingerprint: String,
+    pub skills: Vec<CompiledSkill>,
+    /// Files skipped while compiling, with why.
+    pub warnings: Vec<String>,
+}
+
+/// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
+pub const CATALOG_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Deserialize)]
+struct Frontmatter {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default)]
+    keywords: StringList,
+    #[serde(default, alias = "not-for", alias = "notFor")]
+    not_for: StringList,
+    #[serde(default)]
+    phases: StringList,
+    #[serde(default)]
+    scope: Option<Scope>,
+}
+
+/// A YAML list of strings, or one comma-separated string.
+#[derive(Debug, Default, Deserialize)]
+#[serde(untagged)]
+enum StringList {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl StringList {
+    fn into_vec(self) -> Vec<String> {
+        let items = match self {
+            StringList::None => Vec::new(),
+            StringList::One(s) => s.split(',').map(str::to_owned).collect(),
+            StringList::Many(v) => v,
+        };
+        items
+            .into_iter()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+}
+
+/// Parses a `SKILL.md`. `Err` says what is wrong, for the warning that skips the file.
+pub fn parse_skill_md(text: &str) -> Result<SkillDef, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Err("no frontmatter (the file must start with a `---` line)".into());
+    }
+    let mut yaml = String::new();
+    let mut closed = false;
+    for line in lines {
+        if line.trim_end() == "---" {
+            closed = true;
+            break;
+        }
+        yaml.push_str(line);
+    }
+    if !closed {
+        return Err("frontmatter is not closed by a `---` line".into());
+    }
+    let front: Frontmatter =
+        serde_saphyr::from_str(&yaml).map_err(|e| format!("bad frontmatter: {}", first_line(&e.to_string())))?;
+    let id = front.name.map(|n| n.trim().to_owned()).unwrap_or_default();
+    if !is_valid_id(&id) {
+        return Err(format!("`name` must be lowercase letters, digits, `-` or `_` (got {id:?})"));
+    }
+    let description = front.description.map(|d| d.trim().to_owned()).unwrap_or_default();
+    if description.is_empty() {
+        return Err("`description` is missing or empty".into());
+    }
+    Ok(SkillDef {
+        id,
+        description,
+        keywords: front.keywords.into_vec(),
+        not_for: front.not_for.into_vec(),
+        phases: front.phases.into_vec(),
+        scope: front.scope.unwrap_or_default(),
+    })
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// Skill and agent ids: 1–64 characters of lowercase ASCII letters, digits, `-` and `_`,
+/// starting with a letter.
+pub fn is_valid_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id.starts_with(|c: char| c.is_ascii_lowercase())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+/// Compiles definitions into routing terms. Name and description words that occur in many
+/// skills of the catalog (`mcp`, `expert`, `files`…) carry no signal and are dropped; keywords
+/// are kept as written. Duplicate ids keep the first definition, with a warning.
+pub fn compile(defs: &[SkillDef], source_fingerprint: String, mut warnings: Vec<String>) -> CompiledCatalog {
+    let mut seen = std::collections::BTreeSet::new();
+    let defs: Vec<&SkillDef> = defs
+        .iter()
+        .filter(|d| {
+            let fresh = seen.insert(d.id.as_str());
+            if !fresh {
+                warnings.push(format!("duplicate-skill-id:{}", d.id));
+            }
+            fresh
+        })
+        .collect();
+    // Name and description words as (stem, field, word).
+    let soft = |d: &SkillDef| {
+        let mut out: Vec<(String, Field, String)> = Vec::new();
+        for (text, field) in [(d.id.replace(['-', '_'], " "), Field::Name), (d.description.clone(), Field::Description)] {
+            let folded = fold(&text);
+            out.extend(routing_words(&folded).map(|w| (stem(w), field, w.to_owned())));
+        }
+        out
+    };
+    // Document frequency of name/description stems across the catalog.
+    let mut df: BTreeMap<String, usize> = BTreeMap::new();
+    for d in &defs {
+        let mut unique: Vec<String> = soft(d).into_iter().map(|(s, _, _)| s).collect();
+        unique.sort();
+        unique.dedup();
+        for s in unique {
+            *df.entry(s).or_default() += 1;
+        }
+    }
+    let common = (defs.len() / 3).max(2);
+    let skills = defs
+        .iter()
+        .map(|d| {
+            let mut out: Vec<Term> = Vec::new();
+            let mut push = |stems: Vec<String>, field: Field, label: &str| {
+                if !stems.is_empty() && !out.iter().any(|t| t.stems == stems && t.field <= field) {
+                    out.retain(|t| t.stems != stems);
+                    out.push(Term {
+                        stems,
+                        field,
+                        label: label.to_owned(),
+                    });
+                }
+            };
+            for k in &d.keywords {
+                push(terms(k), Field::Keyword, k);
+            }
+            for (stem, field, word) in soft(d) {
+                if df.get(&stem).copied().unwrap_or(0) <= common {
+                    push(vec![stem], field, &word);
+                }
+            }
+            for n in &d.not_for {
+                let stems = terms(n);
+                if !stems.is_empty() {
+                    out.push(Term {
+                        stems,
+                        field: Field::NotFor,
+                        label: n.clone(),
+                    });
+                }
+            }
+            CompiledSkill {
+                id: d.id.clone(),
+                phases: d.phases.clone(),
+                scope: d.scope,
+                terms: out,
+            }
+        })
+        .collect();
+    CompiledCatalog {
+        schema_version: CATALOG_SCHEMA_VERSION,
+        source_fingerprint,
+        skills,
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "---\nname: mcp-database-expert\ndescription: SQL queries and schemas\nkeywords: [sql, query plan]\nnot_for: excel\nphases: [analysis]\nscope: specialist\n---\n# Body\n";
+
+    #[test]
+    fn parses_frontmatter() {
+        let def = parse_skill_md(GOOD).unwrap();
+        assert_eq!(def.id, "mcp-database-expert");
+        assert_eq!(def.description, "SQL queries and schemas");
+        assert_eq!(def.keywords, ["sql", "query plan"]);
+        assert_eq!(def.not_for, ["excel"]);
+        assert_eq!(def.phases, ["analysis"]);
+        assert_eq!(def.scope, Scope::Specialist);
+        let csv = parse_skill_md("---\nname: a\ndescription: d\nkeywords: \"x, y z\"\nnot-for: [w]\n---\n").unwrap();
+        assert_eq!(csv.keywords, ["x", "y z"]);
+        assert_eq!(csv.not_for, ["w"]);
+    }
+
+    #[test]
+    fn bad_frontmatter_is_an_error_with_a_reason() {
+        let table = [
+            ("# no frontmatter", "no frontmatter"),
+            ("---\nname: a\ndescription: d\n", "not closed"),
+            ("---\nname: [unclosed\n---\n", "bad frontmatter"),
+            ("---\ndescription: d\n---\n", "`name`"),
+            ("---\nname: Bad Name\ndescription: d\n---\n", "`name`"),
+            ("---\nname: ok\n---\n", "`description`"),
+            ("---\nname: ok\ndescription: d\nscope: galaxy\n---\n", "bad frontmatter"),
+        ];
+        for (text, want) in table {
+            let err = parse_skill_md(text).unwrap_err();
+            assert!(err.contains(want), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn compile_weights_and_drops_common_words() {
+        let defs: Vec<SkillDef> = ["alpha-expert", "beta-expert", "gamma-expert", "delta-expert"]
+            .iter()
+            .map(|id| SkillDef {
+                id: id.to_string(),
+                description: format!("Expert files for {id}"),
+                keywords: vec!["shared phrase".into()],
+                not_for: vec!["never".into()],
+                phases: vec![],
+                scope: Scope::Specialist,
+            })
+            .collect();
+        let catalog = compile(&defs, "fp".into(), vec![]);
+        let alpha = &catalog.skills[0];
+        let labels: Vec<(&str, Field)> = alpha.terms.iter().map(|t| (t.label.as_str(), t.field)).collect();
+        assert!(labels.contains(&("shared phrase", Field::Keyword)));
+        assert!(labels.contains(&("alpha", Field::Name)));
+        assert!(labels.contains(&("never", Field::NotFor)));
+        assert!(!labels.iter().any(|(l, _)| *l == "expert" || *l == "fil"), "{labels:?}");
+        let dup = compile(&[defs[0].clone(), defs[0].clone()], "fp".into(), vec![]);
+        assert_eq!(dup.skills.len(), 1);
+        assert_eq!(dup.warnings, ["duplicate-skill-id:alpha-expert"]);
+    }
+
+    #[test]
+    fn ids() {
+        for ok in ["a", "mcp-database-expert", "test_writer", "x9"] {
+            assert!(is_valid_id(ok), "{ok}");
+        }
+        for bad in ["", "A", "9x", "a b", "a/b", "é", &"a".repeat(65)] {
+            assert!(!is_valid_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Skill routing: which specialist skill fits the stripped prompt. [`catalog`] parses and
+//! compiles `SKILL.md` frontmatter, [`router`] scores prompts against a compiled catalog; this
+//! module holds the result types that `explain` shows under `skills`, and the embedded default
+//! catalog. Pure: no I/O (the edge finds and reads project catalogs).
+
+pub mod catalog;
+pub mod router;
+
+use serde::Serialize;
+
+use catalog::CompiledCatalog;
+
+/// The embedded default catalog (the Sophia MCP skills), compiled from
+/// `src/skills/defaults/*/SKILL.md`; a test fails when it is stale.
+pub const DEFAULT_INDEX_JSON: &str = include_str!("defaults/index.json");
+
+/// The embedded default catalog, parsed.
+pub fn default_catalog() -> CompiledCatalog {
+    serde_json::from_str(DEFAULT_INDEX_JSON).expect("the embedded default skill index is valid")
+}
+
+/// One scored skill.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillMatch {
+    pub skill_id: String,
+    pub score: u32,
+    pub reasons: Vec<String>,
+}
+
+/// `skills` of the decision JSON: at most two selected skills, then the runners-up.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillRouting {
+    pub selected: Vec<SkillMatch>,
+    pub runners_up: Vec<SkillMatch>,
+    /// Where the catalog came from: `embedded`, `index` or `scan`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+impl SkillRouting {
+    pub fn selected_ids(&self) -> impl Iterator<Item = &str> {
+        self.selected.iter().map(|s| s.skill_id.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::catalog::{compile, parse_skill_md};
+    use super::*;
+
+    /// Compiles `src/skills/defaults/*/SKILL.md` the way `skills index` does.
+    fn compile_default_sources() -> CompiledCatalog {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/skills/defaults");
+        let mut dirs: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("SKILL.md").is_file())
+            .collect();
+        dirs.sort();
+        let defs: Vec<_> = dirs
+            .iter()
+            .map(|d| {
+                let text = std::fs::read_to_string(d.join("SKILL.md")).unwrap();
+                parse_skill_md(&text).unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            })
+            .collect();
+        compile(&defs, "embedded".into(), Vec::new())
+    }
+
+    /// The embedded index is generated from the default sources and must not go stale. To
+    /// regenerate it after editing a default `SKILL.md`:
+    /// `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.
+    #[test]
+    fn embedded_default_index_is_in_sync() {
+        let fresh = compile_default_sources();
+        if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/skills/defaults/index.json");
+            let mut json = serde_json::to_string_pretty(&fresh).unwrap();
+            json.push('\n');
+            std::fs::write(path, json).unwrap();
+            return;
+        }
+        assert!(
+            default_catalog() == fresh,
+            "src/skills/defaults/index.json is stale: run \
+             SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync"
+        );
+    }
+
+    #[test]
+    fn default_catalog_has_the_sophia_skills() {
+        let ids: Vec<String> = default_catalog().skills.into_iter().map(|s| s.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "mcp-browser-automation",
+                "mcp-coldfusion-developer",
+                "mcp-database-expert",
+                "mcp-docs-navigator",
+                "mcp-git-mantis-workflow",
+                "mcp-master-orchestrator",
+                "mcp-office-expert",
+                "mcp-technical-analyst",
+                "skill-creator",
+            ]
+        );
+    }
+}

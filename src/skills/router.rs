@@ -1,0 +1,275 @@
+//! The skill router: scores the stripped prompt against a compiled catalog and selects at most
+//! two skills. The matcher (an inverted index from first stem to terms) is built once per
+//! catalog and reused for every prompt. Deterministic: ties break on the skill id. Pure.
+
+use std::collections::HashMap;
+
+use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Scope};
+use crate::skills::{SkillMatch, SkillRouting};
+use crate::text::{fold, terms, words};
+
+/// A skill needs at least this score to be selected: one keyword, or a name word and two
+/// description words. Description words alone never select a skill.
+pub const THRESHOLD: i32 = 5;
+const KEYWORD: i32 = 5;
+const KEYWORD_PHRASE: i32 = 7;
+const NAME: i32 = 3;
+const DESCRIPTION: i32 = 1;
+const DESCRIPTION_CAP: i32 = 3;
+const NOT_FOR: i32 = -8;
+/// Bonus per extra specialist domain for a multi-source or multi-phase skill.
+const SCOPE_BONUS: i32 = 4;
+/// How many runners-up `explain` shows.
+const RUNNERS_UP: usize = 3;
+/// Only the start of a prompt is scored: the intent is there, pasted logs come after.
+pub const SCORED_PREFIX_BYTES: usize = 64 * 1024;
+
+/// Words that chain phases of one goal ("poi", "then", "→").
+const SEQUENCE_MARKERS: &[&str] = &[
+    "poi", "quindi", "infine", "dopo", "successivamente", "then", "afterwards", "finally", "after",
+    "next",
+];
+
+pub struct SkillRouter {
+    skills: Vec<CompiledSkill>,
+    /// First stem → (skill index, term index).
+    postings: HashMap<String, Vec<(u32, u32)>>,
+}
+
+impl SkillRouter {
+    pub fn new(catalog: &CompiledCatalog) -> SkillRouter {
+        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        for (si, skill) in catalog.skills.iter().enumerate() {
+            for (ti, term) in skill.terms.iter().enumerate() {
+                if let Some(first) = term.stems.first() {
+                    postings
+                        .entry(first.clone())
+                        .or_default()
+                        .push((si as u32, ti as u32));
+                }
+            }
+        }
+        SkillRouter {
+            skills: catalog.skills.clone(),
+            postings,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.skills.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty()
+    }
+
+    pub fn skill(&self, id: &str) -> Option<&CompiledSkill> {
+        self.skills.iter().find(|s| s.id == id)
+    }
+
+    /// Scores `stripped` and selects at most two skills.
+    pub fn route(&self, stripped: &str) -> SkillRouting {
+        let text = prefix(stripped, SCORED_PREFIX_BYTES);
+        let prompt = terms(text);
+        // Matched terms per skill, deduplicated.
+        let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (i, stem) in prompt.iter().enumerate() {
+            let Some(list) = self.postings.get(stem) else {
+                continue;
+            };
+            for &(si, ti) in list {
+                let term = &self.skills[si as usize].terms[ti as usize];
+                let rest = &term.stems[1..];
+                if prompt.len() > i + rest.len() && prompt[i + 1..=i + rest.len()] == *rest {
+                    let entry = hits.entry(si).or_default();
+                    if !entry.contains(&ti) {
+                        entry.push(ti);
+                    }
+                }
+            }
+        }
+        let mut scored: Vec<(i32, usize, Vec<String>)> = hits
+            .into_iter()
+            .map(|(si, tis)| {
+                let skill = &self.skills[si as usize];
+                let (score, reasons) = base_score(skill, &tis);
+                (score, si as usize, reasons)
+            })
+            .collect();
+        let specialists = scored
+            .iter()
+            .filter(|(s, si, _)| *s >= THRESHOLD && self.skills[*si].scope == Scope::Specialist)
+            .count() as i32;
+        if specialists >= 2 {
+            let markers = sequence_markers(text);
+            for (score, si, reasons) in &mut scored {
+                let scope = self.skills[*si].scope;
+                let applies = match scope {
+                    Scope::MultiSource => true,
+                    Scope::MultiPhase => markers > 0,
+                    Scope::Specialist => false,
+                };
+                let own_keyword = reasons.iter().any(|r| r.starts_with("keyword:"));
+                if applies && own_keyword {
+                    let bonus = SCOPE_BONUS * (specialists - 1);
+                    *score += bonus;
+                    reasons.push(format!("{}-bonus:+{bonus}", scope_label(scope)));
+                }
+            }
+        }
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| self.skills[a.1].id.cmp(&self.skills[b.1].id)));
+        let mut routing = SkillRouting::default();
+        let top = scored.first().map(|s| s.0).unwrap_or(0);
+        for (score, si, reasons) in scored {
+            let m = SkillMatch {
+                skill_id: self.skills[si].id.clone(),
+                score: score.max(0) as u32,
+                reasons,
+            };
+            let selectable = score >= THRESHOLD && score * 2 >= top;
+            if selectable && routing.selected.len() < 2 {
+                routing.selected.push(m);
+            } else if score > 0 && routing.runners_up.len() < RUNNERS_UP {
+                routing.runners_up.push(m);
+            }
+        }
+        routing
+    }
+}
+
+fn base_score(skill: &CompiledSkill, term_indexes: &[u32]) -> (i32, Vec<String>) {
+    let mut tis = term_indexes.to_vec();
+    tis.sort_unstable();
+    let mut score = 0;
+    let mut description = 0;
+    let mut reasons = Vec::new();
+    for ti in tis {
+        let term = &skill.terms[ti as usize];
+        let weight = match term.field {
+            Field::Keyword if term.stems.len() > 1 => KEYWORD_PHRASE,
+            Field::Keyword => KEYWORD,
+            Field::Name => NAME,
+            Field::Description => {
+                if description >= DESCRIPTION_CAP {
+                    continue;
+                }
+                description += DESCRIPTION;
+                DESCRIPTION
+            }
+            Field::NotFor => NOT_FOR,
+        };
+        score += weight;
+        reasons.push(format!("{}:{}", term.field.label(), term.label));
+    }
+    (score, reasons)
+}
+
+fn scope_label(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Specialist => "specialist",
+        Scope::MultiSource => "multi-source",
+        Scope::MultiPhase => "multi-phase",
+    }
+}
+
+fn sequence_markers(text: &str) -> usize {
+    let folded = fold(text);
+    let arrows = folded.matches("->").count() + folded.matches('→').count();
+    arrows + words(&folded).filter(|w| SEQUENCE_MARKERS.contains(w)).count()
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+pub fn prefix(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::catalog::{SkillDef, compile};
+
+    fn def(id: &str, keywords: &[&str], not_for: &[&str], scope: Scope) -> SkillDef {
+        SkillDef {
+            id: id.into(),
+            description: format!("The {id} skill"),
+            keywords: keywords.iter().map(|k| k.to_string()).collect(),
+            not_for: not_for.iter().map(|k| k.to_string()).collect(),
+            phases: vec![],
+            scope,
+        }
+    }
+
+    fn router() -> SkillRouter {
+        let defs = vec![
+            def("db", &["sql", "query plan", "tabella"], &["excel"], Scope::Specialist),
+            def("office", &["excel", "pdf"], &[], Scope::Specialist),
+            def("tickets", &["ticket", "mantis"], &[], Scope::Specialist),
+            def("analyst", &["analizza", "causa"], &[], Scope::MultiSource),
+            def("zeta", &["sql"], &[], Scope::Specialist),
+        ];
+        SkillRouter::new(&compile(&defs, "fp".into(), vec![]))
+    }
+
+    fn selected(r: &SkillRouting) -> Vec<&str> {
+        r.selected_ids().collect()
+    }
+
+    #[test]
+    fn keywords_phrases_and_inflections() {
+        let r = router();
+        let got = r.route("mostrami il query plan delle tabelle");
+        assert_eq!(got.selected[0].skill_id, "db");
+        assert!(got.selected[0].reasons.contains(&"keyword:query plan".to_string()));
+        assert!(got.selected[0].reasons.contains(&"keyword:tabella".to_string()));
+        assert_eq!(got.selected[0].score, 12);
+    }
+
+    #[test]
+    fn nothing_below_the_threshold() {
+        let r = router();
+        assert!(r.route("ciao, come stai?").selected.is_empty());
+        assert!(r.route("").selected.is_empty());
+        assert!(r.route("the skill").selected.is_empty(), "description words alone never select");
+    }
+
+    #[test]
+    fn ties_break_on_id_and_at_most_two() {
+        let r = router();
+        let got = r.route("sql ticket excel");
+        assert_eq!(selected(&got).len(), 2);
+        // db has sql (+5) and not-for excel (-8); office, tickets and zeta tie at 5.
+        assert_eq!(selected(&got), ["office", "tickets"]);
+        assert_eq!(got.runners_up[0].skill_id, "zeta");
+    }
+
+    #[test]
+    fn negative_keywords_push_down() {
+        let r = router();
+        let got = r.route("esporta la tabella sql in excel");
+        assert_eq!(got.selected[0].skill_id, "office");
+        assert!(!selected(&got).contains(&"db") || got.selected[1].skill_id == "db");
+    }
+
+    #[test]
+    fn multi_source_analysis_takes_precedence() {
+        let r = router();
+        let got = r.route("analizza il ticket mantis e la tabella sql per trovare la causa");
+        assert_eq!(got.selected[0].skill_id, "analyst", "{got:?}");
+        assert!(got.selected[0].reasons.iter().any(|r| r.starts_with("multi-source-bonus")));
+        let single = r.route("analizza la tabella sql");
+        assert_ne!(single.selected[0].skill_id, "analyst");
+    }
+
+    #[test]
+    fn prefix_respects_char_boundaries() {
+        assert_eq!(prefix("aé", 2), "a");
+        assert_eq!(prefix("abc", 10), "abc");
+    }
+}
