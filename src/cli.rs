@@ -11,12 +11,12 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::clock::Clock;
 use crate::decision::{self, HookRequest, Project};
-use crate::edge::project::project_root;
-use crate::edge::skills;
-use crate::skills::router::SkillRouter;
 use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_project, run_hook};
+use crate::edge::project::project_root;
 use crate::edge::settings::Settings;
+use crate::edge::skills;
 use crate::payload::{Event, Host, Payload};
+use crate::skills::router::SkillRouter;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -240,7 +240,11 @@ fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     }
 }
 
-fn skills_index(stdout: &mut dyn Write, root: Option<PathBuf>, out: Option<PathBuf>) -> anyhow::Result<()> {
+fn skills_index(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    out: Option<PathBuf>,
+) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
     let (catalog, path) = skills::build_index(&root, out.as_deref())?;
     writeln!(

@@ -65,7 +65,11 @@ pub fn parse_cases(text: &str) -> Result<Vec<Case>, String> {
                 ..Payload::default()
             },
             (None, Some(map)) => Payload::from_map(map),
-            _ => return Err(format!("line {line_no}: give exactly one of `prompt` and `payload`")),
+            _ => {
+                return Err(format!(
+                    "line {line_no}: give exactly one of `prompt` and `payload`"
+                ));
+            }
         };
         cases.push(Case {
             id: raw.id.unwrap_or_else(|| format!("line-{line_no}")),
@@ -92,7 +96,11 @@ pub struct Ratio {
 
 impl Ratio {
     fn new(hits: usize, total: usize) -> Ratio {
-        let value = if total == 0 { 1.0 } else { hits as f64 / total as f64 };
+        let value = if total == 0 {
+            1.0
+        } else {
+            hits as f64 / total as f64
+        };
         Ratio { hits, total, value }
     }
 }
@@ -262,18 +270,43 @@ fn score_routing(case: &Case, decision: &Decision, counts: &mut Counts, misses: 
         return;
     };
     if let Some(expected) = &case.context_mode {
-        check(&case.id, "contextMode", expected, &routing.context_mode, &mut counts.context, misses);
+        check(
+            &case.id,
+            "contextMode",
+            expected,
+            &routing.context_mode,
+            &mut counts.context,
+            misses,
+        );
     }
     if let Some(expected) = &case.subagent_mode {
-        check(&case.id, "subagentMode", expected, &routing.subagent_mode, &mut counts.subagent, misses);
+        check(
+            &case.id,
+            "subagentMode",
+            expected,
+            &routing.subagent_mode,
+            &mut counts.subagent,
+            misses,
+        );
     }
     if let Some(expected) = &case.detected_hotwords {
-        let got: Vec<String> = routing.detected_hotwords.iter().map(|h| h.as_str().to_owned()).collect();
+        let got: Vec<String> = routing
+            .detected_hotwords
+            .iter()
+            .map(|h| h.as_str().to_owned())
+            .collect();
         let mut e = expected.clone();
         let mut g = got.clone();
         e.sort();
         g.sort();
-        check(&case.id, "detectedHotwords", &e, &g, &mut counts.hotwords, misses);
+        check(
+            &case.id,
+            "detectedHotwords",
+            &e,
+            &g,
+            &mut counts.hotwords,
+            misses,
+        );
     }
 }
 
@@ -343,14 +376,42 @@ impl Floors {
     pub fn failures(&self, report: &Report) -> Vec<String> {
         let r = report;
         let checks = [
-            ("context accuracy", self.context_accuracy, r.routing.context_mode.value),
-            ("subagent accuracy", self.subagent_accuracy, r.routing.subagent_mode.value),
-            ("hotword accuracy", self.hotword_accuracy, r.routing.detected_hotwords.value),
-            ("skill precision@1", self.skill_precision_at_1, r.skills.precision_at_1.value),
-            ("skill precision", self.skill_precision, r.skills.precision.value),
+            (
+                "context accuracy",
+                self.context_accuracy,
+                r.routing.context_mode.value,
+            ),
+            (
+                "subagent accuracy",
+                self.subagent_accuracy,
+                r.routing.subagent_mode.value,
+            ),
+            (
+                "hotword accuracy",
+                self.hotword_accuracy,
+                r.routing.detected_hotwords.value,
+            ),
+            (
+                "skill precision@1",
+                self.skill_precision_at_1,
+                r.skills.precision_at_1.value,
+            ),
+            (
+                "skill precision",
+                self.skill_precision,
+                r.skills.precision.value,
+            ),
             ("skill recall", self.skill_recall, r.skills.recall.value),
-            ("no-skill precision", self.no_skill_precision, r.skills.no_skill_precision.value),
-            ("no-skill recall", self.no_skill_recall, r.skills.no_skill_recall.value),
+            (
+                "no-skill precision",
+                self.no_skill_precision,
+                r.skills.no_skill_precision.value,
+            ),
+            (
+                "no-skill recall",
+                self.no_skill_recall,
+                r.skills.no_skill_recall.value,
+            ),
         ];
         checks
             .into_iter()
@@ -369,16 +430,40 @@ pub fn render_table(report: &Report) -> String {
     let pct = |r: &Ratio| format!("{:>6.1}%  ({}/{})", r.value * 100.0, r.hits, r.total);
     out.push_str(&format!("cases: {}\n\n", report.cases));
     out.push_str("routing\n");
-    out.push_str(&format!("  contextMode accuracy       {}\n", pct(&report.routing.context_mode)));
-    out.push_str(&format!("  subagentMode accuracy      {}\n", pct(&report.routing.subagent_mode)));
-    out.push_str(&format!("  detectedHotwords accuracy  {}\n", pct(&report.routing.detected_hotwords)));
+    out.push_str(&format!(
+        "  contextMode accuracy       {}\n",
+        pct(&report.routing.context_mode)
+    ));
+    out.push_str(&format!(
+        "  subagentMode accuracy      {}\n",
+        pct(&report.routing.subagent_mode)
+    ));
+    out.push_str(&format!(
+        "  detectedHotwords accuracy  {}\n",
+        pct(&report.routing.detected_hotwords)
+    ));
     let s = &report.skills;
     out.push_str("\nskills\n");
-    out.push_str(&format!("  precision@1                {}\n", pct(&s.precision_at_1)));
-    out.push_str(&format!("  precision (selected sets)  {}\n", pct(&s.precision)));
-    out.push_str(&format!("  recall (selected sets)     {}\n", pct(&s.recall)));
-    out.push_str(&format!("  no-skill precision         {}\n", pct(&s.no_skill_precision)));
-    out.push_str(&format!("  no-skill recall            {}\n", pct(&s.no_skill_recall)));
+    out.push_str(&format!(
+        "  precision@1                {}\n",
+        pct(&s.precision_at_1)
+    ));
+    out.push_str(&format!(
+        "  precision (selected sets)  {}\n",
+        pct(&s.precision)
+    ));
+    out.push_str(&format!(
+        "  recall (selected sets)     {}\n",
+        pct(&s.recall)
+    ));
+    out.push_str(&format!(
+        "  no-skill precision         {}\n",
+        pct(&s.no_skill_precision)
+    ));
+    out.push_str(&format!(
+        "  no-skill recall            {}\n",
+        pct(&s.no_skill_recall)
+    ));
     if !s.per_skill.is_empty() {
         out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
         for (id, p) in &s.per_skill {
@@ -428,8 +513,16 @@ mod tests {
         assert_eq!(cases[1].id, "line-4");
         assert_eq!(cases[1].host, Host::Claude);
         assert_eq!(cases[1].payload.permission_mode.as_deref(), Some("plan"));
-        assert!(parse_cases(r#"{"prompt":"x","bogus":1}"#).unwrap_err().contains("line 1"));
-        assert!(parse_cases(r#"{"contextMode":"light"}"#).unwrap_err().contains("exactly one"));
+        assert!(
+            parse_cases(r#"{"prompt":"x","bogus":1}"#)
+                .unwrap_err()
+                .contains("line 1")
+        );
+        assert!(
+            parse_cases(r#"{"contextMode":"light"}"#)
+                .unwrap_err()
+                .contains("exactly one")
+        );
     }
 
     #[test]
@@ -442,13 +535,43 @@ mod tests {
 "#;
         let report = run(&parse_cases(text).unwrap(), &project());
         assert_eq!(report.cases, 4);
-        assert_eq!((report.routing.context_mode.hits, report.routing.context_mode.total), (1, 2));
-        assert_eq!((report.skills.precision_at_1.hits, report.skills.precision_at_1.total), (1, 2));
-        assert_eq!((report.skills.precision.hits, report.skills.precision.total), (1, 2));
-        assert_eq!((report.skills.recall.hits, report.skills.recall.total), (1, 2));
-        assert_eq!((report.skills.no_skill_precision.hits, report.skills.no_skill_precision.total), (2, 2));
-        assert_eq!(report.skills.per_skill["mcp-database-expert"].false_positives, 1);
-        assert_eq!(report.skills.per_skill["mcp-office-expert"].false_negatives, 1);
+        assert_eq!(
+            (
+                report.routing.context_mode.hits,
+                report.routing.context_mode.total
+            ),
+            (1, 2)
+        );
+        assert_eq!(
+            (
+                report.skills.precision_at_1.hits,
+                report.skills.precision_at_1.total
+            ),
+            (1, 2)
+        );
+        assert_eq!(
+            (report.skills.precision.hits, report.skills.precision.total),
+            (1, 2)
+        );
+        assert_eq!(
+            (report.skills.recall.hits, report.skills.recall.total),
+            (1, 2)
+        );
+        assert_eq!(
+            (
+                report.skills.no_skill_precision.hits,
+                report.skills.no_skill_precision.total
+            ),
+            (2, 2)
+        );
+        assert_eq!(
+            report.skills.per_skill["mcp-database-expert"].false_positives,
+            1
+        );
+        assert_eq!(
+            report.skills.per_skill["mcp-office-expert"].false_negatives,
+            1
+        );
         let ids: Vec<&str> = report.misses.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(ids, ["wrong-mode", "wrong-skill"]);
         let table = render_table(&report);
@@ -458,6 +581,9 @@ mod tests {
             no_skill_precision: Some(0.9),
             ..Floors::default()
         };
-        assert_eq!(floors.failures(&report), ["context accuracy 0.500 is below the floor 0.900"]);
+        assert_eq!(
+            floors.failures(&report),
+            ["context accuracy 0.500 is below the floor 0.900"]
+        );
     }
 }

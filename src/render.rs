@@ -215,6 +215,34 @@ mod tests {
     }
 
     #[test]
+    fn specialist_block_names_at_most_two_skills() {
+        use crate::skills::SkillMatch;
+        let m = |id: &str| SkillMatch {
+            skill_id: id.into(),
+            score: 5,
+            reasons: vec![],
+        };
+        assert_eq!(specialist_block(&SkillRouting::default()), None);
+        let one = SkillRouting {
+            selected: vec![m("mcp-database-expert")],
+            ..SkillRouting::default()
+        };
+        let block = specialist_block(&one).unwrap();
+        assert!(block.starts_with(
+            "Sophia skill routing: skill=mcp-database-expert. Background, not a task"
+        ));
+        let two = SkillRouting {
+            selected: vec![m("a"), m("b")],
+            ..SkillRouting::default()
+        };
+        assert!(
+            specialist_block(&two)
+                .unwrap()
+                .starts_with("Sophia skill routing: skill=a secondary=b.")
+        );
+    }
+
+    #[test]
     fn output_omits_empty_context_and_caps_length() {
         assert_eq!(output(Host::Codex, Event::UserPromptSubmit, &[]), None);
         let long = "x".repeat(20_000);

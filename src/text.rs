@@ -159,28 +159,27 @@ const STOP_WORDS: &[&str] = &[
     // Italian
     "a", "ad", "al", "alla", "alle", "allo", "agli", "ai", "anche", "che", "chi", "ci", "come",
     "con", "cosa", "cui", "da", "dal", "dalla", "dalle", "dai", "dagli", "dei", "degli", "del",
-    "della", "delle", "dello", "dell", "di", "e", "ed", "gli", "ha", "hanno", "ho", "i", "il", "in",
-    "io", "la", "le", "lei", "li", "lo", "loro", "lui", "ma", "me", "mi", "mio", "mia", "miei",
-    "mie", "ne", "nei", "negli", "nel", "nella", "nelle", "nello", "noi", "non", "nostro", "nostra",
-    "o", "per", "perche", "piu", "po", "poi", "puoi", "quale", "quali", "quando", "quanto", "quel",
-    "quella", "quelle", "quelli", "quello", "questa", "queste", "questi", "questo", "qui", "se",
-    "si", "sia", "sono", "su", "sua", "sue", "sul", "sulla", "sulle", "suo", "suoi", "ti", "tra",
-    "fra", "tu", "tua", "tuo", "tutti", "tutto", "tutte", "un", "una", "uno", "vi", "voi", "l",
-    "c", "e'", "era", "essere", "fare", "fai", "fammi", "dammi", "dimmi", "mio", "ciao", "grazie",
-    "favore", "ok", "va", "bene", "molto", "ogni", "altro", "altra", "solo", "gia",
-    "ancora", "sempre", "mai", "dove", "ora", "adesso", "oggi", "ieri", "domani", "cosi",
+    "della", "delle", "dello", "dell", "di", "e", "ed", "gli", "ha", "hanno", "ho", "i", "il",
+    "in", "io", "la", "le", "lei", "li", "lo", "loro", "lui", "ma", "me", "mi", "mio", "mia",
+    "miei", "mie", "ne", "nei", "negli", "nel", "nella", "nelle", "nello", "noi", "non", "nostro",
+    "nostra", "o", "per", "perche", "piu", "po", "poi", "puoi", "quale", "quali", "quando",
+    "quanto", "quel", "quella", "quelle", "quelli", "quello", "questa", "queste", "questi",
+    "questo", "qui", "se", "si", "sia", "sono", "su", "sua", "sue", "sul", "sulla", "sulle", "suo",
+    "suoi", "ti", "tra", "fra", "tu", "tua", "tuo", "tutti", "tutto", "tutte", "un", "una", "uno",
+    "vi", "voi", "l", "c", "e'", "era", "essere", "fare", "fai", "fammi", "dammi", "dimmi", "mio",
+    "ciao", "grazie", "favore", "ok", "va", "bene", "molto", "ogni", "altro", "altra", "solo",
+    "gia", "ancora", "sempre", "mai", "dove", "ora", "adesso", "oggi", "ieri", "domani", "cosi",
     "qualche", "qualcosa", "tuoi", "tue", "vorrei", "voglio", "potresti", "riesci", "aiutami",
-    "aiuto", "help", "please",
-    // English
+    "aiuto", "help", "please", // English
     "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
     "but", "by", "can", "could", "did", "do", "does", "for", "from", "get", "had", "has", "have",
     "he", "her", "here", "him", "his", "how", "if", "into", "is", "it", "its", "just", "let", "me",
     "more", "my", "need", "no", "not", "now", "of", "on", "one", "or", "our", "out", "over", "she",
     "should", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these",
     "they", "this", "those", "to", "too", "up", "us", "very", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "yours",
-    "hi", "hello", "thanks", "thank", "i", "im", "don", "t", "s", "want", "like", "using", "use",
-    "usa", "make", "tell", "show", "give",
+    "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "yours", "hi",
+    "hello", "thanks", "thank", "i", "im", "don", "t", "s", "want", "like", "using", "use", "usa",
+    "make", "tell", "show", "give",
 ];
 
 /// True for a folded word that carries no meaning for routing.
@@ -190,8 +189,12 @@ pub fn is_stop_word(word: &str) -> bool {
 
 /// Light stemming for Italian and English: English plural and verb endings, then a final Italian
 /// vowel, then at most seven characters, so `queries`/`query`, `tabella`/`tabelle`,
-/// `documentazione`/`documents` meet. Input must be folded.
+/// `documentazione`/`documents` meet. Words with digits (`topic49`, `utf8`) are identifiers and
+/// are kept whole. Input must be folded.
 pub fn stem(word: &str) -> String {
+    if word.chars().any(|c| c.is_ascii_digit()) {
+        return word.to_owned();
+    }
     let mut w = word;
     let owned;
     if let Some(base) = w.strip_suffix("ies").filter(|b| b.len() >= 3) {
@@ -199,7 +202,10 @@ pub fn stem(word: &str) -> String {
         w = &owned;
     } else if let Some(base) = w.strip_suffix("ing").filter(|b| b.len() >= 4) {
         w = base;
-    } else if let Some(base) = w.strip_suffix('s').filter(|b| b.len() >= 3 && !b.ends_with('s')) {
+    } else if let Some(base) = w
+        .strip_suffix('s')
+        .filter(|b| b.len() >= 3 && !b.ends_with('s'))
+    {
         w = base;
     }
     if w.len() > 3 && w.ends_with(['a', 'e', 'i', 'o']) {
@@ -242,10 +248,14 @@ mod stem_tests {
         }
         assert_ne!(stem("log"), stem("login"));
         assert_ne!(stem("class"), stem("cla"));
+        assert_ne!(stem("topic499"), stem("topic49"));
     }
 
     #[test]
     fn terms_drop_stop_words_numbers_and_fold() {
-        assert_eq!(terms("Esegui la QUERY sulle tabelle 123 e poi"), ["esegu", "query", "tabell"]);
+        assert_eq!(
+            terms("Esegui la QUERY sulle tabelle 123 e poi"),
+            ["esegu", "query", "tabell"]
+        );
     }
 }

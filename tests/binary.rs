@@ -283,19 +283,19 @@ fn debug_lines_use_the_product_log_format() {
     let table = [
         (
             "!quick spiegami SQL",
-            "[mcp-context] mode=light reason=hotword:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
+            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-context] mode=light reason=hotword:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
         ),
         (
             "!quick implementa modifica agli hook",
-            "[mcp-context] mode=full reason=repo-task-detected-overrides:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
+            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-context] mode=full reason=repo-task-detected-overrides:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
         ),
         (
             "!agents leggi i log",
-            "[mcp-context] mode=full reason=default-full-context\n[mcp-agents] mode=required reason=hotword:!agents\n",
+            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-context] mode=full reason=default-full-context\n[mcp-agents] mode=required reason=hotword:!agents\n",
         ),
     ];
     for (prompt, expected) in table {
-        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt});
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": home.path()});
         let run = run_binary(
             &[],
             payload.to_string().as_bytes(),

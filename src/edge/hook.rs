@@ -12,8 +12,8 @@ use crate::edge::files::append_line;
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
-use crate::skills::router::SkillRouter;
 use crate::payload::{Event, Host, Payload};
+use crate::skills::router::SkillRouter;
 
 /// Payloads larger than this pass through silently.
 pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;

@@ -151,13 +151,18 @@ pub fn parse_skill_md(text: &str) -> Result<SkillDef, String> {
     if !closed {
         return Err("frontmatter is not closed by a `---` line".into());
     }
-    let front: Frontmatter =
-        serde_saphyr::from_str(&yaml).map_err(|e| format!("bad frontmatter: {}", first_line(&e.to_string())))?;
+    let front: Frontmatter = serde_saphyr::from_str(&yaml)
+        .map_err(|e| format!("bad frontmatter: {}", first_line(&e.to_string())))?;
     let id = front.name.map(|n| n.trim().to_owned()).unwrap_or_default();
     if !is_valid_id(&id) {
-        return Err(format!("`name` must be lowercase letters, digits, `-` or `_` (got {id:?})"));
+        return Err(format!(
+            "`name` must be lowercase letters, digits, `-` or `_` (got {id:?})"
+        ));
     }
-    let description = front.description.map(|d| d.trim().to_owned()).unwrap_or_default();
+    let description = front
+        .description
+        .map(|d| d.trim().to_owned())
+        .unwrap_or_default();
     if description.is_empty() {
         return Err("`description` is missing or empty".into());
     }
@@ -188,7 +193,11 @@ pub fn is_valid_id(id: &str) -> bool {
 /// Compiles definitions into routing terms. Name and description words that occur in many
 /// skills of the catalog (`mcp`, `expert`, `files`…) carry no signal and are dropped; keywords
 /// are kept as written. Duplicate ids keep the first definition, with a warning.
-pub fn compile(defs: &[SkillDef], source_fingerprint: String, mut warnings: Vec<String>) -> CompiledCatalog {
+pub fn compile(
+    defs: &[SkillDef],
+    source_fingerprint: String,
+    mut warnings: Vec<String>,
+) -> CompiledCatalog {
     let mut seen = std::collections::BTreeSet::new();
     let defs: Vec<&SkillDef> = defs
         .iter()
@@ -203,7 +212,10 @@ pub fn compile(defs: &[SkillDef], source_fingerprint: String, mut warnings: Vec<
     // Name and description words as (stem, field, word).
     let soft = |d: &SkillDef| {
         let mut out: Vec<(String, Field, String)> = Vec::new();
-        for (text, field) in [(d.id.replace(['-', '_'], " "), Field::Name), (d.description.clone(), Field::Description)] {
+        for (text, field) in [
+            (d.id.replace(['-', '_'], " "), Field::Name),
+            (d.description.clone(), Field::Description),
+        ] {
             let folded = fold(&text);
             out.extend(routing_words(&folded).map(|w| (stem(w), field, w.to_owned())));
         }
@@ -283,7 +295,10 @@ mod tests {
         assert_eq!(def.not_for, ["excel"]);
         assert_eq!(def.phases, ["analysis"]);
         assert_eq!(def.scope, Scope::Specialist);
-        let csv = parse_skill_md("---\nname: a\ndescription: d\nkeywords: \"x, y z\"\nnot-for: [w]\n---\n").unwrap();
+        let csv = parse_skill_md(
+            "---\nname: a\ndescription: d\nkeywords: \"x, y z\"\nnot-for: [w]\n---\n",
+        )
+        .unwrap();
         assert_eq!(csv.keywords, ["x", "y z"]);
         assert_eq!(csv.not_for, ["w"]);
     }
@@ -297,7 +312,10 @@ mod tests {
             ("---\ndescription: d\n---\n", "`name`"),
             ("---\nname: Bad Name\ndescription: d\n---\n", "`name`"),
             ("---\nname: ok\n---\n", "`description`"),
-            ("---\nname: ok\ndescription: d\nscope: galaxy\n---\n", "bad frontmatter"),
+            (
+                "---\nname: ok\ndescription: d\nscope: galaxy\n---\n",
+                "bad frontmatter",
+            ),
         ];
         for (text, want) in table {
             let err = parse_skill_md(text).unwrap_err();
@@ -307,24 +325,36 @@ mod tests {
 
     #[test]
     fn compile_weights_and_drops_common_words() {
-        let defs: Vec<SkillDef> = ["alpha-expert", "beta-expert", "gamma-expert", "delta-expert"]
-            .iter()
-            .map(|id| SkillDef {
-                id: id.to_string(),
-                description: format!("Expert files for {id}"),
-                keywords: vec!["shared phrase".into()],
-                not_for: vec!["never".into()],
-                phases: vec![],
-                scope: Scope::Specialist,
-            })
-            .collect();
+        let defs: Vec<SkillDef> = [
+            "alpha-expert",
+            "beta-expert",
+            "gamma-expert",
+            "delta-expert",
+        ]
+        .iter()
+        .map(|id| SkillDef {
+            id: id.to_string(),
+            description: format!("Expert files for {id}"),
+            keywords: vec!["shared phrase".into()],
+            not_for: vec!["never".into()],
+            phases: vec![],
+            scope: Scope::Specialist,
+        })
+        .collect();
         let catalog = compile(&defs, "fp".into(), vec![]);
         let alpha = &catalog.skills[0];
-        let labels: Vec<(&str, Field)> = alpha.terms.iter().map(|t| (t.label.as_str(), t.field)).collect();
+        let labels: Vec<(&str, Field)> = alpha
+            .terms
+            .iter()
+            .map(|t| (t.label.as_str(), t.field))
+            .collect();
         assert!(labels.contains(&("shared phrase", Field::Keyword)));
         assert!(labels.contains(&("alpha", Field::Name)));
         assert!(labels.contains(&("never", Field::NotFor)));
-        assert!(!labels.iter().any(|(l, _)| *l == "expert" || *l == "fil"), "{labels:?}");
+        assert!(
+            !labels.iter().any(|(l, _)| *l == "expert" || *l == "fil"),
+            "{labels:?}"
+        );
         let dup = compile(&[defs[0].clone(), defs[0].clone()], "fp".into(), vec![]);
         assert_eq!(dup.skills.len(), 1);
         assert_eq!(dup.warnings, ["duplicate-skill-id:alpha-expert"]);

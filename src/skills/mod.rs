@@ -77,7 +77,8 @@ mod tests {
     fn embedded_default_index_is_in_sync() {
         let fresh = compile_default_sources();
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/skills/defaults/index.json");
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("src/skills/defaults/index.json");
             let mut json = serde_json::to_string_pretty(&fresh).unwrap();
             json.push('\n');
             std::fs::write(path, json).unwrap();

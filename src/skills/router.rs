@@ -6,10 +6,11 @@ use std::collections::HashMap;
 
 use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Scope};
 use crate::skills::{SkillMatch, SkillRouting};
-use crate::text::{fold, terms, words};
+use crate::text::terms;
 
 /// A skill needs at least this score to be selected: one keyword, or a name word and two
-/// description words. Description words alone never select a skill.
+/// description words. Description words alone never select a skill. A second skill is selected
+/// only when it also reaches 40% of the first one's score.
 pub const THRESHOLD: i32 = 5;
 const KEYWORD: i32 = 5;
 const KEYWORD_PHRASE: i32 = 7;
@@ -23,12 +24,6 @@ const SCOPE_BONUS: i32 = 4;
 const RUNNERS_UP: usize = 3;
 /// Only the start of a prompt is scored: the intent is there, pasted logs come after.
 pub const SCORED_PREFIX_BYTES: usize = 64 * 1024;
-
-/// Words that chain phases of one goal ("poi", "then", "→").
-const SEQUENCE_MARKERS: &[&str] = &[
-    "poi", "quindi", "infine", "dopo", "successivamente", "then", "afterwards", "finally", "after",
-    "next",
-];
 
 pub struct SkillRouter {
     skills: Vec<CompiledSkill>,
@@ -101,23 +96,20 @@ impl SkillRouter {
             .filter(|(s, si, _)| *s >= THRESHOLD && self.skills[*si].scope == Scope::Specialist)
             .count() as i32;
         if specialists >= 2 {
-            let markers = sequence_markers(text);
             for (score, si, reasons) in &mut scored {
                 let scope = self.skills[*si].scope;
-                let applies = match scope {
-                    Scope::MultiSource => true,
-                    Scope::MultiPhase => markers > 0,
-                    Scope::Specialist => false,
-                };
                 let own_keyword = reasons.iter().any(|r| r.starts_with("keyword:"));
-                if applies && own_keyword {
+                if scope != Scope::Specialist && own_keyword {
                     let bonus = SCOPE_BONUS * (specialists - 1);
                     *score += bonus;
                     reasons.push(format!("{}-bonus:+{bonus}", scope_label(scope)));
                 }
             }
         }
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| self.skills[a.1].id.cmp(&self.skills[b.1].id)));
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| self.skills[a.1].id.cmp(&self.skills[b.1].id))
+        });
         let mut routing = SkillRouting::default();
         let top = scored.first().map(|s| s.0).unwrap_or(0);
         for (score, si, reasons) in scored {
@@ -126,7 +118,7 @@ impl SkillRouter {
                 score: score.max(0) as u32,
                 reasons,
             };
-            let selectable = score >= THRESHOLD && score * 2 >= top;
+            let selectable = score >= THRESHOLD && score * 5 >= top * 2;
             if selectable && routing.selected.len() < 2 {
                 routing.selected.push(m);
             } else if score > 0 && routing.runners_up.len() < RUNNERS_UP {
@@ -172,12 +164,6 @@ fn scope_label(scope: Scope) -> &'static str {
     }
 }
 
-fn sequence_markers(text: &str) -> usize {
-    let folded = fold(text);
-    let arrows = folded.matches("->").count() + folded.matches('→').count();
-    arrows + words(&folded).filter(|w| SEQUENCE_MARKERS.contains(w)).count()
-}
-
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
 pub fn prefix(text: &str, max: usize) -> &str {
     if text.len() <= max {
@@ -208,7 +194,12 @@ mod tests {
 
     fn router() -> SkillRouter {
         let defs = vec![
-            def("db", &["sql", "query plan", "tabella"], &["excel"], Scope::Specialist),
+            def(
+                "db",
+                &["sql", "query plan", "tabella"],
+                &["excel"],
+                Scope::Specialist,
+            ),
             def("office", &["excel", "pdf"], &[], Scope::Specialist),
             def("tickets", &["ticket", "mantis"], &[], Scope::Specialist),
             def("analyst", &["analizza", "causa"], &[], Scope::MultiSource),
@@ -226,8 +217,16 @@ mod tests {
         let r = router();
         let got = r.route("mostrami il query plan delle tabelle");
         assert_eq!(got.selected[0].skill_id, "db");
-        assert!(got.selected[0].reasons.contains(&"keyword:query plan".to_string()));
-        assert!(got.selected[0].reasons.contains(&"keyword:tabella".to_string()));
+        assert!(
+            got.selected[0]
+                .reasons
+                .contains(&"keyword:query plan".to_string())
+        );
+        assert!(
+            got.selected[0]
+                .reasons
+                .contains(&"keyword:tabella".to_string())
+        );
         assert_eq!(got.selected[0].score, 12);
     }
 
@@ -236,7 +235,10 @@ mod tests {
         let r = router();
         assert!(r.route("ciao, come stai?").selected.is_empty());
         assert!(r.route("").selected.is_empty());
-        assert!(r.route("the skill").selected.is_empty(), "description words alone never select");
+        assert!(
+            r.route("the skill").selected.is_empty(),
+            "description words alone never select"
+        );
     }
 
     #[test]
@@ -262,7 +264,12 @@ mod tests {
         let r = router();
         let got = r.route("analizza il ticket mantis e la tabella sql per trovare la causa");
         assert_eq!(got.selected[0].skill_id, "analyst", "{got:?}");
-        assert!(got.selected[0].reasons.iter().any(|r| r.starts_with("multi-source-bonus")));
+        assert!(
+            got.selected[0]
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("multi-source-bonus"))
+        );
         let single = r.route("analizza la tabella sql");
         assert_ne!(single.selected[0].skill_id, "analyst");
     }

@@ -1,0 +1,57 @@
+//! Scale: a generated project with 1,000 skills (built in a temporary folder, never committed)
+//! must still route to the right skill, through the compiled index and through a scan.
+//! Timings are measured by the benchmark scripts, not here.
+
+use std::fs;
+use std::path::Path;
+
+use sophia_hook::edge::skills::{CatalogSource, build_index, load};
+use sophia_hook::skills::router::SkillRouter;
+
+/// Writes `n` skills: skill `k` has the unique keyword `zeta{k}x` and shares generic words with
+/// all the others.
+fn generate(root: &Path, n: usize) {
+    for k in 0..n {
+        let dir = root.join("skills").join(format!("gen-skill-{k:04}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("SKILL.md"),
+            format!(
+                "---\nname: gen-skill-{k:04}\ndescription: Generated skill number {k} for files, reports and data.\nkeywords: [zeta{k}x, topic{k} widget]\n---\n# gen-skill-{k:04}\n"
+            ),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn thousand_skills_route_correctly_by_index_and_by_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), 1_000);
+
+    let scanned = load(dir.path());
+    assert_eq!(scanned.source, CatalogSource::Scan);
+    assert_eq!(scanned.catalog.skills.len(), 1_000);
+
+    build_index(dir.path(), None).unwrap();
+    let indexed = load(dir.path());
+    assert_eq!(indexed.source, CatalogSource::Index);
+    assert_eq!(indexed.catalog, scanned.catalog);
+
+    let router = SkillRouter::new(&indexed.catalog);
+    for k in [0, 1, 499, 998, 999] {
+        let got = router.route(&format!("please use zeta{k}x on the report"));
+        let ids: Vec<&str> = got.selected_ids().collect();
+        assert_eq!(ids, [format!("gen-skill-{k:04}")], "k={k}");
+        let phrase = router.route(&format!("the topic{k} widget is broken"));
+        assert_eq!(phrase.selected[0].skill_id, format!("gen-skill-{k:04}"));
+    }
+    // Words every skill shares carry no signal, so generic prompts select nothing.
+    assert!(
+        router
+            .route("generated files, reports and data")
+            .selected
+            .is_empty()
+    );
+    assert!(router.route("ciao, come stai?").selected.is_empty());
+}
