@@ -276,9 +276,9 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
         },
     };
     let project = Project {
-        skills: Some(SkillRouter::new(&loaded.catalog)),
         skill_source: Some(loaded.source.as_str()),
         skill_warnings: loaded.warnings,
+        skills: Some(SkillRouter::new(loaded.catalog)),
         ..Project::default()
     };
     let report = crate::eval::run(&cases, &project);

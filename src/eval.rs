@@ -495,7 +495,7 @@ mod tests {
 
     fn project() -> Project {
         Project {
-            skills: Some(SkillRouter::new(&default_catalog())),
+            skills: Some(SkillRouter::new(default_catalog())),
             ..Project::default()
         }
     }

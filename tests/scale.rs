@@ -38,7 +38,7 @@ fn thousand_skills_route_correctly_by_index_and_by_scan() {
     assert_eq!(indexed.source, CatalogSource::Index);
     assert_eq!(indexed.catalog, scanned.catalog);
 
-    let router = SkillRouter::new(&indexed.catalog);
+    let router = SkillRouter::new(indexed.catalog);
     for k in [0, 1, 499, 998, 999] {
         let got = router.route(&format!("please use zeta{k}x on the report"));
         let ids: Vec<&str> = got.selected_ids().collect();

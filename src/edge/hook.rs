@@ -142,9 +142,9 @@ pub fn load_project(request: &HookRequest<'_>, mut debug: Option<&mut dyn Write>
                 loaded.warnings.len()
             );
         }
-        project.skills = Some(SkillRouter::new(&loaded.catalog));
         project.skill_source = Some(loaded.source.as_str());
         project.skill_warnings = loaded.warnings;
+        project.skills = Some(SkillRouter::new(loaded.catalog));
     }
     if request.event == Event::SessionStart && !request.host.loads_agents_md() {
         match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {

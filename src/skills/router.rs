@@ -32,7 +32,8 @@ pub struct SkillRouter {
 }
 
 impl SkillRouter {
-    pub fn new(catalog: &CompiledCatalog) -> SkillRouter {
+    /// Builds the matcher; takes the catalog by value so its terms are not copied.
+    pub fn new(catalog: CompiledCatalog) -> SkillRouter {
         let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         for (si, skill) in catalog.skills.iter().enumerate() {
             for (ti, term) in skill.terms.iter().enumerate() {
@@ -45,7 +46,7 @@ impl SkillRouter {
             }
         }
         SkillRouter {
-            skills: catalog.skills.clone(),
+            skills: catalog.skills,
             postings,
         }
     }
@@ -205,7 +206,7 @@ mod tests {
             def("analyst", &["analizza", "causa"], &[], Scope::MultiSource),
             def("zeta", &["sql"], &[], Scope::Specialist),
         ];
-        SkillRouter::new(&compile(&defs, "fp".into(), vec![]))
+        SkillRouter::new(compile(&defs, "fp".into(), vec![]))
     }
 
     fn selected(r: &SkillRouting) -> Vec<&str> {
