@@ -5,6 +5,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
+use crate::agents::CarryForwardStatus;
 use crate::decision::Decision;
 
 /// How a hook run ended.
@@ -80,7 +81,11 @@ impl AnalyticsEvent {
                 .map(|a| a.agent_id.clone())
                 .collect(),
             agent_reason_codes,
-            carry_forward: decision.agents.carry_forward_to_implementation,
+            carry_forward: decision
+                .agents
+                .carry_forward
+                .as_ref()
+                .is_some_and(|c| c.status == CarryForwardStatus::Applied),
             skills: decision.skills.selected_ids().map(str::to_owned).collect(),
             planning: decision.planning,
             duration_us,

@@ -49,6 +49,20 @@ pub enum Command {
     /// The skill catalog.
     #[command(subcommand)]
     Skills(SkillsCommand),
+    /// The agent catalog: build it from the canonical source, or check a generated one.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+    /// Compute which catalog agents have a runtime definition on this machine; --write saves the
+    /// manifest the hook overlays (SOPHIA_AGENT_AVAILABILITY, default
+    /// ~/.mcp-servers/agent-availability.json).
+    Availability {
+        /// The project root (default: the git root above the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Write the manifest.
+        #[arg(long)]
+        write: bool,
+    },
     /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
     Explain {
         /// The prompt text; without it the payload is read from stdin.
@@ -103,6 +117,39 @@ pub enum SkillsCommand {
     },
 }
 
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Build the agent catalog v1 from `docs/agents/canonical-subagents.yaml`.
+    Build {
+        /// The project root (default: the git root above the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The canonical source (default: <root>/docs/agents/canonical-subagents.yaml).
+        #[arg(long)]
+        source: Option<PathBuf>,
+        /// The project whose skill catalog the affinities must resolve against (default: <root>;
+        /// the embedded skills when it has none).
+        #[arg(long)]
+        skills_root: Option<PathBuf>,
+        /// Where to write the catalog (default: <root>/.sophia/agent-catalog.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Verify a generated catalog: its fingerprint, and that it matches its source.
+    Check {
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The generated catalog (default: <root>/.sophia/agent-catalog.json).
+        #[arg(long)]
+        catalog: Option<PathBuf>,
+        /// The canonical source (default: <root>/docs/agents/canonical-subagents.yaml).
+        #[arg(long)]
+        source: Option<PathBuf>,
+        #[arg(long)]
+        skills_root: Option<PathBuf>,
+    },
+}
+
 /// Runs the program with explicit arguments and streams; returns the process exit code.
 pub fn run(
     args: Vec<OsString>,
@@ -152,6 +199,27 @@ pub fn run(
         },
         Some(Command::Skills(SkillsCommand::Index { root, out })) => {
             report(skills_index(stdout, root, out), stderr)
+        }
+        Some(Command::Catalog(CatalogCommand::Build {
+            root,
+            source,
+            skills_root,
+            out,
+        })) => report(
+            catalog_build(stdout, root, source, skills_root, out, clock),
+            stderr,
+        ),
+        Some(Command::Catalog(CatalogCommand::Check {
+            root,
+            catalog,
+            source,
+            skills_root,
+        })) => report(
+            catalog_check(stdout, root, catalog, source, skills_root),
+            stderr,
+        ),
+        Some(Command::Availability { root, write }) => {
+            report(availability(stdout, root, write, settings, clock), stderr)
         }
     }
 }
@@ -220,7 +288,7 @@ fn explain(
         payload: &payload,
         planning_flag: args.planning || settings.planning,
     };
-    let project = load_project(&request, None);
+    let project = load_project(&request, settings, chrono::Utc::now(), None);
     let decision = decision::decide(&request, &project);
     let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
     json.push('\n');
@@ -304,4 +372,150 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
         }
     }
     Ok(failures.is_empty())
+}
+
+fn skill_ids_of(root: &std::path::Path) -> std::collections::BTreeSet<String> {
+    skills::load(root)
+        .catalog
+        .skills
+        .into_iter()
+        .map(|s| s.id)
+        .collect()
+}
+
+fn read_source(path: &std::path::Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .with_context(|| format!("reading the canonical source {}", path.display()))
+}
+
+fn catalog_build(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    source: Option<PathBuf>,
+    skills_root: Option<PathBuf>,
+    out: Option<PathBuf>,
+    clock: &dyn Clock,
+) -> anyhow::Result<()> {
+    let root = project_root_arg(root)?;
+    let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
+    let out = out.unwrap_or_else(|| root.join(crate::edge::agents::CATALOG_PATH));
+    let text = read_source(&source)?;
+    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
+    let catalog =
+        crate::agents::catalog::build(&text, &skill_ids, crate::edge::hook::timestamp(clock.now()))
+            .with_context(|| format!("refusing {}; nothing was written", source.display()))?;
+    let mut json = serde_json::to_string_pretty(&catalog)?;
+    json.push('\n');
+    crate::edge::files::write_atomic(&out, json.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    if let Some(dir) = out.parent() {
+        skills::ignore_folder(dir);
+    }
+    writeln!(
+        stdout,
+        "wrote {} ({} agents, fingerprint {})",
+        out.display(),
+        catalog.agents.len(),
+        catalog.fingerprint
+    )?;
+    Ok(())
+}
+
+fn catalog_check(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    catalog: Option<PathBuf>,
+    source: Option<PathBuf>,
+    skills_root: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let root = project_root_arg(root)?;
+    let path = catalog.unwrap_or_else(|| root.join(crate::edge::agents::CATALOG_PATH));
+    let generated = crate::edge::agents::read_catalog(&path)
+        .map_err(|reason| anyhow::anyhow!("{}: {reason}", path.display()))?;
+    let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
+    let text = read_source(&source)?;
+    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
+    let fresh = crate::agents::catalog::build(&text, &skill_ids, String::new())
+        .with_context(|| format!("the source {} does not build", source.display()))?;
+    if fresh.fingerprint != generated.fingerprint {
+        bail!(
+            "{} is stale: its fingerprint {} differs from the source's {}; run `sophia-hook catalog build`",
+            path.display(),
+            generated.fingerprint,
+            fresh.fingerprint
+        );
+    }
+    writeln!(
+        stdout,
+        "{}: fingerprint valid and fresh ({})",
+        path.display(),
+        generated.fingerprint
+    )?;
+    Ok(())
+}
+
+fn availability(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    write: bool,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> anyhow::Result<()> {
+    use crate::agents::availability::Manifest;
+    let root = project_root_arg(root)?;
+    let now = crate::edge::hook::timestamp(clock.now());
+    let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
+    let mut roots: Vec<&std::path::Path> = vec![&root];
+    if let Some(home) = &settings.home {
+        roots.push(home);
+    }
+    let states = crate::edge::agents::compute_availability(&effective.catalog, &roots);
+    writeln!(
+        stdout,
+        "catalog: {} ({})",
+        effective.catalog.fingerprint,
+        effective.source.as_str()
+    )?;
+    writeln!(stdout, "{:<20} {:<12} definitions", "agent", "state")?;
+    for (id, (state, defs)) in &states {
+        let where_: Vec<String> = defs
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}:{}{}",
+                    d.host,
+                    d.path.display(),
+                    if d.enabled { "" } else { " (disabled)" }
+                )
+            })
+            .collect();
+        writeln!(
+            stdout,
+            "{id:<20} {:<12} {}",
+            state.as_str(),
+            if where_.is_empty() {
+                "-".to_owned()
+            } else {
+                where_.join(", ")
+            }
+        )?;
+    }
+    if write {
+        let path = settings
+            .availability_file
+            .clone()
+            .context("no manifest path: set SOPHIA_AGENT_AVAILABILITY or HOME")?;
+        let manifest = Manifest {
+            schema_version: 1,
+            generated_at: now,
+            catalog_fingerprint: Some(effective.catalog.fingerprint.clone()),
+            agents: states.iter().map(|(id, (s, _))| (id.clone(), *s)).collect(),
+        };
+        let mut json = serde_json::to_string_pretty(&manifest)?;
+        json.push('\n');
+        crate::edge::files::write_atomic(&path, json.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        writeln!(stdout, "wrote {}", path.display())?;
+    }
+    Ok(())
 }

@@ -4,8 +4,11 @@
 
 use serde::Serialize;
 
-use crate::agents::AgentRouting;
+use crate::agents::catalog::AgentCatalog;
+use crate::agents::policy::resolve_subagent_routing;
+use crate::agents::{AgentRouting, default_catalog};
 use crate::payload::{Event, Host, Payload};
+use crate::planning::{self, PlannedDelegation};
 use crate::render::{self, HookOutput, ProjectDoc};
 use crate::routing::{self, Routing};
 use crate::skills::SkillRouting;
@@ -33,6 +36,12 @@ pub struct Project {
     pub skill_source: Option<&'static str>,
     /// Catalog load warnings (stale index, skipped files).
     pub skill_warnings: Vec<String>,
+    /// The effective agent catalog (availability overlaid); `None` means the embedded default.
+    pub agents: Option<AgentCatalog>,
+    /// Agent catalog and manifest warnings.
+    pub agent_warnings: Vec<String>,
+    /// A delegation planned earlier in this session, if any.
+    pub planned: Option<PlannedDelegation>,
 }
 
 /// The decision JSON.
@@ -64,10 +73,11 @@ pub fn resolve_event(flag: Option<&str>, payload: &Payload) -> Option<Event> {
 
 /// Runs the pure pipeline.
 pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
-    let planning =
-        request.planning_flag || request.payload.permission_mode.as_deref() == Some("plan");
+    let permission_mode = request.payload.permission_mode.as_deref();
+    let mut planning = request.planning_flag || permission_mode == Some("plan");
     let mut hints = Vec::with_capacity(render::MAX_BLOCKS);
     let mut skills = SkillRouting::default();
+    let mut agents = AgentRouting::off();
     let routing = match request.event {
         Event::SessionStart => {
             hints.push(render::BOOTSTRAP.to_owned());
@@ -88,14 +98,36 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             }
             skills.catalog = project.skill_source.map(str::to_owned);
             skills.warnings = project.skill_warnings.clone();
+            planning |= planning::asks_for_plan(&routing.stripped_prompt);
+            let default;
+            let catalog = match &project.agents {
+                Some(catalog) => catalog,
+                None => {
+                    default = default_catalog();
+                    &default
+                }
+            };
+            agents = resolve_subagent_routing(
+                &routing.stripped_prompt,
+                routing.subagent_mode,
+                &skills,
+                catalog,
+                planning,
+            );
+            agents.warnings = project.agent_warnings.clone();
+            if let Some(planned) = &project.planned {
+                agents.carry_forward = planning::carry_forward(
+                    planned,
+                    &routing.stripped_prompt,
+                    permission_mode,
+                    planning,
+                    catalog,
+                );
+            }
             hints.extend(render::routing_block(&routing));
-            hints.extend(render::specialist_block(&skills));
+            hints.extend(render::specialist_block(request.host, &skills, &agents));
             Some(routing)
         }
-    };
-    let agents = match &routing {
-        Some(r) => AgentRouting::empty(r.subagent_mode),
-        None => AgentRouting::off(),
     };
     debug_assert!(hints.len() <= render::MAX_BLOCKS);
     let output = render::output(request.host, request.event, &hints);

@@ -19,6 +19,7 @@ pub mod eval;
 pub mod fingerprint;
 pub mod hotword;
 pub mod payload;
+pub mod planning;
 pub mod render;
 pub mod routing;
 pub mod skills;

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::agents::{AgentRouting, CarryForwardStatus};
 use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
 use crate::hotword::Hotword;
 use crate::payload::{Event, Host};
@@ -109,19 +110,99 @@ pub fn routing_block(routing: &Routing) -> Option<String> {
     Some(block)
 }
 
-/// The specialist block: the selected skill(s), and (when delegation is on) the agent lines.
-pub fn specialist_block(skills: &SkillRouting) -> Option<String> {
+/// The specialist block: the selected skill(s), the recommended agents with the host's own
+/// delegation mechanism, the planning rule and any planned delegation carried forward. `None`
+/// when there is nothing to say.
+pub fn specialist_block(
+    host: Host,
+    skills: &SkillRouting,
+    agents: &AgentRouting,
+) -> Option<String> {
+    let mut lines: Vec<String> = Vec::new();
     let mut ids = skills.selected_ids();
-    let first = ids.next()?;
-    let mut block = format!("Sophia skill routing: skill={first}");
-    if let Some(second) = ids.next() {
-        block.push_str(&format!(" secondary={second}"));
+    if let Some(first) = ids.next() {
+        let mut line = format!("Sophia skill routing: skill={first}");
+        if let Some(second) = ids.next() {
+            line.push_str(&format!(" secondary={second}"));
+        }
+        line.push_str(
+            ". Background, not a task: this skill's domain matches the request; use it where the \
+             work needs it.",
+        );
+        lines.push(line);
     }
-    block.push_str(
-        ". Background, not a task: this skill's domain matches the request; use it where the work \
-         needs it.",
-    );
-    Some(block)
+    for rec in &agents.recommended_agents {
+        lines.push(format!(
+            "Sophia agent routing: agent={} skill={} writePolicy={} availability={} reasons={}.",
+            rec.agent_id,
+            rec.skill_id.as_deref().unwrap_or("none"),
+            rec.write_policy,
+            rec.availability,
+            rec.reason_codes.join(","),
+        ));
+    }
+    if let Some(first) = agents.recommended_agents.first() {
+        lines.push(format!(
+            "Delegate through {}, naming the skill in the delegated task; give the child an \
+             isolated, minimal context and, for simple sub-tasks, a cheaper model where the host \
+             allows it. The main agent keeps decisions, integration and the final answer, and \
+             reviews the child's result before concluding.",
+            delegation_mechanism(host, &first.agent_id)
+        ));
+    } else if agents.mode != crate::subagent::SubagentMode::Off {
+        let reason = agents.fallback_reason.as_deref().unwrap_or("none");
+        lines.push(format!(
+            "Sophia agent routing: no agent recommended (fallbackReason={reason}); do not \
+             substitute another role: do the bounded sub-task directly or tell the user."
+        ));
+    }
+    if agents.carry_forward_to_implementation {
+        lines.push(
+            "Planning: the plan must record the recommended agent, the associated skill, the \
+             bounded ownership and the expected validation/handoff. Delegation done while \
+             planning does not satisfy the later implementation, which must apply the planned \
+             delegation again unless scope or availability changed."
+                .to_owned(),
+        );
+    }
+    if let Some(cf) = &agents.carry_forward {
+        let planned = cf.agents.join(",");
+        let skills = if cf.skills.is_empty() {
+            "none".to_owned()
+        } else {
+            cf.skills.join(",")
+        };
+        lines.push(match cf.status {
+            CarryForwardStatus::Applied => {
+                let mut line = format!(
+                    "Planned delegation carried forward: agent={planned} skill={skills}. Delegation \
+                     done while planning does not satisfy this implementation: apply it now."
+                );
+                if !cf.unavailable.is_empty() {
+                    line.push_str(&format!(" No longer available: {}.", cf.unavailable.join(",")));
+                }
+                line
+            }
+            CarryForwardStatus::ScopeChanged => format!(
+                "A delegation was planned (agent={planned}) but this request changes scope: \
+                 re-evaluate it before delegating."
+            ),
+            CarryForwardStatus::AgentUnavailable => format!(
+                "The planned agent(s) {} are unavailable now: re-plan the delegation or do the \
+                 work directly.",
+                cf.unavailable.join(",")
+            ),
+        });
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// How the host's main agent delegates to a named role.
+fn delegation_mechanism(host: Host, agent_id: &str) -> String {
+    match host {
+        Host::Codex => format!("Codex's spawn_agent tool (agent_type=\"{agent_id}\")"),
+        Host::Claude => format!("Claude Code's Task/Agent tool (subagent_type=\"{agent_id}\")"),
+    }
 }
 
 const DELEGATION_RULES: &str = " Delegation is for token/cost efficiency, not parallelism. Never \
@@ -222,12 +303,16 @@ mod tests {
             score: 5,
             reasons: vec![],
         };
-        assert_eq!(specialist_block(&SkillRouting::default()), None);
+        let off = AgentRouting::off();
+        assert_eq!(
+            specialist_block(Host::Codex, &SkillRouting::default(), &off),
+            None
+        );
         let one = SkillRouting {
             selected: vec![m("mcp-database-expert")],
             ..SkillRouting::default()
         };
-        let block = specialist_block(&one).unwrap();
+        let block = specialist_block(Host::Codex, &one, &off).unwrap();
         assert!(block.starts_with(
             "Sophia skill routing: skill=mcp-database-expert. Background, not a task"
         ));
@@ -236,10 +321,46 @@ mod tests {
             ..SkillRouting::default()
         };
         assert!(
-            specialist_block(&two)
+            specialist_block(Host::Codex, &two, &off)
                 .unwrap()
                 .starts_with("Sophia skill routing: skill=a secondary=b.")
         );
+    }
+
+    #[test]
+    fn agent_lines_name_the_host_mechanism_and_the_rules() {
+        use crate::agents::Recommendation;
+        let mut agents = AgentRouting::empty(SubagentMode::Required);
+        agents.recommended_agents.push(Recommendation {
+            agent_id: "technical_analyst".into(),
+            skill_id: Some("mcp-technical-analyst".into()),
+            availability: "unknown".into(),
+            write_policy: "read-only".into(),
+            reason_codes: vec!["analysis-task".into(), "skill-affinity".into()],
+        });
+        let codex = specialist_block(Host::Codex, &SkillRouting::default(), &agents).unwrap();
+        assert!(codex.starts_with(
+            "Sophia agent routing: agent=technical_analyst skill=mcp-technical-analyst \
+             writePolicy=read-only availability=unknown reasons=analysis-task,skill-affinity."
+        ));
+        assert!(codex.contains("spawn_agent tool (agent_type=\"technical_analyst\")"));
+        for rule in [
+            "isolated, minimal context",
+            "cheaper model",
+            "keeps decisions, integration and the final answer",
+            "reviews the child's result",
+        ] {
+            assert!(codex.contains(rule), "{rule}");
+        }
+        let claude = specialist_block(Host::Claude, &SkillRouting::default(), &agents).unwrap();
+        assert!(claude.contains("Task/Agent tool (subagent_type=\"technical_analyst\")"));
+        agents.carry_forward_to_implementation = true;
+        let planning = specialist_block(Host::Codex, &SkillRouting::default(), &agents).unwrap();
+        assert!(planning.contains("does not satisfy the later implementation"));
+        let mut none = AgentRouting::empty(SubagentMode::Required);
+        none.fallback_reason = Some("locked-agent-unavailable".into());
+        let block = specialist_block(Host::Codex, &SkillRouting::default(), &none).unwrap();
+        assert!(block.contains("fallbackReason=locked-agent-unavailable"));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::text::{fold, mask_quoted, sentences};
+use crate::text::{NEGATIONS, fold, mask_quoted, sentences};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -162,12 +162,6 @@ const DELEGATE_VERBS: &[&str] = &[
 ];
 /// How many words may stand between a use-verb and the subagent it names.
 const USE_WINDOW: usize = 4;
-/// Words that negate what follows in the same clause.
-const NEGATIONS: &[&str] = &[
-    "non", "senza", "without", "dont", "don", "not", "never", "mai", "no", "evita", "evitare",
-    "avoid", "nessun", "nessuno", "niente", "stop", "neither", "nor", "ne", "doesn", "shouldn",
-    "won", "cannot", "mustn",
-];
 /// Openings that make a sentence a question or an explanation request about subagents.
 const QUESTION_LEADS: &[&str] = &[
     "what",

@@ -154,6 +154,14 @@ mod tests {
     }
 }
 
+/// Folded words that negate what follows in the same clause ("non usare…", "don't use…"; the
+/// apostrophe splits "don't" into "don" and "t").
+pub const NEGATIONS: &[&str] = &[
+    "non", "senza", "without", "dont", "don", "not", "never", "mai", "no", "evita", "evitare",
+    "avoid", "nessun", "nessuno", "niente", "stop", "neither", "nor", "ne", "doesn", "shouldn",
+    "won", "cannot", "mustn",
+];
+
 /// Italian and English stop words (folded), dropped before skill scoring.
 const STOP_WORDS: &[&str] = &[
     // Italian

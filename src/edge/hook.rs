@@ -8,12 +8,17 @@ use std::io::{Read, Write};
 use crate::analytics::AnalyticsEvent;
 use crate::clock::Clock;
 use crate::decision::{self, Decision, HookRequest, Project};
+use crate::edge::agents;
 use crate::edge::files::append_line;
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
 use crate::payload::{Event, Host, Payload};
+use crate::planning;
 use crate::skills::router::SkillRouter;
+use chrono::{DateTime, SecondsFormat, Utc};
+use std::collections::BTreeSet;
+use std::path::Path;
 
 /// Payloads larger than this pass through silently.
 pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
@@ -43,7 +48,7 @@ pub fn run_hook(
     settings: &Settings,
     clock: &dyn Clock,
 ) {
-    let result = decide_from_stdin(stdin, args, settings, stderr);
+    let result = decide_from_stdin(stdin, args, settings, clock, stderr);
     let duration_us = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
     let event = match &result {
         Ok(decision) => {
@@ -98,6 +103,7 @@ fn decide_from_stdin(
     stdin: &mut dyn Read,
     args: &HookArgs,
     settings: &Settings,
+    clock: &dyn Clock,
     stderr: &mut dyn Write,
 ) -> Result<Decision, &'static str> {
     let mut bytes = Vec::new();
@@ -119,13 +125,60 @@ fn decide_from_stdin(
         payload: &payload,
         planning_flag: args.planning || settings.planning,
     };
-    let project = load_project(&request, settings.debug.then_some(stderr));
-    Ok(decision::decide(&request, &project))
+    let now = clock.now();
+    let project = load_project(&request, settings, now, settings.debug.then_some(stderr));
+    let decision = decision::decide(&request, &project);
+    if let (Some(session), Some(cache)) = (&payload.session_id, &settings.cache_dir) {
+        let from_plan_mode = payload.permission_mode.as_deref() == Some("plan");
+        update_carry_forward(
+            &agents::state_path(cache),
+            session,
+            &decision,
+            from_plan_mode,
+            now,
+        );
+    }
+    Ok(decision)
+}
+
+/// Records a planning turn's delegation for the session, or consumes it once it has been carried
+/// forward. Best effort: a state file that cannot be written changes nothing else.
+fn update_carry_forward(
+    path: &Path,
+    session: &str,
+    decision: &Decision,
+    from_plan_mode: bool,
+    now: DateTime<Utc>,
+) {
+    let planned = planning::planned_from(&decision.agents, from_plan_mode, now);
+    let consumed = decision.agents.carry_forward.is_some();
+    if planned.is_none() && !consumed {
+        return;
+    }
+    let mut state = agents::read_state(path);
+    state.prune(now);
+    match planned {
+        Some(p) => state.insert(session, p),
+        None => {
+            state.remove(session);
+        }
+    }
+    let _ = agents::write_state(path, &state);
+}
+
+/// RFC 3339 UTC timestamp, seconds precision.
+pub fn timestamp(now: DateTime<Utc>) -> String {
+    now.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// Loads the project material the request needs, and nothing else: a prompt reads the skill
 /// catalog, never `AGENTS.md`; a SessionStart reads `AGENTS.md` only for hosts that do not.
-pub fn load_project(request: &HookRequest<'_>, mut debug: Option<&mut dyn Write>) -> Project {
+pub fn load_project(
+    request: &HookRequest<'_>,
+    settings: &Settings,
+    now: DateTime<Utc>,
+    mut debug: Option<&mut dyn Write>,
+) -> Project {
     let mut project = Project::default();
     let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
         return project;
@@ -142,9 +195,29 @@ pub fn load_project(request: &HookRequest<'_>, mut debug: Option<&mut dyn Write>
                 loaded.warnings.len()
             );
         }
+        let skill_ids: BTreeSet<String> =
+            loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
         project.skill_source = Some(loaded.source.as_str());
         project.skill_warnings = loaded.warnings;
         project.skills = Some(SkillRouter::new(loaded.catalog));
+
+        let mut effective = agents::load_catalog(&root, &skill_ids, timestamp(now));
+        agents::apply_manifest(&mut effective, settings.availability_file.as_deref());
+        if let Some(err) = debug.as_deref_mut() {
+            let _ = writeln!(
+                err,
+                "[mcp-agent-catalog] catalog={} agents={} warnings={}",
+                effective.source.as_str(),
+                effective.catalog.agents.len(),
+                effective.warnings.len()
+            );
+        }
+        project.agents = Some(effective.catalog);
+        project.agent_warnings = effective.warnings;
+        if let (Some(session), Some(cache)) = (&request.payload.session_id, &settings.cache_dir) {
+            let state = agents::read_state(&agents::state_path(cache));
+            project.planned = state.get(session, now).cloned();
+        }
     }
     if request.event == Event::SessionStart && !request.host.loads_agents_md() {
         match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {

@@ -1,6 +1,7 @@
 //! The I/O edge: everything that touches stdin, stdout, stderr, the environment and the file
 //! system. The pure stages never do; this module reads what they need and writes what they made.
 
+pub mod agents;
 pub mod files;
 pub mod hook;
 pub mod project;

@@ -8,6 +8,8 @@ pub const ENV_ANALYTICS: &str = "SOPHIA_ANALYTICS";
 pub const ENV_ANALYTICS_FILE: &str = "SOPHIA_ANALYTICS_FILE";
 pub const ENV_DEBUG: &str = "SOPHIA_DEBUG";
 pub const ENV_PLANNING: &str = "SOPHIA_PLANNING";
+pub const ENV_AVAILABILITY: &str = "SOPHIA_AGENT_AVAILABILITY";
+pub const ENV_CACHE_DIR: &str = "SOPHIA_CACHE_DIR";
 /// Test hook: `SOPHIA_FAULT=panic` makes hook mode panic after reading stdin, so the tests can
 /// prove through the real binary that a panic still exits 0 with nothing on stdout.
 pub const ENV_FAULT: &str = "SOPHIA_FAULT";
@@ -24,6 +26,10 @@ pub struct Settings {
     pub home: Option<PathBuf>,
     /// `SOPHIA_FAULT=panic`: inject a panic in hook mode (tests only).
     pub inject_panic: bool,
+    /// The agent availability manifest.
+    pub availability_file: Option<PathBuf>,
+    /// The user cache folder for best-effort state (carry-forward of planned delegation).
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Settings {
@@ -47,7 +53,30 @@ impl Settings {
                 .map(|h| h.join(".mcp-servers/analytics/sophia-hook.jsonl")),
         }
         .filter(|_| analytics_on);
+        let availability_file = get(ENV_AVAILABILITY)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                home.as_ref()
+                    .map(|h| h.join(".mcp-servers/agent-availability.json"))
+            });
+        let cache_dir = get(ENV_CACHE_DIR)
+            .or_else(|| get("XDG_CACHE_HOME"))
+            .or_else(|| get("LOCALAPPDATA"))
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                home.as_ref().map(|h| {
+                    if cfg!(target_os = "macos") {
+                        h.join("Library/Caches")
+                    } else {
+                        h.join(".cache")
+                    }
+                })
+            });
         Settings {
+            availability_file,
+            cache_dir,
             analytics_file,
             debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),
             planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
@@ -98,6 +127,27 @@ mod tests {
         let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS, "off")]);
         assert_eq!(s.analytics_file, None);
         assert_eq!(settings(&[]).analytics_file, None);
+    }
+
+    #[test]
+    fn availability_and_cache_paths() {
+        let s = settings(&[("HOME", "/home/u")]);
+        assert_eq!(
+            s.availability_file,
+            Some(PathBuf::from(
+                "/home/u/.mcp-servers/agent-availability.json"
+            ))
+        );
+        assert!(s.cache_dir.is_some());
+        let s = settings(&[
+            ("HOME", "/home/u"),
+            (ENV_AVAILABILITY, "/tmp/m.json"),
+            (ENV_CACHE_DIR, "/tmp/c"),
+        ]);
+        assert_eq!(s.availability_file, Some(PathBuf::from("/tmp/m.json")));
+        assert_eq!(s.cache_dir, Some(PathBuf::from("/tmp/c")));
+        let s = settings(&[("XDG_CACHE_HOME", "/x")]);
+        assert_eq!(s.cache_dir, Some(PathBuf::from("/x")));
     }
 
     #[test]

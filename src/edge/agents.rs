@@ -1,0 +1,374 @@
+//! Loading the effective agent catalog (generated catalog, or the project's canonical source, or
+//! the embedded default, with the availability manifest overlaid), computing availability from
+//! the hosts' runtime agent definitions, and the carry-forward state file. Nothing here fails the
+//! hook: problems become warnings.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::agents::availability::{Availability, Manifest, overlay};
+use crate::agents::catalog::{AgentCatalog, build};
+use crate::agents::default_catalog;
+use crate::edge::files::write_atomic;
+use crate::planning::CarryForwardState;
+
+/// The canonical source, relative to the project root.
+pub const SOURCE_PATH: &str = "docs/agents/canonical-subagents.yaml";
+/// The generated catalog, relative to the project root (git-ignored through `.sophia/.gitignore`).
+pub const CATALOG_PATH: &str = ".sophia/agent-catalog.json";
+
+/// Where the effective catalog came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentCatalogSource {
+    Embedded,
+    Generated,
+    Source,
+}
+
+impl AgentCatalogSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentCatalogSource::Embedded => "embedded",
+            AgentCatalogSource::Generated => "generated",
+            AgentCatalogSource::Source => "source",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EffectiveCatalog {
+    pub catalog: AgentCatalog,
+    pub source: AgentCatalogSource,
+    pub warnings: Vec<String>,
+}
+
+fn mtime(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Reads and verifies a generated catalog.
+pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
+    let bytes = fs::read(path).map_err(|_| "agent-catalog-missing")?;
+    let catalog: AgentCatalog =
+        serde_json::from_slice(&bytes).map_err(|_| "agent-catalog-corrupt")?;
+    if !catalog.fingerprint_is_valid() {
+        return Err("agent-catalog-fingerprint-mismatch");
+    }
+    Ok(catalog)
+}
+
+/// The catalog the hook uses for `root`, before availability: the generated catalog when it is
+/// valid and not older than the project's canonical source; else the source, built in memory
+/// against `skill_ids`; else the embedded default.
+pub fn load_catalog(root: &Path, skill_ids: &BTreeSet<String>, now: String) -> EffectiveCatalog {
+    let source = root.join(SOURCE_PATH);
+    let generated = root.join(CATALOG_PATH);
+    let source_time = mtime(&source);
+    let mut warnings = Vec::new();
+    match read_catalog(&generated) {
+        Ok(catalog) if source_time.is_none() || mtime(&generated) >= source_time => {
+            return EffectiveCatalog {
+                catalog,
+                source: AgentCatalogSource::Generated,
+                warnings,
+            };
+        }
+        Ok(_) => warnings.push("agent-catalog-stale".to_owned()),
+        Err("agent-catalog-missing") if source_time.is_none() => {}
+        Err(reason) => warnings.push(reason.to_owned()),
+    }
+    if source_time.is_some() {
+        match fs::read_to_string(&source)
+            .map_err(|e| e.to_string())
+            .and_then(|text| build(&text, skill_ids, now).map_err(|e| e.to_string()))
+        {
+            Ok(catalog) => {
+                return EffectiveCatalog {
+                    catalog,
+                    source: AgentCatalogSource::Source,
+                    warnings,
+                };
+            }
+            Err(_) => warnings.push("agent-catalog-source-invalid".to_owned()),
+        }
+    }
+    EffectiveCatalog {
+        catalog: default_catalog(),
+        source: AgentCatalogSource::Embedded,
+        warnings,
+    }
+}
+
+/// Overlays the availability manifest at `path`, if any. A missing file changes nothing; an
+/// unreadable one is ignored with a warning.
+pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>) {
+    let Some(path) = path else {
+        return;
+    };
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(_) => {
+            effective
+                .warnings
+                .push("availability-manifest-unreadable".to_owned());
+            return;
+        }
+    };
+    match serde_json::from_slice::<Manifest>(&bytes) {
+        Ok(manifest) => {
+            let warnings = overlay(&mut effective.catalog, &manifest);
+            effective.warnings.extend(warnings);
+        }
+        Err(_) => effective
+            .warnings
+            .push("availability-manifest-unreadable".to_owned()),
+    }
+}
+
+/// One runtime agent definition found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub host: &'static str,
+    pub path: PathBuf,
+    pub enabled: bool,
+}
+
+/// Where each host keeps its agent definitions, relative to the project root and to the home
+/// directory, and the file name for an id.
+const DEFINITION_DIRS: [(&str, &str, &str); 5] = [
+    ("codex", ".codex/agents", ".toml"),
+    ("claude", ".claude/agents", ".md"),
+    ("gemini", ".gemini/agents", ".md"),
+    ("copilot", ".copilot/agents", ".agent.md"),
+    ("copilot", ".github/agents", ".agent.md"),
+];
+
+/// Finds the runtime definitions of agent `id` in the project and in the user's home. A file
+/// matches by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
+pub fn find_definitions(id: &str, roots: &[&Path]) -> Vec<Definition> {
+    let names = [id.to_owned(), id.replace('_', "-")];
+    let mut found = Vec::new();
+    for root in roots {
+        for (host, dir, ext) in DEFINITION_DIRS {
+            let dir = root.join(dir);
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let path = entry.path();
+                let file = entry.file_name().to_string_lossy().into_owned();
+                let Some(stem) = file.strip_suffix(ext) else {
+                    continue;
+                };
+                let text = fs::read_to_string(&path).unwrap_or_default();
+                let by_name = names.iter().any(|n| n == stem);
+                let by_field =
+                    ext == ".toml" && toml_name(&text).is_some_and(|n| names.contains(&n));
+                if by_name || by_field {
+                    found.push(Definition {
+                        host,
+                        path,
+                        enabled: !is_disabled(&text),
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+fn toml_name(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == "name").then(|| v.trim().trim_matches(['"', '\'']).to_owned())
+    })
+}
+
+/// `enabled = false`, `enabled: false`, `disabled = true` or `disabled: true` on a line.
+fn is_disabled(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim().to_ascii_lowercase().replace(' ', "");
+        matches!(
+            l.as_str(),
+            "enabled=false" | "enabled:false" | "disabled=true" | "disabled:true"
+        )
+    })
+}
+
+/// Availability per catalog agent: `configured` when an enabled definition exists for some host,
+/// `unavailable` when definitions exist and all are disabled, `unknown` otherwise.
+pub fn compute_availability(
+    catalog: &AgentCatalog,
+    roots: &[&Path],
+) -> BTreeMap<String, (Availability, Vec<Definition>)> {
+    catalog
+        .agents
+        .iter()
+        .map(|a| {
+            let defs = find_definitions(&a.id, roots);
+            let state = if defs.iter().any(|d| d.enabled) {
+                Availability::Configured
+            } else if defs.is_empty() {
+                Availability::Unknown
+            } else {
+                Availability::Unavailable
+            };
+            (a.id.clone(), (state, defs))
+        })
+        .collect()
+}
+
+/// The carry-forward state file under the cache directory.
+pub fn state_path(cache_dir: &Path) -> PathBuf {
+    cache_dir.join("sophia-hook").join("carry-forward.json")
+}
+
+/// Reads the carry-forward state; a missing or corrupt file is an empty state.
+pub fn read_state(path: &Path) -> CarryForwardState {
+    fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Writes the carry-forward state atomically; best effort.
+pub fn write_state(path: &Path, state: &CarryForwardState) -> std::io::Result<()> {
+    let json = serde_json::to_vec(state).map_err(std::io::Error::other)?;
+    write_atomic(path, &json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill_ids() -> BTreeSet<String> {
+        crate::skills::default_catalog()
+            .skills
+            .into_iter()
+            .map(|s| s.id)
+            .collect()
+    }
+
+    #[test]
+    fn embedded_when_the_project_has_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        assert_eq!(e.source, AgentCatalogSource::Embedded);
+        assert!(e.warnings.is_empty());
+        assert_eq!(e.catalog, default_catalog());
+    }
+
+    #[test]
+    fn source_then_generated_then_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml = include_str!("../../docs/agents/canonical-subagents.yaml");
+        fs::create_dir_all(dir.path().join("docs/agents")).unwrap();
+        fs::write(dir.path().join(SOURCE_PATH), yaml).unwrap();
+        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        assert_eq!(e.source, AgentCatalogSource::Source);
+        assert_eq!(e.warnings, ["agent-catalog-missing"]);
+
+        let json = serde_json::to_vec(&e.catalog).unwrap();
+        write_atomic(&dir.path().join(CATALOG_PATH), &json).unwrap();
+        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        assert_eq!(e.source, AgentCatalogSource::Generated);
+
+        let mut tampered = e.catalog.clone();
+        tampered.agents[0].semantic_summary = "edited by hand".into();
+        write_atomic(
+            &dir.path().join(CATALOG_PATH),
+            &serde_json::to_vec(&tampered).unwrap(),
+        )
+        .unwrap();
+        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        assert_eq!(
+            (e.source, e.warnings[0].as_str()),
+            (
+                AgentCatalogSource::Source,
+                "agent-catalog-fingerprint-mismatch"
+            )
+        );
+
+        fs::write(dir.path().join(CATALOG_PATH), "{ torn").unwrap();
+        assert_eq!(
+            load_catalog(dir.path(), &skill_ids(), "t".into()).warnings,
+            ["agent-catalog-corrupt"]
+        );
+
+        fs::write(
+            dir.path().join(SOURCE_PATH),
+            "schemaVersion: 1\nagents: []\n",
+        )
+        .unwrap();
+        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        assert_eq!(e.source, AgentCatalogSource::Embedded);
+        assert!(
+            e.warnings
+                .contains(&"agent-catalog-source-invalid".to_owned())
+        );
+    }
+
+    #[test]
+    fn manifest_missing_unreadable_and_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        apply_manifest(&mut e, Some(&dir.path().join("none.json")));
+        assert!(e.warnings.is_empty());
+        let bad = dir.path().join("bad.json");
+        fs::write(&bad, "not json").unwrap();
+        apply_manifest(&mut e, Some(&bad));
+        assert_eq!(e.warnings, ["availability-manifest-unreadable"]);
+        apply_manifest(&mut e, Some(dir.path()));
+        assert_eq!(e.warnings.len(), 2, "a directory is unreadable too");
+        let good = dir.path().join("good.json");
+        let fp = e.catalog.fingerprint.clone();
+        fs::write(&good, format!(r#"{{"schemaVersion":1,"generatedAt":"t","catalogFingerprint":"{fp}","agents":{{"scout":"unavailable"}}}}"#)).unwrap();
+        apply_manifest(&mut e, Some(&good));
+        assert_eq!(
+            e.catalog.agent("scout").unwrap().availability,
+            Availability::Unavailable
+        );
+    }
+
+    #[test]
+    fn availability_from_runtime_definitions() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let p = project.path();
+        fs::create_dir_all(p.join(".codex/agents")).unwrap();
+        fs::write(
+            p.join(".codex/agents/reviewer.toml"),
+            "name = \"code_reviewer\"\ndescription = \"x\"\n",
+        )
+        .unwrap();
+        fs::create_dir_all(home.path().join(".gemini/agents")).unwrap();
+        fs::write(
+            home.path().join(".gemini/agents/scout.md"),
+            "---\nname: scout\n---\n",
+        )
+        .unwrap();
+        fs::create_dir_all(p.join(".claude/agents")).unwrap();
+        fs::write(
+            p.join(".claude/agents/implementer.md"),
+            "---\nname: implementer\nenabled: false\n---\n",
+        )
+        .unwrap();
+        fs::create_dir_all(p.join(".copilot/agents")).unwrap();
+        fs::write(
+            p.join(".copilot/agents/test-writer.agent.md"),
+            "---\nname: test-writer\n---\n",
+        )
+        .unwrap();
+        let states = compute_availability(&default_catalog(), &[p, home.path()]);
+        let state = |id: &str| states[id].0;
+        assert_eq!(state("code_reviewer"), Availability::Configured);
+        assert_eq!(state("scout"), Availability::Configured);
+        assert_eq!(state("implementer"), Availability::Unavailable);
+        assert_eq!(state("test_writer"), Availability::Configured);
+        assert_eq!(state("technical_analyst"), Availability::Unknown);
+        assert_eq!(states["scout"].1[0].host, "gemini");
+    }
+}
