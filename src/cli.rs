@@ -101,6 +101,18 @@ pub struct EvalArgs {
     pub min_no_skill_precision: Option<f64>,
     #[arg(long, value_name = "RATIO")]
     pub min_no_skill_recall: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_precision_at_1: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_precision: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_recall: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_lock_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_skill_pairing: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_carry_forward_accuracy: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -333,7 +345,8 @@ fn skills_index(
 fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(&args.cases)
         .with_context(|| format!("reading {}", args.cases.display()))?;
-    let cases = crate::eval::parse_cases(&text)
+    let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
+    let cases = crate::eval::parse_cases_in(&text, base)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.display()))?;
     let loaded = match &args.root {
         Some(root) => skills::load(root),
@@ -343,13 +356,20 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
             warnings: Vec::new(),
         },
     };
-    let project = Project {
+    let skill_ids: std::collections::BTreeSet<String> =
+        loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
+    let agents = match &args.root {
+        Some(root) => crate::edge::agents::load_catalog(root, &skill_ids, String::new()).catalog,
+        None => crate::agents::default_catalog(),
+    };
+    let mut project = Project {
         skill_source: Some(loaded.source.as_str()),
         skill_warnings: loaded.warnings,
         skills: Some(SkillRouter::new(loaded.catalog)),
+        agents: Some(agents),
         ..Project::default()
     };
-    let report = crate::eval::run(&cases, &project);
+    let report = crate::eval::run(&cases, &mut project);
     let floors = crate::eval::Floors {
         context_accuracy: args.min_context_accuracy,
         subagent_accuracy: args.min_subagent_accuracy,
@@ -359,6 +379,12 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
         skill_recall: args.min_skill_recall,
         no_skill_precision: args.min_no_skill_precision,
         no_skill_recall: args.min_no_skill_recall,
+        agent_precision_at_1: args.min_agent_precision_at_1,
+        agent_precision: args.min_agent_precision,
+        agent_recall: args.min_agent_recall,
+        lock_accuracy: args.min_lock_accuracy,
+        agent_skill_pairing: args.min_agent_skill_pairing,
+        carry_forward_accuracy: args.min_carry_forward_accuracy,
     };
     let failures = floors.failures(&report);
     if args.json {

@@ -7,9 +7,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::agents::CarryForwardStatus;
+use crate::agents::availability::{Availability, Manifest};
+use crate::agents::default_catalog;
 use crate::context::ContextMode;
 use crate::decision::{self, Decision, HookRequest, Project};
 use crate::payload::{Event, Host, Payload};
+use crate::planning::{CarryForwardState, planned_from};
 use crate::subagent::SubagentMode;
 
 /// One line of a cases file.
@@ -27,10 +31,29 @@ struct CaseLine {
     subagent_mode: Option<SubagentMode>,
     detected_hotwords: Option<Vec<String>>,
     skills: Option<Vec<String>>,
+    agents: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "present")]
+    agent_skill: Option<Option<String>>,
+    lock: Option<String>,
+    carry_forward: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    carried_forward: Option<Option<CarryForwardStatus>>,
+    session: Option<String>,
+    availability: Option<BTreeMap<String, Availability>>,
+    manifest: Option<String>,
     /// Free text for the reader; ignored.
     #[serde(default)]
     #[allow(dead_code)]
     note: Option<String>,
+}
+
+/// Tells `"key": null` (expect nothing) from a missing key (do not check).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// A parsed case.
@@ -45,10 +68,33 @@ pub struct Case {
     pub subagent_mode: Option<SubagentMode>,
     pub detected_hotwords: Option<Vec<String>>,
     pub skills: Option<Vec<String>>,
+    /// Expected recommended agents, primary first; `[]` means none.
+    pub agents: Option<Vec<String>>,
+    /// Expected `skillId` of the first recommendation (`null` for none).
+    pub agent_skill: Option<Option<String>>,
+    /// The agent the user names: it must be exactly the recommendation (or none when unavailable).
+    pub lock: Option<String>,
+    /// Expected `carryForwardToImplementation`.
+    pub carry_forward: Option<bool>,
+    /// Expected status of a planned delegation carried to this prompt (`null` for none).
+    pub carried_forward: Option<Option<CarryForwardStatus>>,
+    /// Cases with the same session run in file order and share planned delegation.
+    pub session: Option<String>,
+    /// Availability overrides for this case (a manifest applied on top of the catalog).
+    pub availability: BTreeMap<String, Availability>,
+}
+
+/// Parses a JSONL cases file; `manifest` paths are resolved against `base_dir`.
+pub fn parse_cases_in(text: &str, base_dir: &std::path::Path) -> Result<Vec<Case>, String> {
+    parse_cases_with(text, Some(base_dir))
 }
 
 /// Parses a JSONL cases file; blank lines and lines starting with `#` or `//` are skipped.
 pub fn parse_cases(text: &str) -> Result<Vec<Case>, String> {
+    parse_cases_with(text, None)
+}
+
+fn parse_cases_with(text: &str, base_dir: Option<&std::path::Path>) -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line_no = n + 1;
@@ -71,7 +117,25 @@ pub fn parse_cases(text: &str) -> Result<Vec<Case>, String> {
                 ));
             }
         };
+        let mut availability = BTreeMap::new();
+        if let Some(manifest) = &raw.manifest {
+            let path =
+                base_dir.map_or_else(|| std::path::PathBuf::from(manifest), |d| d.join(manifest));
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.display()))?;
+            let m: Manifest = serde_json::from_str(&text)
+                .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.display()))?;
+            availability.extend(m.agents);
+        }
+        availability.extend(raw.availability.unwrap_or_default());
         cases.push(Case {
+            agents: raw.agents,
+            agent_skill: raw.agent_skill,
+            lock: raw.lock,
+            carry_forward: raw.carry_forward,
+            carried_forward: raw.carried_forward,
+            session: raw.session,
+            availability,
             id: raw.id.unwrap_or_else(|| format!("line-{line_no}")),
             payload,
             host: raw.host.unwrap_or(Host::Codex),
@@ -148,24 +212,83 @@ pub struct Miss {
     pub got: Value,
 }
 
+/// Agent metrics, kept apart from the skill metrics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentMetrics {
+    /// Cases with an expected agent whose first recommendation is the first expected one.
+    pub precision_at_1: Ratio,
+    /// Recommended agents that were expected, over all recommended agents.
+    pub precision: Ratio,
+    /// Expected agents that were recommended, over all expected agents.
+    pub recall: Ratio,
+    /// Cases naming an agent whose recommendation is exactly that agent (or none when it is
+    /// unavailable, with `locked-agent-unavailable`).
+    pub lock_accuracy: Ratio,
+    /// The first recommendation's `skillId` as expected.
+    pub skill_pairing: Ratio,
+    /// `carryForwardToImplementation` and carried-forward status as expected.
+    pub carry_forward: Ratio,
+    /// Cases where an unavailable agent was recommended (must be 0).
+    pub unavailable_recommended: usize,
+    /// Cases where an agent outside the catalog or a generic role was recommended (must be 0).
+    pub generic_recommended: usize,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     pub cases: usize,
     pub routing: RoutingMetrics,
     pub skills: SkillMetrics,
+    pub agents: AgentMetrics,
     pub misses: Vec<Miss>,
 }
 
-/// Runs every case against `project` and scores it.
-pub fn run(cases: &[Case], project: &Project) -> Report {
+/// Role ids that mean "no particular role"; never to be recommended.
+const GENERIC_ROLES: &[&str] = &[
+    "default",
+    "generic",
+    "worker",
+    "general-purpose",
+    "general_purpose",
+];
+
+/// Runs every case against `project` and scores it. Cases of one `session` share planned
+/// delegation, in file order; a case's `availability` applies to that case only.
+pub fn run(cases: &[Case], project: &mut Project) -> Report {
     let mut report = Report {
         cases: cases.len(),
         ..Report::default()
     };
     let mut counts = Counts::default();
+    let base_catalog = project.agents.clone().unwrap_or_else(default_catalog);
+    let mut sessions = CarryForwardState::default();
+    let epoch = chrono::DateTime::UNIX_EPOCH;
     for case in cases {
-        let Some(decision) = decide_case(case, project) else {
+        let mut catalog = base_catalog.clone();
+        for agent in &mut catalog.agents {
+            if let Some(state) = case.availability.get(&agent.id) {
+                agent.availability = *state;
+            }
+        }
+        project.agents = Some(catalog);
+        project.planned = case
+            .session
+            .as_ref()
+            .and_then(|s| sessions.get(s, epoch).cloned());
+        let decision = decide_case(case, project);
+        if let (Some(session), Some(d)) = (&case.session, &decision) {
+            let plan_mode = case.payload.permission_mode.as_deref() == Some("plan");
+            match planned_from(&d.agents, plan_mode, epoch) {
+                Some(p) => sessions.insert(session, p),
+                None if d.agents.carry_forward.is_some() => {
+                    sessions.remove(session);
+                }
+                None => {}
+            }
+        }
+        let Some(decision) = decision else {
             report.misses.push(Miss {
                 id: case.id.clone(),
                 dimension: "event",
@@ -176,7 +299,28 @@ pub fn run(cases: &[Case], project: &Project) -> Report {
         };
         score_routing(case, &decision, &mut counts, &mut report.misses);
         score_skills(case, &decision, &mut counts, &mut report.misses);
+        let catalog = project.agents.as_ref().expect("set above");
+        score_agents(
+            case,
+            &decision,
+            catalog,
+            &mut counts.agents,
+            &mut report.misses,
+        );
     }
+    project.agents = Some(base_catalog);
+    project.planned = None;
+    let a = &counts.agents;
+    report.agents = AgentMetrics {
+        precision_at_1: Ratio::new(a.top1.0, a.top1.1),
+        precision: Ratio::new(a.overlap, a.recommended),
+        recall: Ratio::new(a.overlap, a.expected),
+        lock_accuracy: Ratio::new(a.lock.0, a.lock.1),
+        skill_pairing: Ratio::new(a.pairing.0, a.pairing.1),
+        carry_forward: Ratio::new(a.carry.0, a.carry.1),
+        unavailable_recommended: a.unavailable,
+        generic_recommended: a.generic,
+    };
     report.routing = RoutingMetrics {
         context_mode: Ratio::new(counts.context.0, counts.context.1),
         subagent_mode: Ratio::new(counts.subagent.0, counts.subagent.1),
@@ -229,6 +373,121 @@ struct Counts {
     subagent: (usize, usize),
     hotwords: (usize, usize),
     skills: SkillCounts,
+    agents: AgentCounts,
+}
+
+#[derive(Default)]
+struct AgentCounts {
+    top1: (usize, usize),
+    overlap: usize,
+    recommended: usize,
+    expected: usize,
+    lock: (usize, usize),
+    pairing: (usize, usize),
+    carry: (usize, usize),
+    unavailable: usize,
+    generic: usize,
+}
+
+fn score_agents(
+    case: &Case,
+    decision: &Decision,
+    catalog: &crate::agents::catalog::AgentCatalog,
+    a: &mut AgentCounts,
+    misses: &mut Vec<Miss>,
+) {
+    let got: Vec<String> = decision
+        .agents
+        .recommended_agents
+        .iter()
+        .map(|r| r.agent_id.clone())
+        .collect();
+    // Invariants, checked on every case.
+    for id in &got {
+        match catalog.agent(id) {
+            Some(agent) if agent.availability == Availability::Unavailable => {
+                a.unavailable += 1;
+                misses.push(Miss {
+                    id: case.id.clone(),
+                    dimension: "unavailableRecommended",
+                    expected: Value::from("never"),
+                    got: Value::from(id.clone()),
+                });
+            }
+            None => a.generic += 1,
+            Some(_) if GENERIC_ROLES.contains(&id.as_str()) => a.generic += 1,
+            Some(_) => {}
+        }
+    }
+    if let Some(expected) = &case.agents {
+        if let Some(first) = expected.first() {
+            a.top1.1 += 1;
+            if got.first() == Some(first) {
+                a.top1.0 += 1;
+            }
+        }
+        let overlap = got.iter().filter(|g| expected.contains(g)).count();
+        a.overlap += overlap;
+        a.recommended += got.len();
+        a.expected += expected.len();
+        if got != *expected {
+            misses.push(Miss {
+                id: case.id.clone(),
+                dimension: "agents",
+                expected: Value::from(expected.clone()),
+                got: Value::from(got.clone()),
+            });
+        }
+    }
+    if let Some(lock) = &case.lock {
+        let available = catalog
+            .agent(lock)
+            .is_some_and(|x| x.availability != Availability::Unavailable);
+        let ok = if available {
+            got == [lock.clone()]
+        } else {
+            got.is_empty()
+                && decision.agents.fallback_reason.as_deref() == Some("locked-agent-unavailable")
+        };
+        check(&case.id, "lock", &true, &ok, &mut a.lock, misses);
+    }
+    if let Some(expected) = &case.agent_skill {
+        let got_skill = decision
+            .agents
+            .recommended_agents
+            .first()
+            .and_then(|r| r.skill_id.clone());
+        check(
+            &case.id,
+            "agentSkill",
+            expected,
+            &got_skill,
+            &mut a.pairing,
+            misses,
+        );
+    }
+    if let Some(expected) = &case.carry_forward {
+        let got_cf = decision.agents.carry_forward_to_implementation;
+        check(
+            &case.id,
+            "carryForwardToImplementation",
+            expected,
+            &got_cf,
+            &mut a.carry,
+            misses,
+        );
+    }
+    if let Some(expected) = &case.carried_forward {
+        let got_status = decision.agents.carry_forward.as_ref().map(|c| c.status);
+        check(
+            &case.id,
+            "carriedForward",
+            expected,
+            &got_status,
+            &mut a.carry,
+            misses,
+        );
+    }
 }
 
 #[derive(Default)]
@@ -369,6 +628,12 @@ pub struct Floors {
     pub skill_recall: Option<f64>,
     pub no_skill_precision: Option<f64>,
     pub no_skill_recall: Option<f64>,
+    pub agent_precision_at_1: Option<f64>,
+    pub agent_precision: Option<f64>,
+    pub agent_recall: Option<f64>,
+    pub lock_accuracy: Option<f64>,
+    pub agent_skill_pairing: Option<f64>,
+    pub carry_forward_accuracy: Option<f64>,
 }
 
 impl Floors {
@@ -477,6 +742,40 @@ pub fn render_table(report: &Report) -> String {
             ));
         }
     }
+    let a = &report.agents;
+    out.push_str("\nagents\n");
+    out.push_str(&format!(
+        "  precision@1                {}\n",
+        pct(&a.precision_at_1)
+    ));
+    out.push_str(&format!(
+        "  precision (recommended)    {}\n",
+        pct(&a.precision)
+    ));
+    out.push_str(&format!(
+        "  recall (recommended)       {}\n",
+        pct(&a.recall)
+    ));
+    out.push_str(&format!(
+        "  lock accuracy              {}\n",
+        pct(&a.lock_accuracy)
+    ));
+    out.push_str(&format!(
+        "  skill pairing              {}\n",
+        pct(&a.skill_pairing)
+    ));
+    out.push_str(&format!(
+        "  carry-forward              {}\n",
+        pct(&a.carry_forward)
+    ));
+    out.push_str(&format!(
+        "  unavailable recommended    {}\n",
+        a.unavailable_recommended
+    ));
+    out.push_str(&format!(
+        "  generic recommended        {}\n",
+        a.generic_recommended
+    ));
     out.push_str(&format!("\nmisses: {}\n", report.misses.len()));
     for m in &report.misses {
         out.push_str(&format!(
@@ -498,6 +797,43 @@ mod tests {
             skills: Some(SkillRouter::new(default_catalog())),
             ..Project::default()
         }
+    }
+
+    #[test]
+    fn agent_metrics_locks_availability_and_sessions() {
+        let text = r#"
+{"id":"a1","prompt":"!agents analizza il ticket Mantis 123 e ricostruisci la causa","agents":["technical_analyst"],"agentSkill":"mcp-technical-analyst"}
+{"id":"a2","prompt":"!agents usa il code_reviewer per la diff","lock":"code_reviewer","agents":["code_reviewer"]}
+{"id":"a3","prompt":"!agents usa il code_reviewer per la diff","lock":"code_reviewer","availability":{"code_reviewer":"unavailable"},"agents":[]}
+{"id":"a4","prompt":"!agents analizza i log","availability":{"technical_analyst":"unavailable"},"agents":["scout"]}
+{"id":"p1","session":"s1","payload":{"hook_event_name":"UserPromptSubmit","permission_mode":"plan","prompt":"!agents analizza i log"},"carryForward":true,"carriedForward":null}
+{"id":"p2","session":"s1","prompt":"procedi","carryForward":false,"carriedForward":"applied","agents":[]}
+{"id":"p3","session":"s1","prompt":"procedi","carriedForward":null}
+"#;
+        let report = run(&parse_cases(text).unwrap(), &mut project());
+        let a = &report.agents;
+        assert_eq!(
+            (a.precision_at_1.hits, a.precision_at_1.total),
+            (3, 3),
+            "{:?}",
+            report.misses
+        );
+        assert_eq!((a.lock_accuracy.hits, a.lock_accuracy.total), (2, 2));
+        assert_eq!((a.skill_pairing.hits, a.skill_pairing.total), (1, 1));
+        assert_eq!(
+            (a.carry_forward.hits, a.carry_forward.total),
+            (5, 5),
+            "{:?}",
+            report.misses
+        );
+        assert_eq!(a.unavailable_recommended, 0);
+        assert_eq!(a.generic_recommended, 0);
+        assert!(report.misses.is_empty(), "{:?}", report.misses);
+        // A wrong expectation is a miss.
+        let wrong = r#"{"id":"w","prompt":"!agents analizza i log","agents":["implementer"],"lock":"implementer"}"#;
+        let report = run(&parse_cases(wrong).unwrap(), &mut project());
+        let dims: Vec<&str> = report.misses.iter().map(|m| m.dimension).collect();
+        assert_eq!(dims, ["agents", "lock"]);
     }
 
     #[test]
@@ -533,7 +869,7 @@ mod tests {
 {"id":"wrong-skill","prompt":"esegui una query sql","skills":["mcp-office-expert"]}
 {"id":"none","prompt":"ciao","skills":[]}
 "#;
-        let report = run(&parse_cases(text).unwrap(), &project());
+        let report = run(&parse_cases(text).unwrap(), &mut project());
         assert_eq!(report.cases, 4);
         assert_eq!(
             (

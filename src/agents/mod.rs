@@ -43,7 +43,7 @@ pub struct Rejection {
 }
 
 /// What happened to a planned delegation on a prompt that moves to execution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CarryForwardStatus {
     /// Re-injected: the implementation must apply the planned delegation.

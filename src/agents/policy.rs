@@ -116,7 +116,6 @@ const PHASE_CUES: [(&str, &[&str]); 5] = [
             "update",
             "aggiungi",
             "add",
-            "patch",
             "refactor",
             "rifattorizza",
             "applica",
@@ -186,7 +185,8 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("test_writer", &["scrittore di test"]),
 ];
 
-/// Stemmed phase cues of a prompt: the phases it signals, each with its number of cue words.
+/// Stemmed phase cues of a prompt: the phases it signals. Presence counts, not the number of
+/// cue words, so a prompt that names two phases ranks them by affinity and catalog order.
 fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
     let folded = fold(text);
     let ws: Vec<&str> = words(&folded).collect();
@@ -204,7 +204,7 @@ fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
                 let cue_stems: BTreeSet<String> = cues.iter().map(|c| stem(c)).collect();
                 stems.iter().filter(|s| cue_stems.contains(*s)).count()
             }
-            .min(3);
+            .min(1);
             (hits > 0).then_some((*phase, hits))
         })
         .collect()

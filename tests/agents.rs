@@ -1,0 +1,369 @@
+//! The agent catalog, availability and policy through the real binary: deterministic builds,
+//! refusals that write nothing, the manifest the hook overlays, locks, and planned delegation
+//! carried across turns of one session.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::run_binary;
+use serde_json::Value;
+
+const SOURCE: &str = include_str!("../docs/agents/canonical-subagents.yaml");
+
+fn project_with_source(source: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("docs/agents")).unwrap();
+    fs::create_dir_all(dir.path().join(".git")).unwrap();
+    fs::write(
+        dir.path().join("docs/agents/canonical-subagents.yaml"),
+        source,
+    )
+    .unwrap();
+    dir
+}
+
+fn fingerprint(path: &Path) -> String {
+    let v: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    v["fingerprint"].as_str().unwrap().to_owned()
+}
+
+fn explain(prompt: &str, home: &Path, env: &[(&str, &str)]) -> Value {
+    let run = run_binary(
+        &[
+            "explain",
+            "--prompt",
+            prompt,
+            "--cwd",
+            home.to_str().unwrap(),
+        ],
+        b"",
+        home,
+        env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn recommended(decision: &Value) -> Vec<String> {
+    decision["agents"]["recommendedAgents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agentId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn two_builds_of_one_source_share_a_fingerprint() {
+    let project = project_with_source(SOURCE);
+    let root = project.path().to_str().unwrap();
+    let a = project.path().join("a.json");
+    let b = project.path().join("b.json");
+    for out in [&a, &b] {
+        let run = run_binary(
+            &[
+                "catalog",
+                "build",
+                "--root",
+                root,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            b"",
+            project.path(),
+            &[],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let va: Value = serde_json::from_slice(&fs::read(&a).unwrap()).unwrap();
+    let vb: Value = serde_json::from_slice(&fs::read(&b).unwrap()).unwrap();
+    assert_ne!(
+        va["generatedAt"], vb["generatedAt"],
+        "the timestamp differs, the fingerprint does not"
+    );
+    // The default output is git-ignored and checks clean.
+    let run = run_binary(
+        &["catalog", "build", "--root", root],
+        b"",
+        project.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0);
+    assert!(project.path().join(".sophia/.gitignore").exists());
+    let check = run_binary(
+        &["catalog", "check", "--root", root],
+        b"",
+        project.path(),
+        &[],
+    );
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    // Editing the source makes the generated catalog stale.
+    fs::write(
+        project.path().join("docs/agents/canonical-subagents.yaml"),
+        SOURCE.replace("Never decides and never edits.", "Never decides."),
+    )
+    .unwrap();
+    let check = run_binary(
+        &["catalog", "check", "--root", root],
+        b"",
+        project.path(),
+        &[],
+    );
+    assert_eq!(check.code, 1);
+    assert!(check.stderr.contains("is stale"), "{}", check.stderr);
+}
+
+#[test]
+fn refused_sources_write_nothing() {
+    let table = [
+        (
+            "- locate files, symbols and configuration",
+            "- \"password: hunter2hunter2\"",
+            "agent \"scout\", field capabilities",
+        ),
+        (
+            "- mcp-technical-analyst\n",
+            "- mcp-imaginary-skill\n",
+            "agent \"technical_analyst\", field skillAffinities",
+        ),
+        ("- id: implementer", "- id: scout", "duplicate id"),
+        (
+            "routingRole: review",
+            "routingRole: /home/alice/review",
+            "agent \"code_reviewer\", field routingRole",
+        ),
+    ];
+    for (from, to, want) in table {
+        let source = SOURCE.replacen(from, to, 1);
+        assert_ne!(source, SOURCE, "{from}");
+        let project = project_with_source(&source);
+        let out = project.path().join("out.json");
+        fs::write(&out, "previous").unwrap();
+        let run = run_binary(
+            &[
+                "catalog",
+                "build",
+                "--root",
+                project.path().to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            b"",
+            project.path(),
+            &[],
+        );
+        assert_eq!(run.code, 1, "{to}");
+        assert!(run.stderr.contains(want), "{to}: {}", run.stderr);
+        assert!(run.stderr.contains("nothing was written"));
+        assert_eq!(
+            fs::read_to_string(&out).unwrap(),
+            "previous",
+            "the previous file is untouched"
+        );
+        let leftovers: Vec<_> = fs::read_dir(project.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().contains(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}
+
+#[test]
+fn done_when_analysis_lock_and_unavailable() {
+    let home = tempfile::tempdir().unwrap();
+    let d = explain(
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        home.path(),
+        &[],
+    );
+    assert_eq!(recommended(&d)[0], "technical_analyst");
+    assert_eq!(
+        d["agents"]["recommendedAgents"][0]["skillId"],
+        "mcp-technical-analyst"
+    );
+    assert_eq!(d["agents"]["source"], "deterministic-agent-policy");
+
+    let d = explain(
+        "!agents usa il code_reviewer per rivedere la diff",
+        home.path(),
+        &[],
+    );
+    assert_eq!(recommended(&d), ["code_reviewer"]);
+
+    // A manifest written by `availability --write`, edited to mark the analyst unavailable.
+    let manifest = home.path().join("availability.json");
+    let env = [("SOPHIA_AGENT_AVAILABILITY", manifest.to_str().unwrap())];
+    let run = run_binary(
+        &[
+            "availability",
+            "--write",
+            "--root",
+            home.path().to_str().unwrap(),
+        ],
+        b"",
+        home.path(),
+        &env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut m: Value = serde_json::from_slice(&fs::read(&manifest).unwrap()).unwrap();
+    assert_eq!(m["schemaVersion"], 1);
+    assert!(
+        m["catalogFingerprint"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    m["agents"]["technical_analyst"] = Value::from("unavailable");
+    fs::write(&manifest, m.to_string()).unwrap();
+    let d = explain(
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        home.path(),
+        &env,
+    );
+    assert!(!recommended(&d).contains(&"technical_analyst".to_owned()));
+    assert_eq!(
+        d["agents"]["rejectedAgents"][0]["agentId"],
+        "technical_analyst"
+    );
+    assert_eq!(
+        d["agents"]["rejectedAgents"][0]["reasonCodes"][0],
+        "unavailable"
+    );
+
+    // A manifest from another catalog still applies by id, with a warning.
+    m["catalogFingerprint"] = Value::from("sha256:other");
+    fs::write(&manifest, m.to_string()).unwrap();
+    let d = explain("!agents analizza il ticket", home.path(), &env);
+    assert!(
+        d["agents"]["warnings"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("availability-manifest-fingerprint-mismatch"))
+    );
+    assert!(!recommended(&d).contains(&"technical_analyst".to_owned()));
+    // An unreadable manifest is ignored with a warning.
+    fs::write(&manifest, "{ torn").unwrap();
+    let d = explain("!agents analizza il ticket", home.path(), &env);
+    assert!(
+        d["agents"]["warnings"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("availability-manifest-unreadable"))
+    );
+    assert_eq!(recommended(&d)[0], "technical_analyst");
+}
+
+#[test]
+fn availability_reads_host_definitions() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    fs::create_dir_all(project.path().join(".codex/agents")).unwrap();
+    fs::write(project.path().join(".codex/agents/scout.toml"), "name = \"scout\"\ndescription = \"d\"\ndeveloper_instructions = \"i\"\nsandbox_mode = \"read-only\"\n").unwrap();
+    fs::create_dir_all(home.path().join(".claude/agents")).unwrap();
+    fs::write(
+        home.path().join(".claude/agents/implementer.md"),
+        "---\nname: implementer\ndisabled: true\n---\n",
+    )
+    .unwrap();
+    let run = run_binary(
+        &["availability", "--root", project.path().to_str().unwrap()],
+        b"",
+        home.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line = |id: &str| {
+        run.stdout
+            .lines()
+            .find(|l| l.starts_with(id))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        line("scout ").contains("configured") && line("scout ").contains("codex:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        line("implementer").contains("unavailable"),
+        "{}",
+        run.stdout
+    );
+    assert!(line("technical_analyst").contains("unknown"));
+    assert!(
+        !home.path().join(".mcp-servers").exists(),
+        "without --write nothing is written"
+    );
+}
+
+#[test]
+fn planned_delegation_carries_forward_once() {
+    let home = tempfile::tempdir().unwrap();
+    let cache = home.path().join("cache");
+    let analytics = home.path().join("a.jsonl");
+    let env = [
+        ("SOPHIA_CACHE_DIR", cache.to_str().unwrap()),
+        ("SOPHIA_ANALYTICS_FILE", analytics.to_str().unwrap()),
+    ];
+    let turn = |prompt: &str, mode: &str| {
+        let payload = serde_json::json!({
+            "hook_event_name": "UserPromptSubmit", "session_id": "session-42", "cwd": home.path(),
+            "permission_mode": mode, "prompt": prompt,
+        });
+        let run = run_binary(
+            &["--host", "claude"],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &env,
+        );
+        assert_eq!(run.code, 0);
+        run.stdout
+    };
+    let planning = turn(
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        "plan",
+    );
+    assert!(
+        planning.contains("does not satisfy the later implementation"),
+        "{planning}"
+    );
+    let state = fs::read_to_string(cache.join("sophia-hook/carry-forward.json")).unwrap();
+    assert!(
+        state.contains("technical_analyst")
+            && !state.contains("session-42")
+            && !state.contains("Mantis"),
+        "{state}"
+    );
+
+    let execution = turn("procedi", "default");
+    assert!(
+        execution.contains("Planned delegation carried forward: agent=technical_analyst"),
+        "{execution}"
+    );
+    assert!(execution.contains("Task/Agent") || execution.contains("apply it now"));
+    let again = turn("procedi", "default");
+    assert!(
+        !again.contains("carried forward"),
+        "re-injected only once: {again}"
+    );
+
+    let log = fs::read_to_string(&analytics).unwrap();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| l["carryForward"].as_bool().unwrap())
+            .collect::<Vec<_>>(),
+        [false, true, false]
+    );
+    assert_eq!(lines[0]["recommendedAgents"][0], "technical_analyst");
+    assert!(!log.contains("Mantis") && !log.contains("procedi"));
+}
