@@ -200,8 +200,13 @@ pub fn specialist_block(
 /// How the host's main agent delegates to a named role.
 fn delegation_mechanism(host: Host, agent_id: &str) -> String {
     match host {
-        Host::Codex => format!("Codex's spawn_agent tool (agent_type=\"{agent_id}\")"),
-        Host::Claude => format!("Claude Code's Task/Agent tool (subagent_type=\"{agent_id}\")"),
+        Host::Codex => format!(
+            "Codex's spawn_agent tool with agent_type set to the agent id (agent_type=\"{agent_id}\")"
+        ),
+        Host::Claude => format!(
+            "Claude Code's Task/Agent tool with subagent_type set to the agent id \
+             (subagent_type=\"{agent_id}\")"
+        ),
     }
 }
 
@@ -343,7 +348,7 @@ mod tests {
             "Sophia agent routing: agent=technical_analyst skill=mcp-technical-analyst \
              writePolicy=read-only availability=unknown reasons=analysis-task,skill-affinity."
         ));
-        assert!(codex.contains("spawn_agent tool (agent_type=\"technical_analyst\")"));
+        assert!(codex.contains("spawn_agent tool with agent_type set to the agent id (agent_type=\"technical_analyst\")"));
         for rule in [
             "isolated, minimal context",
             "cheaper model",
@@ -353,7 +358,7 @@ mod tests {
             assert!(codex.contains(rule), "{rule}");
         }
         let claude = specialist_block(Host::Claude, &SkillRouting::default(), &agents).unwrap();
-        assert!(claude.contains("Task/Agent tool (subagent_type=\"technical_analyst\")"));
+        assert!(claude.contains("Task/Agent tool with subagent_type set to the agent id (subagent_type=\"technical_analyst\")"));
         agents.carry_forward_to_implementation = true;
         let planning = specialist_block(Host::Codex, &SkillRouting::default(), &agents).unwrap();
         assert!(planning.contains("does not satisfy the later implementation"));

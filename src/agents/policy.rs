@@ -291,7 +291,7 @@ pub fn resolve_subagent_routing(
             let mut codes = vec![reason::EXPLICIT_LOCK.to_owned()];
             codes.extend(phase_codes(agent, &signals));
             out.recommended_agents
-                .push(recommend(agent, &selected, codes, planning));
+                .push(recommend(agent, skills, codes, planning));
         }
         if out.fallback_reason.is_some() {
             // A lock is exactly what the user asked for: never substitute another role.
@@ -331,7 +331,7 @@ pub fn resolve_subagent_routing(
         out.fallback_reason = Some(reason::NO_PHASE_SIGNAL.to_owned());
         let codes = vec![reason::NO_PHASE_SIGNAL.to_owned()];
         out.recommended_agents
-            .push(recommend(fallback.4, &selected, codes, planning));
+            .push(recommend(fallback.4, skills, codes, planning));
         return out;
     }
     let first_role = &ranked[0].4.routing_role;
@@ -347,7 +347,7 @@ pub fn resolve_subagent_routing(
             codes.push(reason::SKILL_AFFINITY.to_owned());
         }
         out.recommended_agents
-            .push(recommend(agent, &selected, codes, planning));
+            .push(recommend(agent, skills, codes, planning));
     }
     out
 }
@@ -386,15 +386,25 @@ fn phase_codes(agent: &AgentRecord, signals: &[(&str, usize)]) -> Vec<String> {
 
 fn recommend(
     agent: &AgentRecord,
-    selected: &[&str],
+    skills: &SkillRouting,
     mut codes: Vec<String>,
     planning: bool,
 ) -> Recommendation {
-    let skill_id = selected
+    // The selected skill it has affinity with; else its best-scoring affinity among the
+    // runners-up that matched a keyword or a name word; else none (a description-word match,
+    // or an unscored affinity, would name a skill the prompt is not about).
+    let has_affinity = |id: &str| agent.skill_affinities.iter().any(|a| a == id);
+    let real_match = |m: &&crate::skills::SkillMatch| {
+        m.reasons
+            .iter()
+            .any(|r| r.starts_with("keyword:") || r.starts_with("name:"))
+    };
+    let skill_id = skills
+        .selected
         .iter()
-        .find(|s| agent.skill_affinities.iter().any(|a| a == *s))
-        .map(|s| s.to_string())
-        .or_else(|| agent.skill_affinities.first().cloned());
+        .chain(skills.runners_up.iter().filter(real_match))
+        .find(|m| has_affinity(&m.skill_id))
+        .map(|m| m.skill_id.clone());
     if agent.availability == Availability::Configured {
         codes.push(reason::CONFIGURED.to_owned());
     }
