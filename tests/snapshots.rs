@@ -39,6 +39,8 @@ fn prompt_fixtures() {
             assert_eq!(decision["output"], printed);
         }
         insta::assert_snapshot!("stdout", hook.stdout);
-        insta::assert_json_snapshot!("explain", decision);
+        insta::with_settings!({ sort_maps => true }, {
+            insta::assert_json_snapshot!("explain", decision);
+        });
     });
 }

@@ -13,7 +13,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::availability::Availability;
-use crate::fingerprint::sha256;
+use crate::fingerprint::{canonical_json, sha256};
 use crate::skills::catalog::is_valid_id;
 
 pub const AGENT_CATALOG_SCHEMA_VERSION: u32 = 1;
@@ -64,8 +64,7 @@ impl AgentCatalog {
             "schemaVersion": self.schema_version,
             "agents": agents,
         });
-        // serde_json's map is a BTreeMap: keys serialise sorted, without whitespace.
-        sha256(value.to_string().as_bytes())
+        sha256(canonical_json(&value).as_bytes())
     }
 
     /// True when the stored fingerprint matches the content.
@@ -351,7 +350,8 @@ agents:
             assert!(!json.contains(leaked), "{leaked} leaked into the catalog");
         }
         let value: serde_json::Value = serde_json::to_value(scout).unwrap();
-        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        let mut keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        keys.sort();
         assert_eq!(
             keys,
             [
