@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::agents::CarryForwardStatus;
 use crate::decision::Decision;
+use crate::render::Printed;
 
 /// How a hook run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -59,9 +60,9 @@ impl AnalyticsEvent {
         agent_reason_codes.dedup();
         AnalyticsEvent {
             ts: timestamp(now),
-            event: Some(decision.event.as_str()),
+            event: Some(decision.event),
             host: decision.host.as_str(),
-            outcome: if decision.output.is_some() {
+            outcome: if matches!(decision.output, Some(Printed::Context(_))) {
                 Outcome::Injected
             } else {
                 Outcome::Noop
@@ -147,6 +148,7 @@ mod tests {
         let request = HookRequest {
             host: Host::Codex,
             event: Event::UserPromptSubmit,
+            wire_event: "UserPromptSubmit",
             payload: &payload,
             planning_flag: false,
         };

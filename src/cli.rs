@@ -236,6 +236,14 @@ pub fn run(
     }
 }
 
+/// The host named by hook-mode arguments (default Codex), for the panic path.
+pub fn hook_host(args: &[OsString]) -> Host {
+    Cli::try_parse_from(args)
+        .ok()
+        .and_then(|c| c.host)
+        .unwrap_or(Host::Codex)
+}
+
 /// True when the arguments name a subcommand: then errors are the user's to see.
 pub fn is_tool_invocation(args: &[OsString]) -> bool {
     let command = Cli::command();
@@ -265,7 +273,7 @@ fn explain(
 ) -> anyhow::Result<()> {
     let mut payload = match prompt {
         Some(prompt) => Payload {
-            hook_event_name: Some(Event::UserPromptSubmit.as_str().to_owned()),
+            hook_event_name: Some(args.host().event_name(Event::UserPromptSubmit).to_owned()),
             prompt: Some(prompt),
             ..Payload::default()
         },
@@ -285,7 +293,9 @@ fn explain(
     if let Some(cwd) = cwd {
         payload.cwd = Some(cwd.to_string_lossy().into_owned());
     }
-    let Some(event) = decision::resolve_event(args.event.as_deref(), &payload) else {
+    let Some((event, wire_event)) =
+        decision::resolve_event(args.host(), args.event.as_deref(), &payload)
+    else {
         bail!(
             "no event sophia-hook answers (got {:?}); use --event SessionStart or --event UserPromptSubmit",
             args.event
@@ -297,6 +307,7 @@ fn explain(
     let request = HookRequest {
         host: args.host(),
         event,
+        wire_event,
         payload: &payload,
         planning_flag: args.planning || settings.planning,
     };

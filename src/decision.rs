@@ -9,7 +9,7 @@ use crate::agents::policy::resolve_subagent_routing;
 use crate::agents::{AgentRouting, default_catalog};
 use crate::payload::{Event, Host, Payload};
 use crate::planning::{self, PlannedDelegation};
-use crate::render::{self, HookOutput, ProjectDoc};
+use crate::render::{self, Printed, ProjectDoc};
 use crate::routing::{self, Routing};
 use crate::skills::SkillRouting;
 use crate::skills::router::SkillRouter;
@@ -19,6 +19,8 @@ use crate::skills::router::SkillRouter;
 pub struct HookRequest<'a> {
     pub host: Host,
     pub event: Event,
+    /// The host's name for the firing event, echoed in the output (`BeforeAgent` on Gemini).
+    pub wire_event: &'static str,
     pub payload: &'a Payload,
     /// Planning mode reported outside the payload (`--planning`, `SOPHIA_PLANNING=1`).
     pub planning_flag: bool,
@@ -48,7 +50,10 @@ pub struct Project {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
-    pub event: Event,
+    /// The firing event, as the host names it.
+    pub event: &'static str,
+    #[serde(skip)]
+    pub kind: Event,
     pub host: Host,
     /// `null` for events without a prompt (SessionStart).
     pub routing: Option<Routing>,
@@ -57,16 +62,22 @@ pub struct Decision {
     pub planning: bool,
     pub hints: Vec<String>,
     /// Exactly what hook mode prints, or `null` when it prints nothing.
-    pub output: Option<HookOutput>,
+    pub output: Option<Printed>,
 }
 
 /// Chooses the event: the command line wins, then the payload's `hook_event_name`; with neither,
-/// a payload with a prompt is a UserPromptSubmit. A named event we do not answer gives `None`.
-pub fn resolve_event(flag: Option<&str>, payload: &Payload) -> Option<Event> {
+/// a payload with a prompt is the host's prompt event. A named event the host's adapter does not
+/// answer gives `None`. Returns the event and the host's name for it.
+pub fn resolve_event(
+    host: Host,
+    flag: Option<&str>,
+    payload: &Payload,
+) -> Option<(Event, &'static str)> {
+    let implied = |event| Some((event, host.event_name(event)));
     match (flag, payload.hook_event_name.as_deref()) {
-        (Some(name), _) | (None, Some(name)) => Event::from_name(name),
-        (None, None) if payload.prompt.is_some() => Some(Event::UserPromptSubmit),
-        (None, None) if payload.source.is_some() => Some(Event::SessionStart),
+        (Some(name), _) | (None, Some(name)) => host.parse_event(name),
+        (None, None) if payload.prompt.is_some() => implied(Event::UserPromptSubmit),
+        (None, None) if payload.source.is_some() => implied(Event::SessionStart),
         (None, None) => None,
     }
 }
@@ -130,9 +141,10 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         }
     };
     debug_assert!(hints.len() <= render::MAX_BLOCKS);
-    let output = render::output(request.host, request.event, &hints);
+    let output = render::printed(request.host, request.wire_event, &hints);
     Decision {
-        event: request.event,
+        event: request.wire_event,
+        kind: request.event,
         host: request.host,
         routing,
         skills,
@@ -158,13 +170,19 @@ mod tests {
         let start = payload(r#"{"source":"startup"}"#);
         let tool = payload(r#"{"hook_event_name":"PreToolUse"}"#);
         let empty = payload(r#"{}"#);
-        assert_eq!(resolve_event(None, &ups), Some(Event::UserPromptSubmit));
+        let ev = |e: Event| Some((e, Host::Codex.event_name(e)));
+        let resolve_event = |flag, p: &Payload| resolve_event(Host::Codex, flag, p);
+        assert_eq!(resolve_event(None, &ups), ev(Event::UserPromptSubmit));
         assert_eq!(
             resolve_event(Some("SessionStart"), &ups),
-            Some(Event::SessionStart)
+            ev(Event::SessionStart)
         );
-        assert_eq!(resolve_event(None, &bare), Some(Event::UserPromptSubmit));
-        assert_eq!(resolve_event(None, &start), Some(Event::SessionStart));
+        assert_eq!(resolve_event(None, &bare), ev(Event::UserPromptSubmit));
+        assert_eq!(resolve_event(None, &start), ev(Event::SessionStart));
+        assert_eq!(
+            super::resolve_event(Host::Gemini, None, &bare),
+            Some((Event::UserPromptSubmit, "BeforeAgent"))
+        );
         assert_eq!(resolve_event(None, &tool), None);
         assert_eq!(resolve_event(Some("Bogus"), &ups), None);
         assert_eq!(resolve_event(None, &empty), None);
@@ -185,6 +203,7 @@ mod tests {
             let request = HookRequest {
                 host,
                 event: Event::SessionStart,
+                wire_event: "SessionStart",
                 payload: &p,
                 planning_flag: false,
             };
@@ -205,6 +224,7 @@ mod tests {
                 &HookRequest {
                     host: Host::Claude,
                     event: Event::UserPromptSubmit,
+                    wire_event: "UserPromptSubmit",
                     payload: p,
                     planning_flag: flag,
                 },

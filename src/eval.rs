@@ -12,7 +12,7 @@ use crate::agents::availability::{Availability, Manifest};
 use crate::agents::default_catalog;
 use crate::context::ContextMode;
 use crate::decision::{self, Decision, HookRequest, Project};
-use crate::payload::{Event, Host, Payload};
+use crate::payload::{Host, Payload};
 use crate::planning::{CarryForwardState, planned_from};
 use crate::subagent::SubagentMode;
 
@@ -106,7 +106,7 @@ fn parse_cases_with(text: &str, base_dir: Option<&std::path::Path>) -> Result<Ve
             serde_json::from_str(trimmed).map_err(|e| format!("line {line_no}: {e}"))?;
         let payload = match (&raw.prompt, &raw.payload) {
             (Some(prompt), None) => Payload {
-                hook_event_name: Some(Event::UserPromptSubmit.as_str().into()),
+                hook_event_name: None,
                 prompt: Some(prompt.clone()),
                 ..Payload::default()
             },
@@ -357,10 +357,12 @@ pub fn run(cases: &[Case], project: &mut Project) -> Report {
 
 /// The decision for one case, as hook mode would make it.
 pub fn decide_case(case: &Case, project: &Project) -> Option<Decision> {
-    let event = decision::resolve_event(case.event.as_deref(), &case.payload)?;
+    let (event, wire_event) =
+        decision::resolve_event(case.host, case.event.as_deref(), &case.payload)?;
     let request = HookRequest {
         host: case.host,
         event,
+        wire_event,
         payload: &case.payload,
         planning_flag: case.planning,
     };

@@ -39,6 +39,11 @@ fn main() -> ExitCode {
             eprintln!("sophia-hook: internal error (a bug); please report it");
             return ExitCode::from(101);
         }
+        // Hosts that need a JSON object even for a no-op get one.
+        let host = sophia_hook::cli::hook_host(&args);
+        if let Some(noop) = sophia_hook::render::Printed::noop(host) {
+            print!("{}", noop.to_line());
+        }
         let elapsed = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
         let event = AnalyticsEvent::failed_open("unknown", None, "panic", clock.now(), elapsed);
         record(&settings, &mut io::stderr(), &event);

@@ -25,29 +25,69 @@ use serde_json::{Map, Value};
 pub enum Host {
     Codex,
     Claude,
+    Gemini,
+    /// Google Antigravity (`agy`): experimental, its prompt-time events and injection format are
+    /// not verified (HOST-PROTOCOLS §3.1).
+    Antigravity,
 }
 
 impl Host {
+    pub const ALL: [Host; 4] = [Host::Codex, Host::Claude, Host::Gemini, Host::Antigravity];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Host::Codex => "codex",
             Host::Claude => "claude",
+            Host::Gemini => "gemini",
+            Host::Antigravity => "antigravity",
         }
     }
 
-    /// Whether the host reads the project's `AGENTS.md` by itself (Codex does; Claude Code reads
-    /// `CLAUDE.md` instead).
+    /// Whether the host reads the project's `AGENTS.md` by itself. Codex does; Claude Code reads
+    /// `CLAUDE.md` and Gemini CLI `GEMINI.md` instead, so the hook adds `AGENTS.md` for them.
+    /// Antigravity's context files are not verified; the hook adds nothing there.
     pub fn loads_agents_md(self) -> bool {
-        match self {
-            Host::Codex => true,
-            Host::Claude => false,
-        }
+        matches!(self, Host::Codex | Host::Antigravity)
     }
 
     /// The host's cap on injected context, in characters (Claude Code: 10,000; Codex spills above
-    /// ~2,500 tokens, so the same figure keeps us well inside it).
+    /// ~2,500 tokens, so the same figure keeps us well inside it everywhere).
     pub fn context_cap_chars(self) -> usize {
         10_000
+    }
+
+    /// The host's name for an event, as its configuration and output use it.
+    pub fn event_name(self, event: Event) -> &'static str {
+        match (self, event) {
+            (_, Event::SessionStart) => "SessionStart",
+            (Host::Gemini, Event::UserPromptSubmit) => "BeforeAgent",
+            (Host::Antigravity, Event::UserPromptSubmit) => "PreInvocation",
+            (_, Event::UserPromptSubmit) => "UserPromptSubmit",
+        }
+    }
+
+    /// Maps a host event name to the event it means and the name to echo back. Each host's own
+    /// prompt event is accepted, and `UserPromptSubmit` everywhere.
+    pub fn parse_event(self, name: &str) -> Option<(Event, &'static str)> {
+        let event = match name {
+            "SessionStart" => Event::SessionStart,
+            "UserPromptSubmit" => return Some((Event::UserPromptSubmit, "UserPromptSubmit")),
+            "BeforeAgent" if self == Host::Gemini => Event::UserPromptSubmit,
+            "PreInvocation" if self == Host::Antigravity => Event::UserPromptSubmit,
+            _ => return None,
+        };
+        Some((event, self.event_name(event)))
+    }
+
+    /// Whether the host reads stderr or fails on an empty stdout, so a no-op must print `{}`.
+    pub fn needs_json_noop(self) -> bool {
+        matches!(self, Host::Gemini | Host::Antigravity)
+    }
+
+    /// Whether the prompt event fires per model call rather than once per user turn, so the
+    /// hook injects at most once per turn.
+    pub fn prompt_event_per_model_call(self, wire_event: &str) -> bool {
+        self == Host::Antigravity && wire_event == "PreInvocation"
     }
 }
 
@@ -63,15 +103,6 @@ impl Event {
         match self {
             Event::SessionStart => "SessionStart",
             Event::UserPromptSubmit => "UserPromptSubmit",
-        }
-    }
-
-    /// Maps a host event name to an event we answer; `None` for every other event.
-    pub fn from_name(name: &str) -> Option<Event> {
-        match name {
-            "SessionStart" => Some(Event::SessionStart),
-            "UserPromptSubmit" => Some(Event::UserPromptSubmit),
-            _ => None,
         }
     }
 }
@@ -152,12 +183,24 @@ impl Payload {
                 .find_map(|k| map.get(k).and_then(Value::as_str))
                 .map(str::to_owned)
         };
+        // Antigravity: `conversationId`, numeric `stepIdx`, `workspacePaths` (the first is the cwd).
+        let step = map.get("stepIdx").and_then(|v| match v {
+            Value::Number(n) => Some(n.to_string()),
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        });
+        let workspace = map
+            .get("workspacePaths")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().find_map(Value::as_str))
+            .map(str::to_owned);
         Payload {
             hook_event_name: text("hook_event_name", "hookEventName"),
-            session_id: text("session_id", "sessionId"),
-            turn_id: text("turn_id", "turnId"),
+            session_id: text("session_id", "sessionId")
+                .or_else(|| text("conversationId", "conversation_id")),
+            turn_id: text("turn_id", "turnId").or(step),
             transcript_path: text("transcript_path", "transcriptPath"),
-            cwd: text("cwd", "cwd"),
+            cwd: text("cwd", "cwd").or(workspace),
             model: text("model", "model"),
             permission_mode: text("permission_mode", "permissionMode"),
             source: text("source", "source"),
@@ -173,9 +216,11 @@ impl Payload {
         present(&self.agent_id) || present(&self.agent_type)
     }
 
-    /// The event named by the payload, if it is one we answer.
-    pub fn event(&self) -> Option<Event> {
-        self.hook_event_name.as_deref().and_then(Event::from_name)
+    /// The event named by the payload, if it is one the host's adapter answers.
+    pub fn event(&self, host: Host) -> Option<(Event, &'static str)> {
+        self.hook_event_name
+            .as_deref()
+            .and_then(|n| host.parse_event(n))
     }
 }
 
@@ -231,7 +276,10 @@ mod tests {
         assert_eq!(p.agent_type.as_deref(), Some("scout"));
         assert_eq!(p.transcript_path, None);
         assert_eq!(p.cwd.as_deref(), Some("/repo"));
-        assert_eq!(p.event(), Some(Event::UserPromptSubmit));
+        assert_eq!(
+            p.event(Host::Codex),
+            Some((Event::UserPromptSubmit, "UserPromptSubmit"))
+        );
         assert_eq!(p.model.as_deref(), Some("gpt-5.5"));
         assert_eq!(p.permission_mode.as_deref(), Some("default"));
         assert_eq!(p.prompt.as_deref(), Some("ciao"));
@@ -243,7 +291,10 @@ mod tests {
         let p = parse(
             r#"{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/r","hook_event_name":"SessionStart","model":"m","permission_mode":"plan","source":"resume"}"#,
         );
-        assert_eq!(p.event(), Some(Event::SessionStart));
+        assert_eq!(
+            p.event(Host::Claude),
+            Some((Event::SessionStart, "SessionStart"))
+        );
         assert_eq!(p.source.as_deref(), Some("resume"));
         assert_eq!(p.transcript_path.as_deref(), Some("/t.jsonl"));
         assert_eq!(p.permission_mode.as_deref(), Some("plan"));
@@ -279,9 +330,49 @@ mod tests {
     }
 
     #[test]
+    fn host_event_names() {
+        assert_eq!(
+            Host::Gemini.parse_event("BeforeAgent"),
+            Some((Event::UserPromptSubmit, "BeforeAgent"))
+        );
+        assert_eq!(Host::Codex.parse_event("BeforeAgent"), None);
+        assert_eq!(
+            Host::Antigravity.parse_event("PreInvocation"),
+            Some((Event::UserPromptSubmit, "PreInvocation"))
+        );
+        assert_eq!(
+            Host::Gemini.parse_event("UserPromptSubmit"),
+            Some((Event::UserPromptSubmit, "UserPromptSubmit"))
+        );
+        assert_eq!(Host::Claude.parse_event("PreToolUse"), None);
+        for host in Host::ALL {
+            assert_eq!(
+                host.parse_event("SessionStart"),
+                Some((Event::SessionStart, "SessionStart"))
+            );
+            let name = host.event_name(Event::UserPromptSubmit);
+            assert_eq!(
+                host.parse_event(name).map(|e| e.0),
+                Some(Event::UserPromptSubmit)
+            );
+        }
+    }
+
+    #[test]
+    fn antigravity_camel_case_payload() {
+        let p = parse(
+            r#"{"conversationId":"c-1","stepIdx":7,"transcriptPath":"/t","workspacePaths":["/w/repo","/w/other"],"prompt":"!quick x"}"#,
+        );
+        assert_eq!(p.session_id.as_deref(), Some("c-1"));
+        assert_eq!(p.turn_id.as_deref(), Some("7"));
+        assert_eq!(p.transcript_path.as_deref(), Some("/t"));
+        assert_eq!(p.cwd.as_deref(), Some("/w/repo"));
+    }
+
+    #[test]
     fn wrong_types_count_as_absent() {
         let p = parse(r#"{"hook_event_name":7,"cwd":["x"],"agent_id":"","prompt":{"a":1}}"#);
-        assert_eq!(p.event(), None);
+        assert_eq!(p.event(Host::Codex), None);
         assert_eq!(p.cwd, None);
         assert_eq!(p.prompt, None);
         assert!(!p.from_subagent());

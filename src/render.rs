@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::agents::{AgentRouting, CarryForwardStatus};
 use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
 use crate::hotword::Hotword;
-use crate::payload::{Event, Host};
+use crate::payload::Host;
 use crate::routing::Routing;
 use crate::skills::SkillRouting;
 use crate::subagent::SubagentMode;
@@ -27,23 +27,51 @@ pub struct HookOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HookSpecificOutput {
-    pub hook_event_name: Event,
+    /// The firing event, as the host names it.
+    pub hook_event_name: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_context: Option<String>,
 }
 
-impl HookOutput {
+/// What hook mode prints: the context, or `{}` on hosts where a no-op must still be a JSON
+/// object (Gemini CLI reads stderr when stdout is empty and shows plain text to the user).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Printed {
+    Context(HookOutput),
+    NoOp(EmptyObject),
+}
+
+/// Serialises as `{}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmptyObject {}
+
+impl Printed {
     /// The line printed on stdout (one JSON object, newline-terminated).
     pub fn to_line(&self) -> String {
-        let mut line = serde_json::to_string(self).unwrap_or_default();
+        let mut line = serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned());
         line.push('\n');
         line
     }
+
+    /// The no-op a host needs, if it needs one (`None`: print nothing).
+    pub fn noop(host: Host) -> Option<Printed> {
+        host.needs_json_noop()
+            .then_some(Printed::NoOp(EmptyObject {}))
+    }
 }
 
-/// Builds the host output from the hint blocks; `None` (print nothing) when there is nothing to
-/// say. The context is cut to the host's cap on a character boundary.
-pub fn output(host: Host, event: Event, hints: &[String]) -> Option<HookOutput> {
+/// What the host gets for these hint blocks: the context, the host's no-op, or nothing.
+pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option<Printed> {
+    match output(host, wire_event, hints) {
+        Some(out) => Some(Printed::Context(out)),
+        None => Printed::noop(host),
+    }
+}
+
+/// Builds the host output from the hint blocks; `None` when there is nothing to say. The context
+/// is cut to the host's cap on a character boundary.
+pub fn output(host: Host, wire_event: &'static str, hints: &[String]) -> Option<HookOutput> {
     if hints.is_empty() {
         return None;
     }
@@ -54,7 +82,7 @@ pub fn output(host: Host, event: Event, hints: &[String]) -> Option<HookOutput> 
     }
     Some(HookOutput {
         hook_specific_output: HookSpecificOutput {
-            hook_event_name: event,
+            hook_event_name: wire_event,
             additional_context: Some(context),
         },
     })
@@ -206,6 +234,13 @@ fn delegation_mechanism(host: Host, agent_id: &str) -> String {
         Host::Claude => format!(
             "Claude Code's Task/Agent tool with subagent_type set to the agent id \
              (subagent_type=\"{agent_id}\")"
+        ),
+        Host::Gemini => {
+            format!("Gemini CLI's subagent mechanism, naming the agent id (\"{agent_id}\")")
+        }
+        Host::Antigravity => format!(
+            "the host's agent-spawning tool (gateway-style hosts: sessions_spawn with \
+             agentId=\"{agent_id}\")"
         ),
     }
 }
@@ -370,18 +405,25 @@ mod tests {
 
     #[test]
     fn output_omits_empty_context_and_caps_length() {
-        assert_eq!(output(Host::Codex, Event::UserPromptSubmit, &[]), None);
+        assert_eq!(output(Host::Codex, "UserPromptSubmit", &[]), None);
+        assert_eq!(printed(Host::Codex, "UserPromptSubmit", &[]), None);
+        assert_eq!(
+            printed(Host::Gemini, "BeforeAgent", &[]).unwrap().to_line(),
+            "{}\n"
+        );
+        assert_eq!(
+            printed(Host::Antigravity, "PreInvocation", &[])
+                .unwrap()
+                .to_line(),
+            "{}\n"
+        );
         let long = "x".repeat(20_000);
-        let out = output(Host::Claude, Event::SessionStart, &[long]).unwrap();
+        let out = output(Host::Claude, "SessionStart", &[long]).unwrap();
         let ctx = out.hook_specific_output.additional_context.unwrap();
         assert_eq!(ctx.chars().count(), 10_000);
-        let line = output(
-            Host::Codex,
-            Event::UserPromptSubmit,
-            &["a".into(), "b".into()],
-        )
-        .unwrap()
-        .to_line();
+        let line = printed(Host::Codex, "UserPromptSubmit", &["a".into(), "b".into()])
+            .unwrap()
+            .to_line();
         assert_eq!(
             line,
             "{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"a\\n\\nb\"}}\n"

@@ -341,3 +341,51 @@ fn explain_prompt_flag_and_errors() {
     );
     assert_eq!(run.stdout, "");
 }
+
+#[test]
+fn antigravity_injects_once_per_user_turn() {
+    let home = tempfile::tempdir().unwrap();
+    let cache = home.path().join("cache");
+    let env = [
+        ("SOPHIA_CACHE_DIR", cache.to_str().unwrap()),
+        ("SOPHIA_ANALYTICS", "off"),
+    ];
+    let call = |step: u32, prompt: &str| {
+        let payload = serde_json::json!({"conversationId": "c-1", "stepIdx": step, "workspacePaths": [home.path()], "prompt": prompt});
+        run_binary(
+            &["--host", "antigravity", "--event", "PreInvocation"],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &env,
+        )
+        .stdout
+    };
+    assert!(call(1, "!quick spiegami la query").contains("contextMode=light"));
+    assert_eq!(
+        call(2, "!quick spiegami la query"),
+        "{}\n",
+        "a later model call of the same turn"
+    );
+    assert!(
+        call(3, "!quick e ora la tabella?").contains("contextMode=light"),
+        "a new turn"
+    );
+    let state = fs::read_to_string(cache.join("sophia-hook/injected-turns.json")).unwrap();
+    assert!(!state.contains("spiegami"));
+}
+
+#[test]
+fn gemini_panics_still_print_an_empty_object() {
+    let home = tempfile::tempdir().unwrap();
+    let payload = br#"{"hook_event_name":"BeforeAgent","prompt":"!quick x"}"#;
+    let run = run_binary(
+        &["--host", "gemini"],
+        payload,
+        home.path(),
+        &[("SOPHIA_FAULT", "panic")],
+    );
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "{}\n", "")
+    );
+}

@@ -13,8 +13,10 @@ use crate::edge::files::append_line;
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
+use crate::edge::turns;
 use crate::payload::{Event, Host, Payload};
 use crate::planning;
+use crate::render::Printed;
 use crate::skills::router::SkillRouter;
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::BTreeSet;
@@ -69,8 +71,11 @@ pub fn run_hook(
             let event = args
                 .event
                 .as_deref()
-                .and_then(Event::from_name)
-                .map(Event::as_str);
+                .and_then(|name| args.host().parse_event(name))
+                .map(|(_, wire)| wire);
+            if let Some(noop) = Printed::noop(args.host()) {
+                let _ = stdout.write_all(noop.to_line().as_bytes());
+            }
             AnalyticsEvent::failed_open(
                 args.host().as_str(),
                 event,
@@ -118,16 +123,35 @@ fn decide_from_stdin(
         panic!("fault injected by SOPHIA_FAULT=panic");
     }
     let payload = Payload::parse(&bytes).map_err(|e| e.code())?;
-    let event = decision::resolve_event(args.event.as_deref(), &payload).ok_or("unknown-event")?;
+    let host = args.host();
+    let (event, wire_event) =
+        decision::resolve_event(host, args.event.as_deref(), &payload).ok_or("unknown-event")?;
     let request = HookRequest {
-        host: args.host(),
+        host,
         event,
+        wire_event,
         payload: &payload,
         planning_flag: args.planning || settings.planning,
     };
     let now = clock.now();
     let project = load_project(&request, settings, now, settings.debug.then_some(stderr));
-    let decision = decision::decide(&request, &project);
+    let mut decision = decision::decide(&request, &project);
+    if host.prompt_event_per_model_call(wire_event)
+        && matches!(decision.output, Some(Printed::Context(_)))
+        && let Some(cache) = &settings.cache_dir
+    {
+        let path = turns::path(cache);
+        let mut log = turns::read(&path);
+        let key = turns::TurnLog::key(
+            payload.session_id.as_deref().unwrap_or(""),
+            payload.prompt.as_deref().unwrap_or(""),
+        );
+        if log.first_time(key, now) {
+            let _ = turns::write(&path, &log);
+        } else {
+            decision.output = Printed::noop(host);
+        }
+    }
     if let (Some(session), Some(cache)) = (&payload.session_id, &settings.cache_dir) {
         let from_plan_mode = payload.permission_mode.as_deref() == Some("plan");
         update_carry_forward(
@@ -253,7 +277,7 @@ pub fn debug_decision(stderr: &mut dyn Write, decision: &Decision) {
             let _ = writeln!(
                 stderr,
                 "[mcp-session] event={} host={} blocks={}",
-                decision.event.as_str(),
+                decision.event,
                 decision.host.as_str(),
                 decision.hints.len()
             );

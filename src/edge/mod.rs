@@ -7,3 +7,4 @@ pub mod hook;
 pub mod project;
 pub mod settings;
 pub mod skills;
+pub mod turns;

@@ -1,0 +1,97 @@
+//! At most one injection per user turn on hosts whose prompt event fires before every model call
+//! (Antigravity's `PreInvocation`): a small best-effort state file in the user cache folder
+//! remembers which (conversation, prompt) pairs already got their context. Only hashes are kept.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::edge::files::write_atomic;
+use crate::fingerprint::sha256;
+
+/// Entries older than this are forgotten.
+const TTL_HOURS: i64 = 12;
+/// At most this many turns are remembered.
+const MAX_ENTRIES: usize = 256;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnLog {
+    pub turns: BTreeMap<String, DateTime<Utc>>,
+}
+
+impl TurnLog {
+    /// The key of a user turn: a hash of the conversation id and the prompt text.
+    pub fn key(conversation: &str, prompt: &str) -> String {
+        let mut data = Vec::with_capacity(conversation.len() + prompt.len() + 1);
+        data.extend_from_slice(conversation.as_bytes());
+        data.push(0);
+        data.extend_from_slice(prompt.as_bytes());
+        sha256(&data)[7..39].to_owned()
+    }
+
+    /// Records the turn; returns `false` when it was already recorded (do not inject again).
+    pub fn first_time(&mut self, key: String, now: DateTime<Utc>) -> bool {
+        self.turns
+            .retain(|_, t| now - *t < Duration::hours(TTL_HOURS));
+        if self.turns.contains_key(&key) {
+            return false;
+        }
+        while self.turns.len() >= MAX_ENTRIES {
+            let oldest = self
+                .turns
+                .iter()
+                .min_by_key(|(_, t)| **t)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.turns.remove(&k),
+                None => break,
+            };
+        }
+        self.turns.insert(key, now);
+        true
+    }
+}
+
+pub fn path(cache_dir: &Path) -> PathBuf {
+    cache_dir.join("sophia-hook").join("injected-turns.json")
+}
+
+pub fn read(path: &Path) -> TurnLog {
+    fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+pub fn write(path: &Path, log: &TurnLog) -> std::io::Result<()> {
+    write_atomic(
+        path,
+        &serde_json::to_vec(log).map_err(std::io::Error::other)?,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn once_per_turn_with_expiry_and_a_bound() {
+        let now = DateTime::parse_from_rfc3339("2026-11-29T12:00:00Z")
+            .unwrap()
+            .to_utc();
+        let mut log = TurnLog::default();
+        let key = TurnLog::key("conv", "!quick spiegami");
+        assert!(log.first_time(key.clone(), now));
+        assert!(!log.first_time(key.clone(), now + Duration::minutes(1)));
+        assert!(log.first_time(TurnLog::key("conv", "altro"), now));
+        assert!(log.first_time(key, now + Duration::hours(13)), "expired");
+        for i in 0..600 {
+            log.first_time(TurnLog::key("c", &i.to_string()), now);
+        }
+        assert!(log.turns.len() <= MAX_ENTRIES);
+        assert!(!serde_json::to_string(&log).unwrap().contains("spiegami"));
+    }
+}

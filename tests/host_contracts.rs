@@ -1,0 +1,110 @@
+//! Every fixture's output against its host's contract (HOST-PROTOCOLS §2–3): Claude Code's
+//! `hookSpecificOutput` with the firing event and a context under 10,000 characters; Gemini CLI's
+//! JSON object on every run (`{}` for a no-op, never plain text, never empty); Antigravity's
+//! (unverified) JSON object. Codex has its own strict test in `codex_contract.rs`.
+
+mod common;
+
+use serde_json::Value;
+
+use common::{fixtures, materialise_project, run_in_process};
+
+fn outputs(host: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(fixtures().join("prompts").join(host)).unwrap() {
+        let path = entry.unwrap().path();
+        let tmp = tempfile::tempdir().unwrap();
+        let payload = materialise_project(&std::fs::read(&path).unwrap(), tmp.path());
+        let value: Value = serde_json::from_slice(&payload).unwrap();
+        let event = value["hook_event_name"]
+            .as_str()
+            .or(value["hookEventName"].as_str())
+            .unwrap_or("")
+            .to_owned();
+        let run = run_in_process(&["--host", host], &payload);
+        assert_eq!(run.code, 0);
+        out.push((path.display().to_string(), event, run.stdout));
+    }
+    assert!(!out.is_empty(), "no fixtures for {host}");
+    out
+}
+
+/// The only keys a context-bearing output may have.
+fn assert_context_shape(what: &str, stdout: &str, event: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{what}: {e}: {stdout}"));
+    let obj = v
+        .as_object()
+        .unwrap_or_else(|| panic!("{what}: not an object"));
+    if obj.is_empty() {
+        return None;
+    }
+    let keys: Vec<&String> = obj.keys().collect();
+    assert_eq!(keys, ["hookSpecificOutput"], "{what}");
+    let specific = obj["hookSpecificOutput"].as_object().unwrap();
+    let mut inner: Vec<&String> = specific.keys().collect();
+    inner.sort();
+    assert_eq!(inner, ["additionalContext", "hookEventName"], "{what}");
+    assert_eq!(
+        specific["hookEventName"], event,
+        "{what}: hookEventName must echo the firing event"
+    );
+    let context = specific["additionalContext"].as_str().unwrap().to_owned();
+    assert!(!context.trim().is_empty(), "{what}");
+    Some(context)
+}
+
+#[test]
+fn claude_outputs() {
+    for (what, event, stdout) in outputs("claude") {
+        if stdout.is_empty() {
+            continue;
+        }
+        let context = assert_context_shape(&what, &stdout, &event).expect("claude never prints {}");
+        assert!(context.chars().count() <= 10_000, "{what}");
+    }
+}
+
+#[test]
+fn gemini_always_prints_a_json_object() {
+    let mut noops = 0;
+    for (what, event, stdout) in outputs("gemini") {
+        assert!(
+            !stdout.is_empty(),
+            "{what}: an empty stdout makes Gemini read stderr"
+        );
+        assert!(
+            stdout.starts_with('{'),
+            "{what}: plain text would be shown to the user"
+        );
+        if assert_context_shape(&what, &stdout, &event).is_none() {
+            noops += 1;
+        }
+    }
+    assert!(noops >= 1, "the no-op fixture prints {{}}");
+}
+
+#[test]
+fn gemini_and_antigravity_fail_open_with_an_empty_object() {
+    for host in ["gemini", "antigravity"] {
+        for bad in [
+            &b""[..],
+            b"not json",
+            b"[1]",
+            br#"{"hook_event_name":"PreToolUse"}"#,
+        ] {
+            let run = run_in_process(&["--host", host], bad);
+            assert_eq!((run.code, run.stdout.as_str()), (0, "{}\n"), "{host}");
+        }
+    }
+    // Codex and Claude print nothing instead.
+    let run = run_in_process(&["--host", "claude"], b"not json");
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn antigravity_outputs_are_json_objects() {
+    for (what, event, stdout) in outputs("antigravity") {
+        assert!(!stdout.is_empty(), "{what}");
+        assert_context_shape(&what, &stdout, &event);
+    }
+}
