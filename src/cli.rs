@@ -15,6 +15,7 @@ use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_project, run_hook};
 use crate::edge::project::project_root;
 use crate::edge::settings::Settings;
 use crate::edge::skills;
+use crate::install::Scope;
 use crate::payload::{Event, Host, Payload};
 use crate::skills::router::SkillRouter;
 
@@ -52,6 +53,11 @@ pub enum Command {
     /// The agent catalog: build it from the canonical source, or check a generated one.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Register sophia-hook for SessionStart and the prompt event of a host, merging into its
+    /// settings file (other settings and hooks are kept; running it twice changes nothing).
+    Install(InstallArgs),
+    /// Remove sophia-hook's own entries from a host's settings file, and nothing else.
+    Uninstall(InstallArgs),
     /// Compute which catalog agents have a runtime definition on this machine; --write saves the
     /// manifest the hook overlays (SOPHIA_AGENT_AVAILABILITY, default
     /// ~/.mcp-servers/agent-availability.json).
@@ -127,6 +133,22 @@ pub enum SkillsCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// The project's settings (default) or the user's.
+    #[arg(long, value_enum, default_value = "project")]
+    pub scope: Scope,
+    /// Print the resulting file instead of writing it.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The binary to register (default: this executable).
+    #[arg(long)]
+    pub binary: Option<PathBuf>,
+    /// The project root (default: the git root above the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -228,6 +250,14 @@ pub fn run(
             skills_root,
         })) => report(
             catalog_check(stdout, root, catalog, source, skills_root),
+            stderr,
+        ),
+        Some(Command::Install(args)) => report(
+            install(stdout, cli.host, &args, settings, clock, true),
+            stderr,
+        ),
+        Some(Command::Uninstall(args)) => report(
+            install(stdout, cli.host, &args, settings, clock, false),
             stderr,
         ),
         Some(Command::Availability { root, write }) => {
@@ -555,4 +585,148 @@ fn availability(
         writeln!(stdout, "wrote {}", path.display())?;
     }
     Ok(())
+}
+
+/// The absolute path of the binary to register.
+pub fn binary_path(explicit: Option<&std::path::Path>) -> anyhow::Result<PathBuf> {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_exe().context("finding this executable")?,
+    };
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    if !path.is_absolute() {
+        bail!("the binary path {} is not absolute", path.display());
+    }
+    Ok(path)
+}
+
+/// The settings file of a host for a scope.
+pub fn settings_path(
+    host: Host,
+    scope: Scope,
+    root: &std::path::Path,
+    settings: &Settings,
+) -> anyhow::Result<PathBuf> {
+    let home = settings
+        .home
+        .as_deref()
+        .context("the home directory is unknown (HOME is not set)")?;
+    Ok(crate::install::config_path(
+        host,
+        scope,
+        root,
+        home,
+        settings.codex_home.as_deref(),
+    ))
+}
+
+fn install(
+    stdout: &mut dyn Write,
+    host: Option<Host>,
+    args: &InstallArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+    add: bool,
+) -> anyhow::Result<()> {
+    use crate::edge::hostconfig;
+    let host = host.context("name the host: --host codex|claude|gemini|antigravity")?;
+    let root = project_root_arg(args.root.clone())?;
+    let path = settings_path(host, args.scope, &root, settings)?;
+    let before = hostconfig::read(&path)?;
+    let after = if add {
+        let binary = binary_path(args.binary.as_deref())?;
+        let binary = binary.to_string_lossy();
+        if binary.contains(' ') {
+            writeln!(
+                stdout,
+                "warning: the binary path contains spaces ({binary}); Windows shells break on them — install it under a path without spaces"
+            )?;
+        }
+        Some(
+            crate::install::install(before.clone(), host, &binary)
+                .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?,
+        )
+    } else {
+        crate::install::uninstall(before.clone(), host)
+            .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
+    };
+    let unchanged = match &after {
+        Some(doc) => *doc == before,
+        None => before.is_null(),
+    };
+    if args.dry_run {
+        match &after {
+            Some(doc) => write!(stdout, "{}", hostconfig::render(doc))?,
+            None => writeln!(
+                stdout,
+                "(the file would be removed: nothing but sophia-hook's entries is left)"
+            )?,
+        }
+        return Ok(());
+    }
+    let verb = if add { "installed" } else { "uninstalled" };
+    if unchanged {
+        writeln!(
+            stdout,
+            "{}: already {verb} for {} ({} scope); nothing changed",
+            path.display(),
+            host.as_str(),
+            args.scope.as_str()
+        )?;
+    } else {
+        hostconfig::write(&path, after.as_ref())?;
+        writeln!(
+            stdout,
+            "{verb} sophia-hook for {} ({} scope): {}",
+            host.as_str(),
+            args.scope.as_str(),
+            path.display()
+        )?;
+        if !before.is_null() {
+            writeln!(
+                stdout,
+                "previous file kept as {}",
+                hostconfig::backup_path(&path).display()
+            )?;
+        }
+    }
+    if !add {
+        return Ok(());
+    }
+    match host {
+        Host::Codex => writeln!(
+            stdout,
+            "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
+        )?,
+        Host::Claude => writeln!(
+            stdout,
+            "next: nothing — Claude Code picks the settings up by itself"
+        )?,
+        Host::Gemini => writeln!(
+            stdout,
+            "next: Gemini CLI may warn once that the project's hooks changed; accept them"
+        )?,
+        Host::Antigravity => writeln!(
+            stdout,
+            "EXPERIMENTAL: Antigravity's prompt-time events and context injection are not verified (see docs/hosts.md); check `agy --version` and test that the context arrives"
+        )?,
+    }
+    if root.join(crate::edge::agents::SOURCE_PATH).is_file() {
+        writeln!(
+            stdout,
+            "refreshing the agent catalog and the availability manifest:"
+        )?;
+        catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
+        availability(stdout, Some(root), true, settings, clock)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

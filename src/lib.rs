@@ -18,6 +18,7 @@ pub mod edge;
 pub mod eval;
 pub mod fingerprint;
 pub mod hotword;
+pub mod install;
 pub mod payload;
 pub mod planning;
 pub mod render;

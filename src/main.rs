@@ -15,13 +15,16 @@ fn main() -> ExitCode {
     let clock = SystemClock::start();
     let settings = Settings::from_env();
     let debug = settings.debug;
-    // The default hook prints the panic message, which could quote input; say one line instead.
-    panic::set_hook(Box::new(move |_| {
-        if debug {
-            eprintln!("[sophia-hook] pass-through reason=internal-error");
-        }
-    }));
     let args: Vec<_> = std::env::args_os().collect();
+    let tool = sophia_hook::cli::is_tool_invocation(&args);
+    if !tool {
+        // In hook mode the default panic message could quote input: say one line instead.
+        panic::set_hook(Box::new(move |_| {
+            if debug {
+                eprintln!("[sophia-hook] pass-through reason=internal-error");
+            }
+        }));
+    }
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         let code = sophia_hook::cli::run(
             args.clone(),
@@ -33,7 +36,6 @@ fn main() -> ExitCode {
         );
         ExitCode::from(code)
     }));
-    let tool = sophia_hook::cli::is_tool_invocation(&args);
     result.unwrap_or_else(|_| {
         if tool {
             eprintln!("sophia-hook: internal error (a bug); please report it");

@@ -4,6 +4,7 @@
 pub mod agents;
 pub mod files;
 pub mod hook;
+pub mod hostconfig;
 pub mod project;
 pub mod settings;
 pub mod skills;

@@ -30,6 +30,8 @@ pub struct Settings {
     pub availability_file: Option<PathBuf>,
     /// The user cache folder for best-effort state (carry-forward of planned delegation).
     pub cache_dir: Option<PathBuf>,
+    /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
+    pub codex_home: Option<PathBuf>,
 }
 
 impl Settings {
@@ -75,6 +77,9 @@ impl Settings {
                 })
             });
         Settings {
+            codex_home: get("CODEX_HOME")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
             availability_file,
             cache_dir,
             analytics_file,
