@@ -58,6 +58,15 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove sophia-hook's own entries from a host's settings file, and nothing else.
     Uninstall(InstallArgs),
+    /// Check every host's setup and say how to fix what is wrong; exit 1 on a problem.
+    Doctor {
+        /// The project root (default: the git root above the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The binary the hosts should run (default: this executable).
+        #[arg(long)]
+        binary: Option<PathBuf>,
+    },
     /// Compute which catalog agents have a runtime definition on this machine; --write saves the
     /// manifest the hook overlays (SOPHIA_AGENT_AVAILABILITY, default
     /// ~/.mcp-servers/agent-availability.json).
@@ -260,6 +269,13 @@ pub fn run(
             install(stdout, cli.host, &args, settings, clock, false),
             stderr,
         ),
+        Some(Command::Doctor { root, binary }) => {
+            match doctor(stdout, cli.host, root, binary, settings) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(err) => report(Err(err), stderr),
+            }
+        }
         Some(Command::Availability { root, write }) => {
             report(availability(stdout, root, write, settings, clock), stderr)
         }
@@ -720,6 +736,29 @@ fn install(
         availability(stdout, Some(root), true, settings, clock)?;
     }
     Ok(())
+}
+
+/// Runs `doctor`; `Ok(false)` when a check failed.
+fn doctor(
+    stdout: &mut dyn Write,
+    host: Option<Host>,
+    root: Option<PathBuf>,
+    binary: Option<PathBuf>,
+    settings: &Settings,
+) -> anyhow::Result<bool> {
+    use crate::edge::doctor;
+    let root = project_root_arg(root)?;
+    let binary = binary_path(binary.as_deref())?;
+    let input = doctor::DoctorInput {
+        root: &root,
+        settings,
+        binary: &binary,
+        hosts: host.map_or_else(|| Host::ALL.to_vec(), |h| vec![h]),
+        explicit: host.is_some(),
+    };
+    let checks = doctor::run(&input);
+    write!(stdout, "{}", doctor::render(&checks))?;
+    Ok(!checks.iter().any(|c| c.status == doctor::Status::Fail))
 }
 
 #[cfg(test)]

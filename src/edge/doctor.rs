@@ -1,0 +1,765 @@
+//! `sophia-hook doctor`: why does the hook silently do nothing? Checks the binary path, each
+//! host's settings (present, parseable, our entries, pointing at this binary, timeouts in the
+//! host's unit), Codex's trust state and feature flag, the skill index, the agent catalog, the
+//! availability manifest, analytics, and finally runs the installed command on a sample payload
+//! and validates its output the way the host would. Every problem comes with a fix.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::edge::settings::Settings;
+use crate::edge::{agents, hostconfig, skills};
+use crate::install::{Registered, Scope, config_path, registered};
+use crate::payload::{Event, Host};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Ok,
+    Info,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    fn label(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Info => "info",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub status: Status,
+    pub area: String,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+fn check(
+    status: Status,
+    area: impl Into<String>,
+    detail: impl Into<String>,
+    fix: Option<String>,
+) -> Check {
+    Check {
+        status,
+        area: area.into(),
+        detail: detail.into(),
+        fix,
+    }
+}
+
+pub struct DoctorInput<'a> {
+    pub root: &'a Path,
+    pub settings: &'a Settings,
+    pub binary: &'a Path,
+    pub hosts: Vec<Host>,
+    /// The user named the host(s): a missing installation is a failure, not information.
+    pub explicit: bool,
+}
+
+/// Runs every check.
+pub fn run(input: &DoctorInput<'_>) -> Vec<Check> {
+    let mut out = Vec::new();
+    check_binary(input.binary, &mut out);
+    for host in &input.hosts {
+        check_host(input, *host, &mut out);
+    }
+    check_skills(input.root, &mut out);
+    let catalog = check_agent_catalog(input.root, &mut out);
+    check_manifest(input.settings, &catalog, &mut out);
+    check_analytics(input.settings, &mut out);
+    out
+}
+
+fn check_binary(binary: &Path, out: &mut Vec<Check>) {
+    let text = binary.to_string_lossy();
+    if !binary.is_absolute() {
+        out.push(check(
+            Status::Fail,
+            "binary",
+            format!("{text} is not an absolute path"),
+            Some("install with `cargo install --path .` and use the absolute path".into()),
+        ));
+    } else if text.contains(' ') {
+        out.push(check(
+            Status::Fail,
+            "binary",
+            format!("{text} contains spaces (Windows shells break on them)"),
+            Some("install the binary under a path without spaces, then run `sophia-hook install` again".into()),
+        ));
+    } else {
+        out.push(check(Status::Ok, "binary", format!("{text}"), None));
+    }
+}
+
+/// The program of a registered handler, and its arguments as one string.
+fn program_of(host: Host, handler: &Value) -> (String, String) {
+    let command = handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    if host == Host::Claude && handler.get("args").is_some() {
+        let args: Vec<&str> = handler["args"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        return (command, args.join(" "));
+    }
+    match command.strip_prefix('"') {
+        Some(rest) => {
+            let (program, args) = rest.split_once('"').unwrap_or((rest, ""));
+            (program.to_owned(), args.trim().to_owned())
+        }
+        None => {
+            let (program, args) = command.split_once(' ').unwrap_or((&command, ""));
+            (program.to_owned(), args.trim().to_owned())
+        }
+    }
+}
+
+fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
+    let name = host.as_str();
+    let Some(home) = input.settings.home.as_deref() else {
+        out.push(check(
+            Status::Fail,
+            name,
+            "HOME is not set: user settings cannot be found",
+            Some("set HOME".into()),
+        ));
+        return;
+    };
+    let mut installed: Vec<(Scope, PathBuf, Vec<Registered>)> = Vec::new();
+    for scope in [Scope::Project, Scope::User] {
+        let path = config_path(
+            host,
+            scope,
+            input.root,
+            home,
+            input.settings.codex_home.as_deref(),
+        );
+        let area = format!("{name} {}", scope.as_str());
+        let install = format!(
+            "sophia-hook install --host {name} --scope {}",
+            scope.as_str()
+        );
+        let doc = match hostconfig::read(&path) {
+            Ok(Value::Null) => continue,
+            Ok(doc) => doc,
+            Err(e) => {
+                out.push(check(
+                    Status::Fail,
+                    area,
+                    format!("{e}"),
+                    Some(format!(
+                        "fix the JSON (the host ignores the whole file), or restore {}",
+                        hostconfig::backup_path(&path).display()
+                    )),
+                ));
+                continue;
+            }
+        };
+        if host == Host::Codex
+            && let Some(extra) = doc
+                .as_object()
+                .and_then(|o| o.keys().find(|k| *k != "description" && *k != "hooks"))
+        {
+            out.push(check(
+                Status::Fail,
+                area.clone(),
+                format!("{}: root key `{extra}` makes Codex reject the whole file (only `description` and `hooks` are allowed)", path.display()),
+                Some(format!("remove `{extra}` from {}", path.display())),
+            ));
+        }
+        let regs = registered(&doc, host);
+        if regs.is_empty() {
+            out.push(check(
+                Status::Info,
+                area,
+                format!("{}: no sophia-hook entries", path.display()),
+                None,
+            ));
+            continue;
+        }
+        for event in [Event::SessionStart, Event::UserPromptSubmit] {
+            let wire = host.event_name(event);
+            let Some(reg) = regs.iter().find(|r| r.event == wire) else {
+                out.push(check(
+                    Status::Fail,
+                    area.clone(),
+                    format!("{}: no sophia-hook entry for {wire}", path.display()),
+                    Some(install.clone()),
+                ));
+                continue;
+            };
+            let (program, args) = program_of(host, &reg.handler);
+            let mut problems = Vec::new();
+            if Path::new(&program) != input.binary {
+                problems.push(format!(
+                    "points at {program}, not at this binary ({})",
+                    input.binary.display()
+                ));
+            }
+            if !Path::new(&program).is_file() {
+                problems.push(format!("{program} does not exist"));
+            }
+            if !args.contains(&format!("--host {name}"))
+                || !args.contains(&format!("--event {wire}"))
+            {
+                problems.push(format!(
+                    "the arguments `{args}` do not say `--host {name} --event {wire}`"
+                ));
+            }
+            match reg.handler.get("timeout").and_then(Value::as_u64) {
+                None => problems.push("no timeout: the host waits for its default (60–600 s) when the hook hangs".into()),
+                Some(t) if host == Host::Gemini && t < 100 => {
+                    problems.push(format!("timeout {t} looks like seconds, but Gemini CLI counts milliseconds"))
+                }
+                Some(t) if host != Host::Gemini && t >= 1000 => problems.push(format!(
+                    "timeout {t} looks like milliseconds, but {name} counts seconds ({t} s = {} min)",
+                    t / 60
+                )),
+                Some(t) if (host == Host::Gemini && t > 60_000) || (host != Host::Gemini && t > 60) => {
+                    problems.push(format!("timeout {t} is large for a hook on every prompt"))
+                }
+                Some(_) => {}
+            }
+            if problems.is_empty() {
+                out.push(check(
+                    Status::Ok,
+                    area.clone(),
+                    format!(
+                        "{wire}: {} {args} (timeout {})",
+                        program, reg.handler["timeout"]
+                    ),
+                    None,
+                ));
+            } else {
+                out.push(check(
+                    Status::Fail,
+                    area.clone(),
+                    format!("{wire}: {}", problems.join("; ")),
+                    Some(install.clone()),
+                ));
+            }
+        }
+        installed.push((scope, path, regs));
+    }
+    if installed.is_empty() {
+        let status = if input.explicit {
+            Status::Fail
+        } else {
+            Status::Info
+        };
+        out.push(check(
+            status,
+            name,
+            "not installed",
+            Some(format!("sophia-hook install --host {name}")),
+        ));
+        return;
+    }
+    if host == Host::Codex {
+        check_codex_trust(input.settings, home, &installed, out);
+    }
+    if matches!(host, Host::Codex | Host::Claude) {
+        out.push(check(
+            Status::Info,
+            name,
+            "in the interactive TUI a message that starts with `!` runs as a shell command and never reaches the hook: hotwords work where the host sends text as a prompt (IDE extension, app, `codex exec`, piped payloads)",
+            None,
+        ));
+    }
+    if host == Host::Antigravity {
+        out.push(check(
+            Status::Warn,
+            name,
+            "experimental: Antigravity's prompt-time events and context injection are not verified",
+            Some("test that the context reaches the model on your `agy --version`".into()),
+        ));
+    }
+    let (_, _, regs) = &installed[0];
+    for event in [Event::SessionStart, Event::UserPromptSubmit] {
+        if let Some(reg) = regs.iter().find(|r| r.event == host.event_name(event)) {
+            out.push(live_run(host, event, reg, input.root));
+        }
+    }
+}
+
+fn snake(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+fn check_codex_trust(
+    settings: &Settings,
+    home: &Path,
+    installed: &[(Scope, PathBuf, Vec<Registered>)],
+    out: &mut Vec<Check>,
+) {
+    let config = settings
+        .codex_home
+        .clone()
+        .unwrap_or_else(|| home.join(".codex"))
+        .join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    let mut section = String::new();
+    let mut disabled = false;
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            section = l.trim_matches(['[', ']']).to_owned();
+            sections.push((section.clone(), Vec::new()));
+            continue;
+        }
+        let compact = l.replace(' ', "");
+        if section == "features" && (compact == "hooks=false" || compact == "codex_hooks=false") {
+            disabled = true;
+        }
+        if let Some((_, lines)) = sections.last_mut() {
+            lines.push(compact);
+        }
+    }
+    if disabled {
+        out.push(check(
+            Status::Fail,
+            "codex trust",
+            format!("{}: hooks are disabled in [features]", config.display()),
+            Some("remove `hooks = false` (or `codex_hooks = false`) from [features]".into()),
+        ));
+    }
+    for (_, path, regs) in installed {
+        for reg in regs {
+            let key = format!(
+                "{}:{}:{}:{}",
+                path.display(),
+                snake(&reg.event),
+                reg.group_index,
+                reg.handler_index
+            );
+            let wanted = format!("hooks.state.\"{key}\"");
+            let state = sections.iter().find(|(name, _)| *name == wanted);
+            match state {
+                Some((_, lines)) if lines.iter().any(|l| l == "enabled=false") => out.push(check(
+                    Status::Fail,
+                    "codex trust",
+                    format!("{}: disabled in /hooks", reg.event),
+                    Some("enable it again with /hooks in the Codex TUI".into()),
+                )),
+                Some((_, lines)) if lines.iter().any(|l| l.starts_with("trusted_hash=")) => out.push(check(
+                    Status::Ok,
+                    "codex trust",
+                    format!("{}: trusted (the hash itself is Codex's to verify)", reg.event),
+                    None,
+                )),
+                _ => out.push(check(
+                    Status::Warn,
+                    "codex trust",
+                    format!("{}: not trusted yet, so Codex skips it silently", reg.event),
+                    Some("open the Codex TUI and trust it once with /hooks (`codex exec` never asks); re-trust after every reinstall".into()),
+                )),
+            }
+        }
+    }
+}
+
+/// A payload as the host would send it.
+fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
+    let wire = host.event_name(event);
+    let cwd = root.to_string_lossy();
+    let mut p = match host {
+        Host::Antigravity => {
+            serde_json::json!({"conversationId": "doctor", "stepIdx": 0, "workspacePaths": [cwd], "hookEventName": wire})
+        }
+        _ => {
+            serde_json::json!({"session_id": "sophia-doctor", "cwd": cwd, "hook_event_name": wire, "transcript_path": null})
+        }
+    };
+    match event {
+        Event::SessionStart => p["source"] = Value::from("startup"),
+        Event::UserPromptSubmit => p["prompt"] = Value::from("!quick spiegami questa SQL"),
+    }
+    p
+}
+
+/// Runs the registered command the way the host would and validates what it prints.
+fn live_run(host: Host, event: Event, reg: &Registered, root: &Path) -> Check {
+    let area = format!("{} run", host.as_str());
+    let wire = host.event_name(event);
+    let mut cmd = if host == Host::Claude && reg.handler.get("args").is_some() {
+        let (program, _) = program_of(host, &reg.handler);
+        let mut c = Command::new(program);
+        c.args(
+            reg.handler["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        );
+        c
+    } else {
+        let command = reg
+            .handler
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let mut c = if cfg!(windows) {
+            Command::new("cmd")
+        } else {
+            Command::new("sh")
+        };
+        c.arg(if cfg!(windows) { "/c" } else { "-c" }).arg(command);
+        c
+    };
+    cmd.current_dir(root)
+        .env("SOPHIA_ANALYTICS", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return check(
+                Status::Fail,
+                area,
+                format!("{wire}: cannot start the command: {e}"),
+                Some(format!("sophia-hook install --host {}", host.as_str())),
+            );
+        }
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(sample_payload(host, event, root).to_string().as_bytes());
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                return check(
+                    Status::Fail,
+                    area,
+                    format!("{wire}: no answer within 10 s"),
+                    Some("run it by hand with a payload on stdin and SOPHIA_DEBUG=1".into()),
+                );
+            }
+        }
+    }
+    let output = match child.wait_with_output() {
+        Ok(o) => o,
+        Err(e) => return check(Status::Fail, area, format!("{wire}: {e}"), None),
+    };
+    if !output.status.success() {
+        return check(
+            Status::Fail,
+            area,
+            format!("{wire}: exit status {}", output.status),
+            Some("a hook must exit 0; reinstall the binary".into()),
+        );
+    }
+    match validate(host, wire, &String::from_utf8_lossy(&output.stdout)) {
+        Ok(chars) => check(Status::Ok, area, format!("{wire}: valid {} output ({chars} characters of context)", host.as_str()), None),
+        Err(problem) => check(Status::Fail, area, format!("{wire}: {problem}"), Some("the command prints something the host rejects: check shell start-up files that echo, or reinstall".into())),
+    }
+}
+
+/// Validates hook stdout as the host would; returns the context length.
+pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
+    let trimmed = stdout.trim();
+    if trimmed.is_empty() {
+        return Err("printed nothing for a prompt that should get context".into());
+    }
+    let value: Value =
+        serde_json::from_str(trimmed).map_err(|e| format!("not one JSON object ({e})"))?;
+    let obj = value.as_object().ok_or("not a JSON object")?;
+    let allowed = [
+        "continue",
+        "stopReason",
+        "systemMessage",
+        "suppressOutput",
+        "decision",
+        "reason",
+        "hookSpecificOutput",
+    ];
+    if host == Host::Codex
+        && let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str()))
+    {
+        return Err(format!("unknown key `{k}`: Codex rejects the whole output"));
+    }
+    let specific = obj
+        .get("hookSpecificOutput")
+        .and_then(Value::as_object)
+        .ok_or("no hookSpecificOutput")?;
+    if host == Host::Codex
+        && let Some(k) = specific
+            .keys()
+            .find(|k| *k != "hookEventName" && *k != "additionalContext")
+    {
+        return Err(format!(
+            "unknown key `hookSpecificOutput.{k}`: Codex rejects the whole output"
+        ));
+    }
+    if specific.get("hookEventName").and_then(Value::as_str) != Some(wire) {
+        return Err(format!("hookEventName is not {wire}"));
+    }
+    let context = specific
+        .get("additionalContext")
+        .and_then(Value::as_str)
+        .ok_or("no additionalContext")?;
+    Ok(context.chars().count())
+}
+
+fn check_skills(root: &Path, out: &mut Vec<Check>) {
+    let loaded = skills::load(root);
+    match loaded.source {
+        skills::CatalogSource::Embedded => out.push(check(
+            Status::Info,
+            "skills",
+            "no skills/*/SKILL.md: the embedded default catalog is used",
+            None,
+        )),
+        skills::CatalogSource::Index => out.push(check(
+            Status::Ok,
+            "skills",
+            format!(
+                "index fresh ({} skills, {})",
+                loaded.catalog.skills.len(),
+                loaded.catalog.source_fingerprint
+            ),
+            None,
+        )),
+        skills::CatalogSource::Scan => out.push(check(
+            Status::Warn,
+            "skills",
+            format!(
+                "{} — every prompt parses {} SKILL.md files",
+                loaded.warnings.join(", "),
+                loaded.catalog.skills.len()
+            ),
+            Some("sophia-hook skills index".into()),
+        )),
+    }
+}
+
+fn check_agent_catalog(root: &Path, out: &mut Vec<Check>) -> crate::agents::catalog::AgentCatalog {
+    let skill_ids = skills::load(root)
+        .catalog
+        .skills
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    let effective = agents::load_catalog(root, &skill_ids, String::new());
+    match effective.source {
+        agents::AgentCatalogSource::Embedded if effective.warnings.is_empty() => out.push(check(
+            Status::Info,
+            "agent catalog",
+            format!("embedded default ({})", effective.catalog.fingerprint),
+            None,
+        )),
+        agents::AgentCatalogSource::Generated => out.push(check(
+            Status::Ok,
+            "agent catalog",
+            format!(
+                "{} valid and fresh ({})",
+                agents::CATALOG_PATH,
+                effective.catalog.fingerprint
+            ),
+            None,
+        )),
+        _ => {
+            let fail = effective.warnings.iter().any(|w| {
+                w == "agent-catalog-fingerprint-mismatch" || w == "agent-catalog-source-invalid"
+            });
+            out.push(check(
+                if fail { Status::Fail } else { Status::Warn },
+                "agent catalog",
+                effective.warnings.join(", "),
+                Some(
+                    "sophia-hook catalog build (fix the source first if it does not build)".into(),
+                ),
+            ));
+        }
+    }
+    effective.catalog
+}
+
+fn check_manifest(
+    settings: &Settings,
+    catalog: &crate::agents::catalog::AgentCatalog,
+    out: &mut Vec<Check>,
+) {
+    let Some(path) = &settings.availability_file else {
+        return;
+    };
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            out.push(check(
+                Status::Info,
+                "availability",
+                format!("{}: none (every agent counts as unknown)", path.display()),
+                Some("sophia-hook availability --write".into()),
+            ));
+            return;
+        }
+        Err(e) => {
+            out.push(check(
+                Status::Fail,
+                "availability",
+                format!("{}: unreadable ({e})", path.display()),
+                Some("sophia-hook availability --write".into()),
+            ));
+            return;
+        }
+    };
+    match serde_json::from_slice::<crate::agents::availability::Manifest>(&text) {
+        Err(e) => out.push(check(
+            Status::Fail,
+            "availability",
+            format!(
+                "{}: not a manifest ({e}); the hook ignores it",
+                path.display()
+            ),
+            Some("sophia-hook availability --write".into()),
+        )),
+        Ok(m) if m.catalog_fingerprint.as_deref() != Some(catalog.fingerprint.as_str()) => out
+            .push(check(
+                Status::Warn,
+                "availability",
+                format!(
+                    "{}: computed for another catalog ({}); states still apply by id",
+                    path.display(),
+                    m.catalog_fingerprint.as_deref().unwrap_or("no fingerprint")
+                ),
+                Some("sophia-hook availability --write".into()),
+            )),
+        Ok(m) => out.push(check(
+            Status::Ok,
+            "availability",
+            format!(
+                "{}: {} agents, fingerprint matches",
+                path.display(),
+                m.agents.len()
+            ),
+            None,
+        )),
+    }
+}
+
+fn check_analytics(settings: &Settings, out: &mut Vec<Check>) {
+    let Some(path) = &settings.analytics_file else {
+        out.push(check(Status::Info, "analytics", "off", None));
+        return;
+    };
+    let writable = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| {
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map(|_| ())
+        });
+    match writable {
+        Ok(()) => out.push(check(
+            Status::Ok,
+            "analytics",
+            format!("{} writable", path.display()),
+            None,
+        )),
+        Err(e) => out.push(check(
+            Status::Warn,
+            "analytics",
+            format!(
+                "{}: not writable ({e}); runs are not recorded",
+                path.display()
+            ),
+            Some("fix the permissions, set SOPHIA_ANALYTICS_FILE, or SOPHIA_ANALYTICS=off".into()),
+        )),
+    }
+}
+
+/// The report as a readable table; problems carry their fix.
+pub fn render(checks: &[Check]) -> String {
+    let width = checks
+        .iter()
+        .map(|c| c.area.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut out = format!("{:<6} {:<width$}  detail\n", "status", "check");
+    for c in checks {
+        out.push_str(&format!(
+            "{:<6} {:<width$}  {}\n",
+            c.status.label(),
+            c.area,
+            c.detail
+        ));
+        if let Some(fix) = c.fix.as_ref().filter(|_| c.status >= Status::Warn) {
+            out.push_str(&format!("{:<6} {:<width$}  fix: {fix}\n", "", ""));
+        }
+    }
+    let fails = checks.iter().filter(|c| c.status == Status::Fail).count();
+    let warns = checks.iter().filter(|c| c.status == Status::Warn).count();
+    out.push_str(&format!("\n{fails} problem(s), {warns} warning(s)\n"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_as_the_host_would() {
+        let good = r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"abc"}}"#;
+        assert_eq!(validate(Host::Codex, "UserPromptSubmit", good), Ok(3));
+        assert!(validate(Host::Codex, "SessionStart", good).is_err());
+        assert!(validate(Host::Codex, "UserPromptSubmit", r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"a","sessionTitle":"x"}}"#).is_err());
+        assert!(validate(Host::Codex, "UserPromptSubmit", "[routing] plain").is_err());
+        assert!(validate(Host::Codex, "UserPromptSubmit", "").is_err());
+    }
+
+    #[test]
+    fn event_keys_are_snake_case() {
+        assert_eq!(snake("UserPromptSubmit"), "user_prompt_submit");
+        assert_eq!(snake("SessionStart"), "session_start");
+    }
+
+    #[test]
+    fn program_and_arguments() {
+        let h = serde_json::json!({"command": "\"/a b/sophia-hook\" --host codex --event SessionStart"});
+        assert_eq!(
+            program_of(Host::Codex, &h),
+            (
+                "/a b/sophia-hook".into(),
+                "--host codex --event SessionStart".into()
+            )
+        );
+        let c = serde_json::json!({"command": "/x/sophia-hook", "args": ["--host", "claude", "--event", "SessionStart"]});
+        assert_eq!(
+            program_of(Host::Claude, &c).1,
+            "--host claude --event SessionStart"
+        );
+    }
+}
