@@ -58,6 +58,19 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove sophia-hook's own entries from a host's settings file, and nothing else.
     Uninstall(InstallArgs),
+    /// Summarise the analytics log (SOPHIA_ANALYTICS_FILE, default
+    /// ~/.mcp-servers/analytics/sophia-hook.jsonl).
+    Stats {
+        /// Only runs at or after this date (2026-11-01) or RFC 3339 timestamp.
+        #[arg(long)]
+        since: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The log file (default: the analytics file).
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
     /// Check every host's setup and say how to fix what is wrong; exit 1 on a problem.
     Doctor {
         /// The project root (default: the git root above the current directory).
@@ -269,6 +282,9 @@ pub fn run(
             install(stdout, cli.host, &args, settings, clock, false),
             stderr,
         ),
+        Some(Command::Stats { since, json, file }) => {
+            report(stats(stdout, since, json, file, settings), stderr)
+        }
         Some(Command::Doctor { root, binary }) => {
             match doctor(stdout, cli.host, root, binary, settings) {
                 Ok(true) => 0,
@@ -734,6 +750,35 @@ fn install(
         )?;
         catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
         availability(stdout, Some(root), true, settings, clock)?;
+    }
+    Ok(())
+}
+
+fn stats(
+    stdout: &mut dyn Write,
+    since: Option<String>,
+    json: bool,
+    file: Option<PathBuf>,
+    settings: &Settings,
+) -> anyhow::Result<()> {
+    let path = file
+        .or_else(|| settings.analytics_file.clone())
+        .context("no analytics file: analytics are off (SOPHIA_ANALYTICS=off) or HOME is not set; pass --file")?;
+    let since = since
+        .map(|s| crate::stats::parse_since(&s))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let summary = crate::stats::summarise(&text, since);
+    if json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else {
+        writeln!(stdout, "{}", path.display())?;
+        write!(stdout, "{}", crate::stats::render(&summary))?;
     }
     Ok(())
 }

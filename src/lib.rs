@@ -24,5 +24,6 @@ pub mod planning;
 pub mod render;
 pub mod routing;
 pub mod skills;
+pub mod stats;
 pub mod subagent;
 pub mod text;
