@@ -497,7 +497,7 @@ fn catalog_build(
 ) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
     let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
-    let out = out.unwrap_or_else(|| root.join(crate::edge::agents::CATALOG_PATH));
+    let out = out.unwrap_or_else(|| crate::edge::agents::catalog_path(&root));
     let text = read_source(&source)?;
     let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
     let catalog =
@@ -528,7 +528,7 @@ fn catalog_check(
     skills_root: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
-    let path = catalog.unwrap_or_else(|| root.join(crate::edge::agents::CATALOG_PATH));
+    let path = catalog.unwrap_or_else(|| crate::edge::agents::catalog_path(&root));
     let generated = crate::edge::agents::read_catalog(&path)
         .map_err(|reason| anyhow::anyhow!("{}: {reason}", path.display()))?;
     let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));

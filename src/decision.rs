@@ -44,6 +44,10 @@ pub struct Project {
     pub agent_warnings: Vec<String>,
     /// A delegation planned earlier in this session, if any.
     pub planned: Option<PlannedDelegation>,
+    /// The project's extra hotword prefix (`.sophia-hook.yaml`), if any.
+    pub hotword_prefix: Option<String>,
+    /// The project's analytics configuration (`.sophia-hook.yaml`).
+    pub analytics: crate::config::AnalyticsConfig,
 }
 
 /// The decision JSON.
@@ -103,7 +107,11 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         }
         Event::UserPromptSubmit => {
             let prompt = request.payload.prompt.as_deref().unwrap_or("");
-            let routing = routing::route(prompt, request.payload.from_subagent());
+            let routing = routing::route_with_prefix(
+                prompt,
+                request.payload.from_subagent(),
+                project.hotword_prefix.as_deref(),
+            );
             if let Some(router) = &project.skills {
                 skills = router.route(&routing.stripped_prompt);
             }

@@ -27,10 +27,15 @@ impl Hotword {
         }
     }
 
-    fn from_token(token: &str) -> Option<Hotword> {
-        Hotword::ALL
-            .into_iter()
-            .find(|h| token.eq_ignore_ascii_case(h.as_str()))
+    fn from_token(token: &str, extra_prefix: Option<&str>) -> Option<Hotword> {
+        Hotword::ALL.into_iter().find(|h| {
+            token.eq_ignore_ascii_case(h.as_str())
+                || extra_prefix.is_some_and(|p| {
+                    token
+                        .strip_prefix(p)
+                        .is_some_and(|rest| rest.eq_ignore_ascii_case(&h.as_str()[1..]))
+                })
+        })
     }
 }
 
@@ -58,13 +63,19 @@ impl HotwordParse<'_> {
 
 /// Parses the leading hotwords of `prompt`.
 pub fn parse(prompt: &str) -> HotwordParse<'_> {
+    parse_with_prefix(prompt, None)
+}
+
+/// Parses the leading hotwords, also accepting `extra_prefix` in place of `!` (`?quick` with
+/// `?`), for hosts whose TUI runs a message that starts with `!` as a shell command.
+pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> HotwordParse<'a> {
     let mut detected = Vec::new();
     let mut warnings = Vec::new();
     let mut rest_start = 0;
     let mut tokens = Tokens::new(prompt);
     let mut first_other = None;
     for (start, token) in tokens.by_ref() {
-        match Hotword::from_token(token) {
+        match Hotword::from_token(token, extra_prefix) {
             Some(h) => {
                 if !detected.contains(&h) {
                     detected.push(h);
@@ -92,7 +103,7 @@ pub fn parse(prompt: &str) -> HotwordParse<'_> {
     }
     // Hotwords later in the prompt are not hotwords; say so.
     for (_, token) in Tokens::new(stripped) {
-        if let Some(h) = Hotword::from_token(token) {
+        if let Some(h) = Hotword::from_token(token, extra_prefix) {
             let code = format!("hotword-not-at-start:{}", h.as_str());
             if !warnings.contains(&code) {
                 warnings.push(code);
@@ -226,6 +237,21 @@ mod tests {
                 "unsupported-hotword:!nohooks"
             ]
         );
+    }
+
+    #[test]
+    fn an_extra_prefix_is_accepted_only_when_configured() {
+        let got = parse_with_prefix("?quick ?AGENTS spiegami", Some("?"));
+        assert_eq!(got.detected, [Quick, Agents]);
+        assert_eq!(got.stripped, "spiegami");
+        assert_eq!(parse_with_prefix("!quick x", Some("?")).detected, [Quick]);
+        assert!(parse("?quick x").detected.is_empty());
+        assert!(
+            parse_with_prefix("?quickly x", Some("?"))
+                .detected
+                .is_empty()
+        );
+        assert_eq!(parse_with_prefix("//quick x", Some("//")).detected, [Quick]);
     }
 
     #[test]

@@ -36,7 +36,12 @@ impl Routing {
 
 /// Routes one prompt. `from_subagent` is true for prompts the host sends to its own subagents.
 pub fn route(prompt: &str, from_subagent: bool) -> Routing {
-    let parsed = hotword::parse(prompt);
+    route_with_prefix(prompt, from_subagent, None)
+}
+
+/// Routes one prompt, also accepting the project's extra hotword prefix.
+pub fn route_with_prefix(prompt: &str, from_subagent: bool, extra_prefix: Option<&str>) -> Routing {
+    let parsed = hotword::parse_with_prefix(prompt, extra_prefix);
     let context = context::route(parsed.stripped, parsed.has(Hotword::Quick));
     let subagent = subagent::route(parsed.stripped, parsed.has(Hotword::Agents), from_subagent);
     Routing {

@@ -48,6 +48,12 @@ fn mtime(path: &Path) -> Option<SystemTime> {
     fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// Where the generated catalog of `root` lives (`.sophia-hook.yaml` may move it).
+pub fn catalog_path(root: &Path) -> PathBuf {
+    let (config, _) = crate::edge::config::load(root);
+    crate::config::ProjectConfig::resolve(root, config.agent_catalog.as_deref(), CATALOG_PATH)
+}
+
 /// Reads and verifies a generated catalog.
 pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
     let bytes = fs::read(path).map_err(|_| "agent-catalog-missing")?;
@@ -64,7 +70,7 @@ pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
 /// against `skill_ids`; else the embedded default.
 pub fn load_catalog(root: &Path, skill_ids: &BTreeSet<String>, now: String) -> EffectiveCatalog {
     let source = root.join(SOURCE_PATH);
-    let generated = root.join(CATALOG_PATH);
+    let generated = catalog_path(root);
     let source_time = mtime(&source);
     let mut warnings = Vec::new();
     match read_catalog(&generated) {

@@ -71,6 +71,21 @@ pub struct DoctorInput<'a> {
 pub fn run(input: &DoctorInput<'_>) -> Vec<Check> {
     let mut out = Vec::new();
     check_binary(input.binary, &mut out);
+    match crate::edge::config::load(input.root) {
+        (_, Some(why)) => out.push(check(
+            Status::Fail,
+            "config",
+            why,
+            Some(format!("fix {}", crate::config::FILE_NAME)),
+        )),
+        (c, None) if c != crate::config::ProjectConfig::default() => out.push(check(
+            Status::Ok,
+            "config",
+            format!("{} read", crate::config::FILE_NAME),
+            None,
+        )),
+        _ => {}
+    }
     for host in &input.hosts {
         check_host(input, *host, &mut out);
     }

@@ -51,6 +51,15 @@ pub fn run_hook(
     clock: &dyn Clock,
 ) {
     let result = decide_from_stdin(stdin, args, settings, clock, stderr);
+    let project_settings;
+    let settings = match &result {
+        Ok((_, analytics)) => {
+            project_settings = settings.with_project_analytics(analytics);
+            &project_settings
+        }
+        Err(_) => settings,
+    };
+    let result = result.map(|(decision, _)| decision);
     let duration_us = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
     let event = match &result {
         Ok(decision) => {
@@ -110,7 +119,7 @@ fn decide_from_stdin(
     settings: &Settings,
     clock: &dyn Clock,
     stderr: &mut dyn Write,
-) -> Result<Decision, &'static str> {
+) -> Result<(Decision, crate::config::AnalyticsConfig), &'static str> {
     let mut bytes = Vec::new();
     stdin
         .take(MAX_PAYLOAD_BYTES + 1)
@@ -162,7 +171,7 @@ fn decide_from_stdin(
             now,
         );
     }
-    Ok(decision)
+    Ok((decision, project.analytics))
 }
 
 /// Records a planning turn's delegation for the session, or consumes it once it has been carried
@@ -208,6 +217,10 @@ pub fn load_project(
         return project;
     };
     let root = project_root(&cwd);
+    let (config, config_warning) = crate::edge::config::load(&root);
+    project.hotword_prefix = config.hotword_prefix.clone();
+    project.analytics = config.analytics.clone();
+    project.skill_warnings.extend(config_warning);
     if request.event == Event::UserPromptSubmit {
         let loaded = skills::load(&root);
         if let Some(err) = debug.as_deref_mut() {
@@ -222,7 +235,7 @@ pub fn load_project(
         let skill_ids: BTreeSet<String> =
             loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
         project.skill_source = Some(loaded.source.as_str());
-        project.skill_warnings = loaded.warnings;
+        project.skill_warnings.extend(loaded.warnings);
         project.skills = Some(SkillRouter::new(loaded.catalog));
 
         let mut effective = agents::load_catalog(&root, &skill_ids, timestamp(now));

@@ -32,9 +32,30 @@ pub struct Settings {
     pub cache_dir: Option<PathBuf>,
     /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
     pub codex_home: Option<PathBuf>,
+    /// Analytics were set by the environment, which wins over the project configuration.
+    pub analytics_from_env: bool,
 }
 
 impl Settings {
+    /// Applies the project's analytics configuration unless the environment decided already.
+    pub fn with_project_analytics(&self, config: &crate::config::AnalyticsConfig) -> Settings {
+        let mut s = self.clone();
+        if self.analytics_from_env {
+            return s;
+        }
+        if let Some(file) = &config.file {
+            let expanded = match (file.strip_prefix("~"), &self.home) {
+                (Ok(rest), Some(home)) => home.join(rest),
+                _ => file.clone(),
+            };
+            s.analytics_file = Some(expanded);
+        }
+        if config.enabled == Some(false) {
+            s.analytics_file = None;
+        }
+        s
+    }
+
     pub fn from_env() -> Settings {
         Settings::from_lookup(|name| {
             std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
@@ -77,6 +98,8 @@ impl Settings {
                 })
             });
         Settings {
+            analytics_from_env: get(ENV_ANALYTICS).is_some()
+                || get(ENV_ANALYTICS_FILE).is_some_and(|p| !p.is_empty()),
             codex_home: get("CODEX_HOME")
                 .filter(|p| !p.is_empty())
                 .map(PathBuf::from),
@@ -153,6 +176,29 @@ mod tests {
         assert_eq!(s.cache_dir, Some(PathBuf::from("/tmp/c")));
         let s = settings(&[("XDG_CACHE_HOME", "/x")]);
         assert_eq!(s.cache_dir, Some(PathBuf::from("/x")));
+    }
+
+    #[test]
+    fn project_analytics_apply_unless_the_environment_decided() {
+        let cfg = crate::config::AnalyticsConfig {
+            enabled: None,
+            file: Some(PathBuf::from("~/p.jsonl")),
+        };
+        let s = settings(&[("HOME", "/home/u")]).with_project_analytics(&cfg);
+        assert_eq!(s.analytics_file, Some(PathBuf::from("/home/u/p.jsonl")));
+        let off = crate::config::AnalyticsConfig {
+            enabled: Some(false),
+            file: None,
+        };
+        assert_eq!(
+            settings(&[("HOME", "/home/u")])
+                .with_project_analytics(&off)
+                .analytics_file,
+            None
+        );
+        let env = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS_FILE, "/e.jsonl")])
+            .with_project_analytics(&off);
+        assert_eq!(env.analytics_file, Some(PathBuf::from("/e.jsonl")));
     }
 
     #[test]

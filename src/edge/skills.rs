@@ -8,6 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use crate::config::ProjectConfig;
 use crate::edge::files::write_atomic;
 use crate::fingerprint::sha256;
 use crate::skills::catalog::{CATALOG_SCHEMA_VERSION, CompiledCatalog, compile, parse_skill_md};
@@ -113,6 +114,12 @@ fn scan(files: &[SourceFile], fingerprint: String) -> CompiledCatalog {
     compile(&defs, fingerprint, warnings)
 }
 
+/// Where the compiled index of `root` lives (`.sophia-hook.yaml` may move it).
+pub fn index_path(root: &Path) -> PathBuf {
+    let (config, _) = crate::edge::config::load(root);
+    ProjectConfig::resolve(root, config.skills_index.as_deref(), INDEX_PATH)
+}
+
 /// Loads the catalog for a project root.
 pub fn load(root: &Path) -> LoadedCatalog {
     let files = list_sources(&root.join("skills"));
@@ -124,7 +131,7 @@ pub fn load(root: &Path) -> LoadedCatalog {
         };
     }
     let fp = fingerprint(&files);
-    let index_warning = match read_index(&root.join(INDEX_PATH)) {
+    let index_warning = match read_index(&index_path(root)) {
         Ok(index)
             if index.source_fingerprint == fp && index.schema_version == CATALOG_SCHEMA_VERSION =>
         {
@@ -165,7 +172,7 @@ pub fn build_index(root: &Path, out: Option<&Path>) -> anyhow::Result<(CompiledC
         );
     }
     let catalog = scan(&files, fingerprint(&files));
-    let out = out.map_or_else(|| root.join(INDEX_PATH), Path::to_path_buf);
+    let out = out.map_or_else(|| index_path(root), Path::to_path_buf);
     let mut json = serde_json::to_string(&catalog)?;
     json.push('\n');
     write_atomic(&out, json.as_bytes())

@@ -1,0 +1,104 @@
+//! The optional project configuration file, `.sophia-hook.yaml` at the project root: where the
+//! compiled skill index and the agent catalog live, analytics on/off and path, and an extra
+//! prefix for the two hotwords on hosts whose TUI captures a leading `!`. Every key is optional;
+//! environment variables win over the file. Pure: the edge reads the file.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The file name, at the project root.
+pub const FILE_NAME: &str = ".sophia-hook.yaml";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    /// The compiled skill index (relative to the project root, or absolute).
+    pub skills_index: Option<PathBuf>,
+    /// The generated agent catalog (relative to the project root, or absolute).
+    pub agent_catalog: Option<PathBuf>,
+    #[serde(default)]
+    pub analytics: AnalyticsConfig,
+    /// An extra prefix accepted for `quick` and `agents` (e.g. `?` for `?quick`); the defaults
+    /// `!quick` and `!agents` always work. Off unless set.
+    pub hotword_prefix: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyticsConfig {
+    pub enabled: Option<bool>,
+    /// `~/` expands to the home directory.
+    pub file: Option<PathBuf>,
+}
+
+impl ProjectConfig {
+    /// Parses and validates the file's text.
+    pub fn parse(text: &str) -> Result<ProjectConfig, String> {
+        if text.trim().is_empty() {
+            return Ok(ProjectConfig::default());
+        }
+        let config: ProjectConfig = serde_saphyr::from_str(text)
+            .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_owned())?;
+        if let Some(prefix) = &config.hotword_prefix {
+            let ok = (1..=3).contains(&prefix.chars().count())
+                && prefix.chars().all(|c| c.is_ascii_punctuation())
+                && prefix != "!";
+            if !ok {
+                return Err(format!(
+                    "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters other than `!` (e.g. `?` or `//`)"
+                ));
+            }
+        }
+        Ok(config)
+    }
+
+    /// A configured path resolved against the project root, or the default.
+    pub fn resolve(root: &Path, configured: Option<&Path>, default: &str) -> PathBuf {
+        match configured {
+            Some(p) if p.is_absolute() => p.to_path_buf(),
+            Some(p) => root.join(p),
+            None => root.join(default),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_key() {
+        let c = ProjectConfig::parse(
+            "skills_index: build/skills.json\nagent_catalog: /abs/catalog.json\nanalytics:\n  enabled: false\n  file: ~/a.jsonl\nhotword_prefix: \"?\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.skills_index.as_deref(),
+            Some(Path::new("build/skills.json"))
+        );
+        assert_eq!(c.analytics.enabled, Some(false));
+        assert_eq!(c.hotword_prefix.as_deref(), Some("?"));
+        assert_eq!(
+            ProjectConfig::resolve(Path::new("/r"), c.skills_index.as_deref(), "x"),
+            PathBuf::from("/r/build/skills.json")
+        );
+        assert_eq!(
+            ProjectConfig::resolve(Path::new("/r"), c.agent_catalog.as_deref(), "x"),
+            PathBuf::from("/abs/catalog.json")
+        );
+        assert_eq!(
+            ProjectConfig::resolve(Path::new("/r"), None, "d/x"),
+            PathBuf::from("/r/d/x")
+        );
+        assert_eq!(ProjectConfig::parse("").unwrap(), ProjectConfig::default());
+    }
+
+    #[test]
+    fn refuses_bad_values() {
+        assert!(ProjectConfig::parse("hotword_prefix: \"!\"").is_err());
+        assert!(ProjectConfig::parse("hotword_prefix: \"ab\"").is_err());
+        assert!(ProjectConfig::parse("hotword_prefix: \"????\"").is_err());
+        assert!(ProjectConfig::parse("unknown_key: 1").is_err());
+    }
+}
