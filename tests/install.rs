@@ -1,0 +1,323 @@
+//! install, uninstall and doctor through the real binary, in temporary projects and homes.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::run_binary;
+use serde_json::{Value, json};
+
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("project/.git")).unwrap();
+        fs::create_dir_all(dir.path().join("home")).unwrap();
+        Sandbox { dir }
+    }
+    fn project(&self) -> std::path::PathBuf {
+        self.dir.path().join("project")
+    }
+    fn home(&self) -> std::path::PathBuf {
+        self.dir.path().join("home")
+    }
+    fn run(&self, args: &[&str]) -> common::Run {
+        let root = self.project();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--root", root.to_str().unwrap()]);
+        run_binary(&all, b"", &self.home(), &[("SOPHIA_ANALYTICS", "off")])
+    }
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+fn settings_file(host: &str) -> &'static str {
+    match host {
+        "codex" => ".codex/hooks.json",
+        "claude" => ".claude/settings.json",
+        "gemini" => ".gemini/settings.json",
+        _ => ".agents/hooks.json",
+    }
+}
+
+/// A settings file with the user's own hooks and keys, per host.
+fn existing(host: &str) -> Value {
+    match host {
+        "codex" => json!({"description": "team hooks", "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/guard.sh", "timeout": 3}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/log-prompt.sh", "timeout": 2}]}]}}),
+        "claude" => json!({"model": "opus", "permissions": {"allow": ["Bash(ls)"]}, "hooks": {
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/log-prompt.sh"}]}]}}),
+        "gemini" => json!({"theme": "dark", "hooksConfig": {"enabled": true}, "hooks": {
+            "BeforeAgent": [{"hooks": [{"name": "mine", "type": "command", "command": "/opt/mine", "timeout": 2000}]}]}}),
+        _ => {
+            json!({"guard": {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": "/opt/g", "timeout": 3}]}]}})
+        }
+    }
+}
+
+#[test]
+fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
+    for host in ["codex", "claude", "gemini", "antigravity"] {
+        let sb = Sandbox::new();
+        let path = sb.project().join(settings_file(host));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            serde_json::to_string_pretty(&existing(host)).unwrap(),
+        )
+        .unwrap();
+
+        let first = sb.run(&["install", "--host", host]);
+        assert_eq!(first.code, 0, "{host}: {}", first.stderr);
+        let once = read(&path);
+        let second = sb.run(&["install", "--host", host]);
+        assert_eq!(second.code, 0);
+        assert!(
+            second.stdout.contains("nothing changed"),
+            "{host}: {}",
+            second.stdout
+        );
+        assert_eq!(
+            read(&path),
+            once,
+            "{host}: a second install changes nothing"
+        );
+
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text.matches("sophia-hook --host").count() + text.matches("\"--host\"").count(),
+            2,
+            "{host}: one entry per event\n{text}"
+        );
+        // The user's own hooks and keys are all still there.
+        let before = existing(host);
+        for (key, value) in before.as_object().unwrap() {
+            if key != "hooks" {
+                assert_eq!(once[key], *value, "{host}: {key}");
+            }
+        }
+        if let Some(hooks) = before.get("hooks").and_then(Value::as_object) {
+            for (event, groups) in hooks {
+                for g in groups.as_array().unwrap() {
+                    assert!(
+                        once["hooks"][event].as_array().unwrap().contains(g),
+                        "{host}: lost {event} group"
+                    );
+                }
+            }
+        }
+        assert!(
+            fs::read_to_string(format!("{}.sophia-hook.bak", path.display()))
+                .unwrap()
+                .len()
+                > 10
+        );
+
+        let un = sb.run(&["uninstall", "--host", host]);
+        assert_eq!(un.code, 0, "{}", un.stderr);
+        assert_eq!(
+            read(&path),
+            existing(host),
+            "{host}: uninstall restores the original meaning"
+        );
+    }
+}
+
+#[test]
+fn user_scope_and_dry_run() {
+    let sb = Sandbox::new();
+    let dry = sb.run(&[
+        "install",
+        "--host",
+        "gemini",
+        "--scope",
+        "user",
+        "--dry-run",
+    ]);
+    assert_eq!(dry.code, 0);
+    let printed: Value = serde_json::from_str(&dry.stdout).unwrap();
+    assert_eq!(
+        printed["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"],
+        5000
+    );
+    assert!(
+        !sb.home().join(".gemini/settings.json").exists(),
+        "dry run writes nothing"
+    );
+    let real = sb.run(&["install", "--host", "gemini", "--scope", "user"]);
+    assert_eq!(real.code, 0);
+    assert_eq!(read(&sb.home().join(".gemini/settings.json")), printed);
+    let agy = sb.run(&["install", "--host", "antigravity", "--scope", "user"]);
+    assert!(agy.stdout.contains("EXPERIMENTAL"));
+    assert!(sb.home().join(".gemini/config/hooks.json").exists());
+}
+
+#[test]
+fn unparseable_settings_are_left_untouched() {
+    let sb = Sandbox::new();
+    let path = sb.project().join(".claude/settings.json");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let broken = "{ \"model\": \"opus\", // a comment\n }";
+    fs::write(&path, broken).unwrap();
+    let run = sb.run(&["install", "--host", "claude"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("not valid JSON") && run.stderr.contains("left untouched"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), broken);
+    assert!(!Path::new(&format!("{}.sophia-hook.bak", path.display())).exists());
+}
+
+#[test]
+fn install_refreshes_the_agent_catalog_and_manifest() {
+    let sb = Sandbox::new();
+    fs::create_dir_all(sb.project().join("docs/agents")).unwrap();
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents/canonical-subagents.yaml"),
+        sb.project().join("docs/agents/canonical-subagents.yaml"),
+    )
+    .unwrap();
+    let run = sb.run(&["install", "--host", "codex"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("/hooks"), "the next step names /hooks");
+    assert!(sb.project().join(".sophia/agent-catalog.json").exists());
+    let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));
+    assert_eq!(
+        manifest["catalogFingerprint"],
+        read(&sb.project().join(".sophia/agent-catalog.json"))["fingerprint"]
+    );
+}
+
+#[test]
+fn doctor_passes_a_fresh_install_and_fails_broken_setups() {
+    for host in ["codex", "claude", "gemini"] {
+        let sb = Sandbox::new();
+        assert_eq!(sb.run(&["install", "--host", host]).code, 0);
+        let ok = sb.run(&["doctor", "--host", host]);
+        assert_eq!(ok.code, 0, "{host}: fresh install\n{}", ok.stdout);
+        assert!(
+            ok.stdout.contains(&format!("{host} run")) && ok.stdout.contains("valid"),
+            "{}",
+            ok.stdout
+        );
+
+        let path = sb.project().join(settings_file(host));
+        let pristine = fs::read_to_string(&path).unwrap();
+
+        // Wrong timeout unit.
+        let wrong = if host == "gemini" {
+            pristine.replace("\"timeout\": 5000", "\"timeout\": 5")
+        } else {
+            pristine.replace("\"timeout\": 5", "\"timeout\": 5000")
+        };
+        assert_ne!(wrong, pristine);
+        fs::write(&path, &wrong).unwrap();
+        let bad = sb.run(&["doctor", "--host", host]);
+        assert_eq!(bad.code, 1, "{host}: wrong unit\n{}", bad.stdout);
+        assert!(
+            bad.stdout.contains("looks like") && bad.stdout.contains("fix:"),
+            "{}",
+            bad.stdout
+        );
+
+        // Missing entry.
+        let mut doc: Value = serde_json::from_str(&pristine).unwrap();
+        let prompt_event = match host {
+            "gemini" => "BeforeAgent",
+            _ => "UserPromptSubmit",
+        };
+        doc["hooks"]
+            .as_object_mut()
+            .unwrap()
+            .shift_remove(prompt_event);
+        fs::write(&path, doc.to_string()).unwrap();
+        let missing = sb.run(&["doctor", "--host", host]);
+        assert_eq!(missing.code, 1);
+        assert!(
+            missing
+                .stdout
+                .contains(&format!("no sophia-hook entry for {prompt_event}")),
+            "{}",
+            missing.stdout
+        );
+        assert!(
+            missing
+                .stdout
+                .contains(&format!("fix: sophia-hook install --host {host}"))
+        );
+
+        // Unparseable file.
+        fs::write(&path, "{ nope").unwrap();
+        let unparseable = sb.run(&["doctor", "--host", host]);
+        assert_eq!(unparseable.code, 1);
+        assert!(
+            unparseable.stdout.contains("not valid JSON"),
+            "{}",
+            unparseable.stdout
+        );
+    }
+}
+
+#[test]
+fn doctor_reads_codex_trust_and_the_feature_flag() {
+    let sb = Sandbox::new();
+    assert_eq!(
+        sb.run(&["install", "--host", "codex", "--scope", "user"])
+            .code,
+        0
+    );
+    let hooks = sb.home().join(".codex/hooks.json");
+    let untrusted = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(untrusted.code, 0, "untrusted is a warning, not a failure");
+    assert!(untrusted.stdout.contains("not trusted yet"));
+    let key = |event: &str| {
+        format!(
+            "[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"sha256:abc\"\nenabled = true\n",
+            hooks.display()
+        )
+    };
+    let config = format!("{}{}", key("session_start"), key("user_prompt_submit"));
+    fs::write(sb.home().join(".codex/config.toml"), &config).unwrap();
+    let trusted = sb.run(&["doctor", "--host", "codex"]);
+    assert!(
+        trusted.stdout.contains("trusted (the hash"),
+        "{}",
+        trusted.stdout
+    );
+    assert!(!trusted.stdout.contains("not trusted"));
+    fs::write(
+        sb.home().join(".codex/config.toml"),
+        format!("[features]\nhooks = false\n{config}"),
+    )
+    .unwrap();
+    let disabled = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(disabled.code, 1);
+    assert!(disabled.stdout.contains("hooks are disabled"));
+}
+
+#[test]
+fn doctor_flags_a_binary_path_with_spaces_and_a_host_not_installed() {
+    let sb = Sandbox::new();
+    let run = sb.run(&["doctor", "--host", "claude"]);
+    assert_eq!(
+        run.code, 1,
+        "an explicitly named host that is not installed"
+    );
+    assert!(run.stdout.contains("not installed"));
+    let spaced = sb.dir.path().join("my tools");
+    fs::create_dir_all(&spaced).unwrap();
+    let bin = spaced.join("sophia-hook");
+    fs::copy(env!("CARGO_BIN_EXE_sophia-hook"), &bin).unwrap();
+    let run = sb.run(&["doctor", "--binary", bin.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("contains spaces"), "{}", run.stdout);
+}
