@@ -42,6 +42,9 @@ pub struct AnalyticsEvent {
     pub carry_forward: bool,
     pub skills: Vec<String>,
     pub planning: bool,
+    /// `time-budget` when the run was degraded to the minimal safe output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<&'static str>,
     pub duration_us: u64,
 }
 
@@ -89,6 +92,7 @@ impl AnalyticsEvent {
                 .is_some_and(|c| c.status == CarryForwardStatus::Applied),
             skills: decision.skills.selected_ids().map(str::to_owned).collect(),
             planning: decision.planning,
+            degraded: decision.degraded,
             duration_us,
         }
     }
@@ -117,6 +121,7 @@ impl AnalyticsEvent {
             carry_forward: false,
             skills: Vec::new(),
             planning: false,
+            degraded: None,
             duration_us,
         }
     }

@@ -48,6 +48,18 @@ pub struct Project {
     pub hotword_prefix: Option<String>,
     /// The project's analytics configuration (`.sophia-hook.yaml`).
     pub analytics: crate::config::AnalyticsConfig,
+    /// Degraded run (the time budget was exceeded): routing control only, no skills or agents.
+    pub degraded: Option<&'static str>,
+}
+
+impl Project {
+    /// The project of a degraded run: nothing loaded, routing control only.
+    pub fn degraded(reason: &'static str) -> Project {
+        Project {
+            degraded: Some(reason),
+            ..Project::default()
+        }
+    }
 }
 
 /// The decision JSON.
@@ -67,6 +79,9 @@ pub struct Decision {
     pub hints: Vec<String>,
     /// Exactly what hook mode prints, or `null` when it prints nothing.
     pub output: Option<Printed>,
+    /// Why the run was degraded to the minimal safe output (`time-budget`), if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<&'static str>,
 }
 
 /// Chooses the event: the command line wins, then the payload's `hook_event_name`; with neither,
@@ -112,6 +127,20 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
                 request.payload.from_subagent(),
                 project.hotword_prefix.as_deref(),
             );
+            hints.extend(render::routing_block(&routing));
+            if project.degraded.is_some() {
+                // Minimal safe output: the routing-control block only.
+                agents = AgentRouting::empty(routing.subagent_mode);
+                return finish(
+                    request,
+                    Some(routing),
+                    skills,
+                    agents,
+                    planning,
+                    hints,
+                    project,
+                );
+            }
             if let Some(router) = &project.skills {
                 skills = router.route(&routing.stripped_prompt);
             }
@@ -143,11 +172,22 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
                     catalog,
                 );
             }
-            hints.extend(render::routing_block(&routing));
             hints.extend(render::specialist_block(request.host, &skills, &agents));
             Some(routing)
         }
     };
+    finish(request, routing, skills, agents, planning, hints, project)
+}
+
+fn finish(
+    request: &HookRequest<'_>,
+    routing: Option<Routing>,
+    skills: SkillRouting,
+    agents: AgentRouting,
+    planning: bool,
+    hints: Vec<String>,
+    project: &Project,
+) -> Decision {
     debug_assert!(hints.len() <= render::MAX_BLOCKS);
     let output = render::printed(request.host, request.wire_event, &hints);
     Decision {
@@ -160,6 +200,7 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         planning,
         hints,
         output,
+        degraded: project.degraded,
     }
 }
 

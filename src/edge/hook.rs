@@ -22,6 +22,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// Why a run was degraded when the time budget ran out.
+pub const DEGRADED_TIME_BUDGET: &str = "time-budget";
+
 /// Payloads larger than this pass through silently.
 pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -143,7 +146,34 @@ fn decide_from_stdin(
         planning_flag: args.planning || settings.planning,
     };
     let now = clock.now();
-    let project = load_project(&request, settings, now, settings.debug.then_some(stderr));
+    // The time budget is checked before each expensive step; past it the run degrades to the
+    // routing-control block only (or nothing), and says so in analytics.
+    let over_budget = || clock.elapsed() > settings.time_budget;
+    let project = if over_budget() {
+        Project::degraded(DEGRADED_TIME_BUDGET)
+    } else {
+        let loaded = load_project(
+            &request,
+            settings,
+            now,
+            settings.debug.then_some(&mut *stderr),
+        );
+        if over_budget() {
+            Project {
+                analytics: loaded.analytics,
+                ..Project::degraded(DEGRADED_TIME_BUDGET)
+            }
+        } else {
+            loaded
+        }
+    };
+    if settings.debug && project.degraded.is_some() {
+        let _ = writeln!(
+            stderr,
+            "[sophia-hook] degraded reason=time-budget budget_ms={}",
+            settings.time_budget.as_millis()
+        );
+    }
     let mut decision = decision::decide(&request, &project);
     if host.prompt_event_per_model_call(wire_event)
         && matches!(decision.output, Some(Printed::Context(_)))

@@ -10,11 +10,14 @@ pub const ENV_DEBUG: &str = "SOPHIA_DEBUG";
 pub const ENV_PLANNING: &str = "SOPHIA_PLANNING";
 pub const ENV_AVAILABILITY: &str = "SOPHIA_AGENT_AVAILABILITY";
 pub const ENV_CACHE_DIR: &str = "SOPHIA_CACHE_DIR";
+pub const ENV_TIME_BUDGET_MS: &str = "SOPHIA_TIME_BUDGET_MS";
+/// The default time budget of a hook run.
+pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
 /// Test hook: `SOPHIA_FAULT=panic` makes hook mode panic after reading stdin, so the tests can
 /// prove through the real binary that a panic still exits 0 with nothing on stdout.
 pub const ENV_FAULT: &str = "SOPHIA_FAULT";
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// Where analytics lines go; `None` when analytics are off or no home is known.
     pub analytics_file: Option<PathBuf>,
@@ -34,6 +37,15 @@ pub struct Settings {
     pub codex_home: Option<PathBuf>,
     /// Analytics were set by the environment, which wins over the project configuration.
     pub analytics_from_env: bool,
+    /// When a run has used this much time before loading catalogs or scoring, it emits the minimal
+    /// safe output instead (`SOPHIA_TIME_BUDGET_MS`, default 100 ms).
+    pub time_budget: std::time::Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings::from_lookup(|_| None)
+    }
 }
 
 impl Settings {
@@ -97,7 +109,11 @@ impl Settings {
                     }
                 })
             });
+        let time_budget = get(ENV_TIME_BUDGET_MS)
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(DEFAULT_TIME_BUDGET, std::time::Duration::from_millis);
         Settings {
+            time_budget,
             analytics_from_env: get(ENV_ANALYTICS).is_some()
                 || get(ENV_ANALYTICS_FILE).is_some_and(|p| !p.is_empty()),
             codex_home: get("CODEX_HOME")
