@@ -261,6 +261,9 @@ pub fn load_project(
                 loaded.catalog.skills.len(),
                 loaded.warnings.len()
             );
+            for warning in project.skill_warnings.iter().chain(&loaded.warnings) {
+                let _ = writeln!(err, "[mcp-skills] warning {warning}");
+            }
         }
         let skill_ids: BTreeSet<String> =
             loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
@@ -278,6 +281,9 @@ pub fn load_project(
                 effective.catalog.agents.len(),
                 effective.warnings.len()
             );
+            for warning in &effective.warnings {
+                let _ = writeln!(err, "[mcp-agent-catalog] warning {warning}");
+            }
         }
         project.agents = Some(effective.catalog);
         project.agent_warnings = effective.warnings;
