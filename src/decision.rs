@@ -13,6 +13,7 @@ use crate::render::{self, Printed, ProjectDoc};
 use crate::routing::{self, Routing};
 use crate::skills::SkillRouting;
 use crate::skills::router::SkillRouter;
+use crate::subagent::SubagentMode;
 
 /// What the hook was asked: which host, which event, and the payload.
 #[derive(Debug, Clone)]
@@ -141,36 +142,40 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
                     project,
                 );
             }
+            let window = crate::text::routing_window(&routing.stripped_prompt);
             if let Some(router) = &project.skills {
-                skills = router.route(&routing.stripped_prompt);
+                skills = router.route(window);
             }
             skills.catalog = project.skill_source.map(str::to_owned);
             skills.warnings = project.skill_warnings.clone();
-            planning |= planning::asks_for_plan(&routing.stripped_prompt);
+            planning |= planning::asks_for_plan(window);
+            // The agent catalog is only needed when delegation is on or a plan may carry forward;
+            // the embedded default is parsed lazily.
+            let needs_catalog =
+                routing.subagent_mode != SubagentMode::Off || project.planned.is_some();
             let default;
-            let catalog = match &project.agents {
-                Some(catalog) => catalog,
-                None => {
+            let catalog = match (&project.agents, needs_catalog) {
+                (Some(catalog), _) => Some(catalog),
+                (None, true) => {
                     default = default_catalog();
-                    &default
+                    Some(&default)
                 }
+                (None, false) => None,
             };
-            agents = resolve_subagent_routing(
-                &routing.stripped_prompt,
-                routing.subagent_mode,
-                &skills,
-                catalog,
-                planning,
-            );
-            agents.warnings = project.agent_warnings.clone();
-            if let Some(planned) = &project.planned {
-                agents.carry_forward = planning::carry_forward(
-                    planned,
-                    &routing.stripped_prompt,
-                    permission_mode,
-                    planning,
+            agents = match catalog {
+                Some(catalog) => resolve_subagent_routing(
+                    window,
+                    routing.subagent_mode,
+                    &skills,
                     catalog,
-                );
+                    planning,
+                ),
+                None => AgentRouting::off(),
+            };
+            agents.warnings = project.agent_warnings.clone();
+            if let (Some(planned), Some(catalog)) = (&project.planned, catalog) {
+                agents.carry_forward =
+                    planning::carry_forward(planned, window, permission_mode, planning, catalog);
             }
             hints.extend(render::specialist_block(request.host, &skills, &agents));
             Some(routing)

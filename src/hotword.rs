@@ -101,8 +101,8 @@ pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> Hot
     for (_, token) in leading_bang {
         warnings.push(unsupported_warning(token));
     }
-    // Hotwords later in the prompt are not hotwords; say so.
-    for (_, token) in Tokens::new(stripped) {
+    // Hotwords later in the prompt are not hotwords; say so (within the routing window).
+    for (_, token) in Tokens::new(crate::text::routing_window(stripped)) {
         if let Some(h) = Hotword::from_token(token, extra_prefix) {
             let code = format!("hotword-not-at-start:{}", h.as_str());
             if !warnings.contains(&code) {

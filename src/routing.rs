@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::context::{self, ContextMode};
 use crate::hotword::{self, Hotword};
 use crate::subagent::{self, SubagentMode};
+use crate::text::routing_window;
 
 /// `routing` of the decision JSON (ARCHITECTURE §3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -42,8 +43,9 @@ pub fn route(prompt: &str, from_subagent: bool) -> Routing {
 /// Routes one prompt, also accepting the project's extra hotword prefix.
 pub fn route_with_prefix(prompt: &str, from_subagent: bool, extra_prefix: Option<&str>) -> Routing {
     let parsed = hotword::parse_with_prefix(prompt, extra_prefix);
-    let context = context::route(parsed.stripped, parsed.has(Hotword::Quick));
-    let subagent = subagent::route(parsed.stripped, parsed.has(Hotword::Agents), from_subagent);
+    let window = routing_window(parsed.stripped);
+    let context = context::route(window, parsed.has(Hotword::Quick));
+    let subagent = subagent::route(window, parsed.has(Hotword::Agents), from_subagent);
     Routing {
         context_mode: context.mode,
         subagent_mode: subagent.mode,

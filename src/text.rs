@@ -148,10 +148,42 @@ mod tests {
     }
 
     #[test]
+    fn prefix_respects_char_boundaries() {
+        assert_eq!(prefix("aé", 2), "a");
+        assert_eq!(prefix("abc", 10), "abc");
+        assert_eq!(
+            routing_window(&"x".repeat(100_000)).len(),
+            ROUTING_WINDOW_BYTES
+        );
+    }
+
+    #[test]
     fn words_split_on_punctuation() {
         let got: Vec<_> = words("l'agente, città-stato").collect();
         assert_eq!(got, ["l", "agente", "città", "stato"]);
     }
+}
+
+/// Intent detection, skill scoring and the agent policy read only the first 64 KiB of the
+/// stripped prompt: the request is at the start, pasted logs and code come after, and the cost of
+/// a hook run must stay flat as prompts grow to megabytes.
+pub const ROUTING_WINDOW_BYTES: usize = 64 * 1024;
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+pub fn prefix(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The part of a prompt that routing reads (see [`ROUTING_WINDOW_BYTES`]).
+pub fn routing_window(text: &str) -> &str {
+    prefix(text, ROUTING_WINDOW_BYTES)
 }
 
 /// Folded words that negate what follows in the same clause ("non usare…", "don't use…"; the

@@ -185,6 +185,15 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("test_writer", &["scrittore di test"]),
 ];
 
+/// The cue words of each phase, stemmed once.
+static CUE_STEMS: std::sync::LazyLock<Vec<(&'static str, BTreeSet<String>)>> =
+    std::sync::LazyLock::new(|| {
+        PHASE_CUES
+            .iter()
+            .map(|(phase, cues)| (*phase, cues.iter().map(|c| stem(c)).collect()))
+            .collect()
+    });
+
 /// Stemmed phase cues of a prompt: the phases it signals. Presence counts, not the number of
 /// cue words, so a prompt that names two phases ranks them by affinity and catalog order.
 fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
@@ -194,14 +203,14 @@ fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
     let writes_tests = ws.iter().any(|w| TEST_VERBS.contains(w));
     PHASE_CUES
         .iter()
-        .filter_map(|(phase, cues)| {
+        .zip(CUE_STEMS.iter())
+        .filter_map(|((phase, cues), (_, cue_stems))| {
             let hits = if *phase == "test" {
                 // Exact words: the stem of "testa" is the noun "test".
                 let exact = ws.iter().filter(|w| cues.contains(w)).count();
                 let nouns = ws.iter().filter(|w| TEST_NOUNS.contains(w)).count();
                 exact + if writes_tests { nouns } else { 0 }
             } else {
-                let cue_stems: BTreeSet<String> = cues.iter().map(|c| stem(c)).collect();
                 stems.iter().filter(|s| cue_stems.contains(*s)).count()
             }
             .min(1);
@@ -227,12 +236,15 @@ pub fn named_agents(text: &str, catalog: &AgentCatalog) -> Vec<String> {
     let masked = mask_quoted(text);
     let folded = fold(&masked).replace(['_', '-'], " ");
     let mut found: Vec<(usize, String)> = Vec::new();
+    let forms: Vec<(&AgentRecord, Vec<Vec<String>>)> =
+        catalog.agents.iter().map(|a| (a, spellings(a))).collect();
     for clause in folded.split([',', '.', ';', '!', '?', '\n', ':']) {
         let ws: Vec<&str> = words(clause).collect();
-        for agent in &catalog.agents {
-            for form in spellings(agent) {
+        for (agent, spellings) in &forms {
+            for form in spellings {
                 let hit = (0..ws.len()).find(|&i| {
-                    ws[i..].starts_with(&form.iter().map(String::as_str).collect::<Vec<_>>())
+                    ws.len() - i >= form.len()
+                        && ws[i..i + form.len()].iter().zip(form).all(|(w, f)| w == f)
                 });
                 if let Some(i) = hit {
                     let negated = ws[..i].iter().any(|w| NEGATIONS.contains(w));

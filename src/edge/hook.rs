@@ -271,22 +271,28 @@ pub fn load_project(
         project.skill_warnings.extend(loaded.warnings);
         project.skills = Some(SkillRouter::new(loaded.catalog));
 
-        let mut effective = agents::load_catalog(&root, &skill_ids, timestamp(now));
-        agents::apply_manifest(&mut effective, settings.availability_file.as_deref());
-        if let Some(err) = debug.as_deref_mut() {
+        let debug_catalog = debug.as_deref_mut();
+        if let Some(effective) = load_agents(&root, &skill_ids, settings, now) {
+            if let Some(err) = debug_catalog {
+                let _ = writeln!(
+                    err,
+                    "[mcp-agent-catalog] catalog={} agents={} warnings={}",
+                    effective.source.as_str(),
+                    effective.catalog.agents.len(),
+                    effective.warnings.len()
+                );
+                for warning in &effective.warnings {
+                    let _ = writeln!(err, "[mcp-agent-catalog] warning {warning}");
+                }
+            }
+            project.agents = Some(effective.catalog);
+            project.agent_warnings = effective.warnings;
+        } else if let Some(err) = debug_catalog {
             let _ = writeln!(
                 err,
-                "[mcp-agent-catalog] catalog={} agents={} warnings={}",
-                effective.source.as_str(),
-                effective.catalog.agents.len(),
-                effective.warnings.len()
+                "[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)"
             );
-            for warning in &effective.warnings {
-                let _ = writeln!(err, "[mcp-agent-catalog] warning {warning}");
-            }
         }
-        project.agents = Some(effective.catalog);
-        project.agent_warnings = effective.warnings;
         if let (Some(session), Some(cache)) = (&request.payload.session_id, &settings.cache_dir) {
             let state = agents::read_state(&agents::state_path(cache));
             project.planned = state.get(session, now).cloned();
@@ -303,6 +309,26 @@ pub fn load_project(
         }
     }
     project
+}
+
+/// The effective agent catalog when the project or the machine has one (a canonical source, a
+/// generated catalog, an availability manifest); `None` means the embedded default, which the
+/// pipeline parses only when it needs it.
+fn load_agents(
+    root: &Path,
+    skill_ids: &BTreeSet<String>,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Option<agents::EffectiveCatalog> {
+    let manifest = settings.availability_file.as_deref().filter(|p| p.exists());
+    let project_catalog =
+        root.join(agents::SOURCE_PATH).exists() || agents::catalog_path(root).exists();
+    if manifest.is_none() && !project_catalog {
+        return None;
+    }
+    let mut effective = agents::load_catalog(root, skill_ids, timestamp(now));
+    agents::apply_manifest(&mut effective, manifest);
+    Some(effective)
 }
 
 /// The product's readable log lines, one per decision. Never any prompt text.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Scope};
 use crate::skills::{SkillMatch, SkillRouting};
-use crate::text::terms;
+use crate::text::{routing_window, terms};
 
 /// A skill needs at least this score to be selected: one keyword, or a name word and two
 /// description words. Description words alone never select a skill. A second skill is selected
@@ -22,8 +22,6 @@ const NOT_FOR: i32 = -8;
 const SCOPE_BONUS: i32 = 4;
 /// How many runners-up `explain` shows.
 const RUNNERS_UP: usize = 3;
-/// Only the start of a prompt is scored: the intent is there, pasted logs come after.
-pub const SCORED_PREFIX_BYTES: usize = 64 * 1024;
 
 pub struct SkillRouter {
     skills: Vec<CompiledSkill>,
@@ -65,7 +63,7 @@ impl SkillRouter {
 
     /// Scores `stripped` and selects at most two skills.
     pub fn route(&self, stripped: &str) -> SkillRouting {
-        let text = prefix(stripped, SCORED_PREFIX_BYTES);
+        let text = routing_window(stripped);
         let prompt = terms(text);
         // Matched terms per skill, deduplicated.
         let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -165,18 +163,6 @@ fn scope_label(scope: Scope) -> &'static str {
     }
 }
 
-/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
-pub fn prefix(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,11 +259,5 @@ mod tests {
         );
         let single = r.route("analizza la tabella sql");
         assert_ne!(single.selected[0].skill_id, "analyst");
-    }
-
-    #[test]
-    fn prefix_respects_char_boundaries() {
-        assert_eq!(prefix("aé", 2), "a");
-        assert_eq!(prefix("abc", 10), "abc");
     }
 }
