@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use crate::clock::Clock;
 use crate::decision::{self, HookRequest, Project};
@@ -215,6 +215,12 @@ pub fn run(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> u8 {
+    // Hook mode runs on every prompt: its few flags are read without building the clap parser,
+    // which costs more than the rest of a run.
+    if let Some(hook_args) = parse_hook_args(&args) {
+        run_hook(stdin, stdout, stderr, &hook_args, settings, clock);
+        return 0;
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(err) if is_tool_invocation(&args) || !err.use_stderr() => {
@@ -300,19 +306,62 @@ pub fn run(
 
 /// The host named by hook-mode arguments (default Codex), for the panic path.
 pub fn hook_host(args: &[OsString]) -> Host {
-    Cli::try_parse_from(args)
-        .ok()
-        .and_then(|c| c.host)
+    parse_hook_args(args)
+        .and_then(|a| a.host)
+        .or_else(|| Cli::try_parse_from(args).ok().and_then(|c| c.host))
         .unwrap_or(Host::Codex)
 }
 
+/// The subcommands, kept equal to clap's by a test.
+const SUBCOMMANDS: &[&str] = &[
+    "explain",
+    "eval",
+    "skills",
+    "catalog",
+    "install",
+    "uninstall",
+    "doctor",
+    "stats",
+    "availability",
+    "help",
+];
+
 /// True when the arguments name a subcommand: then errors are the user's to see.
 pub fn is_tool_invocation(args: &[OsString]) -> bool {
-    let command = Cli::command();
-    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
     args.iter()
         .skip(1)
-        .any(|a| a.to_str().is_some_and(|a| names.contains(&a)))
+        .any(|a| a.to_str().is_some_and(|a| SUBCOMMANDS.contains(&a)))
+}
+
+/// Hook-mode arguments (`--host H`, `--event E`, `--planning`, also in `--flag=value` form),
+/// read by hand; `None` for anything else (a subcommand, `--help`, an unknown host), which goes
+/// to clap.
+fn parse_hook_args(args: &[OsString]) -> Option<HookArgs> {
+    let mut out = HookArgs::default();
+    let mut rest = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(arg) = rest.next() {
+        let arg = arg?;
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (arg, None),
+        };
+        match flag {
+            "--planning" if inline.is_none() => out.planning = true,
+            "--host" | "--event" => {
+                let value = match inline {
+                    Some(v) => v,
+                    None => rest.next()??,
+                };
+                if flag == "--host" {
+                    out.host = Some(Host::ALL.into_iter().find(|h| h.as_str() == value)?);
+                } else {
+                    out.event = Some(value.to_owned());
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 fn report(result: anyhow::Result<()>, stderr: &mut dyn Write) -> u8 {
@@ -808,9 +857,54 @@ fn doctor(
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     #[test]
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
+        let mut names: Vec<String> = super::Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        names.push("help".into());
+        names.sort();
+        let mut listed: Vec<&str> = super::SUBCOMMANDS.to_vec();
+        listed.sort();
+        assert_eq!(names, listed, "SUBCOMMANDS must list every subcommand");
+    }
+
+    #[test]
+    fn hook_arguments_by_hand_agree_with_clap() {
+        let args = |a: &[&str]| -> Vec<OsString> {
+            std::iter::once("sophia-hook")
+                .chain(a.iter().copied())
+                .map(OsString::from)
+                .collect()
+        };
+        let fast = super::parse_hook_args(&args(&[
+            "--host",
+            "gemini",
+            "--event=BeforeAgent",
+            "--planning",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (fast.host, fast.event.as_deref(), fast.planning),
+            (Some(super::Host::Gemini), Some("BeforeAgent"), true)
+        );
+        let fast = super::parse_hook_args(&args(&["--host=claude"])).unwrap();
+        assert_eq!(fast.host, Some(super::Host::Claude));
+        assert!(super::parse_hook_args(&args(&[])).is_some());
+        for other in [
+            &["explain"][..],
+            &["--help"],
+            &["--host", "nonsense"],
+            &["--host"],
+            &["--bogus"],
+            &["--planning=yes"],
+        ] {
+            assert!(super::parse_hook_args(&args(other)).is_none(), "{other:?}");
+        }
     }
 }

@@ -155,9 +155,15 @@ pub fn load(root: &Path) -> LoadedCatalog {
     }
 }
 
+/// Reads a compiled index. Its text is leaked on purpose: the catalog borrows its strings from
+/// it instead of allocating one per term, and the hook is a short-lived process.
 fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
-    let bytes = fs::read(path).map_err(|_| "skills-index-missing")?;
-    serde_json::from_slice(&bytes).map_err(|_| "skills-index-corrupt")
+    let text = fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => "skills-index-corrupt",
+        _ => "skills-index-missing",
+    })?;
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    serde_json::from_str(text).map_err(|_| "skills-index-corrupt")
 }
 
 /// Builds the compiled index of `root` (`sophia-hook skills index`): scans the sources and writes

@@ -5,6 +5,7 @@
 //! Frontmatter (YAML between `---` lines; see `docs/skills.md`):
 //! `name`, `description` (required); `keywords`, `not_for`, `phases`, `scope` (optional).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -40,11 +41,14 @@ pub struct SkillDef {
 
 /// Where a term of a skill comes from; decides its weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Field {
+    #[serde(rename = "k")]
     Keyword,
+    #[serde(rename = "n")]
     Name,
+    #[serde(rename = "d")]
     Description,
+    #[serde(rename = "x")]
     NotFor,
 }
 
@@ -59,18 +63,33 @@ impl Field {
     }
 }
 
-/// One routing term: a sequence of stems (one for a word, more for a phrase) and the text it
-/// came from, for reasons.
+/// One routing term: its stems joined by single spaces (one for a word, more for a phrase) and
+/// the text it came from, for reasons. Strings borrow from the index text when they can, so
+/// loading a compiled index allocates per skill, not per term.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Term {
-    pub stems: Vec<String>,
+    #[serde(borrow, rename = "s")]
+    pub stems: Cow<'static, str>,
+    #[serde(rename = "f")]
     pub field: Field,
-    pub label: String,
+    #[serde(borrow, rename = "l")]
+    pub label: Cow<'static, str>,
+}
+
+impl Term {
+    /// The stems, in order.
+    pub fn stems(&self) -> std::str::Split<'_, char> {
+        self.stems.split(' ')
+    }
+
+    pub fn is_phrase(&self) -> bool {
+        self.stems.contains(' ')
+    }
 }
 
 /// A skill compiled for routing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", bound(deserialize = "'de: 'static"))]
 pub struct CompiledSkill {
     pub id: String,
     pub phases: Vec<String>,
@@ -80,7 +99,7 @@ pub struct CompiledSkill {
 
 /// A compiled catalog, as stored in the index file and embedded for the defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", bound(deserialize = "'de: 'static"))]
 pub struct CompiledCatalog {
     pub schema_version: u32,
     /// Fingerprint of the sources the catalog was compiled from (`embedded` for the defaults).
@@ -88,10 +107,176 @@ pub struct CompiledCatalog {
     pub skills: Vec<CompiledSkill>,
     /// Files skipped while compiling, with why.
     pub warnings: Vec<String>,
+    /// (first stem, skill index, term index) for every term, sorted by stem: the router's
+    /// matcher, precomputed so that loading an index builds nothing.
+    #[serde(default)]
+    pub postings: Vec<Posting>,
+}
+
+impl CompiledCatalog {
+    /// The compact line format the binary embeds for the default catalog: parsed on every prompt,
+    /// so it borrows every string from the embedded text and costs a fraction of JSON.
+    /// `#\tschema\tfingerprint`, then per skill `S\tid\tscope\tphases` followed by its terms
+    /// `T\tfield\tstems\tlabel`, then warnings `W\ttext`. The postings are not stored: sorting
+    /// them at load costs less than parsing them.
+    pub fn to_lines(&self) -> String {
+        let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+        let mut out = format!(
+            "#\t{}\t{}\n",
+            self.schema_version,
+            clean(&self.source_fingerprint)
+        );
+        for skill in &self.skills {
+            let scope = match skill.scope {
+                Scope::Specialist => "specialist",
+                Scope::MultiSource => "multi-source",
+                Scope::MultiPhase => "multi-phase",
+            };
+            out.push_str(&format!(
+                "S\t{}\t{scope}\t{}\n",
+                skill.id,
+                skill.phases.join(",")
+            ));
+            for t in &skill.terms {
+                let field = match t.field {
+                    Field::Keyword => "k",
+                    Field::Name => "n",
+                    Field::Description => "d",
+                    Field::NotFor => "x",
+                };
+                out.push_str(&format!(
+                    "T\t{field}\t{}\t{}\n",
+                    clean(&t.stems),
+                    clean(&t.label)
+                ));
+            }
+        }
+        for w in &self.warnings {
+            out.push_str(&format!("W\t{}\n", clean(w)));
+        }
+        out
+    }
+
+    /// Parses [`CompiledCatalog::to_lines`] output, borrowing its strings.
+    pub fn from_lines(text: &'static str) -> Result<CompiledCatalog, String> {
+        let mut catalog = CompiledCatalog {
+            schema_version: 0,
+            source_fingerprint: String::new(),
+            skills: Vec::new(),
+            warnings: Vec::new(),
+            postings: Vec::new(),
+        };
+        for (n, line) in text.lines().enumerate() {
+            let bad = || format!("line {}: malformed", n + 1);
+            let mut f = Fields(line);
+            match f.next() {
+                Some("#") => {
+                    catalog.schema_version =
+                        f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                    catalog.source_fingerprint = f.next().ok_or_else(bad)?.to_owned();
+                }
+                Some("S") => {
+                    let id = f.next().ok_or_else(bad)?.to_owned();
+                    let scope = match f.next() {
+                        Some("specialist") => Scope::Specialist,
+                        Some("multi-source") => Scope::MultiSource,
+                        Some("multi-phase") => Scope::MultiPhase,
+                        _ => return Err(bad()),
+                    };
+                    let phases = f.next().ok_or_else(bad)?;
+                    let phases = phases
+                        .split(',')
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned)
+                        .collect();
+                    catalog.skills.push(CompiledSkill {
+                        id,
+                        phases,
+                        scope,
+                        terms: Vec::new(),
+                    });
+                }
+                Some("T") => {
+                    let field = match f.next() {
+                        Some("k") => Field::Keyword,
+                        Some("n") => Field::Name,
+                        Some("d") => Field::Description,
+                        Some("x") => Field::NotFor,
+                        _ => return Err(bad()),
+                    };
+                    let stems = Cow::Borrowed(f.next().ok_or_else(bad)?);
+                    let label = Cow::Borrowed(f.next().ok_or_else(bad)?);
+                    let skill = catalog.skills.last_mut().ok_or_else(bad)?;
+                    skill.terms.push(Term {
+                        stems,
+                        field,
+                        label,
+                    });
+                }
+                Some("P") => {
+                    let stem = f.next().ok_or_else(bad)?;
+                    let si = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                    let ti = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                    catalog.postings.push(Posting(Cow::Borrowed(stem), si, ti));
+                }
+                Some("W") => catalog
+                    .warnings
+                    .push(f.next().unwrap_or_default().to_owned()),
+                Some("") | None => {}
+                Some(_) => return Err(bad()),
+            }
+        }
+        Ok(catalog)
+    }
+}
+
+/// Tab-separated fields by a plain byte scan (`str::split` costs several times more here, and
+/// this runs on every prompt).
+struct Fields(&'static str);
+
+impl Iterator for Fields {
+    type Item = &'static str;
+
+    fn next(&mut self) -> Option<&'static str> {
+        if self.0.is_empty() {
+            return None;
+        }
+        match self.0.as_bytes().iter().position(|&b| b == b'\t') {
+            Some(i) => {
+                let field = &self.0[..i];
+                self.0 = &self.0[i + 1..];
+                Some(field)
+            }
+            None => Some(std::mem::take(&mut self.0)),
+        }
+    }
+}
+
+/// One entry of the matcher: a term's first stem, its skill and its index in the skill's terms.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Posting(#[serde(borrow)] pub Cow<'static, str>, pub u32, pub u32);
+
+/// The sorted postings of a catalog's skills.
+pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
+    let mut out: Vec<Posting> = skills
+        .iter()
+        .enumerate()
+        .flat_map(|(si, skill)| {
+            skill.terms.iter().enumerate().map(move |(ti, term)| {
+                let first = match &term.stems {
+                    Cow::Borrowed(s) => Cow::Borrowed(s.split(' ').next().unwrap_or(s)),
+                    Cow::Owned(s) => Cow::Owned(s.split(' ').next().unwrap_or(s).to_owned()),
+                };
+                Posting(first, si as u32, ti as u32)
+            })
+        })
+        .collect();
+    out.sort_unstable_by(|a, b| (a.0.as_ref(), a.1, a.2).cmp(&(b.0.as_ref(), b.1, b.2)));
+    out
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 1;
+pub const CATALOG_SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -237,12 +422,13 @@ pub fn compile(
         .map(|d| {
             let mut out: Vec<Term> = Vec::new();
             let mut push = |stems: Vec<String>, field: Field, label: &str| {
+                let stems = stems.join(" ");
                 if !stems.is_empty() && !out.iter().any(|t| t.stems == stems && t.field <= field) {
                     out.retain(|t| t.stems != stems);
                     out.push(Term {
-                        stems,
+                        stems: Cow::Owned(stems),
                         field,
-                        label: label.to_owned(),
+                        label: Cow::Owned(label.to_owned()),
                     });
                 }
             };
@@ -258,9 +444,9 @@ pub fn compile(
                 let stems = terms(n);
                 if !stems.is_empty() {
                     out.push(Term {
-                        stems,
+                        stems: Cow::Owned(stems.join(" ")),
                         field: Field::NotFor,
-                        label: n.clone(),
+                        label: Cow::Owned(n.clone()),
                     });
                 }
             }
@@ -272,9 +458,11 @@ pub fn compile(
             }
         })
         .collect();
+    let skills: Vec<CompiledSkill> = skills;
     CompiledCatalog {
         schema_version: CATALOG_SCHEMA_VERSION,
         source_fingerprint,
+        postings: postings(&skills),
         skills,
         warnings,
     }
@@ -346,7 +534,7 @@ mod tests {
         let labels: Vec<(&str, Field)> = alpha
             .terms
             .iter()
-            .map(|t| (t.label.as_str(), t.field))
+            .map(|t| (t.label.as_ref(), t.field))
             .collect();
         assert!(labels.contains(&("shared phrase", Field::Keyword)));
         assert!(labels.contains(&("alpha", Field::Name)));
@@ -358,6 +546,29 @@ mod tests {
         let dup = compile(&[defs[0].clone(), defs[0].clone()], "fp".into(), vec![]);
         assert_eq!(dup.skills.len(), 1);
         assert_eq!(dup.warnings, ["duplicate-skill-id:alpha-expert"]);
+    }
+
+    #[test]
+    fn line_format_round_trips() {
+        let defs = vec![SkillDef {
+            id: "db".into(),
+            description: "SQL and schemas".into(),
+            keywords: vec!["query plan".into(), "sql".into()],
+            not_for: vec!["excel".into()],
+            phases: vec!["analysis".into(), "discovery".into()],
+            scope: Scope::MultiSource,
+        }];
+        let catalog = compile(&defs, "sha256:x".into(), vec!["skill-skipped:a: b".into()]);
+        let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+        let mut parsed = CompiledCatalog::from_lines(text).unwrap();
+        assert!(parsed.postings.is_empty());
+        parsed.postings = postings(&parsed.skills);
+        assert_eq!(parsed, catalog);
+        assert!(CompiledCatalog::from_lines("Z\tx").is_err());
+        assert!(
+            CompiledCatalog::from_lines("T\tk\ta\tb").is_err(),
+            "a term before any skill"
+        );
     }
 
     #[test]

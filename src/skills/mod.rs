@@ -11,12 +11,12 @@ use serde::Serialize;
 use catalog::CompiledCatalog;
 
 /// The embedded default catalog (the Sophia MCP skills), compiled from
-/// `src/skills/defaults/*/SKILL.md`; a test fails when it is stale.
-pub const DEFAULT_INDEX_JSON: &str = include_str!("defaults/index.json");
+/// `src/skills/defaults/*/SKILL.md` into the compact line format; a test fails when it is stale.
+pub const DEFAULT_INDEX: &str = include_str!("defaults/index.tsv");
 
-/// The embedded default catalog, parsed.
+/// The embedded default catalog, parsed (borrowing from the binary; no JSON on the hot path).
 pub fn default_catalog() -> CompiledCatalog {
-    serde_json::from_str(DEFAULT_INDEX_JSON).expect("the embedded default skill index is valid")
+    CompiledCatalog::from_lines(DEFAULT_INDEX).expect("the embedded default skill index is valid")
 }
 
 /// One scored skill.
@@ -78,15 +78,15 @@ mod tests {
         let fresh = compile_default_sources();
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("src/skills/defaults/index.json");
-            let mut json = serde_json::to_string_pretty(&fresh).unwrap();
-            json.push('\n');
-            std::fs::write(path, json).unwrap();
+                .join("src/skills/defaults/index.tsv");
+            std::fs::write(path, fresh.to_lines()).unwrap();
             return;
         }
+        let mut embedded = default_catalog();
+        embedded.postings = catalog::postings(&embedded.skills);
         assert!(
-            default_catalog() == fresh,
-            "src/skills/defaults/index.json is stale: run \
+            embedded == fresh,
+            "src/skills/defaults/index.tsv is stale: run \
              SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync"
         );
     }

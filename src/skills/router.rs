@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Scope};
+use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Posting, Scope, postings};
 use crate::skills::{SkillMatch, SkillRouting};
 use crate::text::{routing_window, terms};
 
@@ -25,28 +25,30 @@ const RUNNERS_UP: usize = 3;
 
 pub struct SkillRouter {
     skills: Vec<CompiledSkill>,
-    /// First stem → (skill index, term index).
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// (first stem, skill, term), sorted by stem; looked up by binary search.
+    postings: Vec<Posting>,
 }
 
 impl SkillRouter {
-    /// Builds the matcher; takes the catalog by value so its terms are not copied.
+    /// Builds the matcher; takes the catalog by value so its terms are not copied. A compiled
+    /// index carries its sorted postings; a catalog without them gets them computed here.
     pub fn new(catalog: CompiledCatalog) -> SkillRouter {
-        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        for (si, skill) in catalog.skills.iter().enumerate() {
-            for (ti, term) in skill.terms.iter().enumerate() {
-                if let Some(first) = term.stems.first() {
-                    postings
-                        .entry(first.clone())
-                        .or_default()
-                        .push((si as u32, ti as u32));
-                }
-            }
-        }
+        let postings = if catalog.postings.is_empty() {
+            postings(&catalog.skills)
+        } else {
+            catalog.postings
+        };
         SkillRouter {
             skills: catalog.skills,
             postings,
         }
+    }
+
+    /// The postings whose first stem is `stem`.
+    fn postings_for(&self, stem: &str) -> &[Posting] {
+        let start = self.postings.partition_point(|p| p.0.as_ref() < stem);
+        let len = self.postings[start..].partition_point(|p| p.0.as_ref() == stem);
+        &self.postings[start..start + len]
     }
 
     pub fn len(&self) -> usize {
@@ -68,13 +70,14 @@ impl SkillRouter {
         // Matched terms per skill, deduplicated.
         let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
         for (i, stem) in prompt.iter().enumerate() {
-            let Some(list) = self.postings.get(stem) else {
-                continue;
-            };
-            for &(si, ti) in list {
+            for &Posting(_, si, ti) in self.postings_for(stem) {
                 let term = &self.skills[si as usize].terms[ti as usize];
-                let rest = &term.stems[1..];
-                if prompt.len() > i + rest.len() && prompt[i + 1..=i + rest.len()] == *rest {
+                let matches = term
+                    .stems()
+                    .skip(1)
+                    .enumerate()
+                    .all(|(j, part)| prompt.get(i + 1 + j).is_some_and(|p| p == part));
+                if matches {
                     let entry = hits.entry(si).or_default();
                     if !entry.contains(&ti) {
                         entry.push(ti);
@@ -137,7 +140,7 @@ fn base_score(skill: &CompiledSkill, term_indexes: &[u32]) -> (i32, Vec<String>)
     for ti in tis {
         let term = &skill.terms[ti as usize];
         let weight = match term.field {
-            Field::Keyword if term.stems.len() > 1 => KEYWORD_PHRASE,
+            Field::Keyword if term.is_phrase() => KEYWORD_PHRASE,
             Field::Keyword => KEYWORD,
             Field::Name => NAME,
             Field::Description => {
