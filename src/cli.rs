@@ -145,7 +145,7 @@ pub struct EvalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum SkillsCommand {
-    /// Compile `skills/*/SKILL.md` of the project into `.sophia/skills-index.json`, which the hook
+    /// Compile `skills/*/SKILL.md` of the project into `.sophia/skills-index.tsv`, which the hook
     /// uses while it is fresh.
     Index {
         /// The project root (default: the git root above the current directory).

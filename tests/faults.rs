@@ -52,7 +52,7 @@ fn corrupt_and_truncated_skill_index_falls_back_to_scanning() {
         &[],
     );
     assert_eq!(build.code, 0, "{}", build.stderr);
-    let index = p.path().join(".sophia/skills-index.json");
+    let index = p.path().join(".sophia/skills-index.tsv");
     let full = fs::read(&index).unwrap();
     for broken in [&full[..full.len() / 2], b"", b"\x00\xff garbage"] {
         fs::write(&index, broken).unwrap();

@@ -1,5 +1,5 @@
 //! Finding and loading the skill catalog of a project: `skills/*/SKILL.md` under the project
-//! root, through the compiled index `.sophia/skills-index.json` when it is fresh, by scanning
+//! root, through the compiled index `.sophia/skills-index.tsv` when it is fresh, by scanning
 //! the sources when it is stale or missing, and the embedded default catalog when the project has
 //! no skills. Bad files are skipped with a warning; nothing here ever fails the hook.
 
@@ -10,13 +10,12 @@ use std::time::UNIX_EPOCH;
 
 use crate::config::ProjectConfig;
 use crate::edge::files::write_atomic;
-use crate::fingerprint::sha256;
 use crate::skills::catalog::{CATALOG_SCHEMA_VERSION, CompiledCatalog, compile, parse_skill_md};
 use crate::skills::default_catalog;
 
 /// The index file, relative to the project root. `.sophia/` holds a `.gitignore` of `*`, so the
 /// generated files never reach version control.
-pub const INDEX_PATH: &str = ".sophia/skills-index.json";
+pub const INDEX_PATH: &str = ".sophia/skills-index.tsv";
 /// At most this many bytes of a `SKILL.md` are read.
 const SKILL_MD_CAP: u64 = 64 * 1024;
 
@@ -83,15 +82,26 @@ fn list_sources(skills_dir: &Path) -> Vec<SourceFile> {
     files
 }
 
-/// The fingerprint of the sources: SHA-256 over each file's relative path, size and
-/// modification time. Cheap (one `stat` per skill), and it changes when a skill is added,
+/// The fingerprint of the sources: FNV-1a (64-bit) over each file's relative path, size and
+/// modification time. Cheap (one `stat` per skill, no reading, no cryptographic hash on the hot
+/// path: it detects change, it does not authenticate), and it changes when a skill is added,
 /// removed or edited.
 fn fingerprint(files: &[SourceFile]) -> String {
-    let mut text = format!("schema={CATALOG_SCHEMA_VERSION}\n");
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    feed(&CATALOG_SCHEMA_VERSION.to_le_bytes());
     for f in files {
-        text.push_str(&format!("{}\0{}\0{}\n", f.rel, f.len, f.mtime_ns));
+        feed(f.rel.as_bytes());
+        feed(&[0]);
+        feed(&f.len.to_le_bytes());
+        feed(&f.mtime_ns.to_le_bytes());
     }
-    sha256(text.as_bytes())
+    format!("fnv1a64:{hash:016x}")
 }
 
 /// Parses and compiles every source; a bad file is skipped with a warning.
@@ -163,11 +173,11 @@ fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
         _ => "skills-index-missing",
     })?;
     let text: &'static str = Box::leak(text.into_boxed_str());
-    serde_json::from_str(text).map_err(|_| "skills-index-corrupt")
+    CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")
 }
 
 /// Builds the compiled index of `root` (`sophia-hook skills index`): scans the sources and writes
-/// the index atomically to `out` (default `<root>/.sophia/skills-index.json`). Returns the catalog
+/// the index atomically to `out` (default `<root>/.sophia/skills-index.tsv`). Returns the catalog
 /// and the path written.
 pub fn build_index(root: &Path, out: Option<&Path>) -> anyhow::Result<(CompiledCatalog, PathBuf)> {
     let files = list_sources(&root.join("skills"));
@@ -179,9 +189,7 @@ pub fn build_index(root: &Path, out: Option<&Path>) -> anyhow::Result<(CompiledC
     }
     let catalog = scan(&files, fingerprint(&files));
     let out = out.map_or_else(|| index_path(root), Path::to_path_buf);
-    let mut json = serde_json::to_string(&catalog)?;
-    json.push('\n');
-    write_atomic(&out, json.as_bytes())
+    write_atomic(&out, catalog.to_lines(true).as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     if let Some(dir) = out.parent() {
         ignore_folder(dir);

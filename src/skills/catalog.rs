@@ -117,9 +117,10 @@ impl CompiledCatalog {
     /// The compact line format the binary embeds for the default catalog: parsed on every prompt,
     /// so it borrows every string from the embedded text and costs a fraction of JSON.
     /// `#\tschema\tfingerprint`, then per skill `S\tid\tscope\tphases` followed by its terms
-    /// `T\tfield\tstems\tlabel`, then warnings `W\ttext`. The postings are not stored: sorting
-    /// them at load costs less than parsing them.
-    pub fn to_lines(&self) -> String {
+    /// `T\tfield\tstems\tlabel`, optionally the sorted postings `P\tstem\tskill\tterm`, then
+    /// warnings `W\ttext`, and `E\tskills` last. Small catalogs leave the postings out (sorting
+    /// them at load costs less than parsing them); large ones keep them.
+    pub fn to_lines(&self, with_postings: bool) -> String {
         let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
         let mut out = format!(
             "#\t{}\t{}\n",
@@ -151,9 +152,16 @@ impl CompiledCatalog {
                 ));
             }
         }
+        if with_postings {
+            for p in &self.postings {
+                out.push_str(&format!("P\t{}\t{}\t{}\n", p.0, p.1, p.2));
+            }
+        }
         for w in &self.warnings {
             out.push_str(&format!("W\t{}\n", clean(w)));
         }
+        // The end marker: a truncated file is refused rather than read as a smaller catalog.
+        out.push_str(&format!("E\t{}\n", self.skills.len()));
         out
     }
 
@@ -166,9 +174,10 @@ impl CompiledCatalog {
             warnings: Vec::new(),
             postings: Vec::new(),
         };
+        let mut ended = false;
         for (n, line) in text.lines().enumerate() {
             let bad = || format!("line {}: malformed", n + 1);
-            let mut f = Fields(line);
+            let mut f = Fields(Some(line));
             match f.next() {
                 Some("#") => {
                     catalog.schema_version =
@@ -222,9 +231,19 @@ impl CompiledCatalog {
                 Some("W") => catalog
                     .warnings
                     .push(f.next().unwrap_or_default().to_owned()),
+                Some("E") => {
+                    let count: usize = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                    if count != catalog.skills.len() {
+                        return Err(bad());
+                    }
+                    ended = true;
+                }
                 Some("") | None => {}
                 Some(_) => return Err(bad()),
             }
+        }
+        if !ended {
+            return Err("no end marker: the index is truncated".into());
         }
         Ok(catalog)
     }
@@ -232,22 +251,19 @@ impl CompiledCatalog {
 
 /// Tab-separated fields by a plain byte scan (`str::split` costs several times more here, and
 /// this runs on every prompt).
-struct Fields(&'static str);
+struct Fields(Option<&'static str>);
 
 impl Iterator for Fields {
     type Item = &'static str;
 
     fn next(&mut self) -> Option<&'static str> {
-        if self.0.is_empty() {
-            return None;
-        }
-        match self.0.as_bytes().iter().position(|&b| b == b'\t') {
+        let rest = self.0?;
+        match rest.as_bytes().iter().position(|&b| b == b'\t') {
             Some(i) => {
-                let field = &self.0[..i];
-                self.0 = &self.0[i + 1..];
-                Some(field)
+                self.0 = Some(&rest[i + 1..]);
+                Some(&rest[..i])
             }
-            None => Some(std::mem::take(&mut self.0)),
+            None => self.0.take(),
         }
     }
 }
@@ -558,12 +574,27 @@ mod tests {
             phases: vec!["analysis".into(), "discovery".into()],
             scope: Scope::MultiSource,
         }];
+        let mut defs = defs;
+        defs.push(SkillDef {
+            id: "no-phases".into(),
+            description: "d".into(),
+            keywords: vec![],
+            not_for: vec![],
+            phases: vec![],
+            scope: Scope::Specialist,
+        });
         let catalog = compile(&defs, "sha256:x".into(), vec!["skill-skipped:a: b".into()]);
-        let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+        let text: &'static str = Box::leak(catalog.to_lines(false).into_boxed_str());
         let mut parsed = CompiledCatalog::from_lines(text).unwrap();
         assert!(parsed.postings.is_empty());
         parsed.postings = postings(&parsed.skills);
         assert_eq!(parsed, catalog);
+        let full: &'static str = Box::leak(catalog.to_lines(true).into_boxed_str());
+        assert_eq!(CompiledCatalog::from_lines(full).unwrap(), catalog);
+        let truncated: &'static str = &full[..full.len() - 4];
+        assert!(CompiledCatalog::from_lines(truncated).is_err());
+        let cut: &'static str = &full[..full.find("T\t").unwrap()];
+        assert!(CompiledCatalog::from_lines(cut).is_err());
         assert!(CompiledCatalog::from_lines("Z\tx").is_err());
         assert!(
             CompiledCatalog::from_lines("T\tk\ta\tb").is_err(),

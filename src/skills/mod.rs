@@ -79,7 +79,7 @@ mod tests {
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("src/skills/defaults/index.tsv");
-            std::fs::write(path, fresh.to_lines()).unwrap();
+            std::fs::write(path, fresh.to_lines(false)).unwrap();
             return;
         }
         let mut embedded = default_catalog();
