@@ -34,6 +34,7 @@ cargo build --release --locked --quiet --features bench-floor --bins
 bin=$root/target/release/sophia-hook
 floor=$root/target/release/sophia-floor
 
+rust_version=$(rustc -V | cut -d' ' -f1-2)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME=$work/home SOPHIA_ANALYTICS=off
@@ -63,10 +64,10 @@ payload "$work/stale.json" UserPromptSubmit "please use zeta499x on the report" 
 
 # Large prompts: the request first, then pasted log lines up to the size.
 big() { # file, bytes
-  local line='2026-11-29 10:00:01 ERROR OrderService timeout after 30000 ms on /api/orders/4521\\n'
+  local line='2026-11-29 10:00:01 ERROR OrderService timeout after 30000 ms on /api/orders/4521 | '
   {
     printf '{"hook_event_name":"UserPromptSubmit","cwd":"%s","prompt":"!quick analizza questi log ' "$work/empty"
-    yes "$line" | tr -d '\n' | head -c "$2"
+    (yes "$line" || true) | tr -d '\n' | head -c "$2" || true
     printf '"}'
   } >"$1"
 }
@@ -89,10 +90,12 @@ rows=()
 measure() {
   local name=$1 input=$2 cmd=$3 csv=$work/$RANDOM.csv
   "$hyperfine" -N --warmup "$warmup" --runs "$runs" --input "$input" --export-csv "$csv" \
-    -n floor "$floor" -n "$name" "$cmd" >/dev/null 2>&1
+    -n floor "$floor" -n "$name" "$cmd" >"$csv.log" 2>&1 || { cat "$csv.log" >&2; return 1; }
+  [ -n "${DEBUG_BENCH:-}" ] && cat "$csv" >&2
   local f c rss
-  f=$(awk -F, 'NR==2 {print $4}' "$csv")
-  c=$(awk -F, 'NR==3 {print $4}' "$csv")
+  # The median is the fifth field from the end (command names may contain commas).
+  f=$(awk -F, 'NR==2 {print $(NF-4)}' "$csv")
+  c=$(awk -F, 'NR==3 {print $(NF-4)}' "$csv")
   rss=$("$timer" -f %M $cmd <"$input" 2>&1 >/dev/null | tail -n 1)
   rows+=("$(awk -v n="$name" -v f="$f" -v c="$c" -v r="$rss" 'BEGIN { printf "| %s | %.3f | %.3f | %.2f× | %.1f |", n, c*1000, f*1000, c/f, r/1024 }')")
 }
@@ -113,7 +116,7 @@ fi
 strip -o "$work/stripped" "$bin"
 size=$(stat -c %s "$work/stripped")
 cpu=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)
-machine="$(nproc) cores, ${cpu:-unknown CPU}, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), Linux $(uname -r), $(rustc -V | cut -d' ' -f1-2), hyperfine $("$hyperfine" --version | cut -d' ' -f2)"
+machine="$(nproc) cores, ${cpu:-unknown CPU}, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), Linux $(uname -r), $rust_version, hyperfine $("$hyperfine" --version | cut -d' ' -f2)"
 
 table=$(
   echo "Measured $(date -u +%Y-%m-%d) on: $machine."
