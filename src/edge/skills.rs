@@ -189,7 +189,7 @@ pub fn build_index(root: &Path, out: Option<&Path>) -> anyhow::Result<(CompiledC
     }
     let catalog = scan(&files, fingerprint(&files));
     let out = out.map_or_else(|| index_path(root), Path::to_path_buf);
-    write_atomic(&out, catalog.to_lines(true).as_bytes())
+    write_atomic(&out, catalog.to_lines().as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     if let Some(dir) = out.parent() {
         ignore_folder(dir);

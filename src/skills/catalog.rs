@@ -117,10 +117,9 @@ impl CompiledCatalog {
     /// The compact line format the binary embeds for the default catalog: parsed on every prompt,
     /// so it borrows every string from the embedded text and costs a fraction of JSON.
     /// `#\tschema\tfingerprint`, then per skill `S\tid\tscope\tphases` followed by its terms
-    /// `T\tfield\tstems\tlabel`, optionally the sorted postings `P\tstem\tskill\tterm`, then
-    /// warnings `W\ttext`, and `E\tskills` last. Small catalogs leave the postings out (sorting
-    /// them at load costs less than parsing them); large ones keep them.
-    pub fn to_lines(&self, with_postings: bool) -> String {
+    /// `T\tfield\tstems\tlabel`, the sorted postings `P\tstem\tskill\tterm`, warnings `W\ttext`,
+    /// and `E\tskills` last (a file without it is truncated).
+    pub fn to_lines(&self) -> String {
         let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
         let mut out = format!(
             "#\t{}\t{}\n",
@@ -152,10 +151,8 @@ impl CompiledCatalog {
                 ));
             }
         }
-        if with_postings {
-            for p in &self.postings {
-                out.push_str(&format!("P\t{}\t{}\t{}\n", p.0, p.1, p.2));
-            }
+        for p in &self.postings {
+            out.push_str(&format!("P\t{}\t{}\t{}\n", p.0, p.1, p.2));
         }
         for w in &self.warnings {
             out.push_str(&format!("W\t{}\n", clean(w)));
@@ -175,9 +172,9 @@ impl CompiledCatalog {
             postings: Vec::new(),
         };
         let mut ended = false;
-        for (n, line) in text.lines().enumerate() {
+        for (n, line) in Fields(Some(text), b'\n').enumerate() {
             let bad = || format!("line {}: malformed", n + 1);
-            let mut f = Fields(Some(line));
+            let mut f = Fields(Some(line), b'\t');
             match f.next() {
                 Some("#") => {
                     catalog.schema_version =
@@ -251,14 +248,14 @@ impl CompiledCatalog {
 
 /// Tab-separated fields by a plain byte scan (`str::split` costs several times more here, and
 /// this runs on every prompt).
-struct Fields(Option<&'static str>);
+struct Fields(Option<&'static str>, u8);
 
 impl Iterator for Fields {
     type Item = &'static str;
 
     fn next(&mut self) -> Option<&'static str> {
         let rest = self.0?;
-        match rest.as_bytes().iter().position(|&b| b == b'\t') {
+        match rest.as_bytes().iter().position(|&b| b == self.1) {
             Some(i) => {
                 self.0 = Some(&rest[i + 1..]);
                 Some(&rest[..i])
@@ -584,13 +581,22 @@ mod tests {
             scope: Scope::Specialist,
         });
         let catalog = compile(&defs, "sha256:x".into(), vec!["skill-skipped:a: b".into()]);
-        let text: &'static str = Box::leak(catalog.to_lines(false).into_boxed_str());
-        let mut parsed = CompiledCatalog::from_lines(text).unwrap();
-        assert!(parsed.postings.is_empty());
-        parsed.postings = postings(&parsed.skills);
-        assert_eq!(parsed, catalog);
-        let full: &'static str = Box::leak(catalog.to_lines(true).into_boxed_str());
+        let full: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
         assert_eq!(CompiledCatalog::from_lines(full).unwrap(), catalog);
+        let mut no_postings = CompiledCatalog::from_lines(Box::leak(
+            full.lines()
+                .filter(|l| !l.starts_with("P\t"))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_boxed_str(),
+        ))
+        .unwrap();
+        assert!(
+            no_postings.postings.is_empty(),
+            "postings are optional: the router sorts them then"
+        );
+        no_postings.postings = postings(&no_postings.skills);
+        assert_eq!(no_postings, catalog);
         let truncated: &'static str = &full[..full.len() - 4];
         assert!(CompiledCatalog::from_lines(truncated).is_err());
         let cut: &'static str = &full[..full.find("T\t").unwrap()];
