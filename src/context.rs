@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::text::{fold, mask_fenced};
+use crate::text::{fold, is_question_lead, mask_fenced};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -196,39 +196,6 @@ const ARTICLES_IT: &[&str] = &[
     "il", "lo", "la", "i", "gli", "le", "un", "uno", "una", "del", "della", "nel", "nella", "al",
     "alla", "questo", "questa", "quel", "quella", "sul", "sulla", "dal", "dalla", "l",
 ];
-/// Openings that make the sentence a question or a request for an explanation.
-const QUESTION_LEADS: &[&str] = &[
-    "what",
-    "how",
-    "why",
-    "when",
-    "which",
-    "who",
-    "explain",
-    "describe",
-    "is",
-    "are",
-    "does",
-    "do",
-    "should",
-    "tell",
-    "spiegami",
-    "spiega",
-    "cos",
-    "cosa",
-    "come",
-    "perche",
-    "quando",
-    "quale",
-    "quali",
-    "chi",
-    "descrivi",
-    "parlami",
-    "dimmi",
-    "qual",
-    "differenza",
-    "difference",
-];
 /// Words that create a branch, a pull request or a commit with the next noun.
 const CREATE_VERBS: &[&str] = &["crea", "create", "apri", "open", "fai", "make", "do"];
 const VCS_OBJECTS: &[&str] = &["branch", "pr", "commit", "push", "merge", "rebase", "pull"];
@@ -322,8 +289,7 @@ pub fn is_repo_task(stripped: &str) -> bool {
     }
     let folded = fold(&unfenced);
     let words: Vec<&str> = crate::text::words(&folded).collect();
-    let question =
-        words.first().is_some_and(|w| QUESTION_LEADS.contains(w)) && !is_polite_request(&words);
+    let question = is_question_lead(&words);
     let mut change_verb = false;
     let mut create_verb = false;
     let mut repo_object = false;
@@ -359,15 +325,6 @@ pub fn is_repo_task(stripped: &str) -> bool {
         code_object |= CODE_OBJECTS.contains(&word);
     }
     (change_verb && (repo_object || code_object)) || (create_verb && repo_object)
-}
-
-/// "can you …", "puoi …": a request phrased as a question.
-fn is_polite_request(words: &[&str]) -> bool {
-    matches!(words, ["can" | "could" | "would" | "will", "you", ..])
-        || matches!(
-            words.first(),
-            Some(&("puoi" | "potresti" | "riesci" | "vorrei"))
-        )
 }
 
 /// `crea un branch`, `open a PR`, `fai il commit`, or `commit …` as the opening imperative.

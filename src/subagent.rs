@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::text::{NEGATIONS, fold, mask_quoted, sentences};
+use crate::text::{NEGATIONS, fold, is_polite_request, is_question_lead, mask_quoted, sentences};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -162,42 +162,6 @@ const DELEGATE_VERBS: &[&str] = &[
 ];
 /// How many words may stand between a use-verb and the subagent it names.
 const USE_WINDOW: usize = 4;
-/// Openings that make a sentence a question or an explanation request about subagents.
-const QUESTION_LEADS: &[&str] = &[
-    "what",
-    "how",
-    "why",
-    "when",
-    "which",
-    "who",
-    "explain",
-    "describe",
-    "is",
-    "are",
-    "does",
-    "do",
-    "should",
-    "shall",
-    "tell",
-    "spiegami",
-    "spiega",
-    "cos",
-    "cosa",
-    "come",
-    "perche",
-    "quando",
-    "quale",
-    "quali",
-    "chi",
-    "descrivi",
-    "parlami",
-    "dimmi",
-    "qual",
-    "differenza",
-    "difference",
-    "conviene",
-];
-const POLITE_LEADS: &[&str] = &["puoi", "potresti", "riesci", "vorrei", "voglio", "please"];
 
 /// True when the text explicitly asks for delegation to a subagent.
 pub fn is_explicit_request(stripped: &str) -> bool {
@@ -304,15 +268,9 @@ fn is_causative(words: &[&str], i: usize) -> bool {
 }
 
 fn is_question(sentence: &str, words: &[&str]) -> bool {
-    let Some(first) = words.first() else {
-        return false;
-    };
-    let polite = POLITE_LEADS.contains(first)
-        || matches!(words, ["can" | "could" | "would" | "will", "you", ..]);
-    if polite {
-        return false;
-    }
-    QUESTION_LEADS.contains(first) || sentence.ends_with('?')
+    !words.is_empty()
+        && !is_polite_request(words)
+        && (is_question_lead(words) || sentence.ends_with('?'))
 }
 
 #[cfg(test)]

@@ -194,6 +194,58 @@ pub const NEGATIONS: &[&str] = &[
     "won", "cannot", "mustn",
 ];
 
+/// Openings (folded first words) that make a sentence a question or a request for an explanation
+/// ("spiegami…", "cos'è…", "how do…"), Italian and English.
+const QUESTION_LEADS: &[&str] = &[
+    "what",
+    "how",
+    "why",
+    "when",
+    "which",
+    "who",
+    "explain",
+    "describe",
+    "is",
+    "are",
+    "does",
+    "do",
+    "should",
+    "shall",
+    "tell",
+    "spiegami",
+    "spiega",
+    "cos",
+    "cosa",
+    "come",
+    "perche",
+    "quando",
+    "quale",
+    "quali",
+    "chi",
+    "descrivi",
+    "parlami",
+    "dimmi",
+    "qual",
+    "differenza",
+    "difference",
+    "conviene",
+];
+
+/// "can you …", "puoi …", "please …": a request phrased as a question.
+pub fn is_polite_request(words: &[&str]) -> bool {
+    matches!(words, ["can" | "could" | "would" | "will", "you", ..])
+        || matches!(
+            words.first(),
+            Some(&("puoi" | "potresti" | "riesci" | "vorrei" | "voglio" | "please"))
+        )
+}
+
+/// True when the (folded) words open a question or an explanation request, and not a polite
+/// request.
+pub fn is_question_lead(words: &[&str]) -> bool {
+    words.first().is_some_and(|w| QUESTION_LEADS.contains(w)) && !is_polite_request(words)
+}
+
 /// Italian and English stop words (folded), dropped before skill scoring.
 const STOP_WORDS: &[&str] = &[
     // Italian
