@@ -693,44 +693,39 @@ impl Floors {
 
 /// The report as a readable table.
 pub fn render_table(report: &Report) -> String {
-    let mut out = String::new();
-    let pct = |r: &Ratio| format!("{:>6.1}%  ({}/{})", r.value * 100.0, r.hits, r.total);
-    out.push_str(&format!("cases: {}\n\n", report.cases));
-    out.push_str("routing\n");
-    out.push_str(&format!(
-        "  contextMode accuracy       {}\n",
-        pct(&report.routing.context_mode)
-    ));
-    out.push_str(&format!(
-        "  subagentMode accuracy      {}\n",
-        pct(&report.routing.subagent_mode)
-    ));
-    out.push_str(&format!(
-        "  detectedHotwords accuracy  {}\n",
-        pct(&report.routing.detected_hotwords)
-    ));
-    let s = &report.skills;
-    out.push_str("\nskills\n");
-    out.push_str(&format!(
-        "  precision@1                {}\n",
-        pct(&s.precision_at_1)
-    ));
-    out.push_str(&format!(
-        "  precision (selected sets)  {}\n",
-        pct(&s.precision)
-    ));
-    out.push_str(&format!(
-        "  recall (selected sets)     {}\n",
-        pct(&s.recall)
-    ));
-    out.push_str(&format!(
-        "  no-skill precision         {}\n",
-        pct(&s.no_skill_precision)
-    ));
-    out.push_str(&format!(
-        "  no-skill recall            {}\n",
-        pct(&s.no_skill_recall)
-    ));
+    let mut out = format!("cases: {}\n", report.cases);
+    let section = |out: &mut String, title: &str, rows: &[(&str, &Ratio)]| {
+        out.push_str(&format!("\n{title}\n"));
+        for (label, r) in rows {
+            out.push_str(&format!(
+                "  {label:<26} {:>6.1}%  ({}/{})\n",
+                r.value * 100.0,
+                r.hits,
+                r.total
+            ));
+        }
+    };
+    let (r, s, a) = (&report.routing, &report.skills, &report.agents);
+    section(
+        &mut out,
+        "routing",
+        &[
+            ("contextMode accuracy", &r.context_mode),
+            ("subagentMode accuracy", &r.subagent_mode),
+            ("detectedHotwords accuracy", &r.detected_hotwords),
+        ],
+    );
+    section(
+        &mut out,
+        "skills",
+        &[
+            ("precision@1", &s.precision_at_1),
+            ("precision (selected sets)", &s.precision),
+            ("recall (selected sets)", &s.recall),
+            ("no-skill precision", &s.no_skill_precision),
+            ("no-skill recall", &s.no_skill_recall),
+        ],
+    );
     if !s.per_skill.is_empty() {
         out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
         for (id, p) in &s.per_skill {
@@ -744,39 +739,25 @@ pub fn render_table(report: &Report) -> String {
             ));
         }
     }
-    let a = &report.agents;
-    out.push_str("\nagents\n");
+    section(
+        &mut out,
+        "agents",
+        &[
+            ("precision@1", &a.precision_at_1),
+            ("precision (recommended)", &a.precision),
+            ("recall (recommended)", &a.recall),
+            ("lock accuracy", &a.lock_accuracy),
+            ("skill pairing", &a.skill_pairing),
+            ("carry-forward", &a.carry_forward),
+        ],
+    );
     out.push_str(&format!(
-        "  precision@1                {}\n",
-        pct(&a.precision_at_1)
+        "  {:<26} {}\n",
+        "unavailable recommended", a.unavailable_recommended
     ));
     out.push_str(&format!(
-        "  precision (recommended)    {}\n",
-        pct(&a.precision)
-    ));
-    out.push_str(&format!(
-        "  recall (recommended)       {}\n",
-        pct(&a.recall)
-    ));
-    out.push_str(&format!(
-        "  lock accuracy              {}\n",
-        pct(&a.lock_accuracy)
-    ));
-    out.push_str(&format!(
-        "  skill pairing              {}\n",
-        pct(&a.skill_pairing)
-    ));
-    out.push_str(&format!(
-        "  carry-forward              {}\n",
-        pct(&a.carry_forward)
-    ));
-    out.push_str(&format!(
-        "  unavailable recommended    {}\n",
-        a.unavailable_recommended
-    ));
-    out.push_str(&format!(
-        "  generic recommended        {}\n",
-        a.generic_recommended
+        "  {:<26} {}\n",
+        "generic recommended", a.generic_recommended
     ));
     out.push_str(&format!("\nmisses: {}\n", report.misses.len()));
     for m in &report.misses {
