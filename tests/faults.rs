@@ -80,12 +80,7 @@ fn corrupt_and_truncated_skill_index_falls_back_to_scanning() {
 #[test]
 fn corrupt_truncated_or_tampered_agent_catalogs_degrade_with_a_reason() {
     let p = project();
-    fs::create_dir_all(p.path().join("docs/agents")).unwrap();
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents/canonical-subagents.yaml"),
-        p.path().join("docs/agents/canonical-subagents.yaml"),
-    )
-    .unwrap();
+    common::copy_canonical_source(p.path());
     assert_eq!(
         run_binary(
             &["catalog", "build", "--root", p.path().to_str().unwrap()],
@@ -279,12 +274,7 @@ fn sixty_four_concurrent_hooks_append_whole_lines() {
 #[test]
 fn hooks_never_see_a_torn_catalog_while_it_is_rebuilt() {
     let p = project();
-    fs::create_dir_all(p.path().join("docs/agents")).unwrap();
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents/canonical-subagents.yaml"),
-        p.path().join("docs/agents/canonical-subagents.yaml"),
-    )
-    .unwrap();
+    common::copy_canonical_source(p.path());
     let root = p.path().to_str().unwrap().to_owned();
     assert_eq!(
         run_binary(&["catalog", "build", "--root", &root], b"", p.path(), &[]).code,

@@ -180,12 +180,7 @@ fn unparseable_settings_are_left_untouched() {
 #[test]
 fn install_refreshes_the_agent_catalog_and_manifest() {
     let sb = Sandbox::new();
-    fs::create_dir_all(sb.project().join("docs/agents")).unwrap();
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents/canonical-subagents.yaml"),
-        sb.project().join("docs/agents/canonical-subagents.yaml"),
-    )
-    .unwrap();
+    common::copy_canonical_source(&sb.project());
     let run = sb.run(&["install", "--host", "codex"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("/hooks"), "the next step names /hooks");

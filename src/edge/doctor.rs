@@ -686,16 +686,25 @@ fn check_analytics(settings: &Settings, out: &mut Vec<Check>) {
         out.push(check(Status::Info, "analytics", "off", None));
         return;
     };
-    let writable = path
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|_| {
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map(|_| ())
-        });
+    // Checked without leaving anything behind: the log if it exists, else a probe file in its
+    // folder (the first hook run creates the log and its folders).
+    let writable = if path.exists() {
+        OpenOptions::new().append(true).open(path).map(|_| ())
+    } else {
+        let dir = path
+            .ancestors()
+            .skip(1)
+            .find(|d| d.is_dir())
+            .unwrap_or(Path::new("."));
+        let probe = dir.join(format!(".sophia-hook-doctor-{}", std::process::id()));
+        OpenOptions::new()
+            .create_new(true)
+            .write(true)
+            .open(&probe)
+            .map(|_| {
+                let _ = std::fs::remove_file(&probe);
+            })
+    };
     match writable {
         Ok(()) => out.push(check(
             Status::Ok,

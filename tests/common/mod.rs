@@ -121,3 +121,13 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Copies this repository's canonical agent source into `project/docs/agents/`.
+pub fn copy_canonical_source(project: &Path) {
+    std::fs::create_dir_all(project.join("docs/agents")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/agents/canonical-subagents.yaml"),
+        project.join("docs/agents/canonical-subagents.yaml"),
+    )
+    .unwrap();
+}
