@@ -113,6 +113,18 @@ pub struct CompiledCatalog {
     pub postings: Vec<Posting>,
 }
 
+/// A term as static data: stems, field, label.
+pub type StaticTerm = (&'static str, Field, &'static str);
+/// A skill as static data: id, scope, phases, terms.
+pub type StaticSkill = (
+    &'static str,
+    Scope,
+    &'static [&'static str],
+    &'static [StaticTerm],
+);
+/// A posting as static data: first stem, skill index, term index.
+pub type StaticPosting = (&'static str, u32, u32);
+
 impl CompiledCatalog {
     /// The compact line format the binary embeds for the default catalog: parsed on every prompt,
     /// so it borrows every string from the embedded text and costs a fraction of JSON.
@@ -160,6 +172,80 @@ impl CompiledCatalog {
         // The end marker: a truncated file is refused rather than read as a smaller catalog.
         out.push_str(&format!("E\t{}\n", self.skills.len()));
         out
+    }
+
+    /// Rust source for the catalog as static data (`SKILLS`, `POSTINGS`, `FINGERPRINT`), for the
+    /// embedded default: building it at run time copies a few hundred small structs and parses
+    /// nothing.
+    pub fn to_rust(&self) -> String {
+        let lit = |s: &str| format!("{s:?}");
+        let mut out = String::from(
+            "// Generated from src/skills/defaults/*/SKILL.md by\n\
+             // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.\n\
+             // Do not edit.\n\n",
+        );
+        out.push_str(&format!(
+            "pub const FINGERPRINT: &str = {};\n\n",
+            lit(&self.source_fingerprint)
+        ));
+        out.push_str("#[rustfmt::skip]\npub static SKILLS: &[StaticSkill] = &[\n");
+        for skill in &self.skills {
+            let phases: Vec<String> = skill.phases.iter().map(|p| lit(p)).collect();
+            out.push_str(&format!(
+                "    ({}, Scope::{:?}, &[{}], &[\n",
+                lit(&skill.id),
+                skill.scope,
+                phases.join(", ")
+            ));
+            for t in &skill.terms {
+                out.push_str(&format!(
+                    "        ({}, Field::{:?}, {}),\n",
+                    lit(&t.stems),
+                    t.field,
+                    lit(&t.label)
+                ));
+            }
+            out.push_str("    ]),\n");
+        }
+        out.push_str("];\n\n#[rustfmt::skip]\npub static POSTINGS: &[StaticPosting] = &[\n");
+        for p in &self.postings {
+            out.push_str(&format!("    ({}, {}, {}),\n", lit(&p.0), p.1, p.2));
+        }
+        out.push_str("];\n");
+        out
+    }
+
+    /// The catalog built from static data written by [`CompiledCatalog::to_rust`].
+    pub fn from_static(
+        fingerprint: &str,
+        skills: &'static [StaticSkill],
+        postings: &'static [StaticPosting],
+    ) -> CompiledCatalog {
+        CompiledCatalog {
+            schema_version: CATALOG_SCHEMA_VERSION,
+            source_fingerprint: fingerprint.to_owned(),
+            skills: skills
+                .iter()
+                .map(|(id, scope, phases, terms)| CompiledSkill {
+                    id: (*id).to_owned(),
+                    phases: phases.iter().map(|p| (*p).to_owned()).collect(),
+                    scope: *scope,
+                    terms: terms
+                        .iter()
+                        .map(|(stems, field, label)| Term {
+                            stems: Cow::Borrowed(stems),
+                            field: *field,
+                            label: Cow::Borrowed(label),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            warnings: Vec::new(),
+            postings: postings
+                .iter()
+                .map(|(s, si, ti)| Posting(Cow::Borrowed(s), *si, *ti))
+                .collect(),
+        }
     }
 
     /// Parses [`CompiledCatalog::to_lines`] output, borrowing its strings.

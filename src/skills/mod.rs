@@ -12,11 +12,15 @@ use catalog::CompiledCatalog;
 
 /// The embedded default catalog (the Sophia MCP skills), compiled from
 /// `src/skills/defaults/*/SKILL.md` into the compact line format; a test fails when it is stale.
-pub const DEFAULT_INDEX: &str = include_str!("defaults/index.tsv");
+mod defaults {
+    use super::catalog::{Field, Scope, StaticPosting, StaticSkill};
+    include!("defaults/index.rs");
+}
 
-/// The embedded default catalog, parsed (borrowing from the binary; no JSON on the hot path).
+/// The embedded default catalog, built from static data compiled into the binary: nothing is
+/// parsed on the hot path.
 pub fn default_catalog() -> CompiledCatalog {
-    CompiledCatalog::from_lines(DEFAULT_INDEX).expect("the embedded default skill index is valid")
+    CompiledCatalog::from_static(defaults::FINGERPRINT, defaults::SKILLS, defaults::POSTINGS)
 }
 
 /// One scored skill.
@@ -78,13 +82,13 @@ mod tests {
         let fresh = compile_default_sources();
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("src/skills/defaults/index.tsv");
-            std::fs::write(path, fresh.to_lines()).unwrap();
+                .join("src/skills/defaults/index.rs");
+            std::fs::write(path, fresh.to_rust()).unwrap();
             return;
         }
         assert!(
             default_catalog() == fresh,
-            "src/skills/defaults/index.tsv is stale: run \
+            "src/skills/defaults/index.rs is stale: run \
              SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync"
         );
     }
