@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use crate::agents::availability::{Availability, Manifest, overlay};
 use crate::agents::catalog::{AgentCatalog, build};
 use crate::agents::default_catalog;
-use crate::edge::files::write_atomic;
+use crate::edge::files::{read_json_or_default, write_json_atomic};
 use crate::planning::CarryForwardState;
 
 /// The canonical source, relative to the project root.
@@ -69,12 +69,21 @@ pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
 /// valid and not older than the project's canonical source; else the source, built in memory
 /// against `skill_ids`; else the embedded default.
 pub fn load_catalog(root: &Path, skill_ids: &BTreeSet<String>, now: String) -> EffectiveCatalog {
+    load_catalog_at(root, &catalog_path(root), skill_ids, now)
+}
+
+/// [`load_catalog`] with the generated catalog's path already resolved by the caller.
+pub fn load_catalog_at(
+    root: &Path,
+    generated: &Path,
+    skill_ids: &BTreeSet<String>,
+    now: String,
+) -> EffectiveCatalog {
     let source = root.join(SOURCE_PATH);
-    let generated = catalog_path(root);
     let source_time = mtime(&source);
     let mut warnings = Vec::new();
-    match read_catalog(&generated) {
-        Ok(catalog) if source_time.is_none() || mtime(&generated) >= source_time => {
+    match read_catalog(generated) {
+        Ok(catalog) if source_time.is_none() || mtime(generated) >= source_time => {
             return EffectiveCatalog {
                 catalog,
                 source: AgentCatalogSource::Generated,
@@ -234,21 +243,18 @@ pub fn state_path(cache_dir: &Path) -> PathBuf {
 
 /// Reads the carry-forward state; a missing or corrupt file is an empty state.
 pub fn read_state(path: &Path) -> CarryForwardState {
-    fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default()
+    read_json_or_default(path)
 }
 
 /// Writes the carry-forward state atomically; best effort.
 pub fn write_state(path: &Path, state: &CarryForwardState) -> std::io::Result<()> {
-    let json = serde_json::to_vec(state).map_err(std::io::Error::other)?;
-    write_atomic(path, &json)
+    write_json_atomic(path, state)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edge::files::write_atomic;
 
     fn skill_ids() -> BTreeSet<String> {
         crate::skills::default_catalog()

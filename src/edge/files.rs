@@ -48,6 +48,20 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Reads a best-effort JSON state file; a missing or corrupt file gives the default value.
+pub fn read_json_or_default<T: serde::de::DeserializeOwned + Default>(path: &Path) -> T {
+    fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Writes a JSON state file atomically.
+pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let json = serde_json::to_vec(value).map_err(io::Error::other)?;
+    write_atomic(path, &json)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

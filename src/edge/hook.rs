@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 
 use crate::analytics::AnalyticsEvent;
 use crate::clock::Clock;
+use crate::config::ProjectConfig;
 use crate::decision::{self, Decision, HookRequest, Project};
 use crate::edge::agents;
 use crate::edge::files::append_line;
@@ -252,7 +253,12 @@ pub fn load_project(
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);
     if request.event == Event::UserPromptSubmit {
-        let loaded = skills::load(&root);
+        // Paths come from the configuration read above, not from a second read of it.
+        let loaded = skills::load_with_index(&root, || {
+            ProjectConfig::resolve(&root, config.skills_index.as_deref(), skills::INDEX_PATH)
+        });
+        let generated =
+            ProjectConfig::resolve(&root, config.agent_catalog.as_deref(), agents::CATALOG_PATH);
         if let Some(err) = debug.as_deref_mut() {
             let _ = writeln!(
                 err,
@@ -272,7 +278,7 @@ pub fn load_project(
         project.skills = Some(SkillRouter::new(loaded.catalog));
 
         let debug_catalog = debug.as_deref_mut();
-        if let Some(effective) = load_agents(&root, &skill_ids, settings, now) {
+        if let Some(effective) = load_agents(&root, &generated, &skill_ids, settings, now) {
             if let Some(err) = debug_catalog {
                 let _ = writeln!(
                     err,
@@ -316,17 +322,17 @@ pub fn load_project(
 /// pipeline parses only when it needs it.
 fn load_agents(
     root: &Path,
+    generated: &Path,
     skill_ids: &BTreeSet<String>,
     settings: &Settings,
     now: DateTime<Utc>,
 ) -> Option<agents::EffectiveCatalog> {
     let manifest = settings.availability_file.as_deref().filter(|p| p.exists());
-    let project_catalog =
-        root.join(agents::SOURCE_PATH).exists() || agents::catalog_path(root).exists();
+    let project_catalog = root.join(agents::SOURCE_PATH).exists() || generated.exists();
     if manifest.is_none() && !project_catalog {
         return None;
     }
-    let mut effective = agents::load_catalog(root, skill_ids, timestamp(now));
+    let mut effective = agents::load_catalog_at(root, generated, skill_ids, timestamp(now));
     agents::apply_manifest(&mut effective, manifest);
     Some(effective)
 }

@@ -130,8 +130,14 @@ pub fn index_path(root: &Path) -> PathBuf {
     ProjectConfig::resolve(root, config.skills_index.as_deref(), INDEX_PATH)
 }
 
-/// Loads the catalog for a project root.
+/// Loads the catalog for a project root (its configuration says where the index is).
 pub fn load(root: &Path) -> LoadedCatalog {
+    load_with_index(root, || index_path(root))
+}
+
+/// Loads the catalog for a project root whose index path the caller already knows (the hook has
+/// read the configuration once); `index` is only asked for when the project has skills.
+pub fn load_with_index(root: &Path, index: impl FnOnce() -> PathBuf) -> LoadedCatalog {
     let files = list_sources(&root.join("skills"));
     if files.is_empty() {
         return LoadedCatalog {
@@ -141,7 +147,7 @@ pub fn load(root: &Path) -> LoadedCatalog {
         };
     }
     let fp = fingerprint(&files);
-    let index_warning = match read_index(&index_path(root)) {
+    let index_warning = match read_index(&index()) {
         Ok(index)
             if index.source_fingerprint == fp && index.schema_version == CATALOG_SCHEMA_VERSION =>
         {

@@ -3,13 +3,12 @@
 //! remembers which (conversation, prompt) pairs already got their context. Only hashes are kept.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::edge::files::write_atomic;
+use crate::edge::files::{read_json_or_default, write_json_atomic};
 use crate::fingerprint::sha256;
 
 /// Entries older than this are forgotten.
@@ -60,17 +59,11 @@ pub fn path(cache_dir: &Path) -> PathBuf {
 }
 
 pub fn read(path: &Path) -> TurnLog {
-    fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default()
+    read_json_or_default(path)
 }
 
 pub fn write(path: &Path, log: &TurnLog) -> std::io::Result<()> {
-    write_atomic(
-        path,
-        &serde_json::to_vec(log).map_err(std::io::Error::other)?,
-    )
+    write_json_atomic(path, log)
 }
 
 #[cfg(test)]
