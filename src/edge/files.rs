@@ -1,18 +1,133 @@
-//! File writes with the two guarantees the product promises: analytics lines never interleave
-//! (one `write` of a whole line in append mode), and tool outputs are never half-written (write a
-//! temporary file in the same folder, then rename it over the target).
+//! The one trust layer for file contents: every read and write of a file goes through here.
+//!
+//! A repository is untrusted input, so any path we touch may be a symlink to `/dev/zero`, a FIFO
+//! that never delivers a byte, a 4 GB file, or a symlink planted where we are about to write.
+//! - Reads accept regular files only, checked on the opened handle (opened `O_NONBLOCK`, so a
+//!   FIFO never blocks), and refuse anything over a per-kind size cap (`caps`).
+//! - Replacing writes are atomic and never follow a symlink: an exclusive-create temporary file
+//!   (`O_EXCL|O_NOFOLLOW`) in the target's folder, synced, then renamed over a target that must be
+//!   a regular file or missing; an existing target keeps its permission bits.
+//! - Appends open `O_APPEND|O_NOFOLLOW|O_NONBLOCK`, accept a regular file only and write each line
+//!   with one `write` call, so concurrent appenders never interleave inside a line.
+//!
+//! Directory listing and metadata stay with the callers; file contents do not.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
-use std::path::Path;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Appends one whole line with a single `write` call on a file opened in append mode, creating
-/// the parent folder if needed. Concurrent appenders never interleave inside a line.
-pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent)?;
+/// Size caps per kind of file, in bytes. A file over its cap is skipped with a warning.
+pub mod caps {
+    /// `.sophia-hook.yaml` (project) and the user-level config.
+    pub const CONFIG: u64 = 64 * 1024;
+    /// The agent catalog source, the generated catalog and the availability manifest.
+    pub const CATALOG: u64 = 1024 * 1024;
+    /// One `SKILL.md`.
+    pub const SKILL_MD: u64 = 128 * 1024;
+    /// The generated skills index.
+    pub const INDEX: u64 = 4 * 1024 * 1024;
+    /// `AGENTS.md` (only a bounded prefix is ever injected; this caps the read).
+    pub const AGENTS_MD: u64 = 256 * 1024;
+    /// Carry-forward state, planning state and other small JSON state files.
+    pub const STATE: u64 = 1024 * 1024;
+    /// A host's settings file (`hooks.json`, `settings.json`).
+    pub const SETTINGS: u64 = 4 * 1024 * 1024;
+}
+
+/// Why a bounded read gave nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    /// No file at the path (or a path component is not a folder).
+    Missing,
+    /// A folder, FIFO, socket or device, or a symlink to one.
+    NotRegular,
+    /// Larger than the cap for its kind.
+    TooLarge { cap: u64 },
+    /// Any other I/O failure (permissions, ...).
+    Io(io::Error),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Missing => f.write_str("missing"),
+            ReadError::NotRegular => f.write_str("not a regular file"),
+            ReadError::TooLarge { cap } => write!(f, "larger than the {cap}-byte cap"),
+            ReadError::Io(e) => write!(f, "unreadable ({})", e.kind()),
+        }
     }
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ReadError::Missing,
+            _ => ReadError::Io(e),
+        }
+    }
+}
+
+/// Reads a whole regular file of at most `cap` bytes. Symlinks are followed (containment is the
+/// caller's check), but the file reached must be regular: checked before opening, so a device is
+/// never opened, and again on the opened handle, so a swap in between is caught. The open is
+/// non-blocking, so a FIFO never blocks, and the read stops at `cap + 1` bytes whatever `stat` said.
+pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = fs::metadata(path)?;
+    check_regular(&meta, cap)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    check_regular(&meta, cap)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge { cap });
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`], decoded as UTF-8 with invalid sequences replaced.
+pub fn read_bounded_string(path: &Path, cap: u64) -> Result<String, ReadError> {
+    let bytes = read_bounded(path, cap)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+fn check_regular(meta: &fs::Metadata, cap: u64) -> Result<(), ReadError> {
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > cap {
+        return Err(ReadError::TooLarge { cap });
+    }
+    Ok(())
+}
+
+/// Appends one whole line with a single `write` call. The file is opened `O_APPEND|O_NOFOLLOW`
+/// (a symlink at the path is refused) and non-blocking, and must be a regular file: a FIFO,
+/// device or socket is refused before anything is written. A new file is created `0600`. The
+/// parent folder is not created: callers create it only inside the user's own directories.
+pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
+    refuse_special(path)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| nofollow_error(e, path))?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular(path));
+    }
     let written = file.write(line.as_bytes())?;
     if written != line.len() {
         return Err(io::Error::new(io::ErrorKind::WriteZero, "short append"));
@@ -20,8 +135,13 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes `contents` to `path` atomically: a temporary sibling is written and synced, then
-/// renamed over the target, so readers see the old file or the new one, never a torn one.
+/// Writes `contents` to `path` atomically, never through a symlink. The parent folder is created
+/// if missing (callers decide which folders are allowed). The target must be missing or a regular
+/// file (a symlink, FIFO, device or folder there is refused); an existing target keeps its
+/// permission bits, a new one gets `0666` minus the umask. The bytes go to an exclusive-create
+/// temporary sibling (`O_CREAT|O_EXCL|O_NOFOLLOW`, so a pre-planted symlink or file at the temp
+/// name fails the open instead of redirecting it), are synced, and the temp is renamed over the
+/// target. Temporary files a killed earlier writer left behind are removed.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => parent,
@@ -30,17 +150,36 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     fs::create_dir_all(parent)?;
     let name = path
         .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let tmp = parent.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let mode = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("refusing to write through the symlink {}", path.display()),
+            ));
+        }
+        Ok(meta) if !meta.is_file() => return Err(not_regular(path)),
+        Ok(meta) => Some(meta.permissions().mode() & 0o7777),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    remove_stale_temps(parent, &name);
+    let (tmp, mut file) = create_temp(parent, &name)?;
     let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
+        if let Some(mode) = mode {
+            file.set_permissions(fs::Permissions::from_mode(mode))?;
+        }
         file.write_all(contents)?;
         file.sync_all()?;
-        fs::rename(&tmp, path)
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // Make the rename durable too; a folder that cannot be synced is not an error.
+        if let Ok(dir) = File::open(parent) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -48,9 +187,10 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Reads a best-effort JSON state file; a missing or corrupt file gives the default value.
+/// Reads a best-effort JSON state file (capped at [`caps::STATE`]); a missing, oversized,
+/// special or corrupt file gives the default value.
 pub fn read_json_or_default<T: serde::de::DeserializeOwned + Default>(path: &Path) -> T {
-    fs::read(path)
+    read_bounded(path, caps::STATE)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
@@ -62,22 +202,237 @@ pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> io::Res
     write_atomic(path, &json)
 }
 
+const TEMP_MARK: &str = ".sophia-tmp-";
+
+fn temp_prefix(name: &str) -> String {
+    format!(".{name}{TEMP_MARK}")
+}
+
+/// Creates `.<name>.sophia-tmp-<pid>-<n>` exclusively, retrying with the next `n` when the
+/// name is taken (by a planted file or symlink, or a leftover of an earlier process).
+fn create_temp(parent: &Path, name: &str) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    create_temp_with(parent, name, &COUNTER)
+}
+
+fn create_temp_with(parent: &Path, name: &str, counter: &AtomicU64) -> io::Result<(PathBuf, File)> {
+    let prefix = temp_prefix(name);
+    let pid = std::process::id();
+    let mut last = None;
+    for _ in 0..64 {
+        let n = counter.fetch_add(1, Ordering::Relaxed);
+        let tmp = parent.join(format!("{prefix}{pid}-{n}"));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Removes our own temporary siblings of `name` whose writing process is gone (a killed writer).
+/// Only regular files or symlinks with our exact prefix and a dead pid are removed; removing a
+/// symlink removes the link, never its target.
+fn remove_stale_temps(parent: &Path, name: &str) {
+    let prefix = temp_prefix(name);
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split('-')
+            .next()
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        if pid <= 0 || process_alive(pid) {
+            continue;
+        }
+        let is_file = entry
+            .file_type()
+            .map(|t| t.is_file() || t.is_symlink())
+            .unwrap_or(false);
+        if is_file {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn process_alive(pid: libc::pid_t) -> bool {
+    // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Refuses a symlink or an existing non-regular file before any open, so a device or FIFO is
+/// never opened for writing.
+fn refuse_special(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("refusing to write through the symlink {}", path.display()),
+        )),
+        Ok(meta) if !meta.is_file() => Err(not_regular(path)),
+        _ => Ok(()),
+    }
+}
+
+fn not_regular(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "refusing to write to {}: not a regular file",
+            path.display()
+        ),
+    )
+}
+
+/// `O_NOFOLLOW` on a symlink fails with `ELOOP`; say what happened.
+fn nofollow_error(e: io::Error, path: &Path) -> io::Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("refusing to write through the symlink {}", path.display()),
+        )
+    } else {
+        e
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::symlink;
 
-    #[test]
-    fn append_creates_folder_and_appends() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a/b/log.jsonl");
-        append_line(&path, "one\n").unwrap();
-        append_line(&path, "two\n").unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file system node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<_> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
     }
 
     #[test]
-    fn append_to_a_directory_fails() {
+    fn reads_a_regular_file_within_its_cap() {
         let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        fs::write(&path, "hello").unwrap();
+        assert_eq!(read_bounded(&path, 5).unwrap(), b"hello");
+        assert_eq!(read_bounded_string(&path, 100).unwrap(), "hello");
+    }
+
+    #[test]
+    fn over_cap_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        fs::write(&path, "x".repeat(101)).unwrap();
+        assert!(matches!(
+            read_bounded(&path, 100),
+            Err(ReadError::TooLarge { cap: 100 })
+        ));
+    }
+
+    #[test]
+    fn missing_file_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            read_bounded(&dir.path().join("nope"), 10),
+            Err(ReadError::Missing)
+        ));
+    }
+
+    #[test]
+    fn fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fifo");
+        mkfifo(&path);
+        // No writer ever opens the FIFO: a blocking open would hang this test.
+        assert!(matches!(
+            read_bounded(&path, 10),
+            Err(ReadError::NotRegular)
+        ));
+        let link = dir.path().join("link");
+        symlink(&path, &link).unwrap();
+        assert!(matches!(
+            read_bounded(&link, 10),
+            Err(ReadError::NotRegular)
+        ));
+    }
+
+    #[test]
+    fn symlink_to_dev_zero_and_folders_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("zero");
+        symlink("/dev/zero", &link).unwrap();
+        assert!(matches!(
+            read_bounded(&link, 1 << 30),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            read_bounded(dir.path(), 10),
+            Err(ReadError::NotRegular)
+        ));
+    }
+
+    #[test]
+    fn lossy_string_keeps_valid_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad");
+        fs::write(&path, b"ok\xffok").unwrap();
+        assert_eq!(read_bounded_string(&path, 10).unwrap(), "ok\u{fffd}ok");
+    }
+
+    #[test]
+    fn append_appends_whole_lines_and_creates_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        append_line(&path, "one\n").unwrap();
+        append_line(&path, "two\n").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn append_does_not_create_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(append_line(&dir.path().join("a/b/log"), "x\n").is_err());
+        assert!(!dir.path().join("a").exists());
+    }
+
+    #[test]
+    fn append_refuses_symlinks_fifos_devices_and_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep\n").unwrap();
+        let link = dir.path().join("link");
+        symlink(&victim, &link).unwrap();
+        assert!(append_line(&link, "x\n").is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep\n");
+
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        assert!(append_line(&fifo, "x\n").is_err());
+        assert!(append_line(Path::new("/dev/null"), "x\n").is_err());
         assert!(append_line(dir.path(), "x\n").is_err());
     }
 
@@ -88,10 +443,127 @@ mod tests {
         write_atomic(&path, b"old").unwrap();
         write_atomic(&path, b"new").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
+        assert_eq!(names(dir.path()), vec!["out.json"]);
+    }
+
+    #[test]
+    fn atomic_write_creates_the_parent_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/out");
+        write_atomic(&path, b"x").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"x");
+    }
+
+    #[test]
+    fn atomic_write_keeps_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        fs::write(&path, "{}").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&path, b"{\"a\":1}").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"{}").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+    }
+
+    #[test]
+    fn atomic_write_refuses_a_symlinked_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("bashrc");
+        fs::write(&victim, "keep").unwrap();
+        let link = dir.path().join("index.tsv");
+        symlink(&victim, &link).unwrap();
+        let err = write_atomic(&link, b"evil").unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    #[test]
+    fn atomic_write_refuses_special_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        assert!(write_atomic(&fifo, b"x").is_err());
+        fs::create_dir(dir.path().join("d")).unwrap();
+        assert!(write_atomic(&dir.path().join("d"), b"x").is_err());
+    }
+
+    #[test]
+    fn planted_symlinks_at_temp_names_do_not_redirect_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let pid = std::process::id();
+        for n in 0..4 {
+            symlink(
+                &victim,
+                dir.path().join(format!(".out{TEMP_MARK}{pid}-{n}")),
+            )
+            .unwrap();
+        }
+        let counter = AtomicU64::new(0);
+        let (tmp, mut file) = create_temp_with(dir.path(), "out", &counter).unwrap();
+        assert_eq!(tmp, dir.path().join(format!(".out{TEMP_MARK}{pid}-4")));
+        file.write_all(b"new").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(fs::symlink_metadata(&tmp).unwrap().is_file());
+    }
+
+    #[test]
+    fn atomic_write_succeeds_past_planted_temp_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let pid = std::process::id();
+        // The old fixed temp name and the first names of the current scheme.
+        symlink(&victim, dir.path().join(format!(".out.tmp-{pid}"))).unwrap();
+        for n in 0..8 {
+            symlink(
+                &victim,
+                dir.path().join(format!(".out{TEMP_MARK}{pid}-{n}")),
+            )
+            .unwrap();
+        }
+        let path = dir.path().join("out");
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert!(fs::symlink_metadata(&path).unwrap().is_file());
+    }
+
+    #[test]
+    fn stale_temps_of_dead_writers_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that cannot exist (above the kernel's pid_max of 2^22).
+        let stale = dir.path().join(format!(".out{TEMP_MARK}99999999-0"));
+        fs::write(&stale, "half").unwrap();
+        let live = dir
+            .path()
+            .join(format!(".out{TEMP_MARK}{}-zz", std::process::id()));
+        fs::write(&live, "mine").unwrap();
+        let unrelated = dir.path().join(".other.tmp-1");
+        fs::write(&unrelated, "theirs").unwrap();
+        write_atomic(&dir.path().join("out"), b"x").unwrap();
+        assert!(!stale.exists());
+        assert!(live.exists());
+        assert!(unrelated.exists());
+    }
+
+    #[test]
+    fn read_json_or_default_refuses_special_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("state.json");
+        symlink("/dev/zero", &link).unwrap();
+        let v: Vec<u32> = read_json_or_default(&link);
+        assert!(v.is_empty());
     }
 }

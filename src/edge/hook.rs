@@ -106,6 +106,9 @@ pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEven
     let Some(path) = &settings.analytics_file else {
         return;
     };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let _ = std::fs::create_dir_all(parent);
+    }
     if let Err(err) = append_line(path, &event.to_line())
         && settings.debug
     {
