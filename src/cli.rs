@@ -774,22 +774,46 @@ fn install(
     if !add {
         return Ok(());
     }
-    match host {
-        Host::Codex => writeln!(
+    if host == Host::Codex {
+        let other = match args.scope {
+            crate::install::Scope::User => crate::install::Scope::Project,
+            crate::install::Scope::Project => crate::install::Scope::User,
+        };
+        let other_path = settings_path(host, other, &root, settings)?;
+        let other_doc = hostconfig::read(&other_path).unwrap_or(serde_json::Value::Null);
+        if !crate::install::registered(&other_doc, host).is_empty() {
+            writeln!(
+                stdout,
+                "warning: sophia-hook is also installed at {} scope ({}): Codex runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host codex --scope {}`",
+                other.as_str(),
+                other_path.display(),
+                other.as_str()
+            )?;
+        }
+    }
+    // Nothing changed: nothing to trust or accept again.
+    let next = if unchanged { None } else { Some(host) };
+    match next {
+        None => {}
+        Some(Host::Codex) if args.scope == crate::install::Scope::Project => writeln!(
+            stdout,
+            "next: open the Codex TUI in the project, trust the folder (Codex ignores .codex/hooks.json in an untrusted folder), then trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
+        )?,
+        Some(Host::Codex) => writeln!(
             stdout,
             "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
         )?,
-        Host::Claude => writeln!(
+        Some(Host::Claude) => writeln!(
             stdout,
             "next: nothing — Claude Code picks the settings up by itself"
         )?,
-        Host::Gemini => writeln!(
+        Some(Host::Gemini) => writeln!(
             stdout,
             "next: Gemini CLI may warn once that the project's hooks changed; accept them"
         )?,
-        Host::Antigravity => writeln!(
+        Some(Host::Antigravity) => writeln!(
             stdout,
-            "EXPERIMENTAL: Antigravity's prompt-time events and context injection are not verified (see docs/hosts.md); check `agy --version` and test that the context arrives"
+            "EXPERIMENTAL: built from the hooks guide inside the Antigravity engine, not yet run in a real Antigravity host (see docs/hosts.md); check `agy --version` and test that the context arrives"
         )?,
     }
     if root.join(crate::edge::agents::SOURCE_PATH).is_file() {

@@ -117,13 +117,89 @@ pub fn handler(binary: &str, host: Host, event: Event) -> Value {
     }
 }
 
-/// The matcher of our SessionStart group (all session sources the host knows).
+/// The matcher of our SessionStart group (all session sources the host knows). Codex and Claude
+/// Code read it as a regular expression. Gemini CLI compares lifecycle matchers as exact strings
+/// (0.61.0), so `startup|resume|clear` would never match there: we write no matcher, which fires
+/// on every source.
 fn session_matcher(host: Host) -> Option<&'static str> {
     match host {
         Host::Codex | Host::Claude => Some("startup|resume|clear|compact"),
-        Host::Gemini => Some("startup|resume|clear"),
-        Host::Antigravity => None,
+        Host::Gemini | Host::Antigravity => None,
     }
+}
+
+/// The SessionStart sources Gemini CLI sends; a lifecycle matcher must equal one of them.
+pub const GEMINI_SESSION_SOURCES: [&str; 3] = ["startup", "resume", "clear"];
+
+/// What is wrong with a Gemini CLI SessionStart matcher, compared as Gemini compares it (an
+/// exact string; absent, empty or `*` matches every source). `None` when it fires on every
+/// source.
+pub fn gemini_session_matcher_problem(matcher: Option<&str>) -> Option<String> {
+    match matcher {
+        None | Some("") | Some("*") => None,
+        Some(m) if GEMINI_SESSION_SOURCES.contains(&m) => Some(format!(
+            "the matcher \"{m}\" fires only on source={m}, not on every session start"
+        )),
+        Some(m) => Some(format!(
+            "the matcher \"{m}\" never matches: Gemini CLI compares SessionStart matchers as exact strings (one of {}), so this hook never runs",
+            GEMINI_SESSION_SOURCES.join(", ")
+        )),
+    }
+}
+
+/// The hash Codex stores as `trusted_hash` when the user trusts a handler in `/hooks`:
+/// `sha256:` and the hex SHA-256 of the canonical JSON (keys sorted, no whitespace) of
+/// `{event_name, matcher, hooks: [handler]}`, where `event_name` is the snake_case label
+/// (`session_start`), `matcher` is present only when set (Codex ignores it on
+/// `UserPromptSubmit`), and the handler is normalised: `type`, `command`, `timeout` (default 600,
+/// at least 1), `async` (default false), `statusMessage` when set. Checked against what Codex
+/// 0.169.0 itself reports (`fixtures/contracts/codex/trust-hash.json`). `None` when the handler is
+/// not a command handler.
+pub fn codex_trust_hash(event: &str, matcher: Option<&str>, handler: &Value) -> Option<String> {
+    if handler.get("type").and_then(Value::as_str) != Some("command") {
+        return None;
+    }
+    let command = handler.get("command").and_then(Value::as_str)?;
+    let timeout = handler
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .unwrap_or(600)
+        .max(1);
+    let is_async = handler
+        .get("async")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mut normal = Map::new();
+    normal.insert("async".into(), Value::from(is_async));
+    normal.insert("command".into(), Value::from(command));
+    if let Some(status) = handler.get("statusMessage").and_then(Value::as_str) {
+        normal.insert("statusMessage".into(), Value::from(status));
+    }
+    normal.insert("timeout".into(), Value::from(timeout));
+    normal.insert("type".into(), Value::from("command"));
+    let mut identity = Map::new();
+    identity.insert("event_name".into(), Value::from(codex_event_label(event)));
+    identity.insert("hooks".into(), Value::Array(vec![Value::Object(normal)]));
+    let matcher = matcher.filter(|_| event != "UserPromptSubmit");
+    if let Some(m) = matcher {
+        identity.insert("matcher".into(), Value::from(m));
+    }
+    // Keys were inserted in sorted order; serde_json keeps insertion order.
+    let json = serde_json::to_vec(&Value::Object(identity)).ok()?;
+    Some(crate::fingerprint::sha256(&json))
+}
+
+/// Codex's snake_case label of an event (`UserPromptSubmit` → `user_prompt_submit`), used in its
+/// trust keys and hashes.
+pub fn codex_event_label(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 /// True when a handler object was written by sophia-hook (any version, any path).
@@ -198,18 +274,29 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         let groups = groups
             .as_array_mut()
             .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
-        let ours: Vec<&Value> = groups
+        let matcher = match event {
+            Event::SessionStart => session_matcher(host),
+            Event::UserPromptSubmit => None,
+        };
+        // (the group's matcher, our handler) for each of our handlers.
+        let ours: Vec<(Option<&str>, &Value)> = groups
             .iter()
-            .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-            .flatten()
-            .filter(|h| is_ours(h, host))
+            .flat_map(|g| {
+                let m = g.get("matcher").and_then(Value::as_str);
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(move |h| (m, h))
+            })
+            .filter(|(_, h)| is_ours(h, host))
             .collect();
-        if ours.len() == 1 && *ours[0] == desired {
+        if ours.len() == 1 && ours[0] == (matcher, &desired) {
             continue;
         }
         remove_ours_from_groups(groups, host);
         let mut group = Map::new();
-        if let (Event::SessionStart, Some(m)) = (event, session_matcher(host)) {
+        if let Some(m) = matcher {
             group.insert("matcher".into(), Value::from(m));
         }
         group.insert("hooks".into(), json!([desired]));
@@ -274,6 +361,8 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registered {
     pub event: String,
+    /// The matcher of the group holding the handler, if it has one.
+    pub matcher: Option<String>,
     pub group_index: usize,
     pub handler_index: usize,
     pub handler: Value,
@@ -288,6 +377,7 @@ pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
                 for (h, handler) in handlers.as_array().into_iter().flatten().enumerate() {
                     out.push(Registered {
                         event: event.clone(),
+                        matcher: None,
                         group_index: 0,
                         handler_index: h,
                         handler: handler.clone(),
@@ -312,6 +402,10 @@ pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
                 if is_ours(handler, host) {
                     out.push(Registered {
                         event: event.clone(),
+                        matcher: group
+                            .get("matcher")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
                         group_index: g,
                         handler_index: h,
                         handler: handler.clone(),
@@ -401,6 +495,67 @@ mod tests {
     }
 
     #[test]
+    fn codex_trust_hash_matches_what_codex_reports() {
+        let fixture: Value =
+            serde_json::from_str(include_str!("../fixtures/contracts/codex/trust-hash.json"))
+                .unwrap();
+        let cases = fixture["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 4);
+        for case in cases {
+            let event = case["event"].as_str().unwrap();
+            assert_eq!(
+                codex_trust_hash(event, case["matcher"].as_str(), &case["handler"]).as_deref(),
+                case["currentHash"].as_str(),
+                "{case}"
+            );
+        }
+        // Any change of the command line or the timeout changes the hash.
+        let h = &cases[0]["handler"];
+        let base = codex_trust_hash("SessionStart", Some("startup"), h).unwrap();
+        let mut other = h.clone();
+        other["timeout"] = json!(11);
+        assert_ne!(
+            codex_trust_hash("SessionStart", Some("startup"), &other).unwrap(),
+            base
+        );
+        other = h.clone();
+        other["command"] = json!("/new/sophia-hook --host codex --event SessionStart");
+        assert_ne!(
+            codex_trust_hash("SessionStart", Some("startup"), &other).unwrap(),
+            base
+        );
+        assert_eq!(
+            codex_trust_hash("SessionStart", None, &json!({"type": "prompt"})),
+            None
+        );
+    }
+
+    #[test]
+    fn gemini_session_matchers_as_gemini_compares_them() {
+        assert_eq!(gemini_session_matcher_problem(None), None);
+        assert_eq!(gemini_session_matcher_problem(Some("")), None);
+        assert_eq!(gemini_session_matcher_problem(Some("*")), None);
+        assert!(
+            gemini_session_matcher_problem(Some("startup"))
+                .unwrap()
+                .contains("only on source=startup")
+        );
+        for never in [
+            "startup|resume|clear",
+            "startup|resume",
+            "start.*",
+            "Startup",
+        ] {
+            assert!(
+                gemini_session_matcher_problem(Some(never))
+                    .unwrap()
+                    .contains("never matches"),
+                "{never}"
+            );
+        }
+    }
+
+    #[test]
     fn gemini_uses_milliseconds_names_and_before_agent() {
         let doc = install(json!({"theme":"dark"}), Host::Gemini, BIN).unwrap();
         let h = &doc["hooks"]["BeforeAgent"][0]["hooks"][0];
@@ -413,6 +568,17 @@ mod tests {
         assert_eq!(
             doc["hooks"]["SessionStart"][0]["hooks"][0]["timeout"],
             10000
+        );
+        // Gemini compares lifecycle matchers as exact strings: ours has none, so it fires on
+        // every source.
+        assert_eq!(doc["hooks"]["SessionStart"][0].get("matcher"), None);
+        // An install by an earlier version, with the matcher Gemini never matches, is repaired.
+        let mut old = doc.clone();
+        old["hooks"]["SessionStart"][0]["matcher"] = json!("startup|resume|clear");
+        assert_eq!(install(old, Host::Gemini, BIN).unwrap(), doc);
+        assert_eq!(
+            gemini_session_matcher_problem(doc["hooks"]["SessionStart"][0]["matcher"].as_str()),
+            None
         );
         assert_eq!(
             uninstall(doc, Host::Gemini).unwrap(),

@@ -84,6 +84,14 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
             "{host}: {}",
             second.stdout
         );
+        if host != "antigravity" {
+            assert!(first.stdout.contains("next:"), "{host}: {}", first.stdout);
+        }
+        assert!(
+            !second.stdout.contains("next:") && !second.stdout.contains("EXPERIMENTAL"),
+            "{host}: nothing changed, nothing to trust again: {}",
+            second.stdout
+        );
         assert_eq!(
             read(&path),
             once,
@@ -197,10 +205,14 @@ fn doctor_passes_a_fresh_install_and_fails_broken_setups() {
     for host in ["codex", "claude", "gemini"] {
         let sb = Sandbox::new();
         assert_eq!(sb.run(&["install", "--host", host]).code, 0);
+        if host == "codex" {
+            // Codex ignores project hooks until the folder is trusted.
+            trust_folder(&sb);
+        }
         let ok = sb.run(&["doctor", "--host", host]);
         assert_eq!(ok.code, 0, "{host}: fresh install\n{}", ok.stdout);
         assert!(
-            ok.stdout.contains(&format!("{host} run")) && ok.stdout.contains("valid"),
+            ok.stdout.contains(&format!("{host} project run")) && ok.stdout.contains("valid"),
             "{}",
             ok.stdout
         );
@@ -262,8 +274,40 @@ fn doctor_passes_a_fresh_install_and_fails_broken_setups() {
     }
 }
 
+/// Records the project folder as trusted in Codex's user config, the way the TUI does.
+fn trust_folder(sb: &Sandbox) {
+    let config = sb.home().join(".codex/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let mut text = fs::read_to_string(&config).unwrap_or_default();
+    text.push_str(&format!(
+        "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        sb.project().display()
+    ));
+    fs::write(config, text).unwrap();
+}
+
+/// The `[hooks.state]` entries /hooks writes for our two handlers in `hooks` (hashes as given).
+fn trust_state(hooks: &Path, session_hash: &str, prompt_hash: &str) -> String {
+    let entry = |event: &str, hash: &str| {
+        format!(
+            "[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"{hash}\"\nenabled = true\n",
+            hooks.display()
+        )
+    };
+    entry("session_start", session_hash) + &entry("user_prompt_submit", prompt_hash)
+}
+
+/// The hash Codex computes for a registered handler (checked against Codex 0.169.0 itself in
+/// `install::tests`, from `fixtures/contracts/codex/trust-hash.json`).
+fn codex_hash(hooks: &Path, event: &str) -> String {
+    let doc = read(hooks);
+    let group = &doc["hooks"][event][0];
+    sophia_hook::install::codex_trust_hash(event, group["matcher"].as_str(), &group["hooks"][0])
+        .unwrap()
+}
+
 #[test]
-fn doctor_reads_codex_trust_and_the_feature_flag() {
+fn doctor_recomputes_codex_trust_hashes() {
     let sb = Sandbox::new();
     assert_eq!(
         sb.run(&["install", "--host", "codex", "--scope", "user"])
@@ -271,32 +315,148 @@ fn doctor_reads_codex_trust_and_the_feature_flag() {
         0
     );
     let hooks = sb.home().join(".codex/hooks.json");
+    let config = sb.home().join(".codex/config.toml");
     let untrusted = sb.run(&["doctor", "--host", "codex"]);
     assert_eq!(untrusted.code, 0, "untrusted is a warning, not a failure");
-    assert!(untrusted.stdout.contains("not trusted yet"));
-    let key = |event: &str| {
-        format!(
-            "[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"sha256:abc\"\nenabled = true\n",
-            hooks.display()
-        )
-    };
-    let config = format!("{}{}", key("session_start"), key("user_prompt_submit"));
-    fs::write(sb.home().join(".codex/config.toml"), &config).unwrap();
-    let trusted = sb.run(&["doctor", "--host", "codex"]);
     assert!(
-        trusted.stdout.contains("trusted (the hash"),
+        untrusted.stdout.contains("codex user trust"),
+        "{}",
+        untrusted.stdout
+    );
+    assert!(untrusted.stdout.contains("not trusted yet"));
+
+    let good = trust_state(
+        &hooks,
+        &codex_hash(&hooks, "SessionStart"),
+        &codex_hash(&hooks, "UserPromptSubmit"),
+    );
+    fs::write(&config, &good).unwrap();
+    let trusted = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(trusted.code, 0, "{}", trusted.stdout);
+    assert_eq!(
+        trusted
+            .stdout
+            .matches("trusted (the stored hash matches this entry)")
+            .count(),
+        2,
         "{}",
         trusted.stdout
     );
-    assert!(!trusted.stdout.contains("not trusted"));
-    fs::write(
-        sb.home().join(".codex/config.toml"),
-        format!("[features]\nhooks = false\n{config}"),
-    )
-    .unwrap();
+
+    // Trusted once, then reinstalled with another binary path: the stored hashes are stale and
+    // Codex silently runs neither hook.
+    let other = sb.dir.path().join("other/sophia-hook");
+    fs::create_dir_all(other.parent().unwrap()).unwrap();
+    fs::copy(env!("CARGO_BIN_EXE_sophia-hook"), &other).unwrap();
+    assert_eq!(
+        sb.run(&[
+            "install",
+            "--host",
+            "codex",
+            "--scope",
+            "user",
+            "--binary",
+            other.to_str().unwrap()
+        ])
+        .code,
+        0
+    );
+    let stale = sb.run(&[
+        "doctor",
+        "--host",
+        "codex",
+        "--binary",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(stale.code, 1, "{}", stale.stdout);
+    assert_eq!(
+        stale
+            .stdout
+            .matches("Codex skips this hook until re-trusted in /hooks")
+            .count(),
+        2,
+        "{}",
+        stale.stdout
+    );
+
+    fs::write(&config, format!("[features]\nhooks = false\n{good}")).unwrap();
     let disabled = sb.run(&["doctor", "--host", "codex"]);
     assert_eq!(disabled.code, 1);
     assert!(disabled.stdout.contains("hooks are disabled"));
+
+    fs::write(&config, "[hooks.state\nbroken").unwrap();
+    let broken = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(broken.code, 1);
+    assert!(
+        broken.stdout.contains("does not parse"),
+        "{}",
+        broken.stdout
+    );
+}
+
+#[test]
+fn doctor_checks_codex_folder_trust_and_duplicate_scopes() {
+    let sb = Sandbox::new();
+    assert_eq!(sb.run(&["install", "--host", "codex"]).code, 0);
+    let untrusted = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(untrusted.code, 1, "{}", untrusted.stdout);
+    assert!(
+        untrusted.stdout.contains("codex project trust")
+            && untrusted
+                .stdout
+                .contains("is not trusted, so Codex ignores"),
+        "{}",
+        untrusted.stdout
+    );
+    trust_folder(&sb);
+    let trusted = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(trusted.code, 0, "{}", trusted.stdout);
+    assert!(!trusted.stdout.contains("is not trusted"));
+
+    // Both scopes: install says so, and doctor fails.
+    let both = sb.run(&["install", "--host", "codex", "--scope", "user"]);
+    assert!(
+        both.stdout.contains("every block is injected twice"),
+        "{}",
+        both.stdout
+    );
+    let doctor = sb.run(&["doctor", "--host", "codex"]);
+    assert_eq!(doctor.code, 1);
+    assert!(
+        doctor.stdout.contains("codex scopes")
+            && doctor
+                .stdout
+                .contains("installed at both user and project scope"),
+        "{}",
+        doctor.stdout
+    );
+    assert!(
+        doctor.stdout.contains("codex user trust") && doctor.stdout.contains("codex project trust")
+    );
+}
+
+#[test]
+fn doctor_checks_the_gemini_session_matcher_as_gemini_does() {
+    let sb = Sandbox::new();
+    assert_eq!(sb.run(&["install", "--host", "gemini"]).code, 0);
+    let path = sb.project().join(".gemini/settings.json");
+    let mut doc = read(&path);
+    assert_eq!(doc["hooks"]["SessionStart"][0].get("matcher"), None);
+    assert_eq!(sb.run(&["doctor", "--host", "gemini"]).code, 0);
+    // What earlier versions wrote: never equal to a source, so SessionStart never ran.
+    doc["hooks"]["SessionStart"][0]["matcher"] = json!("startup|resume|clear");
+    fs::write(&path, doc.to_string()).unwrap();
+    let bad = sb.run(&["doctor", "--host", "gemini"]);
+    assert_eq!(bad.code, 1, "{}", bad.stdout);
+    assert!(bad.stdout.contains("never matches"), "{}", bad.stdout);
+    // install repairs it.
+    let again = sb.run(&["install", "--host", "gemini"]);
+    assert!(
+        again.stdout.contains("installed sophia-hook"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(read(&path)["hooks"]["SessionStart"][0].get("matcher"), None);
 }
 
 #[test]

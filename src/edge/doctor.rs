@@ -237,6 +237,13 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
                     "the arguments `{args}` do not say `--host {name} --event {wire}`"
                 ));
             }
+            if host == Host::Gemini
+                && event == Event::SessionStart
+                && let Some(problem) =
+                    crate::install::gemini_session_matcher_problem(reg.matcher.as_deref())
+            {
+                problems.push(problem);
+            }
             match reg.handler.get("timeout").and_then(Value::as_u64) {
                 None => problems.push("no timeout: the host waits for its default (60–600 s) when the hook hangs".into()),
                 Some(t) if host == Host::Gemini && t < 100 => {
@@ -287,112 +294,192 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
         return;
     }
     if host == Host::Codex {
-        check_codex_trust(input.settings, home, &installed, out);
+        check_codex_trust(input.settings, home, input.root, &installed, out);
     }
-    if matches!(host, Host::Codex | Host::Claude) {
-        out.push(check(
-            Status::Info,
-            name,
-            "in the interactive TUI a message that starts with `!` runs as a shell command and never reaches the hook: hotwords work where the host sends text as a prompt (IDE extension, app, `codex exec`, piped payloads)",
-            None,
-        ));
+    if let Some(line) = bang_caveat(host) {
+        out.push(check(Status::Info, name, line, None));
     }
     if host == Host::Antigravity {
         out.push(check(
             Status::Warn,
             name,
-            "experimental: Antigravity's prompt-time events and context injection are not verified",
+            "experimental: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host",
             Some("test that the context reaches the model on your `agy --version`".into()),
         ));
     }
-    let (_, _, regs) = &installed[0];
+    let (scope, _, regs) = &installed[0];
     for event in [Event::SessionStart, Event::UserPromptSubmit] {
         if let Some(reg) = regs.iter().find(|r| r.event == host.event_name(event)) {
-            out.push(live_run(host, event, reg, input.root));
+            out.push(live_run(host, *scope, event, reg, input.root));
         }
     }
 }
 
-fn snake(event: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in event.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_lowercase());
+/// What a leading `!` does in the host's interactive TUI, and where hotwords work instead.
+pub fn bang_caveat(host: Host) -> Option<&'static str> {
+    match host {
+        Host::Codex => Some(
+            "in the Codex TUI a message that starts with `!` runs as a shell command and never reaches the hook: type a space first (` !quick …`), or use `codex exec`, the IDE extension or the app",
+        ),
+        Host::Claude => Some(
+            "in the Claude Code TUI a message that starts with `!` enters bash mode: the hook is skipped, while the command and its output do reach the model; type a space first (` !quick …`), or use `claude -p`",
+        ),
+        Host::Gemini => Some(
+            "in the Gemini CLI TUI a message that starts with `!` enters shell mode and never reaches the hook: type a space first (` !quick …`), or use `gemini -p`",
+        ),
+        Host::Antigravity => None,
     }
-    out
 }
 
-fn check_codex_trust(
+/// Codex's user configuration (`$CODEX_HOME/config.toml`): `None` when it does not exist, an
+/// error line when it cannot be parsed.
+fn codex_config(
     settings: &Settings,
     home: &Path,
-    installed: &[(Scope, PathBuf, Vec<Registered>)],
-    out: &mut Vec<Check>,
-) {
-    let config = settings
+) -> (PathBuf, Result<Option<toml::Table>, String>) {
+    let path = settings
         .codex_home
         .clone()
         .unwrap_or_else(|| home.join(".codex"))
         .join("config.toml");
-    let text = std::fs::read_to_string(&config).unwrap_or_default();
-    let mut section = String::new();
-    let mut disabled = false;
-    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            section = l.trim_matches(['[', ']']).to_owned();
-            sections.push((section.clone(), Vec::new()));
-            continue;
+    let parsed = match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .parse::<toml::Table>()
+            .map(Some)
+            .map_err(|e| e.message().to_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.to_string()),
+    };
+    (path, parsed)
+}
+
+/// A table inside a TOML table, by key.
+fn table<'a>(t: &'a toml::Table, key: &str) -> Option<&'a toml::Table> {
+    t.get(key).and_then(toml::Value::as_table)
+}
+
+/// Codex's own gates, checked the way Codex 0.169.0 applies them (docs/host-protocols.md): the
+/// `hooks` feature, folder trust for the project scope, each handler's `trusted_hash` recomputed
+/// and compared, and both scopes installed at once (Codex runs both: every block twice).
+fn check_codex_trust(
+    settings: &Settings,
+    home: &Path,
+    root: &Path,
+    installed: &[(Scope, PathBuf, Vec<Registered>)],
+    out: &mut Vec<Check>,
+) {
+    let (config_path, config) = codex_config(settings, home);
+    let config = match config {
+        Ok(c) => c.unwrap_or_default(),
+        Err(e) => {
+            out.push(check(
+                Status::Fail,
+                "codex config",
+                format!(
+                    "{}: does not parse ({e}); Codex refuses to start",
+                    config_path.display()
+                ),
+                Some(format!("fix {}", config_path.display())),
+            ));
+            return;
         }
-        let compact = l.replace(' ', "");
-        if section == "features" && (compact == "hooks=false" || compact == "codex_hooks=false") {
-            disabled = true;
-        }
-        if let Some((_, lines)) = sections.last_mut() {
-            lines.push(compact);
-        }
-    }
-    if disabled {
+    };
+    let features = table(&config, "features");
+    let off = |k: &str| {
+        features
+            .and_then(|f| f.get(k))
+            .and_then(toml::Value::as_bool)
+            == Some(false)
+    };
+    if off("hooks") || off("codex_hooks") {
         out.push(check(
             Status::Fail,
-            "codex trust",
-            format!("{}: hooks are disabled in [features]", config.display()),
+            "codex config",
+            format!(
+                "{}: hooks are disabled in [features]",
+                config_path.display()
+            ),
             Some("remove `hooks = false` (or `codex_hooks = false`) from [features]".into()),
         ));
     }
-    for (_, path, regs) in installed {
+    if installed.len() > 1 {
+        out.push(check(
+            Status::Fail,
+            "codex scopes",
+            "installed at both user and project scope: Codex runs both, so every block is injected twice",
+            Some("keep one: sophia-hook uninstall --host codex --scope user (or --scope project)".into()),
+        ));
+    }
+    let states = table(&config, "hooks").and_then(|h| table(h, "state"));
+    for (scope, path, regs) in installed {
+        let area = format!("codex {} trust", scope.as_str());
+        if *scope == Scope::Project {
+            let projects = table(&config, "projects");
+            let canonical = std::fs::canonicalize(root).ok();
+            let trusted = [Some(root.to_path_buf()), canonical]
+                .into_iter()
+                .flatten()
+                .filter_map(|p| projects.and_then(|t| table(t, &p.to_string_lossy())))
+                .any(|p| p.get("trust_level").and_then(toml::Value::as_str) == Some("trusted"));
+            if !trusted {
+                out.push(check(
+                    Status::Fail,
+                    area.clone(),
+                    format!(
+                        "the folder {} is not trusted, so Codex ignores {} (and every project hook in it)",
+                        root.display(),
+                        path.display()
+                    ),
+                    Some("open the Codex TUI in the project and choose \"Trust this folder\" (or run `codex exec --trust` once there)".into()),
+                ));
+            }
+        }
         for reg in regs {
             let key = format!(
                 "{}:{}:{}:{}",
                 path.display(),
-                snake(&reg.event),
+                crate::install::codex_event_label(&reg.event),
                 reg.group_index,
                 reg.handler_index
             );
-            let wanted = format!("hooks.state.\"{key}\"");
-            let state = sections.iter().find(|(name, _)| *name == wanted);
-            match state {
-                Some((_, lines)) if lines.iter().any(|l| l == "enabled=false") => out.push(check(
+            let state = states.and_then(|s| table(s, &key));
+            let stored = state
+                .and_then(|s| s.get("trusted_hash"))
+                .and_then(toml::Value::as_str);
+            let current =
+                crate::install::codex_trust_hash(&reg.event, reg.matcher.as_deref(), &reg.handler);
+            let enabled = state
+                .and_then(|s| s.get("enabled"))
+                .and_then(toml::Value::as_bool);
+            out.push(match (enabled, stored) {
+                (Some(false), _) => check(
                     Status::Fail,
-                    "codex trust",
+                    area.clone(),
                     format!("{}: disabled in /hooks", reg.event),
                     Some("enable it again with /hooks in the Codex TUI".into()),
-                )),
-                Some((_, lines)) if lines.iter().any(|l| l.starts_with("trusted_hash=")) => out.push(check(
+                ),
+                (_, Some(stored)) if Some(stored) == current.as_deref() => check(
                     Status::Ok,
-                    "codex trust",
-                    format!("{}: trusted (the hash itself is Codex's to verify)", reg.event),
+                    area.clone(),
+                    format!("{}: trusted (the stored hash matches this entry)", reg.event),
                     None,
-                )),
-                _ => out.push(check(
+                ),
+                (_, Some(_)) => check(
+                    Status::Fail,
+                    area.clone(),
+                    format!(
+                        "{}: the stored trusted_hash does not match this entry (the command line or timeout changed since it was trusted): Codex skips this hook until re-trusted in /hooks",
+                        reg.event
+                    ),
+                    Some("open the Codex TUI and trust the sophia-hook entries again with /hooks".into()),
+                ),
+                (_, None) => check(
                     Status::Warn,
-                    "codex trust",
+                    area.clone(),
                     format!("{}: not trusted yet, so Codex skips it silently", reg.event),
                     Some("open the Codex TUI and trust it once with /hooks (`codex exec` never asks); re-trust after every reinstall".into()),
-                )),
-            }
+                ),
+            });
         }
     }
 }
@@ -402,8 +489,16 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
     let wire = host.event_name(event);
     let cwd = root.to_string_lossy();
     let mut p = match host {
+        // Antigravity sends no event name (the command line carries it) and the user's text as
+        // `lastUserInput`.
         Host::Antigravity => {
-            serde_json::json!({"conversationId": "doctor", "stepIdx": 0, "workspacePaths": [cwd], "hookEventName": wire})
+            let mut p = serde_json::json!({"conversationId": "sophia-doctor", "workspacePaths": [cwd], "modelName": "auto"});
+            if event == Event::UserPromptSubmit {
+                p["lastUserInput"] = Value::from("!quick spiegami questa SQL");
+                p["invocationNum"] = Value::from(1);
+                p["initialNumSteps"] = Value::from(0);
+            }
+            return p;
         }
         _ => {
             serde_json::json!({"session_id": "sophia-doctor", "cwd": cwd, "hook_event_name": wire, "transcript_path": null})
@@ -417,8 +512,8 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
 }
 
 /// Runs the registered command the way the host would and validates what it prints.
-fn live_run(host: Host, event: Event, reg: &Registered, root: &Path) -> Check {
-    let area = format!("{} run", host.as_str());
+fn live_run(host: Host, scope: Scope, event: Event, reg: &Registered, root: &Path) -> Check {
+    let area = format!("{} {} run", host.as_str(), scope.as_str());
     let wire = host.event_name(event);
     let mut cmd = if host == Host::Claude && reg.handler.get("args").is_some() {
         let (program, _) = program_of(host, &reg.handler);
@@ -507,6 +602,9 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let value: Value =
         serde_json::from_str(trimmed).map_err(|e| format!("not one JSON object ({e})"))?;
     let obj = value.as_object().ok_or("not a JSON object")?;
+    if host == Host::Antigravity {
+        return validate_inject_steps(wire, obj);
+    }
     let allowed = [
         "continue",
         "stopReason",
@@ -542,6 +640,52 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
         .and_then(Value::as_str)
         .ok_or("no additionalContext")?;
     Ok(context.chars().count())
+}
+
+/// Antigravity's SessionStart/PreInvocation result: only `injectSteps`, each step exactly one of
+/// the documented kinds; we expect a `systemMessage` on SessionStart and an `ephemeralMessage`
+/// per turn. Returns the context length.
+fn validate_inject_steps(
+    wire: &str,
+    obj: &serde_json::Map<String, Value>,
+) -> Result<usize, String> {
+    if let Some(k) = obj.keys().find(|k| *k != "injectSteps") {
+        return Err(format!(
+            "unknown key `{k}`: Antigravity's result has only injectSteps"
+        ));
+    }
+    let steps = obj
+        .get("injectSteps")
+        .and_then(Value::as_array)
+        .filter(|s| !s.is_empty())
+        .ok_or("no injectSteps")?;
+    let mut chars = 0;
+    for step in steps {
+        let step = step.as_object().ok_or("a step is not an object")?;
+        let text = match (step.len(), step.iter().next()) {
+            (1, Some((k, Value::String(t)))) if k == "ephemeralMessage" || k == "userMessage" => t,
+            (1, Some((k, Value::Object(m)))) if k == "systemMessage" => m
+                .get("systemMessage")
+                .and_then(Value::as_str)
+                .ok_or("systemMessage needs a nested {\"systemMessage\": …}")?,
+            _ => {
+                return Err(format!(
+                    "a step is not one of ephemeralMessage, userMessage, systemMessage: {}",
+                    Value::Object(step.clone())
+                ));
+            }
+        };
+        let expected = if wire == "SessionStart" {
+            "systemMessage"
+        } else {
+            "ephemeralMessage"
+        };
+        if !step.contains_key(expected) {
+            return Err(format!("{wire} should inject a {expected} step"));
+        }
+        chars += text.chars().count();
+    }
+    Ok(chars)
 }
 
 fn check_skills(root: &Path, out: &mut Vec<Check>) {
@@ -765,9 +909,47 @@ mod tests {
     }
 
     #[test]
+    fn validate_antigravity_as_documented() {
+        let per_turn = r#"{"injectSteps":[{"ephemeralMessage":"abc"}]}"#;
+        assert_eq!(
+            validate(Host::Antigravity, "PreInvocation", per_turn),
+            Ok(3)
+        );
+        let session = r#"{"injectSteps":[{"systemMessage":{"systemMessage":"abcd"}}]}"#;
+        assert_eq!(validate(Host::Antigravity, "SessionStart", session), Ok(4));
+        for bad in [
+            r#"{"hookSpecificOutput":{"hookEventName":"PreInvocation","additionalContext":"a"}}"#,
+            r#"{"injectSteps":[]}"#,
+            r#"{"injectSteps":[{"systemMessage":"flat string"}]}"#,
+            r#"{"injectSteps":[{"ephemeralMessage":"a","userMessage":"b"}]}"#,
+            r#"{"injectSteps":[{"ephemeralMessage":"a"}],"extra":1}"#,
+        ] {
+            assert!(
+                validate(Host::Antigravity, "PreInvocation", bad).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(validate(Host::Antigravity, "SessionStart", per_turn).is_err());
+    }
+
+    #[test]
+    fn each_host_names_its_own_non_interactive_mode() {
+        assert!(bang_caveat(Host::Codex).unwrap().contains("`codex exec`"));
+        let claude = bang_caveat(Host::Claude).unwrap();
+        assert!(claude.contains("`claude -p`") && !claude.contains("codex"));
+        assert!(claude.contains("do reach the model"));
+        let gemini = bang_caveat(Host::Gemini).unwrap();
+        assert!(gemini.contains("`gemini -p`") && !gemini.contains("codex"));
+        for host in [Host::Codex, Host::Claude, Host::Gemini] {
+            assert!(bang_caveat(host).unwrap().contains("type a space first"));
+        }
+    }
+
+    #[test]
     fn event_keys_are_snake_case() {
-        assert_eq!(snake("UserPromptSubmit"), "user_prompt_submit");
-        assert_eq!(snake("SessionStart"), "session_start");
+        use crate::install::codex_event_label;
+        assert_eq!(codex_event_label("UserPromptSubmit"), "user_prompt_submit");
+        assert_eq!(codex_event_label("SessionStart"), "session_start");
     }
 
     #[test]
