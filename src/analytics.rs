@@ -65,7 +65,7 @@ impl AnalyticsEvent {
             ts: timestamp(now),
             event: Some(decision.event),
             host: decision.host.as_str(),
-            outcome: if matches!(decision.output, Some(Printed::Context(_))) {
+            outcome: if decision.output.as_ref().is_some_and(Printed::has_context) {
                 Outcome::Injected
             } else {
                 Outcome::Noop

@@ -10,6 +10,12 @@ pub trait Clock {
     fn now(&self) -> DateTime<Utc>;
     /// Time elapsed since the run started, for durations and budgets.
     fn elapsed(&self) -> Duration;
+    /// A mark to measure a span from (`elapsed() - mark`), e.g. the time budget from the moment
+    /// the payload has been read. A fixed clock marks zero, so its whole `elapsed` counts as spent
+    /// after the mark.
+    fn mark(&self) -> Duration {
+        self.elapsed()
+    }
 }
 
 /// The real clock; `elapsed` counts from its creation.
@@ -49,5 +55,9 @@ impl Clock for FixedClock {
 
     fn elapsed(&self) -> Duration {
         self.elapsed
+    }
+
+    fn mark(&self) -> Duration {
+        Duration::ZERO
     }
 }

@@ -1,4 +1,4 @@
-//! The whole decision for one hook run, in the shape `explain` prints (ARCHITECTURE §3): the
+//! The whole decision for one hook run, in the shape `explain` prints (docs/architecture.md): the
 //! pipeline from a parsed payload to hint blocks and host output. Pure: the edge loads the
 //! project material beforehand and writes the output afterwards.
 
@@ -30,7 +30,8 @@ pub struct HookRequest<'a> {
 /// Project material the edge loaded for this run.
 #[derive(Default)]
 pub struct Project {
-    /// `AGENTS.md`, loaded only for hosts that do not read it themselves.
+    /// `AGENTS.md`, loaded only when the host does not read it itself (see
+    /// `Host::loads_agents_md`); the edge makes that choice.
     pub agents_md: Option<ProjectDoc>,
     /// The skill router over the project's catalog (or the embedded defaults); `None` when the
     /// event routes no prompt.
@@ -102,6 +103,15 @@ pub fn resolve_event(
     }
 }
 
+/// True when a SessionStart resumes a conversation whose history still holds the earlier
+/// bootstrap, so a second one would be a duplicate: Codex (`codex exec resume`, `codex resume`)
+/// replays the whole thread with its developer messages on `source=resume`. After `compact` the
+/// history is a summary and `clear` empties it, so those get the bootstrap again; other hosts
+/// are not known to keep hook context across a resume, so they get it too.
+pub fn repeats_history(host: Host, payload: &Payload) -> bool {
+    host == Host::Codex && payload.source.as_deref() == Some("resume")
+}
+
 /// Runs the pure pipeline.
 pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
     let permission_mode = request.payload.permission_mode.as_deref();
@@ -110,19 +120,18 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
     let mut skills = SkillRouting::default();
     let mut agents = AgentRouting::off();
     let routing = match request.event {
+        Event::SessionStart if repeats_history(request.host, request.payload) => None,
         Event::SessionStart => {
             hints.push(render::BOOTSTRAP.to_owned());
-            if let Some(doc) = project
-                .agents_md
-                .as_ref()
-                .filter(|_| !request.host.loads_agents_md())
-            {
-                hints.push(render::project_doc_block(doc));
+            if let Some(doc) = &project.agents_md {
+                hints.push(render::project_doc_block(request.host, doc));
             }
             None
         }
         Event::UserPromptSubmit => {
-            let prompt = request.payload.prompt.as_deref().unwrap_or("");
+            let prompt = request
+                .host
+                .user_text(request.payload.prompt.as_deref().unwrap_or(""));
             let routing = routing::route_with_prefix(
                 prompt,
                 request.payload.from_subagent(),
@@ -243,7 +252,9 @@ mod tests {
     }
 
     #[test]
-    fn agents_md_only_for_hosts_that_do_not_load_it() {
+    fn a_loaded_agents_md_is_labelled_for_the_host() {
+        // The edge loads AGENTS.md only when the host does not (Host::loads_agents_md); the
+        // decision adds what it was given, with the host's reason.
         let p = payload(r#"{"hook_event_name":"SessionStart"}"#);
         let project = Project {
             agents_md: Some(ProjectDoc {
@@ -253,7 +264,16 @@ mod tests {
             }),
             ..Project::default()
         };
-        for (host, blocks) in [(Host::Codex, 1), (Host::Claude, 2)] {
+        for (host, label) in [
+            (
+                Host::Claude,
+                "Project AGENTS.md (Claude Code loads CLAUDE.md in this project, not this file):\nrule one",
+            ),
+            (
+                Host::Gemini,
+                "Project AGENTS.md (Gemini CLI does not load it by itself):\nrule one",
+            ),
+        ] {
             let request = HookRequest {
                 host,
                 event: Event::SessionStart,
@@ -262,9 +282,30 @@ mod tests {
                 planning_flag: false,
             };
             let decision = decide(&request, &project);
-            assert_eq!(decision.hints.len(), blocks, "{host:?}");
-            assert_eq!(decision.hints[0], render::BOOTSTRAP);
+            assert_eq!(decision.hints, [render::BOOTSTRAP, label], "{host:?}");
         }
+    }
+
+    #[test]
+    fn codex_resume_does_not_repeat_the_bootstrap() {
+        let run = |host, source: &str| {
+            let p = payload(&format!(
+                r#"{{"hook_event_name":"SessionStart","source":"{source}"}}"#
+            ));
+            let request = HookRequest {
+                host,
+                event: Event::SessionStart,
+                wire_event: "SessionStart",
+                payload: &p,
+                planning_flag: false,
+            };
+            decide(&request, &Project::default()).hints.len()
+        };
+        assert_eq!(run(Host::Codex, "resume"), 0, "the history still holds it");
+        for source in ["startup", "clear", "compact"] {
+            assert_eq!(run(Host::Codex, source), 1, "{source}");
+        }
+        assert_eq!(run(Host::Claude, "resume"), 1);
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! Tolerant parsing of the host's hook payload (HOST-PROTOCOLS §1.8, §1.9, §2.2–2.4, §3).
+//! Tolerant parsing of the host's hook payload (the fields each host sends are listed in
+//! docs/host-protocols.md).
 //!
 //! Every field is optional and unknown fields are ignored: hosts add fields over time. A field of
 //! the wrong type counts as absent. The prompt text comes from `prompt`, else `userPrompt`,
-//! `input`, `message`, `content`, `text`, else the last user entry of `messages`. Pure: the caller
-//! reads the bytes.
+//! `lastUserInput` (Antigravity), `input`, `message`, `content`, `text`, else the last user entry
+//! of `messages`. Pure: the caller reads the bytes.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -26,8 +27,8 @@ pub enum Host {
     Codex,
     Claude,
     Gemini,
-    /// Google Antigravity (`agy`): experimental, its prompt-time events and injection format are
-    /// not verified (HOST-PROTOCOLS §3.1).
+    /// Google Antigravity (`agy`): experimental. Built from the hooks guide and schema embedded in
+    /// the engine (docs/host-protocols.md), not yet run in a real Antigravity host.
     Antigravity,
 }
 
@@ -43,11 +44,27 @@ impl Host {
         }
     }
 
-    /// Whether the host reads the project's `AGENTS.md` by itself. Codex does; Claude Code reads
-    /// `CLAUDE.md` and Gemini CLI `GEMINI.md` instead, so the hook adds `AGENTS.md` for them.
-    /// Antigravity's context files are not verified; the hook adds nothing there.
-    pub fn loads_agents_md(self) -> bool {
-        matches!(self, Host::Codex | Host::Antigravity)
+    /// Whether the host reads the project's `AGENTS.md` by itself, given whether the project has
+    /// a `CLAUDE.md`. Codex always does. Claude Code 2.1 loads `AGENTS.md` only when there is no
+    /// `CLAUDE.md` (with one, it loads `CLAUDE.md` alone). Gemini CLI loads `GEMINI.md`, never
+    /// `AGENTS.md`. Antigravity's context files are not verified; the hook adds nothing there.
+    pub fn loads_agents_md(self, has_claude_md: bool) -> bool {
+        match self {
+            Host::Codex | Host::Antigravity => true,
+            Host::Claude => !has_claude_md,
+            Host::Gemini => false,
+        }
+    }
+
+    /// The user's own text in a prompt as the host delivered it. Gemini CLI's non-interactive
+    /// mode (`gemini -p`) prepends the SessionStart context to the prompt BeforeAgent receives,
+    /// as `<hook_context>…</hook_context>` followed by a blank line; those leading blocks are not
+    /// the user's words and are stripped (only at the very start, only that exact form).
+    pub fn user_text(self, prompt: &str) -> &str {
+        match self {
+            Host::Gemini => strip_leading_hook_context(prompt),
+            _ => prompt,
+        }
     }
 
     /// The host's cap on injected context, in characters (Claude Code: 10,000; Codex spills above
@@ -120,6 +137,11 @@ pub struct Payload {
     pub source: Option<String>,
     pub agent_id: Option<String>,
     pub agent_type: Option<String>,
+    /// Antigravity: the parent conversation, set when a subagent runs the loop.
+    pub parent_conversation_id: Option<String>,
+    /// Antigravity PreInvocation: the number of steps in the conversation when the current user
+    /// turn started (the same for every model call of that turn).
+    pub initial_num_steps: Option<u64>,
     pub prompt: Option<String>,
 }
 
@@ -145,9 +167,10 @@ impl PayloadError {
 }
 
 /// Fields that may carry the prompt text, in order of preference.
-const PROMPT_FIELDS: [&str; 6] = [
+const PROMPT_FIELDS: [&str; 7] = [
     "prompt",
     "userPrompt",
+    "lastUserInput",
     "input",
     "message",
     "content",
@@ -183,10 +206,12 @@ impl Payload {
                 .find_map(|k| map.get(k).and_then(Value::as_str))
                 .map(str::to_owned)
         };
-        // Antigravity: `conversationId`, numeric `stepIdx`, `workspacePaths` (the first is the cwd).
-        let step = map.get("stepIdx").and_then(|v| match v {
-            Value::Number(n) => Some(n.to_string()),
-            Value::String(s) => Some(s.clone()),
+        // Antigravity (protojson): `conversationId`, `workspacePaths` (the first is the cwd),
+        // `initialNumSteps` on PreInvocation (an int32, which protojson may also write as a
+        // string, and omits when 0).
+        let initial_num_steps = map.get("initialNumSteps").and_then(|v| match v {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.parse().ok(),
             _ => None,
         });
         let workspace = map
@@ -198,7 +223,7 @@ impl Payload {
             hook_event_name: text("hook_event_name", "hookEventName"),
             session_id: text("session_id", "sessionId")
                 .or_else(|| text("conversationId", "conversation_id")),
-            turn_id: text("turn_id", "turnId").or(step),
+            turn_id: text("turn_id", "turnId"),
             transcript_path: text("transcript_path", "transcriptPath"),
             cwd: text("cwd", "cwd").or(workspace),
             model: text("model", "model"),
@@ -206,6 +231,8 @@ impl Payload {
             source: text("source", "source"),
             agent_id: text("agent_id", "agentId"),
             agent_type: text("agent_type", "agentType"),
+            parent_conversation_id: text("parentConversationId", "parent_conversation_id"),
+            initial_num_steps,
             prompt: prompt_text(map),
         }
     }
@@ -213,7 +240,9 @@ impl Payload {
     /// True when the prompt comes from the host's own subagent, not from the user.
     pub fn from_subagent(&self) -> bool {
         let present = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
-        present(&self.agent_id) || present(&self.agent_type)
+        present(&self.agent_id)
+            || present(&self.agent_type)
+            || present(&self.parent_conversation_id)
     }
 
     /// The event named by the payload, if it is one the host's adapter answers.
@@ -222,6 +251,30 @@ impl Payload {
             .as_deref()
             .and_then(|n| host.parse_event(n))
     }
+}
+
+/// Removes the `<hook_context>…</hook_context>\n\n` blocks Gemini CLI puts before the user's
+/// text. A block counts only when it starts the text, closes, and is followed by a blank line;
+/// anything else is left as it is. Gemini escapes `<` and `>` inside the context, so the first
+/// closing tag ends the block.
+pub fn strip_leading_hook_context(prompt: &str) -> &str {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut rest = prompt;
+    while let Some(inner) = rest.strip_prefix(OPEN) {
+        let Some(end) = inner.find(CLOSE) else {
+            break;
+        };
+        let after = &inner[end + CLOSE.len()..];
+        match after
+            .strip_prefix("\n\n")
+            .or_else(|| after.strip_prefix("\r\n\r\n"))
+        {
+            Some(next) => rest = next,
+            None => break,
+        }
+    }
+    rest
 }
 
 fn prompt_text(map: &Map<String, Value>) -> Option<String> {
@@ -361,12 +414,88 @@ mod tests {
     #[test]
     fn antigravity_camel_case_payload() {
         let p = parse(
-            r#"{"conversationId":"c-1","stepIdx":7,"transcriptPath":"/t","workspacePaths":["/w/repo","/w/other"],"prompt":"!quick x"}"#,
+            r#"{"conversationId":"c-1","workspacePaths":["/w/repo","/w/other"],"transcriptPath":"/t","modelName":"auto","lastUserInput":"!quick x","invocationNum":2,"initialNumSteps":10}"#,
         );
         assert_eq!(p.session_id.as_deref(), Some("c-1"));
-        assert_eq!(p.turn_id.as_deref(), Some("7"));
         assert_eq!(p.transcript_path.as_deref(), Some("/t"));
         assert_eq!(p.cwd.as_deref(), Some("/w/repo"));
+        assert_eq!(p.prompt.as_deref(), Some("!quick x"));
+        assert_eq!(p.initial_num_steps, Some(10));
+        assert_eq!(p.turn_id, None, "PreInvocation has no step index");
+        assert!(!p.from_subagent());
+        let child = parse(
+            r#"{"conversationId":"c-2","parentConversationId":"c-1","lastUserInput":"x","initialNumSteps":"3"}"#,
+        );
+        assert!(child.from_subagent());
+        assert_eq!(child.initial_num_steps, Some(3));
+    }
+
+    #[test]
+    fn gemini_hook_context_blocks_are_stripped_only_at_the_start() {
+        // The exact shape `gemini -p` 0.61.0 gives BeforeAgent after a SessionStart hook ran.
+        let boot = "<hook_context>Sophia routing bootstrap (background for this session, not a task). Hotwords count only as the first words of a prompt: `!quick` asks for light context; `!agents` asks the main agent to delegate. Without `!agents`, subagents are used only when the user explicitly asks.</hook_context>\n\n";
+        let kept = |p: &str| p.to_owned();
+        let table: Vec<(String, String)> = vec![
+            (
+                format!("{boot}!quick spiegami questa SQL"),
+                kept("!quick spiegami questa SQL"),
+            ),
+            (
+                format!("{boot}{boot}!agents analizza"),
+                kept("!agents analizza"),
+            ),
+            (boot.to_owned(), String::new()),
+            (kept("!quick x"), kept("!quick x")),
+            // Not at the very start, not closed, not followed by a blank line, another case, or
+            // inside the text: left as it is.
+            (format!(" {boot}!quick x"), format!(" {boot}!quick x")),
+            (
+                kept("<hook_context>open\n\n!quick x"),
+                kept("<hook_context>open\n\n!quick x"),
+            ),
+            (
+                kept("<hook_context>a</hook_context> !quick x"),
+                kept("<hook_context>a</hook_context> !quick x"),
+            ),
+            (
+                kept("<HOOK_CONTEXT>a</HOOK_CONTEXT>\n\n!quick"),
+                kept("<HOOK_CONTEXT>a</HOOK_CONTEXT>\n\n!quick"),
+            ),
+            (format!("!quick {boot}x"), format!("!quick {boot}x")),
+            (
+                format!("{boot}<hook_context>b</hook_context>x"),
+                kept("<hook_context>b</hook_context>x"),
+            ),
+        ];
+        for (prompt, expected) in &table {
+            assert_eq!(Host::Gemini.user_text(prompt), expected, "{prompt:?}");
+        }
+        let with_boot = format!("{boot}!quick x");
+        assert_eq!(
+            Host::Codex.user_text(&with_boot),
+            with_boot,
+            "only Gemini adds them"
+        );
+        assert_eq!(Host::Claude.user_text(&with_boot), with_boot);
+    }
+
+    #[test]
+    fn who_loads_agents_md() {
+        let table = [
+            (Host::Codex, false, true),
+            (Host::Codex, true, true),
+            (Host::Claude, false, true),
+            (Host::Claude, true, false),
+            (Host::Gemini, false, false),
+            (Host::Gemini, true, false),
+        ];
+        for (host, has_claude_md, loads) in table {
+            assert_eq!(
+                host.loads_agents_md(has_claude_md),
+                loads,
+                "{host:?} {has_claude_md}"
+            );
+        }
     }
 
     #[test]

@@ -15,9 +15,9 @@ use crate::subagent::SubagentMode;
 /// At most this many hint blocks per hook run.
 pub const MAX_BLOCKS: usize = 2;
 
-/// What Codex and Claude Code accept on stdout for SessionStart and UserPromptSubmit: only
-/// `hookSpecificOutput` with `hookEventName` equal to the firing event and a non-empty
-/// `additionalContext` (HOST-PROTOCOLS §1.8–1.10, §2.5).
+/// What Codex and Claude Code accept on stdout for SessionStart and UserPromptSubmit (and Gemini
+/// CLI for SessionStart and BeforeAgent): only `hookSpecificOutput` with `hookEventName` equal to
+/// the firing event and a non-empty `additionalContext` (docs/host-protocols.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HookOutput {
@@ -33,12 +33,40 @@ pub struct HookSpecificOutput {
     pub additional_context: Option<String>,
 }
 
+/// What Antigravity accepts from SessionStart and PreInvocation hooks: steps to inject into the
+/// conversation (the hooks guide and `hooks.proto` inside the engine; docs/host-protocols.md).
+/// No `hookSpecificOutput` in this contract.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectSteps {
+    pub inject_steps: Vec<InjectedStep>,
+}
+
+/// One injected step, serialised as protojson's `oneof step`: `{"ephemeralMessage":"…"}` or
+/// `{"systemMessage":{"systemMessage":"…"}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum InjectedStep {
+    /// Dropped after the current turn: the per-turn routing context.
+    EphemeralMessage(String),
+    /// Persists across turns: the session bootstrap.
+    SystemMessage(SystemMessageStep),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemMessageStep {
+    pub system_message: String,
+}
+
 /// What hook mode prints: the context, or `{}` on hosts where a no-op must still be a JSON
 /// object (Gemini CLI reads stderr when stdout is empty and shows plain text to the user).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Printed {
     Context(HookOutput),
+    /// Antigravity's shape.
+    Steps(InjectSteps),
     NoOp(EmptyObject),
 }
 
@@ -54,6 +82,11 @@ impl Printed {
         line
     }
 
+    /// True when this output carries context for the model.
+    pub fn has_context(&self) -> bool {
+        !matches!(self, Printed::NoOp(_))
+    }
+
     /// The no-op a host needs, if it needs one (`None`: print nothing).
     pub fn noop(host: Host) -> Option<Printed> {
         host.needs_json_noop()
@@ -64,6 +97,22 @@ impl Printed {
 /// What the host gets for these hint blocks: the context, the host's no-op, or nothing.
 pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option<Printed> {
     match output(host, wire_event, hints) {
+        Some(out) if host == Host::Antigravity => {
+            let context = out
+                .hook_specific_output
+                .additional_context
+                .unwrap_or_default();
+            let step = if wire_event == "SessionStart" {
+                InjectedStep::SystemMessage(SystemMessageStep {
+                    system_message: context,
+                })
+            } else {
+                InjectedStep::EphemeralMessage(context)
+            };
+            Some(Printed::Steps(InjectSteps {
+                inject_steps: vec![step],
+            }))
+        }
         Some(out) => Some(Printed::Context(out)),
         None => Printed::noop(host),
     }
@@ -271,13 +320,16 @@ pub struct ProjectDoc {
     pub truncated_from: Option<usize>,
 }
 
-/// The block that carries a project document (e.g. `AGENTS.md` on Claude Code).
-pub fn project_doc_block(doc: &ProjectDoc) -> String {
-    let mut block = format!(
-        "Project {} (this host does not load it by itself):\n{}",
-        doc.name,
-        doc.text.trim_end()
-    );
+/// The block that carries a project document the host does not load by itself (`AGENTS.md` on
+/// Gemini CLI, and on Claude Code when the project has a `CLAUDE.md`), labelled with why it is
+/// here.
+pub fn project_doc_block(host: Host, doc: &ProjectDoc) -> String {
+    let why = match host {
+        Host::Claude => "Claude Code loads CLAUDE.md in this project, not this file",
+        Host::Gemini => "Gemini CLI does not load it by itself",
+        Host::Codex | Host::Antigravity => "added by sophia-hook",
+    };
+    let mut block = format!("Project {} ({why}):\n{}", doc.name, doc.text.trim_end());
     if let Some(total) = doc.truncated_from {
         block.push_str(&format!(
             "\n[{} truncated: first {} characters of a {}-byte file; read the file for the rest.]",

@@ -350,8 +350,10 @@ fn antigravity_injects_once_per_user_turn() {
         ("SOPHIA_CACHE_DIR", cache.to_str().unwrap()),
         ("SOPHIA_ANALYTICS", "off"),
     ];
-    let call = |step: u32, prompt: &str| {
-        let payload = serde_json::json!({"conversationId": "c-1", "stepIdx": step, "workspacePaths": [home.path()], "prompt": prompt});
+    // PreInvocation as the engine sends it: common fields, `lastUserInput`, `invocationNum` and
+    // `initialNumSteps` (the same for every model call of one user turn), no event name.
+    let call = |invocation: u32, initial_steps: u32, prompt: &str| {
+        let payload = serde_json::json!({"conversationId": "c-1", "workspacePaths": [home.path()], "modelName": "auto", "lastUserInput": prompt, "invocationNum": invocation, "initialNumSteps": initial_steps});
         run_binary(
             &["--host", "antigravity", "--event", "PreInvocation"],
             payload.to_string().as_bytes(),
@@ -360,18 +362,65 @@ fn antigravity_injects_once_per_user_turn() {
         )
         .stdout
     };
-    assert!(call(1, "!quick spiegami la query").contains("contextMode=light"));
+    let first: Value = serde_json::from_str(&call(1, 4, "!quick spiegami la query")).unwrap();
+    let steps = first["injectSteps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1);
+    assert!(
+        steps[0]["ephemeralMessage"]
+            .as_str()
+            .unwrap()
+            .contains("contextMode=light")
+    );
     assert_eq!(
-        call(2, "!quick spiegami la query"),
+        call(2, 4, "!quick spiegami la query"),
         "{}\n",
         "a later model call of the same turn"
     );
     assert!(
-        call(3, "!quick e ora la tabella?").contains("contextMode=light"),
+        call(1, 9, "!quick e ora la tabella?").contains("contextMode=light"),
         "a new turn"
+    );
+    assert!(
+        call(1, 14, "!quick spiegami la query").contains("contextMode=light"),
+        "the same words in a later turn are a new turn"
     );
     let state = fs::read_to_string(cache.join("sophia-hook/injected-turns.json")).unwrap();
     assert!(!state.contains("spiegami"));
+}
+
+#[test]
+fn the_time_budget_starts_once_the_payload_is_read() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    // A host that writes the payload 300 ms after spawning the hook, with the default 100 ms
+    // budget: the answer is complete (skill and agent lines), not degraded.
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("a.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sophia-hook"))
+        .args(["--host", "codex"])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("SOPHIA_ANALYTICS_FILE", &log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stdin
+        .write_all(br#"{"hook_event_name":"UserPromptSubmit","cwd":"/nonexistent","prompt":"!agents analizza il ticket Mantis 123 e ricostruisci la causa"}"#)
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("Sophia skill routing") && stdout.contains("agent=technical_analyst"),
+        "{stdout}"
+    );
+    let line: Value =
+        serde_json::from_str(fs::read_to_string(&log).unwrap().lines().last().unwrap()).unwrap();
+    assert_eq!(line.get("degraded"), None, "{line}");
 }
 
 #[test]

@@ -168,6 +168,8 @@ fn unreadable_manifests_and_unwritable_analytics_change_nothing() {
 #[test]
 fn hostile_agents_md_files() {
     let session = |root: &Path| {
+        // With a CLAUDE.md, Claude Code does not load AGENTS.md itself, so the hook adds it.
+        fs::write(root.join("CLAUDE.md"), "# notes\n").unwrap();
         let payload = serde_json::json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": root}).to_string();
         let run = run_binary(
             &["--host", "claude"],

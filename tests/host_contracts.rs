@@ -1,7 +1,8 @@
-//! Every fixture's output against its host's contract (HOST-PROTOCOLS §2–3): Claude Code's
+//! Every fixture's output against its host's contract (docs/host-protocols.md): Claude Code's
 //! `hookSpecificOutput` with the firing event and a context under 10,000 characters; Gemini CLI's
 //! JSON object on every run (`{}` for a no-op, never plain text, never empty); Antigravity's
-//! (unverified) JSON object. Codex has its own strict test in `codex_contract.rs`.
+//! `injectSteps`. Codex has its own strict test in `codex_contract.rs`, Antigravity in
+//! `antigravity_contract.rs`.
 
 mod common;
 
@@ -102,9 +103,24 @@ fn gemini_and_antigravity_fail_open_with_an_empty_object() {
 }
 
 #[test]
-fn antigravity_outputs_are_json_objects() {
+fn antigravity_outputs_inject_steps() {
+    // The full contract (schema mirror, once per turn) is in antigravity_contract.rs; here: every
+    // fixture prints one object that is `{}` or `{"injectSteps":[one step]}`, never Codex's shape.
     for (what, event, stdout) in outputs("antigravity") {
-        assert!(!stdout.is_empty(), "{what}");
-        assert_context_shape(&what, &stdout, &event);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let obj = v.as_object().unwrap();
+        if obj.is_empty() {
+            continue;
+        }
+        assert_eq!(obj.keys().collect::<Vec<_>>(), ["injectSteps"], "{what}");
+        let steps = obj["injectSteps"].as_array().unwrap();
+        assert_eq!(steps.len(), 1, "{what}");
+        let step = steps[0].as_object().unwrap();
+        let kind = if event == "SessionStart" {
+            "systemMessage"
+        } else {
+            "ephemeralMessage"
+        };
+        assert_eq!(step.keys().collect::<Vec<_>>(), [kind], "{what}");
     }
 }

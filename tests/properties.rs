@@ -133,7 +133,7 @@ fn run_hook(host: Host, payload: &[u8]) -> String {
 }
 
 /// Empty, or exactly one JSON object with only `hookSpecificOutput.{hookEventName,additionalContext}`
-/// (or `{}` where the host needs a no-op object).
+/// (`injectSteps` on Antigravity), or `{}` where the host needs a no-op object.
 fn assert_host_output(host: Host, out: &str) {
     if out.is_empty() {
         assert!(!host.needs_json_noop(), "{host:?} needs a JSON object");
@@ -145,6 +145,22 @@ fn assert_host_output(host: Host, out: &str) {
     );
     let v: Value = serde_json::from_str(out).unwrap();
     let obj = v.as_object().unwrap();
+    if host == Host::Antigravity {
+        // Antigravity's own shape: `{}` or one injected step (antigravity_contract.rs).
+        assert!(obj.keys().all(|k| k == "injectSteps"), "{out}");
+        if let Some(steps) = obj.get("injectSteps") {
+            let steps = steps.as_array().unwrap();
+            assert_eq!(steps.len(), 1, "{out}");
+            let step = steps[0].as_object().unwrap();
+            let text = match (step.get("ephemeralMessage"), step.get("systemMessage")) {
+                (Some(t), None) => t.as_str().unwrap(),
+                (None, Some(m)) => m["systemMessage"].as_str().unwrap(),
+                _ => panic!("one step kind: {out}"),
+            };
+            assert!(!text.is_empty() && text.chars().count() <= 10_000);
+        }
+        return;
+    }
     assert!(obj.keys().all(|k| k == "hookSpecificOutput"), "{out}");
     if let Some(s) = obj.get("hookSpecificOutput") {
         let s = s.as_object().unwrap();

@@ -135,6 +135,9 @@ fn decide_from_stdin(
     if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
         return Err("payload-over-cap");
     }
+    // The budget starts once the payload is in: a host that writes it late (busy, loading) must
+    // not cost the user the skill and agent lines.
+    let read_at = clock.mark();
     if settings.inject_panic {
         panic!("fault injected by SOPHIA_FAULT=panic");
     }
@@ -152,7 +155,7 @@ fn decide_from_stdin(
     let now = clock.now();
     // The time budget is checked before each expensive step; past it the run degrades to the
     // routing-control block only (or nothing), and says so in analytics.
-    let over_budget = || clock.elapsed() > settings.time_budget;
+    let over_budget = || clock.elapsed().saturating_sub(read_at) > settings.time_budget;
     let project = if over_budget() {
         Project::degraded(DEGRADED_TIME_BUDGET)
     } else {
@@ -180,13 +183,14 @@ fn decide_from_stdin(
     }
     let mut decision = decision::decide(&request, &project);
     if host.prompt_event_per_model_call(wire_event)
-        && matches!(decision.output, Some(Printed::Context(_)))
+        && decision.output.as_ref().is_some_and(Printed::has_context)
         && let Some(cache) = &settings.cache_dir
     {
         let path = turns::path(cache);
         let mut log = turns::read(&path);
         let key = turns::TurnLog::key(
             payload.session_id.as_deref().unwrap_or(""),
+            payload.initial_num_steps,
             payload.prompt.as_deref().unwrap_or(""),
         );
         if log.first_time(key, now) {
@@ -307,7 +311,9 @@ pub fn load_project(
             project.planned = state.get(session, now).cloned();
         }
     }
-    if request.event == Event::SessionStart && !request.host.loads_agents_md() {
+    let has_claude_md = request.host == crate::payload::Host::Claude
+        && std::fs::symlink_metadata(root.join("CLAUDE.md")).is_ok();
+    if request.event == Event::SessionStart && !request.host.loads_agents_md(has_claude_md) {
         match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {
             Ok(doc) => project.agents_md = Some(doc),
             Err(reason) => {

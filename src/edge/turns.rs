@@ -1,6 +1,7 @@
 //! At most one injection per user turn on hosts whose prompt event fires before every model call
 //! (Antigravity's `PreInvocation`): a small best-effort state file in the user cache folder
-//! remembers which (conversation, prompt) pairs already got their context. Only hashes are kept.
+//! remembers which (conversation, turn start, prompt) triples already got their context. Only
+//! hashes are kept.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,12 +23,16 @@ pub struct TurnLog {
 }
 
 impl TurnLog {
-    /// The key of a user turn: a hash of the conversation id and the prompt text.
-    pub fn key(conversation: &str, prompt: &str) -> String {
-        let mut data = Vec::with_capacity(conversation.len() + prompt.len() + 1);
-        data.extend_from_slice(conversation.as_bytes());
-        data.push(0);
-        data.extend_from_slice(prompt.as_bytes());
+    /// The key of a user turn: a hash of the conversation id, the step count at which the turn
+    /// started (Antigravity's `initialNumSteps`, the same for every model call of one turn and
+    /// different for the next turn, even with the same text) and the user's text.
+    pub fn key(conversation: &str, turn_start: Option<u64>, prompt: &str) -> String {
+        let start = turn_start.map_or_else(String::new, |n| n.to_string());
+        let mut data = Vec::with_capacity(conversation.len() + start.len() + prompt.len() + 2);
+        for part in [conversation, &start, prompt] {
+            data.extend_from_slice(part.as_bytes());
+            data.push(0);
+        }
         sha256(&data)[7..39].to_owned()
     }
 
@@ -76,13 +81,16 @@ mod tests {
             .unwrap()
             .to_utc();
         let mut log = TurnLog::default();
-        let key = TurnLog::key("conv", "!quick spiegami");
+        let key = TurnLog::key("conv", Some(10), "!quick spiegami");
         assert!(log.first_time(key.clone(), now));
         assert!(!log.first_time(key.clone(), now + Duration::minutes(1)));
-        assert!(log.first_time(TurnLog::key("conv", "altro"), now));
+        assert!(log.first_time(TurnLog::key("conv", Some(10), "altro"), now));
+        // The same words typed again in a later turn are a new turn.
+        assert!(log.first_time(TurnLog::key("conv", Some(14), "!quick spiegami"), now));
+        assert!(log.first_time(TurnLog::key("other", Some(10), "!quick spiegami"), now));
         assert!(log.first_time(key, now + Duration::hours(13)), "expired");
         for i in 0..600 {
-            log.first_time(TurnLog::key("c", &i.to_string()), now);
+            log.first_time(TurnLog::key("c", None, &i.to_string()), now);
         }
         assert!(log.turns.len() <= MAX_ENTRIES);
         assert!(!serde_json::to_string(&log).unwrap().contains("spiegami"));
