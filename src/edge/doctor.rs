@@ -342,14 +342,15 @@ fn codex_config(
         .clone()
         .unwrap_or_else(|| home.join(".codex"))
         .join("config.toml");
-    let parsed = match std::fs::read_to_string(&path) {
-        Ok(text) => text
-            .parse::<toml::Table>()
-            .map(Some)
-            .map_err(|e| e.message().to_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e.to_string()),
-    };
+    let parsed =
+        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::SETTINGS) {
+            Ok(text) => text
+                .parse::<toml::Table>()
+                .map(Some)
+                .map_err(|e| e.message().to_owned()),
+            Err(crate::edge::files::ReadError::Missing) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        };
     (path, parsed)
 }
 
