@@ -10,6 +10,11 @@ use serde::Deserialize;
 /// The file name, at the project root.
 pub const FILE_NAME: &str = ".sophia-hook.yaml";
 
+/// First characters a `hotword_prefix` may not have: a leading `!` is captured as a shell command
+/// by the Codex, Claude Code and Gemini CLI TUIs, and `?` typed into an empty prompt opens the
+/// shortcuts overlay of the Codex and Gemini CLI TUIs, so neither can start a typed prompt.
+pub const REFUSED_PREFIX_STARTS: [char; 2] = ['!', '?'];
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectConfig {
@@ -19,7 +24,7 @@ pub struct ProjectConfig {
     pub agent_catalog: Option<PathBuf>,
     #[serde(default)]
     pub analytics: AnalyticsConfig,
-    /// An extra prefix accepted for `quick` and `agents` (e.g. `?` for `?quick`); the defaults
+    /// An extra prefix accepted for `quick` and `agents` (e.g. `;` for `;quick`); the defaults
     /// `!quick` and `!agents` always work. Off unless set.
     pub hotword_prefix: Option<String>,
 }
@@ -43,10 +48,10 @@ impl ProjectConfig {
         if let Some(prefix) = &config.hotword_prefix {
             let ok = (1..=3).contains(&prefix.chars().count())
                 && prefix.chars().all(|c| c.is_ascii_punctuation())
-                && prefix != "!";
+                && !prefix.starts_with(REFUSED_PREFIX_STARTS);
             if !ok {
                 return Err(format!(
-                    "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters other than `!` (e.g. `?` or `//`)"
+                    "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters not starting with `!` or `?` (a leading `!` runs a shell command and `?` opens the shortcuts overlay in the host TUIs), e.g. `;`"
                 ));
             }
         }
@@ -70,7 +75,7 @@ mod tests {
     #[test]
     fn parses_every_key() {
         let c = ProjectConfig::parse(
-            "skills_index: build/skills.json\nagent_catalog: /abs/catalog.json\nanalytics:\n  enabled: false\n  file: ~/a.jsonl\nhotword_prefix: \"?\"\n",
+            "skills_index: build/skills.json\nagent_catalog: /abs/catalog.json\nanalytics:\n  enabled: false\n  file: ~/a.jsonl\nhotword_prefix: \";\"\n",
         )
         .unwrap();
         assert_eq!(
@@ -78,7 +83,7 @@ mod tests {
             Some(Path::new("build/skills.json"))
         );
         assert_eq!(c.analytics.enabled, Some(false));
-        assert_eq!(c.hotword_prefix.as_deref(), Some("?"));
+        assert_eq!(c.hotword_prefix.as_deref(), Some(";"));
         assert_eq!(
             ProjectConfig::resolve(Path::new("/r"), c.skills_index.as_deref(), "x"),
             PathBuf::from("/r/build/skills.json")
@@ -99,6 +104,17 @@ mod tests {
         assert!(ProjectConfig::parse("hotword_prefix: \"!\"").is_err());
         assert!(ProjectConfig::parse("hotword_prefix: \"ab\"").is_err());
         assert!(ProjectConfig::parse("hotword_prefix: \"????\"").is_err());
+        // `?` opens the shortcuts overlay in the Codex and Gemini TUIs; `!` is a shell command.
+        for refused in ["?", "??", "?/", "!;"] {
+            let err = ProjectConfig::parse(&format!("hotword_prefix: \"{refused}\"")).unwrap_err();
+            assert!(err.contains("shortcuts overlay"), "{refused}: {err}");
+        }
+        for accepted in [";", "//", ".", "%%"] {
+            assert!(
+                ProjectConfig::parse(&format!("hotword_prefix: \"{accepted}\"")).is_ok(),
+                "{accepted}"
+            );
+        }
         assert!(ProjectConfig::parse("unknown_key: 1").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! The hotword parser: finds the leading `!quick` / `!agents` tokens of a prompt and the text
 //! that follows them.
 //!
-//! Rules (ARCHITECTURE §2): only the leading whitespace-separated tokens count, leading
+//! Rules (docs/architecture.md): only the leading whitespace-separated tokens count, leading
 //! whitespace is allowed, matching is case-insensitive, the two hotwords combine in any order and
 //! parsing stops at the first token that is not a hotword. Any other `!word` is data: it is not
 //! stripped, disables nothing, and is reported as a warning. Pure: no I/O.
@@ -66,8 +66,8 @@ pub fn parse(prompt: &str) -> HotwordParse<'_> {
     parse_with_prefix(prompt, None)
 }
 
-/// Parses the leading hotwords, also accepting `extra_prefix` in place of `!` (`?quick` with
-/// `?`), for hosts whose TUI runs a message that starts with `!` as a shell command.
+/// Parses the leading hotwords, also accepting `extra_prefix` in place of `!` (`;quick` with
+/// `;`), for hosts whose TUI runs a message that starts with `!` as a shell command.
 pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> HotwordParse<'a> {
     let mut detected = Vec::new();
     let mut warnings = Vec::new();

@@ -1,6 +1,6 @@
 //! sophia-hook: deterministic prompt routing for AI coding hosts.
 //!
-//! The pipeline (ARCHITECTURE §1) is a chain of pure stages — [`payload`], [`hotword`],
+//! The pipeline (docs/architecture.md) is a chain of pure stages — [`payload`], [`hotword`],
 //! [`context`], [`subagent`], [`skills`], [`agents`], [`render`], [`analytics`] — joined by
 //! [`decision`]. The [`edge`] module alone touches stdin, stdout, files and the environment, and
 //! [`cli`] maps the command line onto both. Nothing in this crate prints directly: output goes

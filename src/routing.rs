@@ -8,7 +8,7 @@ use crate::hotword::{self, Hotword};
 use crate::subagent::{self, SubagentMode};
 use crate::text::routing_window;
 
-/// `routing` of the decision JSON (ARCHITECTURE §3).
+/// `routing` of the decision JSON (docs/architecture.md, "Data contracts").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Routing {

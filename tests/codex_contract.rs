@@ -1,5 +1,5 @@
 //! Locks what sophia-hook may print on Codex: a `deny_unknown_fields` mirror of Codex's output
-//! wire types (HOST-PROTOCOLS §1.10), plus a check of every key against the JSON Schemas Codex
+//! wire types (docs/host-protocols.md), plus a check of every key against the JSON Schemas Codex
 //! publishes (copied under `fixtures/contracts/codex/`). Every prompt fixture's output must pass.
 
 mod common;

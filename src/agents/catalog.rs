@@ -1,10 +1,11 @@
 //! The agent catalog v1: built from the canonical source `docs/agents/canonical-subagents.yaml`
-//! (ARCHITECTURE §3). The builder copies routing fields only — never the runtime fields (model,
-//! instructions, tools, prioritize/avoid) — derives `writePolicy` from the runtime permissions,
-//! and refuses a source with duplicate or malformed ids, unknown phases, affinities that do not
-//! resolve against the skill catalog, or secret-like or user-path values in routing fields. The
-//! fingerprint is `sha256:` over the canonical JSON (sorted keys, no whitespace) of the catalog
-//! without `generatedAt` and `fingerprint`. Pure: callers read and write files.
+//! (docs/architecture.md, "Data contracts"). The builder copies routing fields only — never the
+//! runtime fields (model, instructions, tools, prioritize/avoid) — derives `writePolicy` from the
+//! runtime permissions, and refuses a source with duplicate or malformed ids, unknown phases,
+//! affinities that do not resolve against the skill catalog, or secret-like or user-path values in
+//! routing fields. The fingerprint is `sha256:` over the canonical JSON (sorted keys, no
+//! whitespace) of the catalog without `generatedAt` and `fingerprint`. Pure: callers read and write
+//! files.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;

@@ -67,7 +67,7 @@ pub struct CarryForward {
     pub unavailable: Vec<String>,
 }
 
-/// `agents` of the decision JSON; the first six field names are a contract (ARCHITECTURE §2).
+/// `agents` of the decision JSON; the first six field names are a contract (docs/architecture.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentRouting {

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::text::{fold, routing_words, stem, terms};
 
-/// How a skill relates to the others, for precedence (ARCHITECTURE: multi-source analysis →
+/// How a skill relates to the others, for precedence (docs/architecture.md: multi-source analysis →
 /// the analyst; multi-phase coordination → the orchestrator; a single domain → the specialist).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
