@@ -476,3 +476,41 @@ fn doctor_flags_a_binary_path_with_spaces_and_a_host_not_installed() {
     assert_eq!(run.code, 1);
     assert!(run.stdout.contains("contains spaces"), "{}", run.stdout);
 }
+
+#[test]
+fn doctor_runs_antigravity_again_and_again() {
+    // The hook injects once per Antigravity turn and remembers the turns it served: the live run
+    // must use a fresh turn each time, or the second doctor would see `{}`.
+    let sb = Sandbox::new();
+    assert_eq!(sb.run(&["install", "--host", "antigravity"]).code, 0);
+    let cache = sb.dir.path().join("cache");
+    let root = sb.project();
+    for run in 0..2 {
+        let out = run_binary(
+            &[
+                "doctor",
+                "--host",
+                "antigravity",
+                "--root",
+                root.to_str().unwrap(),
+            ],
+            b"",
+            &sb.home(),
+            &[
+                ("SOPHIA_ANALYTICS", "off"),
+                ("SOPHIA_CACHE_DIR", cache.to_str().unwrap()),
+            ],
+        );
+        assert_eq!(out.code, 0, "run {run}: {}", out.stdout);
+        assert_eq!(
+            out.stdout.matches("valid antigravity output").count(),
+            2,
+            "run {run}: {}",
+            out.stdout
+        );
+        assert!(
+            out.stdout
+                .contains("not yet run in a real Antigravity host")
+        );
+    }
+}

@@ -492,8 +492,14 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
     let mut p = match host {
         // Antigravity sends no event name (the command line carries it) and the user's text as
         // `lastUserInput`.
+        // A fresh conversation id per run: the hook injects once per turn and remembers the turns
+        // it served, so a fixed id would get `{}` from the second doctor run on.
         Host::Antigravity => {
-            let mut p = serde_json::json!({"conversationId": "sophia-doctor", "workspacePaths": [cwd], "modelName": "auto"});
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let conversation = format!("sophia-doctor-{}-{nanos}", std::process::id());
+            let mut p = serde_json::json!({"conversationId": conversation, "workspacePaths": [cwd], "modelName": "auto"});
             if event == Event::UserPromptSubmit {
                 p["lastUserInput"] = Value::from("!quick spiegami questa SQL");
                 p["invocationNum"] = Value::from(1);
