@@ -266,10 +266,7 @@ pub fn strip_leading_hook_context(prompt: &str) -> &str {
             break;
         };
         let after = &inner[end + CLOSE.len()..];
-        match after
-            .strip_prefix("\n\n")
-            .or_else(|| after.strip_prefix("\r\n\r\n"))
-        {
+        match after.strip_prefix("\n\n") {
             Some(next) => rest = next,
             None => break,
         }
