@@ -442,7 +442,27 @@ fn doctor_checks_the_gemini_session_matcher_as_gemini_does() {
     let path = sb.project().join(".gemini/settings.json");
     let mut doc = read(&path);
     assert_eq!(doc["hooks"]["SessionStart"][0].get("matcher"), None);
-    assert_eq!(sb.run(&["doctor", "--host", "gemini"]).code, 0);
+    let untrusted = sb.run(&["doctor", "--host", "gemini"]);
+    assert_eq!(untrusted.code, 0, "{}", untrusted.stdout);
+    assert!(
+        untrusted.stdout.contains("gemini project trust")
+            && untrusted.stdout.contains("is not a trusted folder"),
+        "{}",
+        untrusted.stdout
+    );
+    fs::create_dir_all(sb.home().join(".gemini")).unwrap();
+    fs::write(
+        sb.home().join(".gemini/trustedFolders.json"),
+        json!({ sb.project().to_str().unwrap(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
+    let trusted = sb.run(&["doctor", "--host", "gemini"]);
+    assert_eq!(trusted.code, 0);
+    assert!(
+        !trusted.stdout.contains("is not a trusted folder"),
+        "{}",
+        trusted.stdout
+    );
     // What earlier versions wrote: never equal to a source, so SessionStart never ran.
     doc["hooks"]["SessionStart"][0]["matcher"] = json!("startup|resume|clear");
     fs::write(&path, doc.to_string()).unwrap();

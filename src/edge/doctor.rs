@@ -296,6 +296,13 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
     if host == Host::Codex {
         check_codex_trust(input.settings, home, input.root, &installed, out);
     }
+    if host == Host::Gemini
+        && installed
+            .iter()
+            .any(|(scope, _, _)| *scope == Scope::Project)
+    {
+        check_gemini_folder_trust(home, input.root, out);
+    }
     if let Some(line) = bang_caveat(host) {
         out.push(check(Status::Info, name, line, None));
     }
@@ -328,6 +335,47 @@ pub fn bang_caveat(host: Host) -> Option<&'static str> {
             "in the Gemini CLI TUI a message that starts with `!` enters shell mode and never reaches the hook: type a space first (` !quick …`), or use `gemini -p`",
         ),
         Host::Antigravity => None,
+    }
+}
+
+/// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
+/// "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}`): a `TRUST_FOLDER` entry covers that folder
+/// and everything below it, a `TRUST_PARENT` entry the folder above it (and everything below
+/// that); `DO_NOT_TRUST` and anything else trust nothing.
+pub fn gemini_trusts(trusted_folders: &Value, root: &Path) -> bool {
+    let Some(entries) = trusted_folders.as_object() else {
+        return false;
+    };
+    entries.iter().any(|(path, level)| {
+        let path = Path::new(path);
+        let covered = match level.as_str() {
+            Some("TRUST_FOLDER") => Some(path),
+            Some("TRUST_PARENT") => path.parent(),
+            _ => None,
+        };
+        covered.is_some_and(|dir| root.starts_with(dir))
+    })
+}
+
+/// Gemini CLI loads a project's hooks only in a trusted folder (`gemini -p` exits 55 otherwise).
+fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
+    let path = home.join(".gemini/trustedFolders.json");
+    let doc = crate::edge::files::read_bounded(&path, crate::edge::files::caps::SETTINGS)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .unwrap_or(Value::Null);
+    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !gemini_trusts(&doc, root) && !gemini_trusts(&doc, &canonical) {
+        out.push(check(
+            Status::Warn,
+            "gemini project trust",
+            format!(
+                "{} is not a trusted folder in {}: Gemini CLI ignores the project's hooks there (and `gemini -p` exits 55)",
+                root.display(),
+                path.display()
+            ),
+            Some("start `gemini` in the project once and trust the folder".into()),
+        ));
     }
 }
 
@@ -950,6 +998,26 @@ mod tests {
         for host in [Host::Codex, Host::Claude, Host::Gemini] {
             assert!(bang_caveat(host).unwrap().contains("type a space first"));
         }
+    }
+
+    #[test]
+    fn gemini_folder_trust_as_gemini_reads_it() {
+        let doc = serde_json::json!({
+            "/work/repo": "TRUST_FOLDER",
+            "/srv/team/one": "TRUST_PARENT",
+            "/tmp/x": "DO_NOT_TRUST",
+        });
+        for (root, trusted) in [
+            ("/work/repo", true),
+            ("/work/repo/sub", true),
+            ("/work/repository", false),
+            ("/srv/team/two", true),
+            ("/srv/other", false),
+            ("/tmp/x", false),
+        ] {
+            assert_eq!(gemini_trusts(&doc, Path::new(root)), trusted, "{root}");
+        }
+        assert!(!gemini_trusts(&Value::Null, Path::new("/work/repo")));
     }
 
     #[test]
