@@ -1,0 +1,336 @@
+// The host drivers: how each real host is installed, pointed at the mock model, given sophia-hook, made
+// to trust it, run non-interactively, and where it puts hook context in the requests it sends.
+//
+// A driver is a plain object:
+//   pkg, version, bin        the npm package pinned for the suite and the executable it installs
+//   api                      which mock API it speaks (lib/mock.mjs)
+//   prepare(ws)              writes the temporary HOME's settings, registers the hook, grants trust
+//   env(ws)                  extra environment for the host process
+//   argv(ws, step)           the non-interactive command line for one step ({prompt, resume})
+//   hookBlocks(body)         [{where, text}] where the host put hook context in a model request;
+//                            where = 'session' (session context), 'prompt' (this prompt's context)
+//   diagnose(ws, run)        {ran: {SessionStart, UserPromptSubmit}, errors: [line]} from the host's
+//                            own logs: how often it ran sophia-hook successfully, and hook errors
+//   toolResults(body)        [{name?, id, output}] tool results the host sent back to the model
+//   eventNames               the host's names for the two events (Gemini: BeforeAgent)
+//
+// `ws` is {root, home, project, binary, mockUrl, stepDir(i)}; `run` is {stdout, stderr, dir, index}.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { canonicalJson, contentText, snakeCase } from './text.mjs';
+
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** `sophia-hook install --host X` (project scope), as a user would run it in the project. */
+function installHook(ws, host) {
+  return execFileSync(ws.binary, ['install', '--host', host, '--root', ws.project], {
+    cwd: ws.project,
+    env: ws.baseEnv,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+}
+
+function lines(text) {
+  return text.split('\n').map((l) => l.trimEnd());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// OpenAI Codex CLI
+
+/**
+ * Codex records per-handler trust in `$CODEX_HOME/config.toml`:
+ * `[hooks.state."<hooks.json>:<event_label>:<group>:<handler>"] trusted_hash = "sha256:…"`, where the hash
+ * is SHA-256 of the canonical JSON of {event_name (snake case), matcher (when present),
+ * hooks: [{type, command, timeout (default 600, at least 1), async (default false), statusMessage (when
+ * present)}]}. The TUI's /hooks review writes the same thing; `codex exec` cannot, so the suite does.
+ */
+export function codexTrustEntries(hooksFile) {
+  const file = JSON.parse(fs.readFileSync(hooksFile, 'utf8'));
+  const out = [];
+  for (const [event, groups] of Object.entries(file.hooks || {})) {
+    const label = snakeCase(event);
+    groups.forEach((group, g) => {
+      (group.hooks || []).forEach((h, i) => {
+        const handler = {
+          type: h.type,
+          command: h.command,
+          timeout: Math.max(1, h.timeout ?? 600),
+          async: h.async ?? false,
+        };
+        if (h.statusMessage !== undefined) handler.statusMessage = h.statusMessage;
+        const hashed = { event_name: label, hooks: [handler] };
+        if (group.matcher !== undefined) hashed.matcher = group.matcher;
+        const hash = crypto.createHash('sha256').update(canonicalJson(hashed)).digest('hex');
+        out.push({ key: `${hooksFile}:${label}:${g}:${i}`, hash: `sha256:${hash}` });
+      });
+    });
+  }
+  return out;
+}
+
+export const codex = {
+  name: 'codex',
+  pkg: '@openai/codex',
+  version: '0.169.0',
+  bin: 'codex',
+  api: 'responses',
+  eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'UserPromptSubmit' },
+
+  prepare(ws) {
+    installHook(ws, 'codex');
+    const toml = [
+      'model = "e2e-mock-model"',
+      'model_provider = "e2e_mock"',
+      '',
+      '[model_providers.e2e_mock]',
+      'name = "e2e mock"',
+      `base_url = ${JSON.stringify(ws.mockUrl + '/v1')}`,
+      'wire_api = "responses"',
+      'env_key = "E2E_MOCK_API_KEY"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+      // Folder trust: without it Codex ignores the project's .codex/ (hooks included).
+      `[projects.${JSON.stringify(ws.project)}]`,
+      'trust_level = "trusted"',
+    ];
+    // Hook trust, one entry per handler of the project's hooks.json.
+    for (const { key, hash } of codexTrustEntries(path.join(ws.project, '.codex', 'hooks.json'))) {
+      toml.push('', `[hooks.state.${JSON.stringify(key)}]`, `trusted_hash = ${JSON.stringify(hash)}`);
+    }
+    fs.mkdirSync(path.join(ws.home, '.codex'), { recursive: true });
+    fs.writeFileSync(path.join(ws.home, '.codex', 'config.toml'), toml.join('\n') + '\n');
+  },
+
+  env: (ws) => ({ CODEX_HOME: path.join(ws.home, '.codex'), E2E_MOCK_API_KEY: 'mock-key' }),
+
+  argv: (ws, step) =>
+    step.resume ? ['exec', 'resume', '--last', step.prompt] : ['exec', step.prompt],
+
+  // Developer messages before the prompt carry SessionStart context; the ones after it carry the
+  // prompt's (UserPromptSubmit) context.
+  hookBlocks(body) {
+    const input = (body?.input || []).filter((i) => i.type === 'message' || i.role);
+    let last = -1;
+    input.forEach((m, i) => {
+      if (m.role === 'user') last = i;
+    });
+    return input
+      .map((m, i) => ({ m, i }))
+      .filter(({ m }) => m.role === 'developer')
+      .map(({ m, i }) => ({ where: i > last ? 'prompt' : 'session', text: contentText(m.content) }));
+  },
+
+  diagnose(ws, run) {
+    const ran = { SessionStart: 0, UserPromptSubmit: 0 };
+    const errors = [];
+    for (const l of lines(run.stderr)) {
+      const m = /^hook: (\w+)(?: (\w+))?/.exec(l);
+      if (m && m[2]) {
+        if (m[2] === 'Completed' && m[1] in ran) ran[m[1]]++;
+        else errors.push(l);
+      } else if (/hook/i.test(l) && /(fail|error|invalid|untrusted|not trusted|review|skipp|timed out)/i.test(l)) {
+        errors.push(l);
+      }
+    }
+    return { ran, errors };
+  },
+
+  toolResults: (body) =>
+    (body?.input || [])
+      .filter((i) => i.type === 'function_call_output')
+      .map((i) => ({ id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) })),
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Anthropic Claude Code
+
+const CLAUDE_LABEL = /(SessionStart|UserPromptSubmit) hook additional context: /g;
+
+export const claude = {
+  name: 'claude',
+  pkg: '@anthropic-ai/claude-code',
+  version: '2.1.328',
+  bin: 'claude',
+  api: 'messages',
+  eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'UserPromptSubmit' },
+
+  prepare(ws) {
+    installHook(ws, 'claude');
+    // `claude -p` needs no trust; the interactive TUI asks once per folder and records the answer here.
+    writeJson(path.join(ws.home, '.claude.json'), {
+      hasCompletedOnboarding: true,
+      projects: { [ws.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+    });
+  },
+
+  env: (ws) => ({
+    ANTHROPIC_BASE_URL: ws.mockUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-e2e-mock',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  }),
+
+  argv: (ws, step) => [
+    '-p',
+    step.prompt,
+    ...(step.resume ? ['--continue'] : []),
+    '--debug-file',
+    path.join(step.dir, 'claude-debug.txt'),
+  ],
+
+  // Claude labels each hook's context ("SessionStart hook additional context: …") and puts it in a system
+  // message or a <system-reminder> inside the user turn; a block runs to the next label. Context of an
+  // earlier prompt (before the last user prompt) counts as session context.
+  hookBlocks(body) {
+    const texts = []; // [text, isEarlierTurn]
+    const sys = body?.system;
+    if (typeof sys === 'string') texts.push([sys, false]);
+    else if (Array.isArray(sys)) for (const b of sys) if (typeof b?.text === 'string') texts.push([b.text, false]);
+    const messages = body?.messages || [];
+    const isPrompt = (m) =>
+      m.role === 'user' &&
+      (typeof m.content === 'string'
+        ? !m.content.startsWith('<system-reminder>')
+        : (m.content || []).some((c) => c?.type === 'text' && !c.text.startsWith('<system-reminder>')));
+    let last = -1;
+    messages.forEach((m, i) => {
+      if (isPrompt(m)) last = i;
+    });
+    messages.forEach((m, i) => {
+      if (typeof m.content === 'string') texts.push([m.content, i < last]);
+      else for (const c of m.content || []) if (typeof c?.text === 'string') texts.push([c.text, i < last]);
+    });
+    const blocks = [];
+    for (const [t, earlier] of texts) {
+      const marks = [...t.matchAll(CLAUDE_LABEL)];
+      marks.forEach((m, i) => {
+        const end = i + 1 < marks.length ? marks[i + 1].index : t.length;
+        blocks.push({
+          where: m[1] === 'SessionStart' || earlier ? 'session' : 'prompt',
+          text: t.slice(m.index + m[0].length, end),
+        });
+      });
+    }
+    return blocks;
+  },
+
+  diagnose(ws, run) {
+    const ran = { SessionStart: 0, UserPromptSubmit: 0 };
+    const errors = [];
+    const file = path.join(run.dir, 'claude-debug.txt');
+    const log = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (!log) errors.push(`no debug log at ${file}`);
+    for (const l of lines(log)) {
+      const m = /Hooks: (\w+)(?::\w+)? \[(.*)\] finished with status (\d+)/.exec(l);
+      if (m && m[2].includes('sophia-hook')) {
+        if (m[3] === '0' && m[1] in ran) ran[m[1]]++;
+        else errors.push(l);
+      } else if (/\[ERROR\].*hook/i.test(l) || /Hook output .*(not a JSON|plain text)/i.test(l) || /hook.*(timed out|cancelled)/i.test(l)) {
+        errors.push(l);
+      }
+    }
+    return { ran, errors };
+  },
+
+  toolResults(body) {
+    const out = [];
+    for (const m of body?.messages || []) {
+      if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+      for (const c of m.content) {
+        if (c.type === 'tool_result') out.push({ id: c.tool_use_id, output: contentText(c.content) || String(c.content ?? ''), isError: !!c.is_error });
+      }
+    }
+    return out;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Google Gemini CLI
+
+const HOOK_CONTEXT = /<hook_context>([\s\S]*?)<\/hook_context>/g;
+
+export const gemini = {
+  name: 'gemini',
+  pkg: '@google/gemini-cli',
+  version: '0.61.0',
+  bin: 'gemini',
+  api: 'gemini',
+  eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'BeforeAgent' },
+
+  prepare(ws) {
+    installHook(ws, 'gemini');
+    writeJson(path.join(ws.home, '.gemini', 'settings.json'), {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+    });
+    // Folder trust: without it `gemini -p` exits 55 and project hooks are not loaded.
+    writeJson(path.join(ws.home, '.gemini', 'trustedFolders.json'), { [ws.project]: 'TRUST_FOLDER' });
+  },
+
+  env: (ws) => ({ GOOGLE_GEMINI_BASE_URL: ws.mockUrl, GEMINI_API_KEY: 'e2e-mock-key', NO_COLOR: '1' }),
+
+  argv: (ws, step) => [...(step.resume ? ['--resume', 'latest'] : []), '-p', step.prompt],
+
+  // Gemini wraps hook context in <hook_context>…</hook_context> inside the user turn: SessionStart's is
+  // prepended to the first prompt (non-interactive) or sent with the first turn, BeforeAgent's follows
+  // the prompt. Blocks before the last user turn's own text, or in earlier turns, are session context.
+  hookBlocks(body) {
+    const contents = body?.contents || [];
+    let last = -1;
+    contents.forEach((c, i) => {
+      if (c.role === 'user' && (c.parts || []).some((p) => typeof p.text === 'string' && p.text.replace(HOOK_CONTEXT, '').trim() && !p.text.startsWith('<session_context>'))) last = i;
+    });
+    const blocks = [];
+    contents.forEach((c, i) => {
+      if (c.role !== 'user') return;
+      let seenPrompt = false;
+      for (const p of c.parts || []) {
+        if (typeof p.text !== 'string') continue;
+        let rest = p.text;
+        for (const m of p.text.matchAll(HOOK_CONTEXT)) {
+          const before = p.text.slice(0, m.index).replace(HOOK_CONTEXT, '').trim();
+          const where = i === last && (seenPrompt || before) ? 'prompt' : 'session';
+          blocks.push({ where, text: unescapeHtml(m[1]) });
+        }
+        rest = rest.replace(HOOK_CONTEXT, '').trim();
+        if (rest && !rest.startsWith('<session_context>')) seenPrompt = true;
+      }
+    });
+    return blocks;
+  },
+
+  diagnose(ws, run) {
+    const errors = lines(run.stderr).filter(
+      (l) => /hook/i.test(l) && /(fail|error|invalid|timed out|denied|blocked)/i.test(l),
+    );
+    // Gemini logs no line per successful hook run in -p mode; the blocks in the request are the proof.
+    return { ran: null, errors };
+  },
+
+  toolResults(body) {
+    const out = [];
+    for (const c of body?.contents || []) {
+      for (const p of c.parts || []) {
+        if (p.functionResponse) {
+          out.push({ name: p.functionResponse.name, id: p.functionResponse.id, output: JSON.stringify(p.functionResponse.response) });
+        }
+      }
+    }
+    return out;
+  },
+};
+
+function unescapeHtml(s) {
+  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+export const HOSTS = { codex, claude, gemini };

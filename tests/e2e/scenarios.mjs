@@ -1,0 +1,88 @@
+// The scenarios of the end-to-end suite: one entry per scenario. To add one, append an object:
+//
+//   name        unique, kebab-case; `tests/e2e/run NAME` runs only the scenarios whose name contains NAME
+//   hosts       the hosts it runs on (default: all of lib/hosts.mjs)
+//   files       the project's files, path → content (default: DEFAULT_FILES, an AGENTS.md with a marker)
+//   steps       [{prompt, resume?}]: one non-interactive host run each; `resume: true` continues the
+//               previous session (codex exec resume --last, claude --continue, gemini --resume latest)
+//   expect      per step (or one object for every step): strings that must arrive in the prompt's hook
+//               context (`prompt`), and strings that must appear nowhere in the request (`absent`)
+//   script      optional (request, turn) => reply for the mock model: {text} or {toolCall: {name, args}}
+//               (see lib/mock.mjs); turn 0 is the first conversation request of the scenario
+//   checks      optional (ctx) => [{name, ok, detail}] extra checks; ctx is described in suite.mjs
+//
+// Every scenario also gets the standard checks of suite.mjs: the host ran the hook without error, the
+// SessionStart bootstrap arrived exactly once, AGENTS.md exactly once, no routing block twice, and the
+// prompt's own text never inside a hook block.
+
+export const AGENTS_MARKER = 'E2E-AGENTS-MD-7f3a: project rule from AGENTS.md';
+export const CLAUDE_MARKER = 'E2E-CLAUDE-MD-91c2: project rule from CLAUDE.md';
+export const DEFAULT_FILES = { 'AGENTS.md': `# Project rules\n\n${AGENTS_MARKER}\n` };
+
+const QUICK_SQL = {
+  prompt: ['contextMode=light reason=hotword:!quick', 'subagentMode=off reason=default-opt-in-design', 'skill=mcp-database-expert'],
+  absent: ['contextMode=full', 'subagentMode=requested', 'subagentMode=required'],
+};
+
+export const SCENARIOS = [
+  {
+    name: 'quick-sql',
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+  },
+  {
+    name: 'agents-logs',
+    steps: [{ prompt: '!agents analizza questi log' }],
+    expect: {
+      prompt: ['contextMode=full reason=default-full-context', 'subagentMode=required reason=hotword:!agents', 'Sophia agent routing: agent='],
+      absent: ['contextMode=light', 'subagentMode=off', 'subagentMode=requested'],
+    },
+  },
+  {
+    name: 'quick-repo-task',
+    steps: [{ prompt: '!quick implementa la modifica agli hook in src/hook.rs' }],
+    expect: {
+      prompt: ['contextMode=full reason=repo-task-detected-overrides:!quick', 'subagentMode=off reason=default-opt-in-design'],
+      absent: ['contextMode=light', 'subagentMode=requested', 'subagentMode=required'],
+    },
+  },
+  {
+    name: 'subagent-request',
+    steps: [{ prompt: 'usa un subagent per leggere questi file' }],
+    expect: {
+      prompt: ['contextMode=full reason=default-full-context', 'subagentMode=requested reason=explicit-subagent-request'],
+      absent: ['contextMode=light', 'subagentMode=off', 'subagentMode=required'],
+    },
+  },
+  {
+    // No hotword and no delegation request: full context and no subagents are the defaults, so the hook
+    // adds only the skill line, and no routing-control line at all.
+    name: 'plain-sql',
+    steps: [{ prompt: 'spiegami questa SQL' }],
+    expect: {
+      prompt: ['Sophia skill routing: skill=mcp-database-expert'],
+      absent: ['contextMode=', 'subagentMode='],
+    },
+  },
+  {
+    // Claude Code loads CLAUDE.md and then not AGENTS.md: the hook must add AGENTS.md, once.
+    name: 'claude-md-and-agents-md',
+    hosts: ['claude'],
+    files: { ...DEFAULT_FILES, 'CLAUDE.md': `# Claude rules\n\n${CLAUDE_MARKER}\n` },
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    checks: (ctx) => [ctx.once('CLAUDE.md arrives exactly once', CLAUDE_MARKER)],
+  },
+  {
+    // A resumed session already holds the bootstrap: it must not arrive a second time.
+    name: 'resume',
+    steps: [
+      { prompt: '!quick spiegami questa SQL: SELECT 1' },
+      { prompt: '!agents analizza questi log', resume: true },
+    ],
+    expect: [
+      QUICK_SQL,
+      { prompt: ['subagentMode=required reason=hotword:!agents'], absent: ['subagentMode=requested'] },
+    ],
+  },
+];
