@@ -7,8 +7,9 @@
 //               previous session (codex exec resume --last, claude --continue, gemini --resume latest)
 //   expect      per step (or one object for every step): strings that must arrive in the prompt's hook
 //               context (`prompt`), and strings that must appear nowhere in the request (`absent`)
-//   script      optional (request, turn) => reply for the mock model: {text} or {toolCall: {name, args}}
-//               (see lib/mock.mjs); turn 0 is the first conversation request of the scenario
+//   script      optional (request, turn, hostName, ws) => reply for the mock model: {text} or
+//               {toolCall: {name, args}} (see lib/mock.mjs); turn 0 is the first conversation request of
+//               the scenario; ws.project is the project's absolute path
 //   checks      optional (ctx) => [{name, ok, detail}] extra checks; ctx is described in suite.mjs
 //
 // Every scenario also gets the standard checks of suite.mjs: the host ran the hook without error, the
@@ -18,6 +19,14 @@
 export const AGENTS_MARKER = 'E2E-AGENTS-MD-7f3a: project rule from AGENTS.md';
 export const CLAUDE_MARKER = 'E2E-CLAUDE-MD-91c2: project rule from CLAUDE.md';
 export const DEFAULT_FILES = { 'AGENTS.md': `# Project rules\n\n${AGENTS_MARKER}\n` };
+const TOOL_MARKER = 'E2E-TOOL-RESULT-5d1e';
+
+// A read-only tool call each host runs without asking, for the tool round trip.
+const READ_NOTES = {
+  codex: () => ({ name: 'exec_command', args: { cmd: 'cat notes.txt' } }),
+  claude: (ws) => ({ name: 'Read', args: { file_path: `${ws.project}/notes.txt` } }),
+  gemini: (ws) => ({ name: 'read_file', args: { file_path: `${ws.project}/notes.txt` } }),
+};
 
 const QUICK_SQL = {
   prompt: ['contextMode=light reason=hotword:!quick', 'subagentMode=off reason=default-opt-in-design', 'skill=mcp-database-expert'],
@@ -72,6 +81,21 @@ export const SCENARIOS = [
     steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
     expect: QUICK_SQL,
     checks: (ctx) => [ctx.once('CLAUDE.md arrives exactly once', CLAUDE_MARKER)],
+  },
+  {
+    // The mock answers the first request with a tool call; the host runs it and sends the result back in
+    // the next request. Proves the scripted tool-call path that delegation scenarios build on.
+    name: 'tool-roundtrip',
+    files: { ...DEFAULT_FILES, 'notes.txt': `${TOOL_MARKER}\n` },
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    script: (request, turn, host, ws) => (turn === 0 ? { toolCall: READ_NOTES[host](ws) } : undefined),
+    checks: (ctx) => {
+      const results = ctx.host.toolResults(ctx.main);
+      return [
+        ctx.check('host ran the scripted tool call and sent its result back', results.some((r) => r.output.includes(TOOL_MARKER)), JSON.stringify(results).slice(0, 500)),
+      ];
+    },
   },
   {
     // A resumed session already holds the bootstrap: it must not arrive a second time.

@@ -239,7 +239,8 @@ async function runScenario(root, host, scenario) {
   const exe = process.env[`SOPHIA_E2E_BIN_${host.name.toUpperCase()}`];
   const ws = makeWorkspace(root, host, scenario);
   const logFile = path.join(ws.root, 'requests.jsonl');
-  const mock = await startMock({ api: host.api, logFile, script: scenario.script });
+  const script = scenario.script && ((request, turn) => scenario.script(request, turn, host.name, ws));
+  const mock = await startMock({ api: host.api, logFile, script });
   try {
     ws.mockUrl = mock.url;
     try {

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 export const DEFAULT_REPLY = 'ok from the e2e mock model';
 
 /**
- * A reply is `{ text }` or `{ toolCall: { name, args } }` (args: a plain object).
+ * A reply is `{ text }` or `{ toolCall: { name, args, item? } }` (args: a plain object; `item`: extra
+ * fields merged into the Responses API `function_call` item, e.g. for namespaced tools).
  *
  * `script(request, turn)` picks the reply for a conversation request. `request` is
  * `{ method, path, body }` (body parsed JSON) and `turn` counts the conversation requests answered so
@@ -115,6 +116,7 @@ const API = {
             name: reply.toolCall.name,
             arguments: JSON.stringify(reply.toolCall.args || {}),
             status: 'completed',
+            ...(reply.toolCall.item || {}),
           }
         : {
             type: 'message',
