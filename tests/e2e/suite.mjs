@@ -29,6 +29,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { startMock, readLog } from './lib/mock.mjs';
 import { HOSTS } from './lib/hosts.mjs';
 import { countIn } from './lib/text.mjs';
+import { killStragglers } from './lib/proc.mjs';
 import { SCENARIOS, DEFAULT_FILES, AGENTS_MARKER } from './scenarios.mjs';
 
 const BOOTSTRAP = 'Sophia routing bootstrap';
@@ -58,14 +59,16 @@ function readLedger(file) {
       const glob = pattern.trim();
       const escaped = glob.replace(/[.+?^$|{}()[\]\\]/g, '\\$&').replace(/\*/g, '.*');
       const re = new RegExp(`^${escaped}$`);
-      return { glob, re, reason: reason.join('|').trim(), hit: 0 };
+      return { glob, re, reason: reason.join('|').trim() };
     });
 }
 
 const results = [];
 const live = new Set(); // process groups of running host processes
+let workRoot = null;
 
-// Interrupted: stop every host process group still running, then leave (the mock servers go with us).
+// Interrupted: stop every host process group still running and whatever the hosts left behind, then
+// leave (the mock servers go with this process).
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
     for (const pid of live) {
@@ -73,16 +76,17 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
         process.kill(-pid, 'SIGKILL');
       } catch {}
     }
+    if (workRoot) killStragglers(workRoot);
     console.log(`e2e: interrupted (${sig})`);
     process.exit(130);
   });
 }
+
 function record(prefix, r) {
   const id = `${prefix}: ${r.name}`;
   const known = ledger.find((k) => k.re.test(id));
   let status = r.ok ? 'ok' : 'FAIL';
   if (known) {
-    known.hit++;
     if (r.ok) {
       status = 'FAIL';
       r = { ...r, ok: false, detail: `passes now, but known-failures lists it (${known.glob}): remove that entry` };
@@ -175,16 +179,14 @@ function makeWorkspace(root, host, scenario) {
 function standardChecks(ctx) {
   const { host, blocks, diag, step, stepIndex, scenario } = ctx;
   const out = [];
-  const prompts = scenario.steps.slice(0, stepIndex + 1).length;
+  const prompts = stepIndex + 1; // prompts in the conversation so far
 
-  // The host ran both hooks and logged no hook error.
+  // The host ran the hooks (SessionStart on the first step only) and logged no hook error.
   if (diag.ran) {
-    const events = [host.eventNames.UserPromptSubmit];
-    if (stepIndex === 0) events.unshift(host.eventNames.SessionStart);
-    const ranKeys = { [host.eventNames.SessionStart]: 'SessionStart', [host.eventNames.UserPromptSubmit]: 'UserPromptSubmit' };
+    const events = stepIndex === 0 ? ['SessionStart', 'UserPromptSubmit'] : ['UserPromptSubmit'];
     for (const ev of events) {
-      const n = diag.ran[ranKeys[ev]];
-      out.push(check(`host ran the ${ev} hook successfully`, n >= 1, `${n} successful runs logged`));
+      const n = diag.ran[ev];
+      out.push(check(`host ran the ${host.eventNames[ev]} hook successfully`, n >= 1, `${n} successful runs logged`));
     }
   }
   out.push(check('host logged no hook error', diag.errors.length === 0, diag.errors.slice(0, 5).join('\n')));
@@ -298,6 +300,8 @@ async function runScenario(root, host, scenario) {
     }
   } finally {
     await mock.close();
+    const left = killStragglers(ws.root);
+    if (left) console.log(`     ${prefix}: stopped ${left} process(es) the host left running`);
   }
 }
 
@@ -307,6 +311,7 @@ async function main() {
     process.exit(2);
   }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sophia-e2e-'));
+  workRoot = root;
   console.log(`e2e: work directory ${root}`);
   const started = Date.now();
   for (const name of hostNames) {

@@ -11,6 +11,7 @@
 //                            where = 'session' (session context), 'prompt' (this prompt's context)
 //   diagnose(ws, run)        {ran: {SessionStart, UserPromptSubmit}, errors: [line]} from the host's
 //                            own logs: how often it ran sophia-hook successfully, and hook errors
+//                            (ran is null where a host logs no success line)
 //   toolResults(body)        [{name?, id, output}] tool results the host sent back to the model
 //   eventNames               the host's names for the two events (Gemini: BeforeAgent)
 //
@@ -86,6 +87,9 @@ export const codex = {
   prepare(ws) {
     installHook(ws, 'codex');
     const toml = [
+      // Nothing but the mock: no update check, no curated-plugin sync, no analytics (in the suite's
+      // private network namespace each of these would otherwise wait for a DNS time-out).
+      'check_for_update_on_startup = false',
       'model = "e2e-mock-model"',
       'model_provider = "e2e_mock"',
       '',
@@ -96,6 +100,16 @@ export const codex = {
       'env_key = "E2E_MOCK_API_KEY"',
       'request_max_retries = 0',
       'stream_max_retries = 0',
+      '',
+      '[features]',
+      'plugins = false',
+      'apps = false',
+      'remote_plugin = false',
+      'in_app_updates = false',
+      'daemon_auto_start = false', // the TUI would start a detached app-server that outlives it
+      '',
+      '[analytics]',
+      'enabled = false',
       '',
       // Folder trust: without it Codex ignores the project's .codex/ (hooks included).
       `[projects.${JSON.stringify(ws.project)}]`,
@@ -152,6 +166,7 @@ export const codex = {
 // ---------------------------------------------------------------------------------------------------
 // Anthropic Claude Code
 
+const CLAUDE_KEY = 'sk-ant-e2e-mock-key';
 const CLAUDE_LABEL = /(SessionStart|UserPromptSubmit) hook additional context: /g;
 
 export const claude = {
@@ -164,16 +179,18 @@ export const claude = {
 
   prepare(ws) {
     installHook(ws, 'claude');
-    // `claude -p` needs no trust; the interactive TUI asks once per folder and records the answer here.
+    // `claude -p` needs no trust; the interactive TUI asks once per folder, and once whether to use an
+    // API key found in the environment (by its last 20 characters), and records the answers here.
     writeJson(path.join(ws.home, '.claude.json'), {
       hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
       projects: { [ws.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
     });
   },
 
   env: (ws) => ({
     ANTHROPIC_BASE_URL: ws.mockUrl,
-    ANTHROPIC_API_KEY: 'sk-ant-e2e-mock',
+    ANTHROPIC_API_KEY: CLAUDE_KEY,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
   }),
@@ -278,7 +295,7 @@ export const gemini = {
 
   env: (ws) => ({ GOOGLE_GEMINI_BASE_URL: ws.mockUrl, GEMINI_API_KEY: 'e2e-mock-key', NO_COLOR: '1' }),
 
-  argv: (ws, step) => [...(step.resume ? ['--resume', 'latest'] : []), '-p', step.prompt],
+  argv: (ws, step) => [...(step.resume ? ['--resume', 'latest'] : []), '-p', step.prompt, '--debug'],
 
   // Gemini wraps hook context in <hook_context>…</hook_context> inside the user turn: SessionStart's is
   // prepended to the first prompt (non-interactive) or sent with the first turn, BeforeAgent's follows
@@ -308,12 +325,21 @@ export const gemini = {
     return blocks;
   },
 
+  // With --debug Gemini logs "Hook execution for <event>: N hooks executed successfully" or
+  // "… N succeeded, M failed (names)" on stderr.
   diagnose(ws, run) {
-    const errors = lines(run.stderr).filter(
-      (l) => /hook/i.test(l) && /(fail|error|invalid|timed out|denied|blocked)/i.test(l),
-    );
-    // Gemini logs no line per successful hook run in -p mode; the blocks in the request are the proof.
-    return { ran: null, errors };
+    const ran = { SessionStart: 0, UserPromptSubmit: 0 };
+    const errors = [];
+    for (const l of lines(run.stderr)) {
+      const ok = /Hook execution for (\w+): (\d+) hooks executed successfully/.exec(l);
+      if (ok) {
+        const key = ok[1] === 'BeforeAgent' ? 'UserPromptSubmit' : ok[1];
+        if (key in ran) ran[key] += Number(ok[2]);
+      } else if (/Hook execution for \w+: .*failed|Hook execution error|Hook\(s\) \[.*\] failed|Discarding invalid hook|hook.*timed out/i.test(l)) {
+        errors.push(l);
+      }
+    }
+    return { ran, errors };
   },
 
   toolResults(body) {
