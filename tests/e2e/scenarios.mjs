@@ -98,6 +98,17 @@ export const SCENARIOS = [
     },
   },
   {
+    // With a model other than the default, Claude Code moves hook context from a system message into
+    // <system-reminder> blocks of the user turn; the same checks must hold there.
+    name: 'claude-other-model',
+    hosts: ['claude'],
+    steps: [{ prompt: '!agents analizza questi log', args: ['--model', 'claude-sonnet-4-5'] }],
+    expect: {
+      prompt: ['subagentMode=required reason=hotword:!agents', 'Sophia agent routing: agent='],
+      absent: ['subagentMode=off', 'subagentMode=requested'],
+    },
+  },
+  {
     // A resumed session already holds the bootstrap: it must not arrive a second time.
     name: 'resume',
     steps: [

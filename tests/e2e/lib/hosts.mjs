@@ -198,6 +198,7 @@ export const claude = {
   argv: (ws, step) => [
     '-p',
     step.prompt,
+    ...(step.args || []),
     ...(step.resume ? ['--continue'] : []),
     '--debug-file',
     path.join(step.dir, 'claude-debug.txt'),
