@@ -151,7 +151,8 @@ pub enum SkillsCommand {
         /// The project root (default: the git root above the current directory).
         #[arg(long)]
         root: Option<PathBuf>,
-        /// Where to write the index.
+        /// Where to write the index (only with `--host`: without it, one index is written per
+        /// host that has skills, since each host sees its own folders).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -260,7 +261,7 @@ pub fn run(
             Err(err) => report(Err(err), stderr),
         },
         Some(Command::Skills(SkillsCommand::Index { root, out })) => {
-            report(skills_index(stdout, root, out), stderr)
+            report(skills_index(stdout, root, cli.host, out, settings), stderr)
         }
         Some(Command::Catalog(CatalogCommand::Build {
             root,
@@ -445,22 +446,49 @@ fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 fn skills_index(
     stdout: &mut dyn Write,
     root: Option<PathBuf>,
+    host: Option<Host>,
     out: Option<PathBuf>,
+    settings: &Settings,
 ) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
-    let (catalog, path) = skills::build_index(&root, out.as_deref())?;
-    writeln!(
-        stdout,
-        "wrote {} ({} skills, {} skipped, fingerprint {})",
-        path.display(),
-        catalog.skills.len(),
-        catalog.warnings.len(),
-        catalog.source_fingerprint
-    )?;
-    for warning in &catalog.warnings {
-        writeln!(stdout, "  warning: {warning}")?;
+    if out.is_some() && host.is_none() {
+        bail!("--out needs --host: each host gets its own index");
     }
-    Ok(())
+    let homes = skills::Homes::from_settings(settings);
+    let hosts: Vec<Host> = match host {
+        Some(h) => vec![h],
+        None => Host::ALL.to_vec(),
+    };
+    let mut built = 0;
+    let mut last_error = None;
+    for host in hosts {
+        match skills::build_index(&root, host, &homes, out.as_deref()) {
+            Ok((catalog, path)) => {
+                built += 1;
+                writeln!(
+                    stdout,
+                    "{}: wrote {} ({} skills, {} skipped, fingerprint {})",
+                    host.as_str(),
+                    path.display(),
+                    catalog.skills.len(),
+                    catalog.warnings.len(),
+                    catalog.source_fingerprint
+                )?;
+                for warning in &catalog.warnings {
+                    writeln!(stdout, "  warning: {warning}")?;
+                }
+            }
+            Err(e) => last_error = Some(e),
+        }
+    }
+    match (built, last_error) {
+        (0, Some(e)) if host.is_some() => Err(e),
+        (0, _) => anyhow::bail!(
+            "no skills found in {} for any host (the hook uses the embedded default catalog)",
+            root.display()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Runs `eval`; `Ok(false)` when a floor is missed.
@@ -476,6 +504,7 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
             catalog: crate::skills::default_catalog(),
             source: skills::CatalogSource::Embedded,
             warnings: Vec::new(),
+            inventory: skills::Inventory::default(),
         },
     };
     let skill_ids: std::collections::BTreeSet<String> =

@@ -394,6 +394,7 @@ mod tests {
             skill_id: id.into(),
             score: 5,
             reasons: vec![],
+            source: None,
         };
         let off = AgentRouting::off();
         assert_eq!(

@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::Path;
 
-use sophia_hook::edge::skills::{CatalogSource, build_index, load};
+use sophia_hook::edge::skills::{CatalogSource, Homes, build_index, load};
+use sophia_hook::payload::Host;
 use sophia_hook::skills::router::SkillRouter;
 
 /// Writes `n` skills: skill `k` has the unique keyword `zeta{k}x` and shares generic words with
@@ -33,7 +34,7 @@ fn thousand_skills_route_correctly_by_index_and_by_scan() {
     assert_eq!(scanned.source, CatalogSource::Scan);
     assert_eq!(scanned.catalog.skills.len(), 1_000);
 
-    build_index(dir.path(), None).unwrap();
+    build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
     let indexed = load(dir.path());
     assert_eq!(indexed.source, CatalogSource::Index);
     assert_eq!(indexed.catalog, scanned.catalog);

@@ -446,6 +446,7 @@ mod tests {
                     skill_id: id.to_string(),
                     score: 5,
                     reasons: vec![],
+                    source: None,
                 })
                 .collect(),
             ..SkillRouting::default()

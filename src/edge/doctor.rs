@@ -89,7 +89,7 @@ pub fn run(input: &DoctorInput<'_>) -> Vec<Check> {
     for host in &input.hosts {
         check_host(input, *host, &mut out);
     }
-    check_skills(input.root, &mut out);
+    check_skills(input.root, &input.hosts, input.settings, &mut out);
     let catalog = check_agent_catalog(input.root, &mut out);
     check_manifest(input.settings, &catalog, &mut out);
     check_analytics(input.settings, &mut out);
@@ -743,35 +743,60 @@ fn validate_inject_steps(
     Ok(chars)
 }
 
-fn check_skills(root: &Path, out: &mut Vec<Check>) {
-    let loaded = skills::load(root);
-    match loaded.source {
-        skills::CatalogSource::Embedded => out.push(check(
-            Status::Info,
-            "skills",
-            "no skills/*/SKILL.md: the embedded default catalog is used",
-            None,
-        )),
-        skills::CatalogSource::Index => out.push(check(
-            Status::Ok,
-            "skills",
-            format!(
-                "index fresh ({} skills, {})",
-                loaded.catalog.skills.len(),
-                loaded.catalog.source_fingerprint
-            ),
-            None,
-        )),
-        skills::CatalogSource::Scan => out.push(check(
-            Status::Warn,
-            "skills",
-            format!(
-                "{} — every prompt parses {} SKILL.md files",
-                loaded.warnings.join(", "),
-                loaded.catalog.skills.len()
-            ),
-            Some("sophia-hook skills index".into()),
-        )),
+/// The skill inventory each host would see from the project root: its folders with what they
+/// hold, and whether the compiled index is fresh. With no inventory the embedded default catalog
+/// applies, and the check says so.
+fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<Check>) {
+    let homes = skills::Homes::from_settings(settings);
+    for &host in hosts {
+        let area = format!("skills ({})", host.as_str());
+        let loaded = skills::load_for_host(host, root, root, &homes, || skills::index_path(root));
+        let inv = &loaded.inventory;
+        let folders: Vec<String> = inv
+            .folders
+            .iter()
+            .zip(&inv.counts)
+            .filter(|(_, n)| **n > 0)
+            .map(|(f, n)| format!("{} {n} ({})", f.label, f.scope.as_str()))
+            .collect();
+        let searched = || {
+            let labels: Vec<&str> = inv.folders.iter().map(|f| f.label.as_str()).collect();
+            labels.join(", ")
+        };
+        match loaded.source {
+            skills::CatalogSource::Embedded => out.push(check(
+                Status::Info,
+                area,
+                format!(
+                    "no skills in {}: the embedded default catalog is used",
+                    searched()
+                ),
+                None,
+            )),
+            skills::CatalogSource::Index => out.push(check(
+                Status::Ok,
+                area,
+                format!(
+                    "{} skills: {}; index fresh ({})",
+                    loaded.catalog.skills.len(),
+                    folders.join(", "),
+                    loaded.catalog.source_fingerprint
+                ),
+                None,
+            )),
+            skills::CatalogSource::Scan => out.push(check(
+                Status::Warn,
+                area,
+                format!(
+                    "{} skills: {}; {} — every prompt parses {} SKILL.md files",
+                    loaded.catalog.skills.len(),
+                    folders.join(", "),
+                    loaded.warnings.join(", "),
+                    inv.len()
+                ),
+                Some("sophia-hook skills index".into()),
+            )),
+        }
     }
 }
 

@@ -261,7 +261,8 @@ pub fn load_project(
     project.skill_warnings.extend(config_warning);
     if request.event == Event::UserPromptSubmit {
         // Paths come from the configuration read above, not from a second read of it.
-        let loaded = skills::load_with_index(&root, || {
+        let homes = skills::Homes::from_settings(settings);
+        let loaded = skills::load_for_host(request.host, &cwd, &root, &homes, || {
             ProjectConfig::resolve(&root, config.skills_index.as_deref(), skills::INDEX_PATH)
         });
         let generated =

@@ -1,8 +1,10 @@
-//! Finding and loading the skill catalog of a project: `skills/*/SKILL.md` under the project
-//! root, through the compiled index `.sophia/skills-index.tsv` when it is fresh, by scanning
-//! the sources when it is stale or missing, and the embedded default catalog when the project has
-//! no skills. Bad files are skipped with a warning; nothing here ever fails the hook.
+//! Finding and loading the skills a host would list: its inventory (the project's and the
+//! user's skill folders of that host, plus the project's own `skills/`), through the compiled
+//! index `.sophia/skills-index.tsv` when it is fresh, by scanning the sources when it is stale or
+//! missing, and the embedded default catalog when the inventory is empty. Bad files are skipped
+//! with a warning; nothing here ever fails the hook.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ use std::time::UNIX_EPOCH;
 
 use crate::config::ProjectConfig;
 use crate::edge::files::write_atomic;
+use crate::payload::Host;
 use crate::skills::catalog::{CATALOG_SCHEMA_VERSION, CompiledCatalog, compile, parse_skill_md};
 use crate::skills::default_catalog;
 
@@ -43,43 +46,312 @@ pub struct LoadedCatalog {
     pub source: CatalogSource,
     /// Load warnings (stale index, skipped files), shown by `explain`.
     pub warnings: Vec<String>,
+    /// The folders searched and what they hold.
+    pub inventory: Inventory,
 }
 
-/// A `SKILL.md` found under `skills/`.
+/// Whose skill folder a `SKILL.md` came from. Project folders win over user folders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SkillScope {
+    Project,
+    User,
+}
+
+impl SkillScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkillScope::Project => "project",
+            SkillScope::User => "user",
+        }
+    }
+}
+
+/// A folder a host reads skills from, in precedence order (see [`skill_folders`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFolder {
+    pub path: PathBuf,
+    pub scope: SkillScope,
+    /// How `explain` and `doctor` name it: relative to the project root, or `~/…` for the home.
+    pub label: String,
+    /// Codex finds skills in nested sub-folders (`group/skill/SKILL.md`); the others read one
+    /// level only.
+    nested: bool,
+}
+
+/// Where the user's folders are: the home, and Codex's `$CODEX_HOME` when set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Homes {
+    pub home: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
+}
+
+impl Homes {
+    pub fn from_settings(settings: &crate::edge::settings::Settings) -> Homes {
+        Homes {
+            home: settings.home.clone(),
+            codex_home: settings.codex_home.clone(),
+        }
+    }
+}
+
+/// How deep nested folders are searched below a Codex skill folder.
+const NESTED_DEPTH: usize = 3;
+/// At most this many skills make an inventory; the rest are left out with a warning.
+pub const MAX_SKILLS: usize = 1_000;
+
+/// The folders `host` reads skills from, highest precedence first, as verified against the
+/// pinned host CLIs (see `docs/skills.md`): project folders from `cwd` up to the project `root`,
+/// then the project's own `skills/` layout, then the user's folders. `homes.home` `None` means
+/// project scope only (`eval`, `skills index --root`).
+pub fn skill_folders(host: Host, cwd: &Path, root: &Path, homes: &Homes) -> Vec<SkillFolder> {
+    let mut out = Vec::new();
+    let project = |out: &mut Vec<SkillFolder>, dir: &Path, rel: &str, nested: bool| {
+        let path = dir.join(rel);
+        let label = match path.strip_prefix(root) {
+            Ok(r) => r.to_string_lossy().replace('\\', "/"),
+            Err(_) => path.to_string_lossy().into_owned(),
+        };
+        out.push(SkillFolder {
+            path,
+            scope: SkillScope::Project,
+            label,
+            nested,
+        });
+    };
+    // cwd and its parents up to the project root (cwd alone when it is not inside the root).
+    let walk: Vec<&Path> = if cwd.starts_with(root) {
+        cwd.ancestors()
+            .take_while(|d| d.starts_with(root))
+            .collect()
+    } else {
+        vec![cwd]
+    };
+    match host {
+        Host::Codex => {
+            for dir in &walk {
+                project(&mut out, dir, ".agents/skills", true);
+                project(&mut out, dir, ".codex/skills", true);
+            }
+        }
+        Host::Claude => {
+            for dir in &walk {
+                project(&mut out, dir, ".claude/skills", false);
+            }
+        }
+        Host::Gemini => {
+            project(&mut out, cwd, ".agents/skills", false);
+            project(&mut out, cwd, ".gemini/skills", false);
+        }
+        Host::Antigravity => {
+            project(&mut out, cwd, ".agent/skills", false);
+        }
+    }
+    project(&mut out, root, "skills", false);
+    let Some(home) = &homes.home else {
+        return out;
+    };
+    let mut user = |path: PathBuf, nested: bool| {
+        let label = match path.strip_prefix(home) {
+            Ok(r) => format!("~/{}", r.to_string_lossy().replace('\\', "/")),
+            Err(_) => path.to_string_lossy().into_owned(),
+        };
+        out.push(SkillFolder {
+            path,
+            scope: SkillScope::User,
+            label,
+            nested,
+        });
+    };
+    match host {
+        Host::Codex => {
+            user(home.join(".agents/skills"), true);
+            let codex = homes
+                .codex_home
+                .clone()
+                .unwrap_or_else(|| home.join(".codex"));
+            user(codex.join("skills"), true);
+        }
+        Host::Claude => user(home.join(".claude/skills"), false),
+        Host::Gemini => {
+            user(home.join(".agents/skills"), false);
+            user(home.join(".gemini/skills"), false);
+        }
+        Host::Antigravity => user(home.join(".gemini/antigravity/skills"), false),
+    }
+    out
+}
+
+/// A `SKILL.md` of the inventory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SourceFile {
-    /// `skills/<dir>/SKILL.md`, with `/` separators.
+    /// `<folder label>/<dir>/SKILL.md`, with `/` separators.
     rel: String,
+    scope: SkillScope,
     path: PathBuf,
     len: u64,
     mtime_ns: u128,
 }
 
-/// Lists `<skills_dir>/*/SKILL.md`, sorted by relative path.
-fn list_sources(skills_dir: &Path) -> Vec<SourceFile> {
-    let Ok(entries) = fs::read_dir(skills_dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<SourceFile> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let path = entry.path().join("SKILL.md");
-            let meta = fs::metadata(&path).ok().filter(|m| m.is_file())?;
-            let mtime_ns = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            Some(SourceFile {
-                rel: format!("skills/{}/SKILL.md", entry.file_name().to_string_lossy()),
-                path,
-                len: meta.len(),
-                mtime_ns,
+/// The skills a host would list: every `SKILL.md` of its folders, in precedence order.
+#[derive(Debug, Clone, Default)]
+pub struct Inventory {
+    pub folders: Vec<SkillFolder>,
+    files: Vec<SourceFile>,
+    /// Per folder (same order as `folders`), how many `SKILL.md` files it holds.
+    pub counts: Vec<usize>,
+    /// Symlinks refused, caps reached.
+    pub warnings: Vec<String>,
+}
+
+impl Inventory {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+}
+
+/// Lists the inventory of `folders`. Hidden entries (`.name`) are skipped. A project folder, a
+/// skill folder or a `SKILL.md` that is a symbolic link is followed only when it resolves inside
+/// the project root and not under its `.git/` (a repository is untrusted input: it must not make
+/// the hook read elsewhere); the user's own links are followed wherever they point.
+pub fn inventory(folders: Vec<SkillFolder>, root: &Path) -> Inventory {
+    let mut inv = Inventory::default();
+    let mut jail = Jail::new(root);
+    for folder in &folders {
+        let before = inv.files.len();
+        if folder.scope == SkillScope::User || jail.admits_folder(&folder.path) {
+            list_folder(folder, &folder.path, &folder.label, 0, &mut jail, &mut inv);
+        }
+        inv.counts.push(inv.files.len() - before);
+    }
+    inv.folders = folders;
+    inv
+}
+
+/// Containment of project paths, with the canonical root computed once, on first use.
+struct Jail<'a> {
+    root: &'a Path,
+    canonical: Option<Option<PathBuf>>,
+}
+
+impl<'a> Jail<'a> {
+    fn new(root: &'a Path) -> Jail<'a> {
+        Jail {
+            root,
+            canonical: None,
+        }
+    }
+
+    fn admits(&mut self, path: &Path) -> bool {
+        let root = self
+            .canonical
+            .get_or_insert_with(|| fs::canonicalize(self.root).ok());
+        let Some(root) = root else {
+            return false;
+        };
+        fs::canonicalize(path)
+            .is_ok_and(|p| p.starts_with(&*root) && !p.starts_with(root.join(".git")))
+    }
+
+    /// A project folder: checked only when it exists and a component may be a link.
+    fn admits_folder(&mut self, path: &Path) -> bool {
+        if !path.is_dir() {
+            return false;
+        }
+        let plain = path
+            .strip_prefix(self.root)
+            .map(|rel| {
+                let mut at = self.root.to_path_buf();
+                rel.components().all(|c| {
+                    at.push(c);
+                    fs::symlink_metadata(&at).is_ok_and(|m| !m.file_type().is_symlink())
+                })
             })
-        })
-        .collect();
-    files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    files
+            .unwrap_or(false);
+        plain || self.admits(path)
+    }
+}
+
+fn list_folder(
+    folder: &SkillFolder,
+    dir: &Path,
+    label: &str,
+    depth: usize,
+    jail: &mut Jail<'_>,
+    inv: &mut Inventory,
+) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<fs::DirEntry> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    let project = folder.scope == SkillScope::Project;
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = format!("{label}/{name}");
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let skill_dir = entry.path();
+        if kind.is_symlink() {
+            if project && !jail.admits(&skill_dir) {
+                inv.warnings
+                    .push(format!("skill-link-outside-project:{rel}"));
+                continue;
+            }
+        } else if !kind.is_dir() {
+            continue;
+        }
+        let path = skill_dir.join("SKILL.md");
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            if folder.nested && depth + 1 < NESTED_DEPTH && skill_dir.is_dir() {
+                list_folder(folder, &skill_dir, &rel, depth + 1, jail, inv);
+            }
+            continue;
+        };
+        let meta = if meta.file_type().is_symlink() {
+            if project && !jail.admits(&path) {
+                inv.warnings
+                    .push(format!("skill-link-outside-project:{rel}/SKILL.md"));
+                continue;
+            }
+            match fs::metadata(&path) {
+                Ok(m) => m,
+                Err(_) => continue,
+            }
+        } else {
+            meta
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        if inv.files.len() >= MAX_SKILLS {
+            if !inv.warnings.iter().any(|w| w.starts_with("skills-cap")) {
+                inv.warnings
+                    .push(format!("skills-cap:{MAX_SKILLS}: the rest are left out"));
+            }
+            return;
+        }
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        inv.files.push(SourceFile {
+            rel: format!("{rel}/SKILL.md"),
+            scope: folder.scope,
+            path,
+            len: meta.len(),
+            mtime_ns,
+        });
+    }
 }
 
 /// The fingerprint of the sources: FNV-1a (64-bit) over each file's relative path, size and
@@ -96,6 +368,7 @@ fn fingerprint(files: &[SourceFile]) -> String {
     };
     feed(&CATALOG_SCHEMA_VERSION.to_le_bytes());
     for f in files {
+        feed(f.scope.as_str().as_bytes());
         feed(f.rel.as_bytes());
         feed(&[0]);
         feed(&f.len.to_le_bytes());
@@ -104,10 +377,14 @@ fn fingerprint(files: &[SourceFile]) -> String {
     format!("fnv1a64:{hash:016x}")
 }
 
-/// Parses and compiles every source; a bad file is skipped with a warning.
+/// Parses and compiles every source, in precedence order. A bad file is skipped with a
+/// warning; a name already taken by a folder of higher precedence is shadowed, with a warning
+/// naming both files (the host would list the first one).
 fn scan(files: &[SourceFile], fingerprint: String) -> CompiledCatalog {
     let mut defs = Vec::new();
+    let mut sources = Vec::new();
     let mut warnings = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for f in files {
         let mut bytes = Vec::new();
         let read = fs::File::open(&f.path)
@@ -117,57 +394,107 @@ fn scan(files: &[SourceFile], fingerprint: String) -> CompiledCatalog {
             continue;
         }
         match parse_skill_md(&String::from_utf8_lossy(&bytes)) {
-            Ok(def) => defs.push(def),
+            Ok(def) => {
+                if let Some(first) = seen.get(&def.id) {
+                    warnings.push(format!(
+                        "duplicate-skill-id:{}: {first} shadows {}",
+                        def.id, f.rel
+                    ));
+                    continue;
+                }
+                seen.insert(def.id.clone(), f.rel.clone());
+                sources.push(format!("{}:{}", f.scope.as_str(), f.rel));
+                defs.push(def);
+            }
             Err(why) => warnings.push(format!("skill-skipped:{}: {why}", f.rel)),
         }
     }
-    compile(&defs, fingerprint, warnings)
+    let mut catalog = compile(&defs, fingerprint, warnings);
+    for (skill, source) in catalog.skills.iter_mut().zip(sources) {
+        skill.source = source;
+    }
+    catalog
 }
 
-/// Where the compiled index of `root` lives (`.sophia-hook.yaml` may move it).
+/// Where the compiled index of `root` lives (`.sophia-hook.yaml` may move it), for Codex; the
+/// other hosts see other folders, so their index sits next to it with the host in its name.
 pub fn index_path(root: &Path) -> PathBuf {
     let (config, _) = crate::edge::config::load(root);
     ProjectConfig::resolve(root, config.skills_index.as_deref(), INDEX_PATH)
 }
 
-/// Loads the catalog for a project root (its configuration says where the index is).
-pub fn load(root: &Path) -> LoadedCatalog {
-    load_with_index(root, || index_path(root))
+/// The index file of `host`, next to the configured one: `skills-index.tsv` for Codex,
+/// `skills-index-claude.tsv` and so on for the others.
+pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
+    if host == Host::Codex {
+        return base.to_path_buf();
+    }
+    let stem = base
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name = match base.extension() {
+        Some(ext) => format!("{stem}-{}.{}", host.as_str(), ext.to_string_lossy()),
+        None => format!("{stem}-{}", host.as_str()),
+    };
+    base.with_file_name(name)
 }
 
-/// Loads the catalog for a project root whose index path the caller already knows (the hook has
-/// read the configuration once); `index` is only asked for when the project has skills.
-pub fn load_with_index(root: &Path, index: impl FnOnce() -> PathBuf) -> LoadedCatalog {
-    let files = list_sources(&root.join("skills"));
-    if files.is_empty() {
+/// Loads the catalog of a project's own folders (Codex's layout, no user folders): what `eval`,
+/// `doctor` and `catalog build` route against.
+pub fn load(root: &Path) -> LoadedCatalog {
+    let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+    load_inventory(inventory(folders, root), || index_path(root))
+}
+
+/// Loads the catalog `host` would see from `cwd` inside project `root`: its inventory through
+/// the compiled index when it is fresh (`index` is asked for only when there is an inventory),
+/// else by scanning; the embedded default catalog when the inventory is empty.
+pub fn load_for_host(
+    host: Host,
+    cwd: &Path,
+    root: &Path,
+    homes: &Homes,
+    index: impl FnOnce() -> PathBuf,
+) -> LoadedCatalog {
+    let folders = skill_folders(host, cwd, root, homes);
+    load_inventory(inventory(folders, root), || host_index_path(&index(), host))
+}
+
+fn load_inventory(inventory: Inventory, index: impl FnOnce() -> PathBuf) -> LoadedCatalog {
+    if inventory.is_empty() {
         return LoadedCatalog {
             catalog: default_catalog(),
             source: CatalogSource::Embedded,
-            warnings: Vec::new(),
+            warnings: inventory.warnings.clone(),
+            inventory,
         };
     }
-    let fp = fingerprint(&files);
+    let fp = fingerprint(&inventory.files);
     let index_warning = match read_index(&index()) {
         Ok(index)
             if index.source_fingerprint == fp && index.schema_version == CATALOG_SCHEMA_VERSION =>
         {
-            let warnings = index.warnings.clone();
+            let mut warnings = inventory.warnings.clone();
+            warnings.extend(index.warnings.iter().cloned());
             return LoadedCatalog {
                 catalog: index,
                 source: CatalogSource::Index,
                 warnings,
+                inventory,
             };
         }
         Ok(_) => "skills-index-stale",
         Err(reason) => reason,
     };
-    let catalog = scan(&files, fp);
+    let catalog = scan(&inventory.files, fp);
     let mut warnings = vec![index_warning.to_owned()];
+    warnings.extend(inventory.warnings.iter().cloned());
     warnings.extend(catalog.warnings.iter().cloned());
     LoadedCatalog {
         catalog,
         source: CatalogSource::Scan,
         warnings,
+        inventory,
     }
 }
 
@@ -182,19 +509,31 @@ fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
     CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")
 }
 
-/// Builds the compiled index of `root` (`sophia-hook skills index`): scans the sources and writes
-/// the index atomically to `out` (default `<root>/.sophia/skills-index.tsv`). Returns the catalog
-/// and the path written.
-pub fn build_index(root: &Path, out: Option<&Path>) -> anyhow::Result<(CompiledCatalog, PathBuf)> {
-    let files = list_sources(&root.join("skills"));
-    if files.is_empty() {
+/// Builds the compiled index of the skills `host` sees in project `root` (`sophia-hook skills
+/// index`): scans the inventory and writes the index atomically to `out` (default
+/// `<root>/.sophia/skills-index.tsv`, with the host in the name for hosts other than Codex).
+/// `homes` adds the user's folders. Returns the catalog and the path written.
+pub fn build_index(
+    root: &Path,
+    host: Host,
+    homes: &Homes,
+    out: Option<&Path>,
+) -> anyhow::Result<(CompiledCatalog, PathBuf)> {
+    let inventory = inventory(skill_folders(host, root, root, homes), root);
+    if inventory.is_empty() {
         anyhow::bail!(
-            "no skills found: {} has no */SKILL.md (the hook uses the embedded default catalog)",
-            root.join("skills").display()
+            "no skills found for {} in {}: no */SKILL.md in its skill folders (the hook uses the \
+             embedded default catalog)",
+            host.as_str(),
+            root.display()
         );
     }
-    let catalog = scan(&files, fingerprint(&files));
-    let out = out.map_or_else(|| index_path(root), Path::to_path_buf);
+    let mut catalog = scan(&inventory.files, fingerprint(&inventory.files));
+    catalog.warnings.extend(inventory.warnings.iter().cloned());
+    let out = out.map_or_else(
+        || host_index_path(&index_path(root), host),
+        Path::to_path_buf,
+    );
     write_atomic(&out, catalog.to_lines().as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     if let Some(dir) = out.parent() {
@@ -254,7 +593,7 @@ mod tests {
         );
         assert_eq!(loaded.catalog.skills.len(), 1);
 
-        let (_, path) = build_index(dir.path(), None).unwrap();
+        let (_, path) = build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
         assert_eq!(path, dir.path().join(INDEX_PATH));
         assert_eq!(
             fs::read_to_string(dir.path().join(".sophia/.gitignore"))
@@ -286,7 +625,200 @@ mod tests {
     #[test]
     fn build_index_without_skills_fails_and_writes_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(build_index(dir.path(), None).is_err());
+        assert!(build_index(dir.path(), Host::Codex, &Homes::default(), None).is_err());
         assert!(!dir.path().join(".sophia").exists());
+    }
+
+    fn mk(dir: &Path, name: &str) {
+        fs::create_dir_all(dir.join(name)).unwrap();
+        fs::write(
+            dir.join(name).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: The {name} probe\n---\n"),
+        )
+        .unwrap();
+    }
+
+    /// The layout the host CLIs were probed with (see `docs/skills.md`): one skill per candidate
+    /// folder, and the ids each host lists.
+    #[test]
+    fn each_host_lists_its_own_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        let home = base.join("home");
+        let root = base.join("above/repo");
+        let cwd = root.join("sub");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir_all(&cwd).unwrap();
+        mk(&home.join(".agents/skills"), "home-agents");
+        mk(&home.join(".codex/skills"), "home-codex");
+        mk(&home.join(".claude/skills"), "home-claude");
+        mk(&home.join(".gemini/skills"), "home-gemini");
+        mk(&base.join("above/.agents/skills"), "above-root-agents");
+        mk(&root.join(".agents/skills"), "root-agents");
+        mk(&root.join(".codex/skills"), "root-codex");
+        mk(&root.join(".claude/skills"), "root-claude");
+        mk(&root.join(".gemini/skills"), "root-gemini");
+        mk(&root.join("skills"), "root-plain");
+        mk(&cwd.join(".agents/skills"), "cwd-agents");
+        mk(&cwd.join(".claude/skills"), "cwd-claude");
+        mk(&cwd.join(".gemini/skills"), "cwd-gemini");
+        mk(&cwd.join("deeper/.agents/skills"), "below-cwd");
+        mk(&root.join(".agents/skills/group"), "nested-agents");
+        mk(&root.join(".agents/skills"), ".hidden");
+        mk(&root.join(".claude/skills/group"), "nested-claude");
+        let homes = Homes {
+            home: Some(home.clone()),
+            codex_home: None,
+        };
+        let ids = |host: Host| -> Vec<String> {
+            let loaded = load_for_host(host, &cwd, &root, &homes, || root.join(INDEX_PATH));
+            let mut ids: Vec<String> = loaded.catalog.skills.into_iter().map(|s| s.id).collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(
+            ids(Host::Codex),
+            [
+                "cwd-agents",
+                "home-agents",
+                "home-codex",
+                "nested-agents",
+                "root-agents",
+                "root-codex",
+                "root-plain"
+            ]
+        );
+        assert_eq!(
+            ids(Host::Claude),
+            ["cwd-claude", "home-claude", "root-claude", "root-plain"]
+        );
+        assert_eq!(
+            ids(Host::Gemini),
+            [
+                "cwd-agents",
+                "cwd-gemini",
+                "home-agents",
+                "home-gemini",
+                "root-plain"
+            ]
+        );
+        // Project scope only (eval, doctor): the root's folders, no user folders.
+        let mut project: Vec<String> = load(&root)
+            .catalog
+            .skills
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        project.sort();
+        assert_eq!(
+            project,
+            ["nested-agents", "root-agents", "root-codex", "root-plain"]
+        );
+    }
+
+    #[test]
+    fn project_wins_over_user_and_duplicates_warn() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        let home = tmp.path().join("home");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for (dir, what) in [
+            (home.join(".agents/skills/dupe"), "user copy"),
+            (root.join(".agents/skills/dupe"), "project copy"),
+        ] {
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(
+                dir.join("SKILL.md"),
+                format!("---\nname: dupe\ndescription: {what}\n---\n"),
+            )
+            .unwrap();
+        }
+        let homes = Homes {
+            home: Some(home),
+            codex_home: None,
+        };
+        let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
+        assert_eq!(loaded.catalog.skills.len(), 1);
+        let skill = &loaded.catalog.skills[0];
+        assert_eq!(skill.source, "project:.agents/skills/dupe/SKILL.md");
+        assert!(
+            skill.terms.iter().any(|t| t.label == "project"),
+            "the project copy is the one kept: {:?}",
+            skill.terms
+        );
+        assert!(
+            loaded.warnings.iter().any(|w| w
+                == "duplicate-skill-id:dupe: .agents/skills/dupe/SKILL.md shadows ~/.agents/skills/dupe/SKILL.md"),
+            "{:?}",
+            loaded.warnings
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn project_links_stay_inside_the_project() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        let outside = tmp.path().join("outside");
+        let home = tmp.path().join("home");
+        fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        mk(&outside, "outside");
+        mk(&root.join("vendor"), "inside");
+        mk(&root.join(".git/hooks"), "in-git");
+        let skills = root.join(".agents/skills");
+        fs::create_dir_all(&skills).unwrap();
+        symlink(outside.join("outside"), skills.join("outside")).unwrap();
+        symlink(root.join("vendor/inside"), skills.join("inside")).unwrap();
+        symlink(root.join(".git/hooks/in-git"), skills.join("in-git")).unwrap();
+        fs::create_dir_all(skills.join("file-link")).unwrap();
+        symlink("/etc/hostname", skills.join("file-link/SKILL.md")).unwrap();
+        // The user's own links are followed wherever they point.
+        fs::create_dir_all(home.join(".agents/skills")).unwrap();
+        mk(&outside, "user-linked");
+        symlink(
+            outside.join("user-linked"),
+            home.join(".agents/skills/user-linked"),
+        )
+        .unwrap();
+        let homes = Homes {
+            home: Some(home),
+            codex_home: None,
+        };
+        let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
+        let mut ids: Vec<&str> = loaded
+            .catalog
+            .skills
+            .iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        ids.sort();
+        assert_eq!(ids, ["inside", "user-linked"]);
+        for refused in [
+            "skill-link-outside-project:.agents/skills/in-git",
+            "skill-link-outside-project:.agents/skills/outside",
+            "skill-link-outside-project:.agents/skills/file-link/SKILL.md",
+        ] {
+            assert!(
+                loaded.warnings.iter().any(|w| w == refused),
+                "{refused}: {:?}",
+                loaded.warnings
+            );
+        }
+        // A whole skill folder linked out of the project is refused too.
+        fs::remove_dir_all(&skills).unwrap();
+        symlink(&outside, &skills).unwrap();
+        let loaded = load(&root);
+        assert_eq!(loaded.source, CatalogSource::Embedded);
+    }
+
+    #[test]
+    fn host_index_files_are_separate() {
+        let base = Path::new("/p/.sophia/skills-index.tsv");
+        assert_eq!(host_index_path(base, Host::Codex), base);
+        assert_eq!(
+            host_index_path(base, Host::Claude),
+            Path::new("/p/.sophia/skills-index-claude.tsv")
+        );
     }
 }

@@ -92,6 +92,10 @@ impl Term {
 #[serde(rename_all = "camelCase", bound(deserialize = "'de: 'static"))]
 pub struct CompiledSkill {
     pub id: String,
+    /// Where the skill was found: `<scope>:<folder>/<dir>/SKILL.md` (`project:.agents/skills/pdf/SKILL.md`,
+    /// `user:~/.codex/skills/pdf/SKILL.md`); empty for the embedded defaults.
+    #[serde(default)]
+    pub source: String,
     pub phases: Vec<String>,
     pub scope: Scope,
     pub terms: Vec<Term>,
@@ -145,9 +149,10 @@ impl CompiledCatalog {
                 Scope::MultiPhase => "multi-phase",
             };
             out.push_str(&format!(
-                "S\t{}\t{scope}\t{}\n",
+                "S\t{}\t{scope}\t{}\t{}\n",
                 skill.id,
-                skill.phases.join(",")
+                skill.phases.join(","),
+                clean(&skill.source)
             ));
             for t in &skill.terms {
                 let field = match t.field {
@@ -228,6 +233,7 @@ impl CompiledCatalog {
                 .iter()
                 .map(|(id, scope, phases, terms)| CompiledSkill {
                     id: (*id).to_owned(),
+                    source: String::new(),
                     phases: phases.iter().map(|p| (*p).to_owned()).collect(),
                     scope: *scope,
                     terms: terms
@@ -281,8 +287,10 @@ impl CompiledCatalog {
                         .filter(|p| !p.is_empty())
                         .map(str::to_owned)
                         .collect();
+                    let source = f.next().unwrap_or_default().to_owned();
                     catalog.skills.push(CompiledSkill {
                         id,
+                        source,
                         phases,
                         scope,
                         terms: Vec::new(),
@@ -375,7 +383,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 2;
+pub const CATALOG_SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -551,6 +559,7 @@ pub fn compile(
             }
             CompiledSkill {
                 id: d.id.clone(),
+                source: String::new(),
                 phases: d.phases.clone(),
                 scope: d.scope,
                 terms: out,

@@ -3,8 +3,10 @@
 //! module holds the result types that `explain` shows under `skills`, and the embedded default
 //! catalog. Pure: no I/O (the edge finds and reads project catalogs).
 
+pub mod bm25;
 pub mod catalog;
 pub mod router;
+pub mod vocab;
 
 use serde::Serialize;
 
@@ -30,6 +32,10 @@ pub struct SkillMatch {
     pub skill_id: String,
     pub score: u32,
     pub reasons: Vec<String>,
+    /// Where the skill was found (`project:.agents/skills/pdf/SKILL.md`,
+    /// `user:~/.claude/skills/pdf/SKILL.md`); absent for the embedded default catalog.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// `skills` of the decision JSON: at most two selected skills, then the runners-up.

@@ -119,6 +119,7 @@ impl SkillRouter {
                 skill_id: self.skills[si].id.clone(),
                 score: score.max(0) as u32,
                 reasons,
+                source: Some(self.skills[si].source.clone()).filter(|s| !s.is_empty()),
             };
             let selectable = score >= THRESHOLD && score * 5 >= top * 2;
             if selectable && routing.selected.len() < 2 {
