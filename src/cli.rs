@@ -520,7 +520,13 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
         agents: Some(agents),
         ..Project::default()
     };
-    let report = crate::eval::run(&cases, &mut project);
+    let mut report = crate::eval::run(&cases, &mut project);
+    let definitions = match &args.root {
+        Some(root) => skills::definitions(root),
+        None => crate::skills::default_definitions(),
+    };
+    let bm25 = crate::skills::bm25::Bm25::new(&definitions);
+    report.skills_bm25_baseline = Some(crate::eval::bm25_baseline(&cases, &bm25));
     let floors = crate::eval::Floors {
         context_accuracy: args.min_context_accuracy,
         subagent_accuracy: args.min_subagent_accuracy,

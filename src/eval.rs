@@ -241,6 +241,10 @@ pub struct Report {
     pub cases: usize,
     pub routing: RoutingMetrics,
     pub skills: SkillMetrics,
+    /// The same skill figures for plain BM25 over name + description (see
+    /// `crate::skills::bm25`), the trivial answer the router is read against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skills_bm25_baseline: Option<SkillMetrics>,
     pub agents: AgentMetrics,
     pub misses: Vec<Miss>,
 }
@@ -619,6 +623,44 @@ fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &
     }
 }
 
+/// The skill figures of the BM25 baseline on the same cases (hotwords stripped, as the router
+/// sees the prompt). Its misses are not listed; `per_skill` stays empty.
+pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25) -> SkillMetrics {
+    let mut s = SkillCounts::default();
+    for case in cases {
+        let Some(expected) = &case.skills else {
+            continue;
+        };
+        let prompt = case.payload.prompt.as_deref().unwrap_or_default();
+        let stripped = crate::hotword::parse(prompt).stripped;
+        let got: Vec<String> = bm25
+            .select(stripped)
+            .map(str::to_owned)
+            .into_iter()
+            .collect();
+        if let Some(first) = expected.first() {
+            s.top1.1 += 1;
+            if got.first() == Some(first) {
+                s.top1.0 += 1;
+            }
+        }
+        s.overlap += got.iter().filter(|g| expected.contains(g)).count();
+        s.selected += got.len();
+        s.expected += expected.len();
+        s.selected_empty += usize::from(got.is_empty());
+        s.expected_empty += usize::from(expected.is_empty());
+        s.both_empty += usize::from(got.is_empty() && expected.is_empty());
+    }
+    SkillMetrics {
+        precision_at_1: Ratio::new(s.top1.0, s.top1.1),
+        precision: Ratio::new(s.overlap, s.selected),
+        recall: Ratio::new(s.overlap, s.expected),
+        no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
+        no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
+        per_skill: BTreeMap::new(),
+    }
+}
+
 /// Minimum figures; a report below any of them fails.
 #[derive(Debug, Clone, Default)]
 pub struct Floors {
@@ -726,6 +768,19 @@ pub fn render_table(report: &Report) -> String {
             ("no-skill recall", &s.no_skill_recall),
         ],
     );
+    if let Some(b) = &report.skills_bm25_baseline {
+        section(
+            &mut out,
+            "skills: BM25 baseline (name + description)",
+            &[
+                ("precision@1", &b.precision_at_1),
+                ("precision (selected sets)", &b.precision),
+                ("recall (selected sets)", &b.recall),
+                ("no-skill precision", &b.no_skill_precision),
+                ("no-skill recall", &b.no_skill_recall),
+            ],
+        );
+    }
     if !s.per_skill.is_empty() {
         out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
         for (id, p) in &s.per_skill {

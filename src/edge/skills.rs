@@ -6,12 +6,11 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::config::ProjectConfig;
-use crate::edge::files::write_atomic;
+use crate::edge::files::{ReadError, caps, read_bounded_string, write_atomic};
 use crate::payload::Host;
 use crate::skills::catalog::{CATALOG_SCHEMA_VERSION, CompiledCatalog, compile, parse_skill_md};
 use crate::skills::default_catalog;
@@ -19,8 +18,6 @@ use crate::skills::default_catalog;
 /// The index file, relative to the project root. `.sophia/` holds a `.gitignore` of `*`, so the
 /// generated files never reach version control.
 pub const INDEX_PATH: &str = ".sophia/skills-index.tsv";
-/// At most this many bytes of a `SKILL.md` are read.
-const SKILL_MD_CAP: u64 = 64 * 1024;
 
 /// Where a loaded catalog came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -386,14 +383,14 @@ fn scan(files: &[SourceFile], fingerprint: String) -> CompiledCatalog {
     let mut warnings = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for f in files {
-        let mut bytes = Vec::new();
-        let read = fs::File::open(&f.path)
-            .and_then(|file| file.take(SKILL_MD_CAP).read_to_end(&mut bytes));
-        if read.is_err() {
-            warnings.push(format!("skill-skipped:{}: unreadable", f.rel));
-            continue;
-        }
-        match parse_skill_md(&String::from_utf8_lossy(&bytes)) {
+        let text = match read_bounded_string(&f.path, caps::SKILL_MD) {
+            Ok(text) => text,
+            Err(why) => {
+                warnings.push(format!("skill-skipped:{}: {why}", f.rel));
+                continue;
+            }
+        };
+        match parse_skill_md(&text) {
             Ok(def) => {
                 if let Some(first) = seen.get(&def.id) {
                     warnings.push(format!(
@@ -437,6 +434,20 @@ pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
         None => format!("{stem}-{}", host.as_str()),
     };
     base.with_file_name(name)
+}
+
+/// The definitions of a project's own skills (the inventory [`load`] routes against), parsed
+/// but not compiled: the input of the BM25 baseline in `eval`.
+pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
+    let inv = inventory(
+        skill_folders(Host::Codex, root, root, &Homes::default()),
+        root,
+    );
+    inv.files
+        .iter()
+        .filter_map(|f| read_bounded_string(&f.path, caps::SKILL_MD).ok())
+        .filter_map(|text| parse_skill_md(&text).ok())
+        .collect()
 }
 
 /// Loads the catalog of a project's own folders (Codex's layout, no user folders): what `eval`,
@@ -501,9 +512,9 @@ fn load_inventory(inventory: Inventory, index: impl FnOnce() -> PathBuf) -> Load
 /// Reads a compiled index. Its text is leaked on purpose: the catalog borrows its strings from
 /// it instead of allocating one per term, and the hook is a short-lived process.
 fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
-    let text = fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => "skills-index-corrupt",
-        _ => "skills-index-missing",
+    let text = read_bounded_string(path, caps::INDEX).map_err(|e| match e {
+        ReadError::Missing => "skills-index-missing",
+        _ => "skills-index-corrupt",
     })?;
     let text: &'static str = Box::leak(text.into_boxed_str());
     CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")

@@ -50,6 +50,9 @@ pub enum Field {
     Description,
     #[serde(rename = "x")]
     NotFor,
+    /// A description word after "Do NOT use for…"/"not for…": weak negative evidence.
+    #[serde(rename = "a")]
+    Avoid,
 }
 
 impl Field {
@@ -59,6 +62,7 @@ impl Field {
             Field::Name => "name",
             Field::Description => "description",
             Field::NotFor => "not-for",
+            Field::Avoid => "avoid",
         }
     }
 }
@@ -160,6 +164,7 @@ impl CompiledCatalog {
                     Field::Name => "n",
                     Field::Description => "d",
                     Field::NotFor => "x",
+                    Field::Avoid => "a",
                 };
                 out.push_str(&format!(
                     "T\t{field}\t{}\t{}\n",
@@ -302,6 +307,7 @@ impl CompiledCatalog {
                         Some("n") => Field::Name,
                         Some("d") => Field::Description,
                         Some("x") => Field::NotFor,
+                        Some("a") => Field::Avoid,
                         _ => return Err(bad()),
                     };
                     let stems = Cow::Borrowed(f.next().ok_or_else(bad)?);
@@ -383,7 +389,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 3;
+pub const CATALOG_SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -482,6 +488,58 @@ pub fn is_valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
+/// Openings of a description's negative clause ("Do NOT use for…", "not for…"), folded; the
+/// words after one, to the end of its sentence, are negative evidence.
+const AVOID_MARKERS: &[&str] = &[
+    "do not use",
+    "don't use",
+    "dont use",
+    "not for ",
+    "never use",
+    "not intended for",
+    "not meant for",
+    "instead of this skill",
+    "non usare",
+    "non per ",
+];
+
+/// The text between double quotes (`"…"`, `“…”`) of folded text.
+fn quoted(folded: &str) -> impl Iterator<Item = &str> {
+    folded
+        .split(['"', '“', '”'])
+        .skip(1)
+        .step_by(2)
+        .map(|q| q.trim_matches(|c: char| !c.is_alphanumeric()))
+}
+
+/// Splits a folded description into its positive text and its negative clauses: the words
+/// after a "Do NOT use for…" marker, and a cross-reference sentence ("For email sequences, see
+/// emails."), which is about another skill.
+fn description_clauses(folded: &str) -> Vec<(String, Field)> {
+    let mut out = Vec::new();
+    for sentence in folded.split_inclusive(['.', ';', '\n', '!', '?']) {
+        let trimmed = sentence.trim_start();
+        if trimmed.starts_with("see ")
+            || (trimmed.starts_with("for ") && trimmed.contains(", see "))
+        {
+            out.push((sentence.to_owned(), Field::Avoid));
+            continue;
+        }
+        match AVOID_MARKERS
+            .iter()
+            .filter_map(|m| sentence.find(m).map(|i| (i, m.len())))
+            .min()
+        {
+            Some((i, len)) => {
+                out.push((sentence[..i].to_owned(), Field::Description));
+                out.push((sentence[i + len..].to_owned(), Field::Avoid));
+            }
+            None => out.push((sentence.to_owned(), Field::Description)),
+        }
+    }
+    out
+}
+
 /// Compiles definitions into routing terms. Name and description words that occur in many
 /// skills of the catalog (`mcp`, `expert`, `files`…) carry no signal and are dropped; keywords
 /// are kept as written. Duplicate ids keep the first definition, with a warning.
@@ -504,12 +562,10 @@ pub fn compile(
     // Name and description words as (stem, field, word).
     let soft = |d: &SkillDef| {
         let mut out: Vec<(String, Field, String)> = Vec::new();
-        for (text, field) in [
-            (d.id.replace(['-', '_'], " "), Field::Name),
-            (d.description.clone(), Field::Description),
-        ] {
-            let folded = fold(&text);
-            out.extend(routing_words(&folded).map(|w| (stem(w), field, w.to_owned())));
+        let name = fold(&d.id.replace(['-', '_'], " "));
+        out.extend(routing_words(&name).map(|w| (stem(w), Field::Name, w.to_owned())));
+        for (text, field) in description_clauses(&fold(&d.description)) {
+            out.extend(routing_words(&text).map(|w| (stem(w), field, w.to_owned())));
         }
         out
     };
@@ -545,6 +601,31 @@ pub fn compile(
             for (stem, field, word) in soft(d) {
                 if df.get(&stem).copied().unwrap_or(0) <= common {
                     push(vec![stem], field, &word);
+                }
+            }
+            // Adjacent description words ("time series", "landing page") as phrase evidence.
+            for (text, field) in description_clauses(&fold(&d.description)) {
+                if field != Field::Description {
+                    continue;
+                }
+                let words: Vec<&str> = routing_words(&text).collect();
+                for pair in words.windows(2) {
+                    let stems = vec![stem(pair[0]), stem(pair[1])];
+                    if stems[0] != stems[1] {
+                        push(
+                            stems,
+                            Field::Description,
+                            &format!("{} {}", pair[0], pair[1]),
+                        );
+                    }
+                }
+            }
+            // Quoted phrases of a description ("Also use when the user mentions "signup form
+            // optimization"…") are the author's trigger phrases: phrase evidence.
+            for phrase in quoted(&fold(&d.description)) {
+                let stems = terms(phrase);
+                if (2..=4).contains(&stems.len()) {
+                    push(stems, Field::Description, phrase);
                 }
             }
             for n in &d.not_for {

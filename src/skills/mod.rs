@@ -25,6 +25,26 @@ pub fn default_catalog() -> CompiledCatalog {
     CompiledCatalog::from_static(defaults::FINGERPRINT, defaults::SKILLS, defaults::POSTINGS)
 }
 
+/// The embedded default catalog's definitions, parsed from its `SKILL.md` sources: only `eval`
+/// needs them (for the BM25 baseline); the hook uses the compiled catalog.
+pub fn default_definitions() -> Vec<catalog::SkillDef> {
+    const SOURCES: &[&str] = &[
+        include_str!("defaults/mcp-browser-automation/SKILL.md"),
+        include_str!("defaults/mcp-coldfusion-developer/SKILL.md"),
+        include_str!("defaults/mcp-database-expert/SKILL.md"),
+        include_str!("defaults/mcp-docs-navigator/SKILL.md"),
+        include_str!("defaults/mcp-git-mantis-workflow/SKILL.md"),
+        include_str!("defaults/mcp-master-orchestrator/SKILL.md"),
+        include_str!("defaults/mcp-office-expert/SKILL.md"),
+        include_str!("defaults/mcp-technical-analyst/SKILL.md"),
+        include_str!("defaults/skill-creator/SKILL.md"),
+    ];
+    SOURCES
+        .iter()
+        .filter_map(|text| catalog::parse_skill_md(text).ok())
+        .collect()
+}
+
 /// One scored skill.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -97,6 +117,13 @@ mod tests {
             "src/skills/defaults/index.rs is stale: run \
              SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync"
         );
+    }
+
+    #[test]
+    fn default_definitions_match_the_embedded_catalog() {
+        let ids: Vec<String> = default_definitions().into_iter().map(|d| d.id).collect();
+        let embedded: Vec<String> = default_catalog().skills.into_iter().map(|s| s.id).collect();
+        assert_eq!(ids, embedded);
     }
 
     #[test]

@@ -1,25 +1,74 @@
 //! The skill router: scores the stripped prompt against a compiled catalog and selects at most
-//! two skills. The matcher (an inverted index from first stem to terms) is built once per
-//! catalog and reused for every prompt. Deterministic: ties break on the skill id. Pure.
+//! two skills. Two kinds of evidence add up:
+//!
+//! - the optional hand-written `keywords` (+5, a phrase +7) and `not_for` (−8) of a skill;
+//! - its name and description, which every `SKILL.md` has: BM25 with the IDF of each word over
+//!   the catalog (a word few skills share says more), name words weighted above description
+//!   words, a description's "Do NOT use for…" words as negative evidence, and a general
+//!   bilingual vocabulary (`vocab`) so Italian words and file extensions meet English
+//!   descriptions.
+//!
+//! The matcher (an inverted index from first stem to terms) is built once per catalog and reused
+//! for every prompt. Deterministic: ties break on the skill id. Pure.
 
 use std::collections::HashMap;
 
 use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Posting, Scope, postings};
+use crate::skills::vocab::expansions;
 use crate::skills::{SkillMatch, SkillRouting};
-use crate::text::{routing_window, terms};
+use crate::text::{fold, routing_window, routing_words, stem};
 
-/// A skill needs at least this score to be selected: one keyword, or a name word and two
-/// description words. Description words alone never select a skill. A second skill is selected
-/// only when it also reaches 40% of the first one's score.
-pub const THRESHOLD: i32 = 5;
-const KEYWORD: i32 = 5;
-const KEYWORD_PHRASE: i32 = 7;
-const NAME: i32 = 3;
-const DESCRIPTION: i32 = 1;
-const DESCRIPTION_CAP: i32 = 3;
-const NOT_FOR: i32 = -8;
+/// A skill that has hand-written `keywords` needs at least this score to be selected: one
+/// keyword, or name and description words worth as much; a second one needs [`SECOND_SHARE`] of
+/// the first one's score too.
+pub const THRESHOLD: f64 = 5.0;
+const SECOND_SHARE: f64 = 0.4;
+/// A skill with only a name and a description (almost every third-party skill) needs this
+/// score: about one rare description word. A second one needs [`SECOND_SHARE_PLAIN`] of the
+/// first (a tie).
+pub const THRESHOLD_PLAIN: f64 = 0.9;
+/// The margin rule: below this score (weak evidence, about one word) the top skill must beat
+/// the runner-up; a tie on weak evidence abstains rather than pick by id.
+const WEAK: f64 = 1.5;
+const SECOND_SHARE_PLAIN: f64 = 1.0;
+const KEYWORD: f64 = 5.0;
+const KEYWORD_PHRASE: f64 = 7.0;
+const NOT_FOR: f64 = -8.0;
+/// BM25 weights of a rare word (IDF at its maximum) in a skill of average length; the IDF of a
+/// name word is counted over the names, of a description word over the descriptions.
+const NAME: f64 = 1.5;
+const DESCRIPTION: f64 = 1.5;
+const AVOID: f64 = -1.5;
+/// A phrase of the description (two adjacent words, or a quoted trigger phrase) found as such
+/// in the prompt, on top of its words.
+const PHRASE: f64 = 2.0;
+/// A word reached through the vocabulary counts this share of a word written as such.
+const VOCABULARY: f64 = 0.8;
+const K1: f64 = 2.0;
+const B: f64 = 0.75;
 /// Bonus per extra specialist domain for a multi-source or multi-phase skill.
-const SCOPE_BONUS: i32 = 4;
+const SCOPE_BONUS: f64 = 4.0;
+/// Everyday words of software and office work ("set up", "code", "service", "best practices"):
+/// they occur in any prompt and any description, so a match on one says little whatever the
+/// catalog's IDF says. Stems, sorted (a unit test derives them from the words); a match counts
+/// [`GENERIC`] of a rare word.
+const GENERIC_STEMS: &[&str] = &[
+    "add", "advance", "analys", "analyz", "app", "applica", "apply", "based", "best", "better",
+    "build", "chang", "check", "cod", "codic", "common", "complet", "compreh", "configu", "cre",
+    "crear", "creat", "current", "design", "develop", "differe", "exampl", "expert", "far", "fil",
+    "find", "fix", "full", "general", "generat", "gestion", "gestir", "good", "guid", "guidanc",
+    "handl", "help", "impleme", "improv", "includ", "issu", "lavor", "list", "manag", "managem",
+    "master", "new", "nuov", "pattern", "practic", "problem", "process", "product", "progett",
+    "project", "quick", "ready", "run", "runn", "servic", "servizi", "set", "sett", "setup",
+    "simpl", "sistem", "skill", "solutio", "support", "system", "task", "team", "tim", "tool",
+    "updat", "user", "way", "work", "workflo", "writ",
+];
+const GENERIC: f64 = 0.5;
+
+fn is_generic(stem: &str) -> bool {
+    GENERIC_STEMS.binary_search(&stem).is_ok()
+}
+
 /// How many runners-up `explain` shows.
 const RUNNERS_UP: usize = 3;
 
@@ -27,6 +76,18 @@ pub struct SkillRouter {
     skills: Vec<CompiledSkill>,
     /// (first stem, skill, term), sorted by stem; looked up by binary search.
     postings: Vec<Posting>,
+    /// Name and description words per skill, and their mean: BM25's length normalisation.
+    lengths: Vec<f64>,
+    mean_length: f64,
+    /// Skills with hand-written keywords (held to [`THRESHOLD`]).
+    keyworded: Vec<bool>,
+}
+
+/// One word of the prompt: its stem, and the prompt word it came through when the vocabulary
+/// supplied it.
+struct QueryWord<'a> {
+    stem: &'a str,
+    via: Option<&'a str>,
 }
 
 impl SkillRouter {
@@ -38,9 +99,32 @@ impl SkillRouter {
         } else {
             catalog.postings
         };
+        let lengths: Vec<f64> = catalog
+            .skills
+            .iter()
+            .map(|s| {
+                s.terms
+                    .iter()
+                    .filter(|t| matches!(t.field, Field::Name | Field::Description))
+                    .count() as f64
+            })
+            .collect();
+        let mean_length = if lengths.is_empty() {
+            1.0
+        } else {
+            (lengths.iter().sum::<f64>() / lengths.len() as f64).max(1.0)
+        };
+        let keyworded = catalog
+            .skills
+            .iter()
+            .map(|s| s.terms.iter().any(|t| t.field == Field::Keyword))
+            .collect();
         SkillRouter {
             skills: catalog.skills,
             postings,
+            lengths,
+            mean_length,
+            keyworded,
         }
     }
 
@@ -63,68 +147,166 @@ impl SkillRouter {
         self.skills.iter().find(|s| s.id == id)
     }
 
+    /// The IDF of a name/description word, scaled to 1 for a word only one skill has.
+    fn idf(&self, postings: &[Posting], field: Field) -> f64 {
+        let mut df = 0;
+        let mut last = u32::MAX;
+        for &Posting(_, si, ti) in postings {
+            let term = &self.skills[si as usize].terms[ti as usize];
+            if si != last && term.field == field && !term.is_phrase() {
+                df += 1;
+                last = si;
+            }
+        }
+        let n = self.skills.len() as f64;
+        let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        if n <= 1.0 {
+            return 1.0;
+        }
+        idf(f64::from(df.max(1))) / idf(1.0)
+    }
+
     /// Scores `stripped` and selects at most two skills.
     pub fn route(&self, stripped: &str) -> SkillRouting {
-        let text = routing_window(stripped);
-        let prompt = terms(text);
-        // Matched terms per skill, deduplicated.
-        let mut hits: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (i, stem) in prompt.iter().enumerate() {
-            for &Posting(_, si, ti) in self.postings_for(stem) {
-                let term = &self.skills[si as usize].terms[ti as usize];
-                let matches = term
-                    .stems()
-                    .skip(1)
-                    .enumerate()
-                    .all(|(j, part)| prompt.get(i + 1 + j).is_some_and(|p| p == part));
-                if matches {
-                    let entry = hits.entry(si).or_default();
-                    if !entry.contains(&ti) {
-                        entry.push(ti);
-                    }
+        let folded = fold(routing_window(stripped));
+        let words: Vec<&str> = routing_words(&folded).collect();
+        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        let mut query: Vec<QueryWord<'_>> = Vec::new();
+        for s in &stems {
+            if !query.iter().any(|q| q.stem == s.as_str()) {
+                query.push(QueryWord { stem: s, via: None });
+            }
+        }
+        for (word, s) in words.iter().zip(&stems) {
+            for e in expansions(word, s) {
+                if !query.iter().any(|q| q.stem == *e) {
+                    query.push(QueryWord {
+                        stem: e,
+                        via: Some(word),
+                    });
                 }
             }
         }
-        let mut scored: Vec<(i32, usize, Vec<String>)> = hits
-            .into_iter()
-            .map(|(si, tis)| {
+        // Per skill: score and reasons.
+        let mut scored: HashMap<u32, (f64, Vec<String>, Vec<u32>)> = HashMap::new();
+        for q in &query {
+            let postings = self.postings_for(q.stem);
+            if postings.is_empty() {
+                continue;
+            }
+            for &Posting(_, si, ti) in postings {
                 let skill = &self.skills[si as usize];
-                let (score, reasons) = base_score(skill, &tis);
-                (score, si as usize, reasons)
-            })
+                let term = &skill.terms[ti as usize];
+                let entry = scored.entry(si).or_default();
+                if entry.2.contains(&ti) {
+                    continue;
+                }
+                let share = if q.via.is_some() { VOCABULARY } else { 1.0 };
+                let weight = match term.field {
+                    Field::Keyword | Field::NotFor => {
+                        let matched = if term.is_phrase() {
+                            q.via.is_none() && phrase_at(&stems, term.stems())
+                        } else {
+                            true
+                        };
+                        if !matched {
+                            continue;
+                        }
+                        match term.field {
+                            Field::NotFor => NOT_FOR,
+                            _ if term.is_phrase() => KEYWORD_PHRASE,
+                            _ => KEYWORD * share,
+                        }
+                    }
+                    Field::Description if term.is_phrase() => {
+                        if q.via.is_some() || !phrase_at(&stems, term.stems()) {
+                            continue;
+                        }
+                        PHRASE
+                    }
+                    Field::Name | Field::Description | Field::Avoid => {
+                        if term.is_phrase() {
+                            continue;
+                        }
+                        let idf = match term.field {
+                            Field::Name => self.idf(postings, Field::Name),
+                            _ => self.idf(postings, Field::Description),
+                        };
+                        let len = self.lengths[si as usize];
+                        let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * len / self.mean_length));
+                        let base = match term.field {
+                            Field::Name => NAME,
+                            Field::Description => DESCRIPTION,
+                            _ => AVOID,
+                        };
+                        let generic = if is_generic(q.stem) { GENERIC } else { 1.0 };
+                        base * idf * norm * share * generic
+                    }
+                };
+                entry.0 += weight;
+                entry.2.push(ti);
+                entry.1.push(match q.via {
+                    Some(via) => format!("{}:{}(via {via})", term.field.label(), term.label),
+                    None => format!("{}:{}", term.field.label(), term.label),
+                });
+            }
+        }
+        let mut scored: Vec<(f64, usize, Vec<String>)> = scored
+            .into_iter()
+            .map(|(si, (score, reasons, _))| (score, si as usize, reasons))
             .collect();
+        let threshold = |si: usize| {
+            if self.keyworded[si] {
+                THRESHOLD
+            } else {
+                THRESHOLD_PLAIN
+            }
+        };
         let specialists = scored
             .iter()
-            .filter(|(s, si, _)| *s >= THRESHOLD && self.skills[*si].scope == Scope::Specialist)
-            .count() as i32;
+            .filter(|(s, si, _)| {
+                *s >= threshold(*si) && self.skills[*si].scope == Scope::Specialist
+            })
+            .count();
         if specialists >= 2 {
             for (score, si, reasons) in &mut scored {
                 let scope = self.skills[*si].scope;
                 let own_keyword = reasons.iter().any(|r| r.starts_with("keyword:"));
                 if scope != Scope::Specialist && own_keyword {
-                    let bonus = SCOPE_BONUS * (specialists - 1);
+                    let bonus = SCOPE_BONUS * (specialists - 1) as f64;
                     *score += bonus;
                     reasons.push(format!("{}-bonus:+{bonus}", scope_label(scope)));
                 }
             }
         }
         scored.sort_by(|a, b| {
-            b.0.cmp(&a.0)
+            b.0.total_cmp(&a.0)
                 .then_with(|| self.skills[a.1].id.cmp(&self.skills[b.1].id))
         });
         let mut routing = SkillRouting::default();
-        let top = scored.first().map(|s| s.0).unwrap_or(0);
-        for (score, si, reasons) in scored {
+        let (top, top_si) = scored.first().map_or((0.0, 0), |s| (s.0, s.1));
+        let second = scored.get(1).map_or(0.0, |s| s.0);
+        let top_keyword = scored
+            .first()
+            .is_some_and(|s| s.2.iter().any(|r| r.starts_with("keyword:")));
+        let decided = top >= threshold(top_si) && (top_keyword || top >= WEAK || top > second);
+        for (rank, (score, si, reasons)) in scored.into_iter().enumerate() {
+            let share = if self.keyworded[si] {
+                SECOND_SHARE
+            } else {
+                SECOND_SHARE_PLAIN
+            };
+            let selectable =
+                decided && (rank == 0 || (score >= threshold(si) && score >= top * share));
             let m = SkillMatch {
                 skill_id: self.skills[si].id.clone(),
-                score: score.max(0) as u32,
+                score: score.max(0.0).round() as u32,
                 reasons,
                 source: Some(self.skills[si].source.clone()).filter(|s| !s.is_empty()),
             };
-            let selectable = score >= THRESHOLD && score * 5 >= top * 2;
             if selectable && routing.selected.len() < 2 {
                 routing.selected.push(m);
-            } else if score > 0 && routing.runners_up.len() < RUNNERS_UP {
+            } else if score > 0.0 && routing.runners_up.len() < RUNNERS_UP {
                 routing.runners_up.push(m);
             }
         }
@@ -132,31 +314,13 @@ impl SkillRouter {
     }
 }
 
-fn base_score(skill: &CompiledSkill, term_indexes: &[u32]) -> (i32, Vec<String>) {
-    let mut tis = term_indexes.to_vec();
-    tis.sort_unstable();
-    let mut score = 0;
-    let mut description = 0;
-    let mut reasons = Vec::new();
-    for ti in tis {
-        let term = &skill.terms[ti as usize];
-        let weight = match term.field {
-            Field::Keyword if term.is_phrase() => KEYWORD_PHRASE,
-            Field::Keyword => KEYWORD,
-            Field::Name => NAME,
-            Field::Description => {
-                if description >= DESCRIPTION_CAP {
-                    continue;
-                }
-                description += DESCRIPTION;
-                DESCRIPTION
-            }
-            Field::NotFor => NOT_FOR,
-        };
-        score += weight;
-        reasons.push(format!("{}:{}", term.field.label(), term.label));
-    }
-    (score, reasons)
+/// True when the prompt stems hold `phrase` as consecutive stems.
+fn phrase_at<'a>(prompt: &[String], phrase: impl Iterator<Item = &'a str> + Clone) -> bool {
+    let n = phrase.clone().count();
+    n > 0
+        && prompt
+            .windows(n)
+            .any(|w| w.iter().map(String::as_str).eq(phrase.clone()))
 }
 
 fn scope_label(scope: Scope) -> &'static str {
@@ -263,5 +427,127 @@ mod tests {
         );
         let single = r.route("analizza la tabella sql");
         assert_ne!(single.selected[0].skill_id, "analyst");
+    }
+
+    #[test]
+    fn generic_stems_are_the_stems_of_the_generic_words() {
+        const WORDS: &[&str] = &[
+            "add",
+            "advanced",
+            "analysis",
+            "analyze",
+            "app",
+            "application",
+            "applications",
+            "apply",
+            "based",
+            "best",
+            "better",
+            "build",
+            "building",
+            "change",
+            "check",
+            "code",
+            "common",
+            "complete",
+            "comprehensive",
+            "configuration",
+            "configure",
+            "create",
+            "creating",
+            "current",
+            "design",
+            "designing",
+            "develop",
+            "development",
+            "different",
+            "example",
+            "expert",
+            "file",
+            "files",
+            "find",
+            "fix",
+            "full",
+            "general",
+            "generate",
+            "good",
+            "guide",
+            "guidance",
+            "handle",
+            "help",
+            "implement",
+            "implementing",
+            "implementation",
+            "improve",
+            "improving",
+            "include",
+            "including",
+            "issue",
+            "issues",
+            "list",
+            "manage",
+            "management",
+            "managing",
+            "master",
+            "new",
+            "pattern",
+            "patterns",
+            "practice",
+            "practices",
+            "problem",
+            "process",
+            "production",
+            "project",
+            "projects",
+            "quick",
+            "ready",
+            "run",
+            "running",
+            "service",
+            "services",
+            "set",
+            "setting",
+            "setup",
+            "simple",
+            "skill",
+            "skills",
+            "solution",
+            "support",
+            "system",
+            "systems",
+            "task",
+            "tasks",
+            "team",
+            "teams",
+            "time",
+            "tool",
+            "tools",
+            "update",
+            "user",
+            "users",
+            "way",
+            "work",
+            "working",
+            "workflow",
+            "workflows",
+            "write",
+            "writing",
+            "crea",
+            "creare",
+            "fare",
+            "codice",
+            "progetto",
+            "lavoro",
+            "nuovo",
+            "nuova",
+            "sistema",
+            "servizio",
+            "gestire",
+            "gestione",
+        ];
+        let mut stems: Vec<String> = WORDS.iter().map(|w| stem(w)).collect();
+        stems.sort();
+        stems.dedup();
+        assert_eq!(GENERIC_STEMS, stems);
     }
 }

@@ -5,8 +5,20 @@
 //! Keys and values are stems (`crate::text::stem` of the words), so inflections meet.
 //! Pure data and one lookup.
 
-/// The English stems a prompt stem also stands for (empty when it has none).
-pub fn expansions(stem: &str) -> &'static [&'static str] {
+/// Three-letter file extensions of the table, which are keys as written.
+const EXTENSIONS: &[&str] = &[
+    "csv", "gif", "htm", "jpg", "mov", "mp3", "mp4", "png", "ppt", "svg", "wav", "xls", "yml",
+];
+
+/// The English stems a prompt word (folded) with stem `stem` also stands for (empty when it has
+/// none). A short stem (`sit` of `sito`) also needs an Italian-looking word, one that ends with
+/// a vowel, unless the word is an extension (`py`, `csv`), so English `sit` is not read as
+/// `sito`.
+pub fn expansions(word: &str, stem: &str) -> &'static [&'static str] {
+    let italian = word.ends_with(['a', 'e', 'i', 'o', 'u']);
+    if stem.len() <= 3 && !italian && word.len() > 2 && !EXTENSIONS.contains(&word) {
+        return &[];
+    }
     VOCABULARY
         .binary_search_by(|(key, _)| (*key).cmp(stem))
         .map_or(&[], |i| VOCABULARY[i].1)
@@ -15,6 +27,7 @@ pub fn expansions(stem: &str) -> &'static [&'static str] {
 /// (stem of the prompt word, English stems it also stands for), sorted by key.
 #[rustfmt::skip]
 pub static VOCABULARY: &[(&str, &[&str])] = &[
+    ("abbonam", &["subscri"]),
     ("access", &["login", "auth"]),
     ("addestr", &["train"]),
     ("aggiorn", &["updat"]),
@@ -51,7 +64,9 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("comand", &["command"]),
     ("compila", &["build", "compil"]),
     ("compit", &["task"]),
+    ("concorr", &["competi"]),
     ("configu", &["config"]),
+    ("consegn", &["handoff"]),
     ("conteni", &["contain"]),
     ("contrat", &["contrac"]),
     ("control", &["verify", "check", "validat"]),
@@ -91,14 +106,18 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("funzion", &["functio"]),
     ("gif", &["imag"]),
     ("gioc", &["gam"]),
+    ("graf", &["graph", "network"]),
     ("grafic", &["chart", "graph", "plot", "graphic", "design"]),
     ("htm", &["html", "web"]),
     ("html", &["web"]),
     ("immagin", &["imag", "pictur"]),
     ("indagar", &["investi", "debug"]),
+    ("indiciz", &["index"]),
     ("interfa", &["ui"]),
     ("interro", &["query"]),
     ("ipynb", &["jupyter", "noteboo"]),
+    ("iscritt", &["subscri", "signup"]),
+    ("iscrizi", &["subscri", "signup"]),
     ("jpeg", &["imag"]),
     ("jpg", &["imag"]),
     ("js", &["javascr"]),
@@ -114,15 +133,21 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("messagg", &["messag"]),
     ("migrar", &["migrati", "migrat"]),
     ("migrazi", &["migrati", "migrat"]),
+    ("misur", &["measur"]),
+    ("misurar", &["measur"]),
     ("modell", &["model", "templat"]),
     ("modific", &["edit", "modify", "chang"]),
     ("modul", &["form"]),
+    ("molecol", &["molecul"]),
     ("mov", &["vide"]),
     ("mp3", &["audi"]),
     ("mp4", &["vide"]),
+    ("neural", &["network"]),
     ("orari", &["schedul"]),
     ("ottimiz", &["optimiz"]),
     ("pacchet", &["packag"]),
+    ("pagamen", &["pay", "payment"]),
+    ("pagar", &["pay", "payment"]),
     ("pagin", &["pag"]),
     ("permess", &["permiss"]),
     ("pian", &["plan", "plann"]),
@@ -135,6 +160,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("prestaz", &["perform"]),
     ("prevent", &["quot", "estimat"]),
     ("previsi", &["predict", "forecas"]),
+    ("prezz", &["pric"]),
     ("progett", &["design", "project"]),
     ("prov", &["test"]),
     ("pubblic", &["adverti", "ads", "publish"]),
@@ -142,9 +168,12 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("py", &["python"]),
     ("ram", &["branch"]),
     ("rapport", &["report"]),
+    ("recensi", &["review"]),
+    ("registr", &["signup"]),
     ("relazio", &["report"]),
+    ("reperib", &["call", "oncall"]),
     ("requisi", &["require", "spec"]),
-    ("ret", &["network"]),
+    ("ret", &["network", "neural"]),
     ("revisio", &["review"]),
     ("riassum", &["summary", "summari"]),
     ("riassun", &["summary", "summari"]),
@@ -154,17 +183,21 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("rilasci", &["releas"]),
     ("riprist", &["restor", "recover"]),
     ("rispost", &["answer"]),
+    ("ritorn", &["return"]),
     ("riunion", &["meet"]),
     ("rived", &["review"]),
     ("riveder", &["review"]),
     ("rs", &["rust"]),
     ("salvata", &["backup", "sav"]),
     ("scadenz", &["deadlin"]),
+    ("scansio", &["crawl", "scan"]),
     ("scherm", &["screen", "screens"]),
     ("scherma", &["screen", "screens"]),
     ("scriv", &["writ"]),
     ("scriver", &["writ"]),
     ("segret", &["secret"]),
+    ("sequenz", &["sequenc"]),
+    ("seri", &["sery"]),
     ("sicurez", &["securit"]),
     ("sintes", &["summary", "summari"]),
     ("sistema", &["fix"]),
@@ -185,8 +218,10 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("traduzi", &["transla"]),
     ("ts", &["typescr"]),
     ("tsx", &["typescr"]),
+    ("turn", &["shift"]),
     ("unir", &["merg", "combin"]),
     ("utent", &["user"]),
+    ("valor", &["valu"]),
     ("vendit", &["sal"]),
     ("verbal", &["minut", "not"]),
     ("verific", &["verify", "check", "validat"]),
@@ -216,12 +251,16 @@ mod tests {
 
     #[test]
     fn italian_words_meet_english_descriptions() {
-        let has =
-            |word: &str, english: &str| expansions(&stem(word)).contains(&stem(english).as_str());
+        let has = |word: &str, english: &str| {
+            expansions(word, &stem(word)).contains(&stem(english).as_str())
+        };
         assert!(has("foglio", "spreadsheet"));
         assert!(has("presentazioni", "slides"));
         assert!(has("xlsx", "spreadsheet"));
         assert!(has("correggi", "fix"));
-        assert!(expansions("zzz").is_empty());
+        assert!(has("sito", "website"));
+        assert!(!has("sit", "website"), "English sit is not Italian sito");
+        assert!(has("py", "python"));
+        assert!(expansions("zzz", "zzz").is_empty());
     }
 }
