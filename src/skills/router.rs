@@ -429,6 +429,119 @@ mod tests {
         assert_ne!(single.selected[0].skill_id, "analyst");
     }
 
+    fn plain(id: &str, description: &str) -> SkillDef {
+        SkillDef {
+            id: id.into(),
+            description: description.into(),
+            keywords: vec![],
+            not_for: vec![],
+            phases: vec![],
+            scope: Scope::Specialist,
+        }
+    }
+
+    /// A catalog of skills with a name and a description only, as third-party skills come.
+    fn plain_router() -> SkillRouter {
+        let defs = vec![
+            plain(
+                "spreadsheet-tools",
+                "Read, edit and chart spreadsheet files. Use when the user works with workbooks \
+                 or pivot tables. Do NOT use for slide decks.",
+            ),
+            plain(
+                "slide-builder",
+                "Build slide decks and presentations from an outline. For spreadsheets, see \
+                 spreadsheet-tools.",
+            ),
+            plain(
+                "time-series-forecasting",
+                "Forecast time series with seasonal models; also use when the user mentions \
+                 \"demand planning\".",
+            ),
+            plain(
+                "invoice-parser",
+                "Extract totals and line items from invoices.",
+            ),
+        ];
+        SkillRouter::new(compile(&defs, "fp".into(), vec![]))
+    }
+
+    #[test]
+    fn name_and_description_alone_select_a_skill() {
+        let r = plain_router();
+        let got = r.route("add a pivot table to this workbook");
+        assert_eq!(selected(&got), ["spreadsheet-tools"], "{got:?}");
+        assert!(
+            got.selected[0]
+                .reasons
+                .contains(&"description:pivot".to_string())
+        );
+        let got = r.route("turn my outline into slides");
+        assert_eq!(selected(&got), ["slide-builder"], "{got:?}");
+    }
+
+    #[test]
+    fn italian_words_reach_english_descriptions() {
+        let r = plain_router();
+        let got = r.route("estrai i totali dalle fatture di marzo");
+        assert_eq!(selected(&got), ["invoice-parser"], "{got:?}");
+        assert!(
+            got.selected[0]
+                .reasons
+                .iter()
+                .any(|r| r == "name:invoice(via fatture)"),
+            "{got:?}"
+        );
+        let got = r.route("crea una presentazione da questa scaletta");
+        assert_eq!(selected(&got), ["slide-builder"], "{got:?}");
+    }
+
+    #[test]
+    fn phrases_and_negative_clauses_are_evidence() {
+        let r = plain_router();
+        let got = r.route("forecast the time series of demand planning for Q3");
+        assert_eq!(selected(&got), ["time-series-forecasting"]);
+        let reasons = &got.selected[0].reasons;
+        assert!(
+            reasons.contains(&"description:time series".to_string()),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons.contains(&"description:demand planning".to_string()),
+            "{reasons:?}"
+        );
+        // "slide decks" is what spreadsheet-tools is not for.
+        let got = r.route("slide decks");
+        assert_eq!(selected(&got), ["slide-builder"], "{got:?}");
+        let spreadsheet = got
+            .runners_up
+            .iter()
+            .find(|m| m.skill_id == "spreadsheet-tools");
+        assert!(
+            spreadsheet.is_none_or(|m| m.reasons.iter().any(|r| r.starts_with("avoid:"))),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn generic_prompts_and_weak_ties_abstain() {
+        let r = plain_router();
+        assert!(r.route("ciao, come stai?").selected.is_empty());
+        assert!(r.route("fix the failing build").selected.is_empty());
+        // Two skills with the same single rare word: a tie on weak evidence abstains.
+        let twins = SkillRouter::new(compile(
+            &[
+                plain("alpha", "Handles zebra."),
+                plain("beta", "Handles zebra."),
+            ],
+            "fp".into(),
+            vec![],
+        ));
+        let got = twins.route("zebra");
+        assert!(got.selected.is_empty(), "{got:?}");
+        assert_eq!(got.runners_up.len(), 2);
+    }
+
     #[test]
     fn generic_stems_are_the_stems_of_the_generic_words() {
         const WORDS: &[&str] = &[
