@@ -569,10 +569,28 @@ pub fn compile(
         }
         out
     };
-    // Document frequency of name/description stems across the catalog.
+    // Adjacent description words ("time series", "landing page"): (stems, label).
+    let pairs = |d: &SkillDef| {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (text, field) in description_clauses(&fold(&d.description)) {
+            if field != Field::Description {
+                continue;
+            }
+            let words: Vec<&str> = routing_words(&text).collect();
+            for pair in words.windows(2) {
+                let (a, b) = (stem(pair[0]), stem(pair[1]));
+                if a != b {
+                    out.push((format!("{a} {b}"), format!("{} {}", pair[0], pair[1])));
+                }
+            }
+        }
+        out
+    };
+    // Document frequency of name/description stems and pairs across the catalog.
     let mut df: BTreeMap<String, usize> = BTreeMap::new();
     for d in &defs {
         let mut unique: Vec<String> = soft(d).into_iter().map(|(s, _, _)| s).collect();
+        unique.extend(pairs(d).into_iter().map(|(s, _)| s));
         unique.sort();
         unique.dedup();
         for s in unique {
@@ -603,21 +621,14 @@ pub fn compile(
                     push(vec![stem], field, &word);
                 }
             }
-            // Adjacent description words ("time series", "landing page") as phrase evidence.
-            for (text, field) in description_clauses(&fold(&d.description)) {
-                if field != Field::Description {
-                    continue;
-                }
-                let words: Vec<&str> = routing_words(&text).collect();
-                for pair in words.windows(2) {
-                    let stems = vec![stem(pair[0]), stem(pair[1])];
-                    if stems[0] != stems[1] {
-                        push(
-                            stems,
-                            Field::Description,
-                            &format!("{} {}", pair[0], pair[1]),
-                        );
-                    }
+            // Adjacent description words as phrase evidence, unless many skills share them.
+            for (stems, label) in pairs(d) {
+                if df.get(&stems).copied().unwrap_or(0) <= common {
+                    push(
+                        stems.split(' ').map(str::to_owned).collect(),
+                        Field::Description,
+                        &label,
+                    );
                 }
             }
             // Quoted phrases of a description ("Also use when the user mentions "signup form
