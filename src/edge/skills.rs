@@ -283,40 +283,46 @@ fn list_folder(
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let mut entries: Vec<fs::DirEntry> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
+    // Names fetched once: sorting by `DirEntry::file_name` would allocate on every comparison.
+    let mut entries: Vec<(std::ffi::OsString, fs::DirEntry)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name(), e))
+        .filter(|(name, _)| !name.as_encoded_bytes().starts_with(b"."))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let project = folder.scope == SkillScope::Project;
-    for entry in entries {
-        let name = entry.file_name();
+    for (name, entry) in entries {
         let name = name.to_string_lossy();
-        if name.starts_with('.') {
-            continue;
-        }
-        let rel = format!("{label}/{name}");
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        let skill_dir = entry.path();
-        if kind.is_symlink() {
-            if project && !jail.admits(&skill_dir) {
-                inv.warnings
-                    .push(format!("skill-link-outside-project:{rel}"));
-                continue;
-            }
-        } else if !kind.is_dir() {
+        if !kind.is_symlink() && !kind.is_dir() {
             continue;
         }
-        let path = skill_dir.join("SKILL.md");
+        // `<label>/<name>/SKILL.md` and its path, each built once.
+        let file_rel = format!("{label}/{name}/SKILL.md");
+        let rel = &file_rel[..file_rel.len() - "/SKILL.md".len()];
+        let dir_os = dir.as_os_str();
+        let mut path = PathBuf::with_capacity(dir_os.len() + name.len() + 10);
+        path.push(dir);
+        path.push(entry.file_name());
+        if kind.is_symlink() && project && !jail.admits(&path) {
+            inv.warnings
+                .push(format!("skill-link-outside-project:{rel}"));
+            continue;
+        }
+        path.push("SKILL.md");
         let Ok(meta) = fs::symlink_metadata(&path) else {
+            let skill_dir = path.parent().unwrap_or(dir);
             if folder.nested && depth + 1 < NESTED_DEPTH && skill_dir.is_dir() {
-                list_folder(folder, &skill_dir, &rel, depth + 1, jail, inv);
+                list_folder(folder, skill_dir, rel, depth + 1, jail, inv);
             }
             continue;
         };
         let meta = if meta.file_type().is_symlink() {
             if project && !jail.admits(&path) {
                 inv.warnings
-                    .push(format!("skill-link-outside-project:{rel}/SKILL.md"));
+                    .push(format!("skill-link-outside-project:{file_rel}"));
                 continue;
             }
             match fs::metadata(&path) {
@@ -342,7 +348,7 @@ fn list_folder(
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos());
         inv.files.push(SourceFile {
-            rel: format!("{rel}/SKILL.md"),
+            rel: file_rel,
             scope: folder.scope,
             path,
             len: meta.len(),
