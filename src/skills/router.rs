@@ -88,6 +88,18 @@ pub struct SkillRouter {
 struct QueryWord<'a> {
     stem: &'a str,
     via: Option<&'a str>,
+    /// The stem of the prompt word it stands for (its own stem when `via` is `None`).
+    origin: &'a str,
+}
+
+/// What a skill has collected for one prompt: score, reasons, the terms matched, and the prompt
+/// words that already counted through the vocabulary.
+#[derive(Default)]
+struct Tally<'a> {
+    score: f64,
+    reasons: Vec<String>,
+    terms: Vec<u32>,
+    origins: Vec<&'a str>,
 }
 
 impl SkillRouter {
@@ -174,7 +186,11 @@ impl SkillRouter {
         let mut query: Vec<QueryWord<'_>> = Vec::new();
         for s in &stems {
             if !query.iter().any(|q| q.stem == s.as_str()) {
-                query.push(QueryWord { stem: s, via: None });
+                query.push(QueryWord {
+                    stem: s,
+                    via: None,
+                    origin: s,
+                });
             }
         }
         for (word, s) in words.iter().zip(&stems) {
@@ -183,12 +199,13 @@ impl SkillRouter {
                     query.push(QueryWord {
                         stem: e,
                         via: Some(word),
+                        origin: s,
                     });
                 }
             }
         }
         // Per skill: score and reasons.
-        let mut scored: HashMap<u32, (f64, Vec<String>, Vec<u32>)> = HashMap::new();
+        let mut scored: HashMap<u32, Tally<'_>> = HashMap::new();
         for q in &query {
             let postings = self.postings_for(q.stem);
             if postings.is_empty() {
@@ -198,7 +215,12 @@ impl SkillRouter {
                 let skill = &self.skills[si as usize];
                 let term = &skill.terms[ti as usize];
                 let entry = scored.entry(si).or_default();
-                if entry.2.contains(&ti) {
+                if entry.terms.contains(&ti) {
+                    continue;
+                }
+                // A prompt word counts once per skill: through the vocabulary only when neither
+                // it nor another of its translations has already matched this skill.
+                if q.via.is_some() && entry.origins.contains(&q.origin) {
                     continue;
                 }
                 let share = if q.via.is_some() { VOCABULARY } else { 1.0 };
@@ -243,9 +265,10 @@ impl SkillRouter {
                         base * idf * norm * share * generic
                     }
                 };
-                entry.0 += weight;
-                entry.2.push(ti);
-                entry.1.push(match q.via {
+                entry.score += weight;
+                entry.terms.push(ti);
+                entry.origins.push(q.origin);
+                entry.reasons.push(match q.via {
                     Some(via) => format!("{}:{}(via {via})", term.field.label(), term.label),
                     None => format!("{}:{}", term.field.label(), term.label),
                 });
@@ -253,7 +276,16 @@ impl SkillRouter {
         }
         let mut scored: Vec<(f64, usize, Vec<String>)> = scored
             .into_iter()
-            .map(|(si, (score, reasons, _))| (score, si as usize, reasons))
+            .map(|(si, t)| {
+                // Reasons in the skill's term order (keywords first), not the prompt's.
+                let mut pairs: Vec<(u32, String)> = t.terms.into_iter().zip(t.reasons).collect();
+                pairs.sort_by_key(|p| p.0);
+                (
+                    t.score,
+                    si as usize,
+                    pairs.into_iter().map(|p| p.1).collect(),
+                )
+            })
             .collect();
         let threshold = |si: usize| {
             if self.keyworded[si] {
@@ -306,7 +338,7 @@ impl SkillRouter {
             };
             if selectable && routing.selected.len() < 2 {
                 routing.selected.push(m);
-            } else if score > 0.0 && routing.runners_up.len() < RUNNERS_UP {
+            } else if score >= 0.5 && routing.runners_up.len() < RUNNERS_UP {
                 routing.runners_up.push(m);
             }
         }
@@ -529,17 +561,28 @@ mod tests {
         assert!(r.route("ciao, come stai?").selected.is_empty());
         assert!(r.route("fix the failing build").selected.is_empty());
         // Two skills with the same single rare word: a tie on weak evidence abstains.
-        let twins = SkillRouter::new(compile(
-            &[
-                plain("alpha", "Handles zebra."),
-                plain("beta", "Handles zebra."),
-            ],
-            "fp".into(),
-            vec![],
-        ));
+        let mut defs = vec![
+            plain("alpha", "Handles zebra stripes."),
+            plain("beta", "Handles zebra stripes."),
+        ];
+        for id in ["gamma", "delta", "epsilon", "zeta"] {
+            let words = format!("Tracks {id}one {id}two {id}three {id}four.");
+            defs.push(plain(id, &words));
+        }
+        let twins = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
         let got = twins.route("zebra");
         assert!(got.selected.is_empty(), "{got:?}");
-        assert_eq!(got.runners_up.len(), 2);
+        let ids: Vec<&str> = got.runners_up.iter().map(|m| m.skill_id.as_str()).collect();
+        assert_eq!(ids, ["alpha", "beta"], "{got:?}");
+        assert_eq!(
+            got.runners_up[0].score, got.runners_up[1].score,
+            "a tie above the plain threshold, below the weak level: {got:?}"
+        );
+        assert!(got.runners_up[0].score >= 1, "{got:?}");
+        // One more word breaks the tie.
+        defs[0].description = "Handles zebra stripes and manes.".into();
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        assert_eq!(selected(&r.route("zebra manes")), ["alpha"]);
     }
 
     #[test]
