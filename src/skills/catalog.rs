@@ -560,23 +560,23 @@ pub fn compile(
         })
         .collect();
     // Name and description words as (stem, field, word).
-    let soft = |d: &SkillDef| {
+    let soft = |d: &SkillDef, clauses: &[(String, Field)]| {
         let mut out: Vec<(String, Field, String)> = Vec::new();
         let name = fold(&d.id.replace(['-', '_'], " "));
         out.extend(routing_words(&name).map(|w| (stem(w), Field::Name, w.to_owned())));
-        for (text, field) in description_clauses(&fold(&d.description)) {
-            out.extend(routing_words(&text).map(|w| (stem(w), field, w.to_owned())));
+        for (text, field) in clauses {
+            out.extend(routing_words(text).map(|w| (stem(w), *field, w.to_owned())));
         }
         out
     };
     // Adjacent description words ("time series", "landing page"): (stems, label).
-    let pairs = |d: &SkillDef| {
+    let pairs = |clauses: &[(String, Field)]| {
         let mut out: Vec<(String, String)> = Vec::new();
-        for (text, field) in description_clauses(&fold(&d.description)) {
-            if field != Field::Description {
+        for (text, field) in clauses {
+            if *field != Field::Description {
                 continue;
             }
-            let words: Vec<&str> = routing_words(&text).collect();
+            let words: Vec<&str> = routing_words(text).collect();
             for pair in words.windows(2) {
                 let (a, b) = (stem(pair[0]), stem(pair[1]));
                 if a != b {
@@ -587,10 +587,19 @@ pub fn compile(
         out
     };
     // Document frequency of name/description stems and pairs across the catalog.
-    let mut df: BTreeMap<String, usize> = BTreeMap::new();
-    for d in &defs {
-        let mut unique: Vec<String> = soft(d).into_iter().map(|(s, _, _)| s).collect();
-        unique.extend(pairs(d).into_iter().map(|(s, _)| s));
+    // Each description is split, folded and stemmed once.
+    type Words = (Vec<(String, Field, String)>, Vec<(String, String)>);
+    let words: Vec<Words> = defs
+        .iter()
+        .map(|d| {
+            let clauses = description_clauses(&fold(&d.description));
+            (soft(d, &clauses), pairs(&clauses))
+        })
+        .collect();
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for (soft_words, pair_words) in &words {
+        let mut unique: Vec<&str> = soft_words.iter().map(|(s, _, _)| s.as_str()).collect();
+        unique.extend(pair_words.iter().map(|(s, _)| s.as_str()));
         unique.sort();
         unique.dedup();
         for s in unique {
@@ -600,34 +609,42 @@ pub fn compile(
     let common = (defs.len() / 3).max(2);
     let skills = defs
         .iter()
-        .map(|d| {
+        .zip(&words)
+        .map(|(d, (soft_words, pair_words))| {
             let mut out: Vec<Term> = Vec::new();
+            // The field each stems string holds in `out`: one term per stems, the strongest
+            // field wins (a set, so a long description is not compared term by term).
+            let mut held: std::collections::HashMap<String, Field> =
+                std::collections::HashMap::new();
             let mut push = |stems: Vec<String>, field: Field, label: &str| {
                 let stems = stems.join(" ");
-                if !stems.is_empty() && !out.iter().any(|t| t.stems == stems && t.field <= field) {
-                    out.retain(|t| t.stems != stems);
-                    out.push(Term {
-                        stems: Cow::Owned(stems),
-                        field,
-                        label: Cow::Owned(label.to_owned()),
-                    });
+                if stems.is_empty() || held.get(&stems).is_some_and(|f| *f <= field) {
+                    return;
                 }
+                if held.insert(stems.clone(), field).is_some() {
+                    out.retain(|t| t.stems != stems);
+                }
+                out.push(Term {
+                    stems: Cow::Owned(stems),
+                    field,
+                    label: Cow::Owned(label.to_owned()),
+                });
             };
             for k in &d.keywords {
                 push(terms(k), Field::Keyword, k);
             }
-            for (stem, field, word) in soft(d) {
-                if df.get(&stem).copied().unwrap_or(0) <= common {
-                    push(vec![stem], field, &word);
+            for (stem, field, word) in soft_words {
+                if df.get(stem.as_str()).copied().unwrap_or(0) <= common {
+                    push(vec![stem.clone()], *field, word);
                 }
             }
             // Adjacent description words as phrase evidence, unless many skills share them.
-            for (stems, label) in pairs(d) {
-                if df.get(&stems).copied().unwrap_or(0) <= common {
+            for (stems, label) in pair_words {
+                if df.get(stems.as_str()).copied().unwrap_or(0) <= common {
                     push(
                         stems.split(' ').map(str::to_owned).collect(),
                         Field::Description,
-                        &label,
+                        label,
                     );
                 }
             }
