@@ -33,6 +33,13 @@ const QUICK_SQL = {
   absent: ['contextMode=full', 'subagentMode=requested', 'subagentMode=required'],
 };
 
+// A skill the user installed where the host reads it (docs/skills.md): the hint must name it, not an
+// embedded catalog skill. Name and description only, as third-party skills come; the prompt is Italian
+// and shares no word with the description, so the scorer's vocabulary is exercised too.
+const INVOICE_SKILL = '---\nname: e2e-invoice-parser\ndescription: Extract totals and line items from supplier invoices.\n---\n# Invoice parser\n';
+const INVOICE_PROMPT = 'estrai i totali dalle fatture di marzo';
+const INVOICE_HINT = 'Sophia skill routing: skill=e2e-invoice-parser';
+
 export const SCENARIOS = [
   {
     name: 'quick-sql',
@@ -107,6 +114,31 @@ export const SCENARIOS = [
       prompt: ['subagentMode=required reason=hotword:!agents', 'Sophia agent routing: agent='],
       absent: ['subagentMode=off', 'subagentMode=requested'],
     },
+  },
+  {
+    // Codex and Gemini CLI read `.agents/skills` of the project.
+    name: 'installed-skill-agents-folder',
+    hosts: ['codex', 'gemini'],
+    files: { ...DEFAULT_FILES, '.agents/skills/e2e-invoice-parser/SKILL.md': INVOICE_SKILL },
+    steps: [{ prompt: INVOICE_PROMPT }],
+    expect: { prompt: [INVOICE_HINT], absent: ['skill=mcp-'] },
+  },
+  {
+    // Claude Code reads `.claude/skills` of the project.
+    name: 'installed-skill-claude-folder',
+    hosts: ['claude'],
+    files: { ...DEFAULT_FILES, '.claude/skills/e2e-invoice-parser/SKILL.md': INVOICE_SKILL },
+    steps: [{ prompt: INVOICE_PROMPT }],
+    expect: { prompt: [INVOICE_HINT], absent: ['skill=mcp-'] },
+  },
+  {
+    // ...and not `.agents/skills`: a skill there is not one Claude Code has, so the hint never names it.
+    // (`!quick` makes the hook answer something: with no skill and no hotword it prints nothing.)
+    name: 'installed-skill-other-hosts-folder',
+    hosts: ['claude'],
+    files: { ...DEFAULT_FILES, '.agents/skills/e2e-invoice-parser/SKILL.md': INVOICE_SKILL },
+    steps: [{ prompt: `!quick ${INVOICE_PROMPT}` }],
+    expect: { prompt: ['contextMode=light reason=hotword:!quick'], absent: ['skill=e2e-invoice-parser'] },
   },
   {
     // A resumed session already holds the bootstrap: it must not arrive a second time.
