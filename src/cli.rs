@@ -91,6 +91,9 @@ pub enum Command {
         #[arg(long)]
         write: bool,
     },
+    /// The hosts' runtime agent definitions, generated from the canonical agent source.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
     /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
     Explain {
         /// The prompt text; without it the payload is read from stdin.
@@ -175,6 +178,35 @@ pub struct InstallArgs {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// Write one definition per canonical agent for each host (--host codex|claude|gemini|all,
+    /// default all): `.codex/agents/<id>.toml`, `.claude/agents/<id>.md`,
+    /// `.gemini/agents/<id>.md`. Files changed by hand are kept and reported.
+    Sync {
+        #[command(flatten)]
+        target: AgentsTarget,
+        /// Replace files changed by hand, keeping a backup in the user's state folder.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Exit 1 when a definition is missing, stale or changed by hand (for a project's CI).
+    Check {
+        #[command(flatten)]
+        target: AgentsTarget,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AgentsTarget {
+    /// The project's host folders (default) or the user's.
+    #[arg(long, value_enum, default_value = "project")]
+    pub scope: Scope,
+    /// The project root (default: the git root above the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
     /// Build the agent catalog v1 from `docs/agents/canonical-subagents.yaml`.
     Build {
@@ -222,6 +254,7 @@ pub fn run(
         run_hook(stdin, stdout, stderr, &hook_args, settings, clock);
         return 0;
     }
+    let args = crate::edge::agents_sync::host_all_as_default(args);
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(err) if is_tool_invocation(&args) || !err.use_stderr() => {
@@ -299,6 +332,13 @@ pub fn run(
                 Err(err) => report(Err(err), stderr),
             }
         }
+        Some(Command::Agents(command)) => {
+            match crate::edge::agents_sync::run(stdout, cli.host, command, settings, clock) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(err) => report(Err(err), stderr),
+            }
+        }
         Some(Command::Availability { root, write }) => {
             report(availability(stdout, root, write, settings, clock), stderr)
         }
@@ -324,6 +364,7 @@ const SUBCOMMANDS: &[&str] = &[
     "doctor",
     "stats",
     "availability",
+    "agents",
     "help",
 ];
 
@@ -433,7 +474,7 @@ fn explain(
     Ok(())
 }
 
-fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+pub(crate) fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match root {
         Some(root) => Ok(root),
         None => {

@@ -270,7 +270,7 @@ static USER_PATH: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Why a routing value may not enter the catalog, if it may not.
-fn forbidden_content(value: &str) -> Option<String> {
+pub(crate) fn forbidden_content(value: &str) -> Option<String> {
     if SECRET.is_match(value) {
         return Some(
             "looks like a secret (API key, token or password); keep secrets out of routing fields"

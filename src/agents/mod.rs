@@ -6,6 +6,7 @@
 pub mod availability;
 pub mod catalog;
 pub mod policy;
+pub mod runtime;
 
 use serde::Serialize;
 
@@ -17,6 +18,10 @@ pub const POLICY_SOURCE: &str = "deterministic-agent-policy";
 /// The embedded default catalog, generated from `docs/agents/canonical-subagents.yaml`; a test
 /// fails when it is stale.
 pub const DEFAULT_CATALOG_JSON: &str = include_str!("defaults/agent-catalog.json");
+
+/// The canonical source the embedded catalog was built from; `agents sync` generates runtime
+/// definitions from it in a project that has no source of its own.
+pub const DEFAULT_SOURCE: &str = include_str!("../../docs/agents/canonical-subagents.yaml");
 
 /// The embedded default agent catalog, parsed.
 pub fn default_catalog() -> AgentCatalog {

@@ -2,6 +2,7 @@
 //! system. The pure stages never do; this module reads what they need and writes what they made.
 
 pub mod agents;
+pub mod agents_sync;
 pub mod config;
 pub mod doctor;
 pub mod files;

@@ -33,6 +33,9 @@ pub struct Settings {
     pub availability_file: Option<PathBuf>,
     /// The user cache folder for best-effort state (carry-forward of planned delegation).
     pub cache_dir: Option<PathBuf>,
+    /// The user state folder (`XDG_STATE_HOME`, else `~/.local/state`): backups of files that
+    /// `agents sync --force` replaced.
+    pub state_dir: Option<PathBuf>,
     /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
     pub codex_home: Option<PathBuf>,
     /// Analytics were set by the environment, which wins over the project configuration.
@@ -112,7 +115,12 @@ impl Settings {
         let time_budget = get(ENV_TIME_BUDGET_MS)
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map_or(DEFAULT_TIME_BUDGET, std::time::Duration::from_millis);
+        let state_dir = get("XDG_STATE_HOME")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".local/state")));
         Settings {
+            state_dir,
             time_budget,
             analytics_from_env: get(ENV_ANALYTICS).is_some()
                 || get(ENV_ANALYTICS_FILE).is_some_and(|p| !p.is_empty()),

@@ -1,0 +1,691 @@
+//! Runtime agent definitions: what `sophia-hook agents sync` writes for each host, generated from
+//! the `runtime` fields of the canonical source (`docs/agents/canonical-subagents.yaml`).
+//!
+//! One file per canonical agent and host, in the host's own format: a Codex custom agent
+//! (`<id>.toml`: `name`, `description`, `developer_instructions`, and `model`,
+//! `model_reasoning_effort`, `sandbox_mode` when set), a Claude Code subagent and a Gemini CLI
+//! local subagent (`<id>.md`: YAML frontmatter and the instructions as the body). Read-only roles
+//! get a read-only sandbox (Codex) or read and search tools only (Claude Code, Gemini CLI).
+//! Every file carries a generated-by marker with the fingerprint of the agent's source entry and
+//! of the file's own content, so a later sync can tell a stale file from one the user edited.
+//! Runtime fields are refused with the same secret and machine-path rules as routing fields.
+//! Pure: the edge reads the source and the existing files and writes the new ones.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agents::catalog::{BuildError, forbidden_content};
+use crate::fingerprint::{canonical_json, sha256};
+use crate::payload::Host;
+use crate::skills::catalog::is_valid_id;
+
+/// The hosts that have runtime agent definitions, in the order sync handles them.
+pub const SYNC_HOSTS: [Host; 3] = [Host::Codex, Host::Claude, Host::Gemini];
+
+/// The text every generated file's marker line starts with (after the comment sign).
+pub const MARKER: &str = "generated-by sophia-hook agents sync";
+
+/// A canonical agent's runtime definition, host-neutral.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeAgent {
+    pub id: String,
+    /// The one-paragraph summary of the role (the source's `summary`).
+    pub description: String,
+    pub instructions: String,
+    /// `true` for `permissions.sandbox: read-only`.
+    pub read_only: bool,
+    /// Codex's `model` (`runtime.model`): model names are host-specific, so the other hosts
+    /// inherit their session's model unless `runtime.models.<host>` names one.
+    pub model: Option<String>,
+    pub models: BTreeMap<String, String>,
+    pub reasoning_effort: Option<String>,
+    /// Abstract tool names (`read`, `search`, `list`, `edit`, `test`, …).
+    pub tools: Vec<String>,
+    pub prioritize: Vec<String>,
+    pub avoid: Vec<String>,
+}
+
+impl RuntimeAgent {
+    /// The fingerprint of this agent's runtime entry: what a generated file was made from.
+    pub fn fingerprint(&self) -> String {
+        let value = serde_json::to_value(self).unwrap_or_default();
+        sha256(canonical_json(&value).as_bytes())
+    }
+
+    /// The model for `host`, if the source sets one.
+    pub fn model_for(&self, host: Host) -> Option<&str> {
+        self.models
+            .get(host.as_str())
+            .or(if host == Host::Codex {
+                self.model.as_ref()
+            } else {
+                None
+            })
+            .map(String::as_str)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Source {
+    #[serde(default)]
+    agents: Vec<SourceAgent>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SourceAgent {
+    id: String,
+    summary: String,
+    runtime: SourceRuntime,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SourceRuntime {
+    permissions: SourcePermissions,
+    #[serde(default)]
+    instructions: String,
+    model: Option<String>,
+    #[serde(default)]
+    models: BTreeMap<String, String>,
+    reasoning_effort: Option<String>,
+    #[serde(default)]
+    tools: Vec<String>,
+    #[serde(default)]
+    prioritize: Vec<String>,
+    #[serde(default)]
+    avoid: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SourcePermissions {
+    sandbox: String,
+}
+
+/// Reads the runtime fields of every agent of the canonical source. Call it after
+/// [`crate::agents::catalog::build`] accepted the source (which checks ids and routing fields).
+/// Refuses empty instructions, a malformed model or effort, a host name `models` does not know,
+/// and secret-like or machine-path values in any runtime field.
+pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
+    let parsed: Source = serde_saphyr::from_str(source).map_err(|e| {
+        BuildError::Format(e.to_string().lines().next().unwrap_or_default().to_owned())
+    })?;
+    let mut agents = Vec::with_capacity(parsed.agents.len());
+    for a in parsed.agents {
+        let field_err = |field: &'static str, problem: String| BuildError::Field {
+            agent: a.id.clone(),
+            field,
+            problem,
+        };
+        if !is_valid_id(&a.id) {
+            return Err(field_err(
+                "id",
+                "must be 1–64 lowercase letters, digits, `-` or `_`, starting with a letter".into(),
+            ));
+        }
+        let r = a.runtime;
+        let instructions = r.instructions.trim().to_owned();
+        if instructions.is_empty() {
+            return Err(field_err(
+                "runtime.instructions",
+                "is empty (Codex refuses an agent without developer instructions)".into(),
+            ));
+        }
+        let read_only = match r.permissions.sandbox.as_str() {
+            "read-only" => true,
+            "workspace-write" => false,
+            other => {
+                return Err(field_err(
+                    "runtime.permissions.sandbox",
+                    format!("{other:?} is not `read-only` or `workspace-write`"),
+                ));
+            }
+        };
+        for host in r.models.keys() {
+            if !SYNC_HOSTS.iter().any(|h| h.as_str() == host) {
+                return Err(field_err(
+                    "runtime.models",
+                    format!(
+                        "{host:?} is not a host with agent definitions (codex, claude, gemini)"
+                    ),
+                ));
+            }
+        }
+        let word = |v: &str| {
+            !v.is_empty()
+                && v.len() <= 64
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._:-[]".contains(c))
+        };
+        let models = r.model.iter().chain(r.models.values());
+        if let Some(bad) = models.clone().find(|m| !word(m)) {
+            return Err(field_err(
+                "runtime.model",
+                format!("{bad:?} is not a model name (letters, digits, `.`, `_`, `:`, `-`)"),
+            ));
+        }
+        if let Some(effort) = r.reasoning_effort.as_deref().filter(|e| !is_valid_id(e)) {
+            return Err(field_err(
+                "runtime.reasoningEffort",
+                format!("{effort:?} is not a lowercase word such as `low` or `high`"),
+            ));
+        }
+        let fields: [(&'static str, Vec<&String>); 6] = [
+            ("runtime.instructions", vec![&r.instructions]),
+            ("runtime.model", models.collect()),
+            ("runtime.tools", r.tools.iter().collect()),
+            ("runtime.prioritize", r.prioritize.iter().collect()),
+            ("runtime.avoid", r.avoid.iter().collect()),
+            ("summary", vec![&a.summary]),
+        ];
+        for (field, values) in fields {
+            for value in values {
+                if let Some(problem) = forbidden_content(value) {
+                    return Err(field_err(field, problem));
+                }
+            }
+        }
+        agents.push(RuntimeAgent {
+            description: a.summary.split_whitespace().collect::<Vec<_>>().join(" "),
+            id: a.id,
+            instructions,
+            read_only,
+            model: r.model,
+            models: r.models,
+            reasoning_effort: r.reasoning_effort,
+            tools: r.tools,
+            prioritize: r.prioritize,
+            avoid: r.avoid,
+        });
+    }
+    Ok(agents)
+}
+
+/// Whether `name` is a valid agent name for `host`, with the host's rule when it is not. Read in
+/// the hosts' own code: Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`); Claude Code 2.1 refuses
+/// a leading `-`, a `:` and more than 256 characters; Codex 0.169 needs a non-empty name. Ids
+/// that pass the catalog's id rule pass all three.
+pub fn check_name(host: Host, name: &str) -> Result<(), &'static str> {
+    let ok = match host {
+        Host::Gemini => {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        }
+        Host::Claude => {
+            !name.is_empty() && !name.starts_with('-') && !name.contains(':') && name.len() <= 256
+        }
+        _ => !name.trim().is_empty(),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(match host {
+            Host::Gemini => "Gemini CLI agent names are lowercase letters, digits, `-` and `_`",
+            Host::Claude => {
+                "Claude Code agent names must not start with `-`, contain `:` or exceed 256 characters"
+            }
+            _ => "agent names must not be empty",
+        })
+    }
+}
+
+/// The file name of `id`'s definition for `host`.
+pub fn file_name(host: Host, id: &str) -> String {
+    match host {
+        Host::Codex => format!("{id}.toml"),
+        _ => format!("{id}.md"),
+    }
+}
+
+/// Claude Code tools for an abstract tool name.
+fn claude_tools(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "read" => &["Read"],
+        "search" => &["Grep", "Glob"],
+        "list" => &["Glob"],
+        "edit" | "write" => &["Edit", "Write"],
+        "test" | "shell" => &["Bash"],
+        _ => &[],
+    }
+}
+
+/// Gemini CLI tools for an abstract tool name (names read in Gemini CLI 0.61's tool registry).
+fn gemini_tools(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "read" => &["read_file", "read_many_files"],
+        "search" => &["grep_search", "glob"],
+        "list" => &["list_directory", "glob"],
+        "edit" | "write" => &["replace", "write_file"],
+        "test" | "shell" => &["run_shell_command"],
+        _ => &[],
+    }
+}
+
+/// Maps an abstract tool name to a host's tools.
+type ToolMap = fn(&str) -> &'static [&'static str];
+
+const CLAUDE_READ_ONLY: [&str; 3] = ["Read", "Grep", "Glob"];
+const GEMINI_READ_ONLY: [&str; 5] = [
+    "read_file",
+    "read_many_files",
+    "grep_search",
+    "glob",
+    "list_directory",
+];
+
+/// The host tools of an agent: the host's read and search tools for a read-only role; else its
+/// abstract tools mapped, or `None` (inherit the session's tools) when none maps.
+pub fn host_tools(host: Host, agent: &RuntimeAgent) -> Option<Vec<&'static str>> {
+    let (map, read_only): (ToolMap, &[&'static str]) = match host {
+        Host::Claude => (claude_tools, &CLAUDE_READ_ONLY),
+        Host::Gemini => (gemini_tools, &GEMINI_READ_ONLY),
+        _ => return None,
+    };
+    if agent.read_only {
+        // Whatever the source lists, a read-only role reads and searches, and nothing else.
+        return Some(read_only.to_vec());
+    }
+    let mut tools: Vec<&'static str> = Vec::new();
+    for t in agent.tools.iter().flat_map(|t| map(t)) {
+        if !tools.contains(t) {
+            tools.push(t);
+        }
+    }
+    (!tools.is_empty()).then_some(tools)
+}
+
+/// The instructions a host receives: the source's, then what to prioritise and avoid.
+fn full_instructions(agent: &RuntimeAgent) -> String {
+    let mut text = agent.instructions.clone();
+    if !agent.prioritize.is_empty() {
+        text.push_str(&format!("\n\nPrioritize: {}.", agent.prioritize.join("; ")));
+    }
+    if !agent.avoid.is_empty() {
+        text.push_str(&format!("\nAvoid: {}.", agent.avoid.join("; ")));
+    }
+    text
+}
+
+/// A TOML basic string: quotes, backslashes and control characters escaped.
+pub fn toml_string(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A YAML double-quoted scalar (JSON string syntax, which YAML 1.2 reads the same).
+fn yaml_string(value: &str) -> String {
+    serde_json::Value::from(value).to_string()
+}
+
+/// The file body for `host`, without the marker line.
+fn body(host: Host, agent: &RuntimeAgent) -> String {
+    let instructions = full_instructions(agent);
+    match host {
+        Host::Codex => {
+            let mut out = String::new();
+            out.push_str(&format!("name = {}\n", toml_string(&agent.id)));
+            out.push_str(&format!(
+                "description = {}\n",
+                toml_string(&agent.description)
+            ));
+            if let Some(model) = agent.model_for(host) {
+                out.push_str(&format!("model = {}\n", toml_string(model)));
+            }
+            if let Some(effort) = &agent.reasoning_effort {
+                out.push_str(&format!(
+                    "model_reasoning_effort = {}\n",
+                    toml_string(effort)
+                ));
+            }
+            let sandbox = if agent.read_only {
+                "read-only"
+            } else {
+                "workspace-write"
+            };
+            out.push_str(&format!("sandbox_mode = {}\n", toml_string(sandbox)));
+            out.push_str(&format!(
+                "developer_instructions = {}\n",
+                toml_string(&instructions)
+            ));
+            out
+        }
+        _ => {
+            let mut out = String::new();
+            out.push_str(&format!("name: {}\n", yaml_string(&agent.id)));
+            out.push_str(&format!(
+                "description: {}\n",
+                yaml_string(&agent.description)
+            ));
+            match (host, host_tools(host, agent)) {
+                (Host::Claude, Some(tools)) => {
+                    out.push_str(&format!("tools: {}\n", yaml_string(&tools.join(", "))));
+                }
+                (_, Some(tools)) => {
+                    let list: Vec<String> = tools.iter().map(|t| yaml_string(t)).collect();
+                    out.push_str(&format!("tools: [{}]\n", list.join(", ")));
+                }
+                (_, None) => {}
+            }
+            if let Some(model) = agent.model_for(host) {
+                out.push_str(&format!("model: {}\n", yaml_string(model)));
+            }
+            out.push_str("---\n");
+            out.push_str(&instructions);
+            out.push('\n');
+            out
+        }
+    }
+}
+
+/// The marker line (with its newline) for a body made from `source_fp`.
+fn marker_line(source_fp: &str, content_fp: &str) -> String {
+    format!(
+        "# {MARKER} (source {source_fp}, content {content_fp}); edit the canonical agent source and run the sync again: a hand edit is kept and reported as drift.\n"
+    )
+}
+
+/// The whole file sophia-hook generates for `agent` on `host`.
+pub fn render(host: Host, agent: &RuntimeAgent) -> String {
+    let body = body(host, agent);
+    let (head, rest) = match host {
+        Host::Codex => ("", body.as_str()),
+        _ => ("---\n", body.as_str()),
+    };
+    let content = format!("{head}{rest}");
+    let marker = marker_line(&agent.fingerprint(), &sha256(content.as_bytes()));
+    format!("{head}{marker}{rest}")
+}
+
+/// What a file on disk is, compared with the one sync would write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileState {
+    Missing,
+    /// Exactly what sync would write.
+    UpToDate,
+    /// Generated and untouched, from an older source: sync replaces it.
+    Stale,
+    /// Generated, then edited by hand: sync leaves it and reports it.
+    Drifted,
+    /// Not generated by sophia-hook (no marker): sync leaves it and reports it.
+    Foreign,
+}
+
+impl FileState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileState::Missing => "missing",
+            FileState::UpToDate => "up-to-date",
+            FileState::Stale => "stale",
+            FileState::Drifted => "drifted",
+            FileState::Foreign => "not-generated",
+        }
+    }
+
+    /// Generated by sophia-hook and not edited since.
+    pub fn is_unchanged_generated(self) -> bool {
+        matches!(self, FileState::UpToDate | FileState::Stale)
+    }
+}
+
+/// Splits a file into its marker's content fingerprint and the text without the marker line.
+fn split_marker(text: &str) -> Option<(&str, String)> {
+    let mut rest = String::with_capacity(text.len());
+    let mut content_fp = None;
+    for line in text.split_inclusive('\n') {
+        if content_fp.is_none() && line.starts_with(&format!("# {MARKER} ")) {
+            let fp = line.split("content ").nth(1)?.split([')', ',']).next()?;
+            content_fp = Some(fp.trim());
+            continue;
+        }
+        rest.push_str(line);
+    }
+    content_fp.map(|fp| (fp, rest))
+}
+
+/// Classifies an existing file against the fresh rendering.
+pub fn classify(existing: Option<&str>, fresh: &str) -> FileState {
+    let Some(existing) = existing else {
+        return FileState::Missing;
+    };
+    if existing == fresh {
+        return FileState::UpToDate;
+    }
+    match split_marker(existing) {
+        None => FileState::Foreign,
+        Some((fp, content)) if sha256(content.as_bytes()) == fp => FileState::Stale,
+        Some(_) => FileState::Drifted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agents() -> Vec<RuntimeAgent> {
+        parse(crate::agents::DEFAULT_SOURCE).expect("the embedded source parses")
+    }
+
+    fn agent(id: &str) -> RuntimeAgent {
+        agents().into_iter().find(|a| a.id == id).unwrap()
+    }
+
+    #[test]
+    fn codex_toml_has_the_documented_keys_and_parses() {
+        let text = render(Host::Codex, &agent("scout"));
+        assert!(text.starts_with(&format!("# {MARKER} (source sha256:")));
+        let value: toml::Table = toml::from_str(&text).expect("valid TOML");
+        let keys: Vec<&str> = value.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "description",
+                "developer_instructions",
+                "model",
+                "name",
+                "sandbox_mode"
+            ]
+        );
+        assert_eq!(value["name"].as_str(), Some("scout"));
+        assert_eq!(value["sandbox_mode"].as_str(), Some("read-only"));
+        assert_eq!(value["model"].as_str(), Some("gpt-5.4-mini"));
+        let instructions = value["developer_instructions"].as_str().unwrap();
+        assert!(instructions.starts_with("You are a scout."));
+        assert!(instructions.contains("\nAvoid: opinions; edits; long dumps."));
+        let writer: toml::Table =
+            toml::from_str(&render(Host::Codex, &agent("implementer"))).unwrap();
+        assert_eq!(writer["sandbox_mode"].as_str(), Some("workspace-write"));
+    }
+
+    #[test]
+    fn toml_escaping_survives_quotes_backslashes_and_controls() {
+        let mut a = agent("scout");
+        a.instructions = "say \"hi\" \\ then\ttab\r\nnext \u{7} bell \"\"\" end".into();
+        a.description = "a \"quoted\" \\path-free\\ summary".into();
+        let value: toml::Table = toml::from_str(&render(Host::Codex, &a)).unwrap();
+        assert!(
+            value["developer_instructions"]
+                .as_str()
+                .unwrap()
+                .starts_with("say \"hi\" \\ then\ttab\r\nnext \u{7} bell \"\"\" end")
+        );
+        assert_eq!(
+            value["description"].as_str(),
+            Some("a \"quoted\" \\path-free\\ summary")
+        );
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Frontmatter {
+        name: String,
+        description: String,
+        tools: Option<serde_json::Value>,
+        model: Option<String>,
+    }
+
+    fn frontmatter(text: &str) -> (Frontmatter, String) {
+        let rest = text.strip_prefix("---\n").expect("starts with ---");
+        let (yaml, body) = rest.split_once("\n---\n").expect("closing ---");
+        (
+            serde_saphyr::from_str(yaml).expect("valid YAML"),
+            body.into(),
+        )
+    }
+
+    #[test]
+    fn claude_markdown_read_only_roles_get_read_and_search_tools_only() {
+        let (fm, body) = frontmatter(&render(Host::Claude, &agent("code_reviewer")));
+        assert_eq!(fm.name, "code_reviewer");
+        assert!(fm.description.starts_with("Read-only review of a diff"));
+        assert_eq!(fm.tools, Some(serde_json::json!("Read, Grep, Glob")));
+        assert_eq!(fm.model, None, "Codex model names never reach Claude Code");
+        assert!(body.starts_with("You are a code reviewer."));
+        let (fm, _) = frontmatter(&render(Host::Claude, &agent("implementer")));
+        assert_eq!(fm.tools, Some(serde_json::json!("Read, Edit, Write, Bash")));
+    }
+
+    #[test]
+    fn gemini_markdown_uses_its_strict_keys_and_tool_names() {
+        let (fm, body) = frontmatter(&render(Host::Gemini, &agent("scout")));
+        assert_eq!(fm.name, "scout");
+        assert_eq!(
+            fm.tools,
+            Some(serde_json::json!([
+                "read_file",
+                "read_many_files",
+                "grep_search",
+                "glob",
+                "list_directory"
+            ]))
+        );
+        assert!(body.starts_with("You are a scout."));
+    }
+
+    #[test]
+    fn per_host_models() {
+        let src = crate::agents::DEFAULT_SOURCE.replacen(
+            "model: gpt-5.4-mini\n",
+            "model: gpt-5.4-mini\n      models: { claude: haiku, gemini: gemini-2.5-flash }\n",
+            1,
+        );
+        let scout = parse(&src).unwrap().remove(0);
+        assert_eq!(scout.model_for(Host::Codex), Some("gpt-5.4-mini"));
+        assert_eq!(scout.model_for(Host::Claude), Some("haiku"));
+        let (fm, _) = frontmatter(&render(Host::Gemini, &scout));
+        assert_eq!(fm.model.as_deref(), Some("gemini-2.5-flash"));
+    }
+
+    #[test]
+    fn refusals_name_the_agent_and_the_runtime_field() {
+        let src = crate::agents::DEFAULT_SOURCE;
+        let table: &[(&str, &str, &str)] = &[
+            (
+                "Do not propose designs, do not edit files.",
+                "Read /home/alice/.ssh/config first.",
+                "runtime.instructions: contains a user or machine path",
+            ),
+            (
+                "Do not propose designs, do not edit files.",
+                "Use api_key: abcdef123456 for the tracker.",
+                "runtime.instructions: looks like a secret",
+            ),
+            (
+                "model: gpt-5.4-mini",
+                "model: \"gpt 5; rm -rf\"",
+                "runtime.model",
+            ),
+            (
+                "tools: [read, search, list]",
+                "tools: [read, ghp_abcdefghijklmnopqrstuvwxyz0123]",
+                "runtime.tools: looks like a secret",
+            ),
+            (
+                "model: gpt-5.4-mini",
+                "model: gpt-5.4-mini\n      models: { copilot: x }",
+                "runtime.models",
+            ),
+        ];
+        for (from, to, want) in table {
+            let changed = src.replacen(from, to, 1);
+            assert_ne!(changed, src, "{from}");
+            let err = parse(&changed).unwrap_err().to_string();
+            assert!(err.contains("agent \"scout\""), "{err}");
+            assert!(err.contains(want), "{want}: {err}");
+        }
+        let empty = src.replacen(
+            "You are a scout. Find what the main agent asked for and report facts with file paths and\n        line numbers. Do not propose designs, do not edit files.",
+            "",
+            1,
+        );
+        assert_ne!(empty, src);
+        assert!(
+            parse(&empty)
+                .unwrap_err()
+                .to_string()
+                .contains("runtime.instructions")
+        );
+    }
+
+    #[test]
+    fn host_name_rules() {
+        for host in SYNC_HOSTS {
+            for id in ["scout", "code_reviewer", "test-writer"] {
+                assert_eq!(check_name(host, id), Ok(()), "{host:?} {id}");
+            }
+            assert!(check_name(host, "").is_err());
+        }
+        assert!(check_name(Host::Gemini, "Scout").is_err());
+        assert!(check_name(Host::Claude, "-scout").is_err());
+        assert!(check_name(Host::Claude, "plugin:scout").is_err());
+        assert_eq!(check_name(Host::Claude, "Scout"), Ok(()));
+    }
+
+    #[test]
+    fn states_tell_stale_from_edited_and_foreign() {
+        let a = agent("scout");
+        for host in SYNC_HOSTS {
+            let fresh = render(host, &a);
+            assert_eq!(classify(None, &fresh), FileState::Missing);
+            assert_eq!(classify(Some(&fresh), &fresh), FileState::UpToDate);
+            let mut newer = a.clone();
+            newer.instructions.push_str(" Be brief.");
+            let newer = render(host, &newer);
+            assert_eq!(classify(Some(&fresh), &newer), FileState::Stale, "{host:?}");
+            let edited = fresh.replace("You are a scout.", "You are my scout.");
+            assert_eq!(classify(Some(&edited), &fresh), FileState::Drifted);
+            let unmarked: String = fresh
+                .lines()
+                .filter(|l| !l.contains(MARKER))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            assert_eq!(classify(Some(&unmarked), &fresh), FileState::Foreign);
+        }
+    }
+
+    #[test]
+    fn fingerprint_follows_the_runtime_entry() {
+        let a = agent("scout");
+        let mut b = a.clone();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        b.model = Some("gpt-6".into());
+        assert_ne!(a.fingerprint(), b.fingerprint());
+    }
+}

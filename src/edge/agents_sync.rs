@@ -1,0 +1,507 @@
+//! `sophia-hook agents sync` and `agents check`: the hosts' runtime agent definitions generated
+//! from the canonical source (the project's `docs/agents/canonical-subagents.yaml`, else the
+//! embedded default), written only inside the chosen scope's own host folders —
+//! `<root>/.codex/agents`, `<root>/.claude/agents`, `<root>/.gemini/agents`, or the user's
+//! `$CODEX_HOME/agents`, `~/.claude/agents`, `~/.gemini/agents` — never where a repository file
+//! says. A file the user changed (or wrote) is never overwritten: sync reports it, and `--force`
+//! replaces it after keeping a backup in the user's state folder. `install` calls in here too.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::agents::runtime::{self, FileState, RuntimeAgent, SYNC_HOSTS};
+use crate::edge::files::{ReadError, read_bounded_string, write_atomic};
+use crate::edge::settings::Settings;
+use crate::install::Scope;
+use crate::payload::Host;
+
+/// The largest canonical source read.
+const SOURCE_CAP: u64 = 1024 * 1024;
+/// The largest existing definition file read; a larger one is not ours.
+const DEFINITION_CAP: u64 = 256 * 1024;
+
+/// What `agents sync` and `agents check` act on.
+#[derive(Debug, Clone)]
+pub struct SyncTarget {
+    pub hosts: Vec<Host>,
+    pub scope: Scope,
+    pub root: PathBuf,
+}
+
+impl SyncTarget {
+    /// `None` (or `all`) means every host with agent definitions; Antigravity has none.
+    pub fn hosts_for(host: Option<Host>) -> anyhow::Result<Vec<Host>> {
+        match host {
+            None => Ok(SYNC_HOSTS.to_vec()),
+            Some(h) if SYNC_HOSTS.contains(&h) => Ok(vec![h]),
+            Some(h) => bail!(
+                "{} has no runtime agent definitions to generate (hosts: codex, claude, gemini, all)",
+                h.as_str()
+            ),
+        }
+    }
+}
+
+/// Runs `agents sync` or `agents check`; `Ok(false)` is a failed check (exit 1).
+pub fn run(
+    out: &mut dyn Write,
+    host: Option<Host>,
+    command: crate::cli::AgentsCommand,
+    settings: &Settings,
+    clock: &dyn crate::clock::Clock,
+) -> anyhow::Result<bool> {
+    use crate::cli::AgentsCommand;
+    let (t, force) = match command {
+        AgentsCommand::Sync { target, force } => (target, Some(force)),
+        AgentsCommand::Check { target } => (target, None),
+    };
+    let target = SyncTarget {
+        hosts: SyncTarget::hosts_for(host)?,
+        scope: t.scope,
+        root: crate::cli::project_root_arg(t.root)?,
+    };
+    match force {
+        Some(force) => {
+            let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
+            sync(out, &target, force, settings, &stamp)?;
+            Ok(true)
+        }
+        None => check(out, &target, settings),
+    }
+}
+
+/// `agents … --host all` means every host, which is the default: the value is dropped before
+/// clap reads the global `--host` (whose values are the hosts themselves).
+pub fn host_all_as_default(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if !args.iter().any(|a| a == "agents") {
+        return args;
+    }
+    let mut out = Vec::with_capacity(args.len());
+    let mut iter = args.into_iter().peekable();
+    while let Some(arg) = iter.next() {
+        if arg == "--host=all" {
+            continue;
+        }
+        if arg == "--host" && iter.peek().is_some_and(|v| v == "all") {
+            iter.next();
+            continue;
+        }
+        out.push(arg);
+    }
+    out
+}
+
+/// The folder that holds `host`'s agent definitions for `scope`.
+pub fn agents_dir(
+    host: Host,
+    scope: Scope,
+    root: &Path,
+    settings: &Settings,
+) -> anyhow::Result<PathBuf> {
+    let home = || {
+        settings
+            .home
+            .clone()
+            .context("the home directory is unknown (HOME is not set)")
+    };
+    Ok(match (host, scope) {
+        (Host::Codex, Scope::Project) => root.join(".codex/agents"),
+        (Host::Claude, Scope::Project) => root.join(".claude/agents"),
+        (Host::Gemini, Scope::Project) => root.join(".gemini/agents"),
+        (Host::Codex, Scope::User) => match &settings.codex_home {
+            Some(codex_home) => codex_home.join("agents"),
+            None => home()?.join(".codex/agents"),
+        },
+        (Host::Claude, Scope::User) => home()?.join(".claude/agents"),
+        (Host::Gemini, Scope::User) => home()?.join(".gemini/agents"),
+        (Host::Antigravity, _) => bail!("Antigravity has no runtime agent definitions"),
+    })
+}
+
+/// The runtime definitions of the project's canonical source, else of the embedded default,
+/// with where they came from. The source must build as a catalog (ids, routing fields) and its
+/// runtime fields must pass [`runtime::parse`].
+pub fn load_runtime(root: &Path) -> anyhow::Result<(Vec<RuntimeAgent>, String)> {
+    let path = root.join(crate::edge::agents::SOURCE_PATH);
+    let (text, label, skill_ids) = match read_bounded_string(&path, SOURCE_CAP) {
+        Ok(text) => {
+            let ids = crate::edge::skills::load(root)
+                .catalog
+                .skills
+                .into_iter()
+                .map(|s| s.id)
+                .collect();
+            (text, path.display().to_string(), ids)
+        }
+        Err(ReadError::Missing) => {
+            let ids = crate::skills::default_catalog()
+                .skills
+                .into_iter()
+                .map(|s| s.id)
+                .collect();
+            (
+                crate::agents::DEFAULT_SOURCE.to_owned(),
+                "the embedded default roles".to_owned(),
+                ids,
+            )
+        }
+        Err(e) => bail!("reading the canonical source {}: {e}", path.display()),
+    };
+    crate::agents::catalog::build(&text, &skill_ids, String::new())
+        .and_then(|_| runtime::parse(&text))
+        .map(|agents| (agents, label.clone()))
+        .with_context(|| format!("refusing {label}; nothing was written"))
+}
+
+/// One definition file: where it goes, what sync would write, and what is there now.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub host: Host,
+    pub id: String,
+    pub path: PathBuf,
+    pub fresh: String,
+    pub existing: Option<String>,
+    pub state: FileState,
+}
+
+/// Refuses a project folder chain that leaves the project through a symlink (a repository could
+/// commit `.codex/agents` as a link to anywhere).
+fn check_project_dir(root: &Path, dir: &Path) -> anyhow::Result<()> {
+    let rel = dir.strip_prefix(root).unwrap_or(dir);
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => bail!(
+                "refusing to write through {}: it is a symlink; sync writes only inside the project's own folders",
+                at.display()
+            ),
+            Ok(m) if !m.is_dir() => bail!("{} is not a folder", at.display()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Every definition of `target`, rendered and classified against what is on disk.
+pub fn plan(
+    target: &SyncTarget,
+    agents: &[RuntimeAgent],
+    settings: &Settings,
+) -> anyhow::Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    for &host in &target.hosts {
+        let dir = agents_dir(host, target.scope, &target.root, settings)?;
+        if target.scope == Scope::Project {
+            check_project_dir(&target.root, &dir)?;
+        }
+        for agent in agents {
+            runtime::check_name(host, &agent.id)
+                .map_err(|rule| anyhow::anyhow!("agent {:?}: {rule}", agent.id))?;
+            let path = dir.join(runtime::file_name(host, &agent.id));
+            let existing = match read_bounded_string(&path, DEFINITION_CAP) {
+                Ok(text) => Some(text),
+                Err(ReadError::Missing) => None,
+                // Not a regular file, or far too large to be ours: somebody else's.
+                Err(ReadError::NotRegular | ReadError::TooLarge { .. }) => {
+                    Some(String::from("\u{0}"))
+                }
+                Err(e) => bail!("reading {}: {e}", path.display()),
+            };
+            let fresh = runtime::render(host, agent);
+            let state = runtime::classify(existing.as_deref(), &fresh);
+            entries.push(Entry {
+                host,
+                id: agent.id.clone(),
+                path,
+                fresh,
+                existing,
+                state,
+            });
+        }
+    }
+    Ok(entries)
+}
+
+/// Where `--force` keeps the file it replaces.
+fn backup_path(settings: &Settings, entry: &Entry, stamp: &str) -> anyhow::Result<PathBuf> {
+    let dir = settings
+        .state_dir
+        .as_ref()
+        .context("no state folder for the backup: set XDG_STATE_HOME or HOME")?;
+    let name = entry
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(dir
+        .join("sophia-hook/agent-backups")
+        .join(entry.host.as_str())
+        .join(format!("{stamp}-{name}")))
+}
+
+/// What a sync did, for the caller's summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncSummary {
+    pub written: usize,
+    pub unchanged: usize,
+    /// Files left alone because the user changed or wrote them.
+    pub kept: usize,
+}
+
+/// Writes the definitions of `target`: missing and stale files are written, up-to-date ones left,
+/// changed ones reported (or, with `force`, backed up and replaced).
+pub fn sync(
+    out: &mut dyn Write,
+    target: &SyncTarget,
+    force: bool,
+    settings: &Settings,
+    stamp: &str,
+) -> anyhow::Result<SyncSummary> {
+    let (agents, label) = load_runtime(&target.root)?;
+    let entries = plan(target, &agents, settings)?;
+    writeln!(
+        out,
+        "agent definitions from {label} ({} scope):",
+        target.scope.as_str()
+    )?;
+    let mut summary = SyncSummary::default();
+    for entry in &entries {
+        let shown = entry.path.display();
+        match entry.state {
+            FileState::UpToDate => {
+                summary.unchanged += 1;
+                writeln!(out, "  up to date  {shown}")?;
+                continue;
+            }
+            FileState::Drifted | FileState::Foreign if !force => {
+                summary.kept += 1;
+                let why = if entry.state == FileState::Drifted {
+                    "edited by hand"
+                } else {
+                    "not generated by sophia-hook"
+                };
+                writeln!(
+                    out,
+                    "  kept        {shown} ({why}; `agents sync --force` replaces it and keeps a backup)"
+                )?;
+                continue;
+            }
+            FileState::Drifted | FileState::Foreign => {
+                let backup = backup_path(settings, entry, stamp)?;
+                let old = entry.existing.as_deref().unwrap_or_default();
+                write_atomic(&backup, old.as_bytes())
+                    .with_context(|| format!("writing the backup {}", backup.display()))?;
+                writeln!(out, "  backed up   {shown} -> {}", backup.display())?;
+            }
+            FileState::Missing | FileState::Stale => {}
+        }
+        if let Some(dir) = entry.path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            if target.scope == Scope::Project {
+                check_project_dir(&target.root, dir)?;
+            }
+        }
+        write_atomic(&entry.path, entry.fresh.as_bytes())
+            .with_context(|| format!("writing {shown}"))?;
+        summary.written += 1;
+        let verb = match entry.state {
+            FileState::Missing => "wrote",
+            _ => "updated",
+        };
+        writeln!(out, "  {verb:<11} {shown}")?;
+    }
+    writeln!(
+        out,
+        "{} written, {} up to date, {} kept",
+        summary.written, summary.unchanged, summary.kept
+    )?;
+    Ok(summary)
+}
+
+/// Verifies the definitions of `target`; `false` when one is missing, stale, edited by hand or
+/// not generated by sophia-hook.
+pub fn check(
+    out: &mut dyn Write,
+    target: &SyncTarget,
+    settings: &Settings,
+) -> anyhow::Result<bool> {
+    let (agents, label) = load_runtime(&target.root)?;
+    let entries = plan(target, &agents, settings)?;
+    let mut ok = true;
+    for entry in &entries {
+        if entry.state != FileState::UpToDate {
+            ok = false;
+            writeln!(out, "{:<13} {}", entry.state.as_str(), entry.path.display())?;
+        }
+    }
+    if ok {
+        writeln!(
+            out,
+            "{} agent definitions up to date with {label} ({} scope)",
+            entries.len(),
+            target.scope.as_str()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "run `sophia-hook agents sync` (a file edited by hand is kept unless you pass --force)"
+        )?;
+    }
+    Ok(ok)
+}
+
+/// Removes the generated definitions of `target` that nobody changed; everything else stays.
+pub fn remove_generated(
+    out: &mut dyn Write,
+    target: &SyncTarget,
+    settings: &Settings,
+) -> anyhow::Result<()> {
+    let (agents, _) = load_runtime(&target.root)?;
+    for entry in plan(target, &agents, settings)? {
+        if entry.state.is_unchanged_generated() {
+            std::fs::remove_file(&entry.path)
+                .with_context(|| format!("removing {}", entry.path.display()))?;
+            writeln!(out, "removed {}", entry.path.display())?;
+        } else if entry.state != FileState::Missing {
+            writeln!(
+                out,
+                "kept {} ({})",
+                entry.path.display(),
+                entry.state.as_str()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn settings(home: &Path) -> Settings {
+        let home = home.to_string_lossy().into_owned();
+        Settings::from_lookup(|k| (k == "HOME").then(|| home.clone()))
+    }
+
+    fn target(root: &Path, hosts: Vec<Host>, scope: Scope) -> SyncTarget {
+        SyncTarget {
+            hosts,
+            scope,
+            root: root.to_path_buf(),
+        }
+    }
+
+    #[test]
+    fn sync_writes_checks_keeps_edits_and_forces_with_a_backup() {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let s = settings(home.path());
+        let t = target(root.path(), SYNC_HOSTS.to_vec(), Scope::Project);
+        let mut out = Vec::new();
+        assert!(!check(&mut out, &t, &s).unwrap(), "nothing there yet");
+        let first = sync(&mut out, &t, false, &s, "t1").unwrap();
+        assert_eq!(first.written, 15);
+        assert!(root.path().join(".codex/agents/scout.toml").is_file());
+        assert!(
+            root.path()
+                .join(".claude/agents/code_reviewer.md")
+                .is_file()
+        );
+        assert!(root.path().join(".gemini/agents/test_writer.md").is_file());
+        assert!(check(&mut out, &t, &s).unwrap());
+
+        let edited = root.path().join(".claude/agents/scout.md");
+        let text = fs::read_to_string(&edited)
+            .unwrap()
+            .replace("scout.", "scout!");
+        fs::write(&edited, &text).unwrap();
+        let mut out = Vec::new();
+        assert!(!check(&mut out, &t, &s).unwrap());
+        assert!(String::from_utf8_lossy(&out).contains("drifted"));
+        let again = sync(&mut Vec::new(), &t, false, &s, "t2").unwrap();
+        assert_eq!((again.written, again.kept), (0, 1));
+        assert_eq!(fs::read_to_string(&edited).unwrap(), text, "left alone");
+
+        let forced = sync(&mut Vec::new(), &t, true, &s, "t3").unwrap();
+        assert_eq!(forced.written, 1);
+        let backup = home
+            .path()
+            .join(".local/state/sophia-hook/agent-backups/claude/t3-scout.md");
+        assert_eq!(fs::read_to_string(backup).unwrap(), text);
+        assert!(check(&mut Vec::new(), &t, &s).unwrap());
+
+        let mut out = Vec::new();
+        remove_generated(&mut out, &t, &s).unwrap();
+        assert!(!root.path().join(".codex/agents/scout.toml").exists());
+    }
+
+    #[test]
+    fn a_user_file_is_not_overwritten_nor_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let s = settings(home.path());
+        let mine = root.path().join(".codex/agents/scout.toml");
+        fs::create_dir_all(mine.parent().unwrap()).unwrap();
+        fs::write(&mine, "name = \"scout\"\n").unwrap();
+        let t = target(root.path(), vec![Host::Codex], Scope::Project);
+        let summary = sync(&mut Vec::new(), &t, false, &s, "t").unwrap();
+        assert_eq!((summary.written, summary.kept), (4, 1));
+        remove_generated(&mut Vec::new(), &t, &s).unwrap();
+        assert_eq!(fs::read_to_string(&mine).unwrap(), "name = \"scout\"\n");
+    }
+
+    #[test]
+    fn user_scope_writes_into_the_users_host_folders() {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let s = settings(home.path());
+        let t = target(root.path(), vec![Host::Claude], Scope::User);
+        sync(&mut Vec::new(), &t, false, &s, "t").unwrap();
+        assert!(home.path().join(".claude/agents/implementer.md").is_file());
+        assert!(!root.path().join(".claude").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_project_folder_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.path().join(".codex")).unwrap();
+        let s = settings(root.path());
+        let t = target(root.path(), vec![Host::Codex], Scope::Project);
+        let err = sync(&mut Vec::new(), &t, false, &s, "t").unwrap_err();
+        assert!(format!("{err:#}").contains("symlink"), "{err:#}");
+        assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_project_source_with_a_secret_in_runtime_is_refused_and_nothing_written() {
+        let root = tempfile::tempdir().unwrap();
+        let src = root.path().join(crate::edge::agents::SOURCE_PATH);
+        fs::create_dir_all(src.parent().unwrap()).unwrap();
+        fs::write(
+            &src,
+            crate::agents::DEFAULT_SOURCE.replacen(
+                "Do not propose designs",
+                "Use token=abcd1234efgh. Do not propose designs",
+                1,
+            ),
+        )
+        .unwrap();
+        let s = settings(root.path());
+        let t = target(root.path(), SYNC_HOSTS.to_vec(), Scope::Project);
+        let err = format!(
+            "{:#}",
+            sync(&mut Vec::new(), &t, false, &s, "t").unwrap_err()
+        );
+        assert!(
+            err.contains("nothing was written") && err.contains("secret"),
+            "{err}"
+        );
+        assert!(!root.path().join(".codex").exists());
+    }
+}
