@@ -694,13 +694,32 @@ fn availability(
         roots.push(home);
     }
     let states = crate::edge::agents::compute_availability(&effective.catalog, &roots);
+    let hosts = ["codex", "claude", "gemini"];
+    // Per host: `configured` for Codex is not `configured` on Claude Code.
+    let per_host: std::collections::BTreeMap<String, std::collections::BTreeMap<String, _>> = hosts
+        .iter()
+        .map(|h| {
+            let by_agent = states
+                .iter()
+                .map(|(id, (_, defs))| {
+                    let state = crate::edge::agents::state_of(defs.iter().filter(|d| d.host == *h));
+                    (id.clone(), state)
+                })
+                .collect();
+            ((*h).to_owned(), by_agent)
+        })
+        .collect();
     writeln!(
         stdout,
         "catalog: {} ({})",
         effective.catalog.fingerprint,
         effective.source.as_str()
     )?;
-    writeln!(stdout, "{:<20} {:<12} definitions", "agent", "state")?;
+    writeln!(
+        stdout,
+        "{:<20} {:<12} {:<12} {:<12} {:<12} definitions",
+        "agent", "any host", "codex", "claude", "gemini"
+    )?;
     for (id, (state, defs)) in &states {
         let where_: Vec<String> = defs
             .iter()
@@ -713,10 +732,14 @@ fn availability(
                 )
             })
             .collect();
+        let host_state = |h: &str| per_host[h][id].as_str();
         writeln!(
             stdout,
-            "{id:<20} {:<12} {}",
+            "{id:<20} {:<12} {:<12} {:<12} {:<12} {}",
             state.as_str(),
+            host_state("codex"),
+            host_state("claude"),
+            host_state("gemini"),
             if where_.is_empty() {
                 "-".to_owned()
             } else {
@@ -731,9 +754,10 @@ fn availability(
             .context("no manifest path: set SOPHIA_AGENT_AVAILABILITY or HOME")?;
         let manifest = Manifest {
             schema_version: 1,
-            generated_at: now,
+            generated_at: Some(now),
             catalog_fingerprint: Some(effective.catalog.fingerprint.clone()),
             agents: states.iter().map(|(id, (s, _))| (id.clone(), *s)).collect(),
+            hosts: per_host,
         };
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');

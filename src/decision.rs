@@ -44,6 +44,9 @@ pub struct Project {
     pub agents: Option<AgentCatalog>,
     /// Agent catalog and manifest warnings.
     pub agent_warnings: Vec<String>,
+    /// The agent types the host can spawn here (its runtime definitions); `None` when not
+    /// looked up, which leaves availability as the catalog and manifest say.
+    pub host_agents: Option<std::collections::BTreeSet<String>>,
     /// A delegation planned earlier in this session, if any.
     pub planned: Option<PlannedDelegation>,
     /// The project's extra hotword prefix (`.sophia-hook.yaml`), if any.
@@ -170,6 +173,16 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
                     Some(&default)
                 }
                 (None, false) => None,
+            };
+            let narrowed;
+            let catalog = match (catalog, &project.host_agents) {
+                (Some(catalog), Some(defined)) => {
+                    let mut c = catalog.clone();
+                    crate::agents::availability::apply_host_definitions(&mut c, defined);
+                    narrowed = c;
+                    Some(&narrowed)
+                }
+                (catalog, _) => catalog,
             };
             agents = match catalog {
                 Some(catalog) => resolve_subagent_routing(

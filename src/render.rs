@@ -210,22 +210,22 @@ pub fn specialist_block(
     }
     for rec in &agents.recommended_agents {
         lines.push(format!(
-            "Sophia agent routing: agent={} skill={} writePolicy={} availability={} reasons={}.",
+            "Sophia agent routing: agent={} skill={} writePolicy={} availability={} reasons={}. {}",
             rec.agent_id,
             rec.skill_id.as_deref().unwrap_or("none"),
             rec.write_policy,
             rec.availability,
             rec.reason_codes.join(","),
+            delegation(host, rec),
         ));
     }
-    if let Some(first) = agents.recommended_agents.first() {
-        lines.push(format!(
-            "Delegate through {}, naming the skill in the delegated task; give the child an \
-             isolated, minimal context and, for simple sub-tasks, a cheaper model where the host \
-             allows it. The main agent keeps decisions, integration and the final answer, and \
-             reviews the child's result before concluding.",
-            delegation_mechanism(host, &first.agent_id)
-        ));
+    if !agents.recommended_agents.is_empty() {
+        lines.push(
+            "Give the child an isolated, minimal context and, for simple sub-tasks, a cheaper \
+             model where the host allows it. The main agent keeps decisions, integration and the \
+             final answer, and reviews the child's result before concluding."
+                .to_owned(),
+        );
     } else if agents.mode != crate::subagent::SubagentMode::Off {
         let reason = agents.fallback_reason.as_deref().unwrap_or("none");
         lines.push(format!(
@@ -274,24 +274,56 @@ pub fn specialist_block(
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-/// How the host's main agent delegates to a named role.
-fn delegation_mechanism(host: Host, agent_id: &str) -> String {
-    match host {
-        Host::Codex => format!(
-            "Codex's spawn_agent tool with agent_type set to the agent id (agent_type=\"{agent_id}\")"
-        ),
-        Host::Claude => format!(
-            "Claude Code's Task/Agent tool with subagent_type set to the agent id \
-             (subagent_type=\"{agent_id}\")"
-        ),
-        Host::Gemini => {
-            format!("Gemini CLI's subagent mechanism, naming the agent id (\"{agent_id}\")")
-        }
-        Host::Antigravity => format!(
-            "the host's agent-spawning tool (gateway-style hosts: sessions_spawn with \
-             agentId=\"{agent_id}\")"
-        ),
+/// How the host's main agent delegates this recommendation: the role as a spawnable type only
+/// when it is `configured` for this host (a runtime definition exists); otherwise the host's
+/// built-in delegation, with the role named only as the brief to give. The brief is fixed text
+/// chosen by write policy: nothing a repository writes reaches the model from here.
+fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
+    let id = &rec.agent_id;
+    let skill = match &rec.skill_id {
+        Some(skill) => format!(", naming the skill {skill} in the task"),
+        None => String::new(),
+    };
+    let read_only = rec.write_policy == "read-only";
+    if rec.availability == "configured" {
+        let call = match host {
+            Host::Codex => format!("Codex's spawn_agent with agent_type=\"{id}\""),
+            Host::Claude => format!("Claude Code's Task tool with subagent_type=\"{id}\""),
+            Host::Gemini => format!("Gemini CLI's invoke_agent with agent_name=\"{id}\""),
+            Host::Antigravity => format!("the host's subagent tool, naming \"{id}\""),
+        };
+        return format!("Delegate through {call}{skill}.");
     }
+    let brief = if read_only {
+        "read-only: report findings with their locations, no edits"
+    } else {
+        "bounded write: change only what it is given, report the diff"
+    };
+    let call = match host {
+        Host::Codex => "Codex's spawn_agent without agent_type (none is installed for this role), \
+                        with a message that"
+            .to_owned(),
+        Host::Claude => format!(
+            "Claude Code's Task tool with subagent_type=\"{}\" (no {id} subagent is \
+             installed), with a prompt that",
+            if read_only && matches!(rec.routing_role.as_str(), "discovery" | "analysis") {
+                "Explore"
+            } else {
+                "general-purpose"
+            }
+        ),
+        Host::Gemini => format!(
+            "Gemini CLI's invoke_agent with agent_name=\"{}\" (no {id} agent is installed), \
+             with a prompt that",
+            if read_only {
+                "codebase_investigator"
+            } else {
+                "generalist"
+            }
+        ),
+        Host::Antigravity => "the host's own subagent mechanism, with a task that".to_owned(),
+    };
+    format!("Delegate through {call} briefs the child as the {id} role ({brief}){skill}.")
 }
 
 const DELEGATION_RULES: &str = " Delegation is for token/cost efficiency, not parallelism. Never \
@@ -420,23 +452,48 @@ mod tests {
         );
     }
 
-    #[test]
-    fn agent_lines_name_the_host_mechanism_and_the_rules() {
-        use crate::agents::Recommendation;
+    fn rec(
+        id: &str,
+        role: &str,
+        write: &str,
+        availability: &str,
+        skill: Option<&str>,
+    ) -> AgentRouting {
         let mut agents = AgentRouting::empty(SubagentMode::Required);
-        agents.recommended_agents.push(Recommendation {
-            agent_id: "technical_analyst".into(),
-            skill_id: Some("mcp-technical-analyst".into()),
-            availability: "unknown".into(),
-            write_policy: "read-only".into(),
-            reason_codes: vec!["analysis-task".into(), "skill-affinity".into()],
-        });
-        let codex = specialist_block(Host::Codex, &SkillRouting::default(), &agents).unwrap();
-        assert!(codex.starts_with(
-            "Sophia agent routing: agent=technical_analyst skill=mcp-technical-analyst \
-             writePolicy=read-only availability=unknown reasons=analysis-task,skill-affinity."
-        ));
-        assert!(codex.contains("spawn_agent tool with agent_type set to the agent id (agent_type=\"technical_analyst\")"));
+        agents
+            .recommended_agents
+            .push(crate::agents::Recommendation {
+                agent_id: id.into(),
+                skill_id: skill.map(str::to_owned),
+                availability: availability.into(),
+                write_policy: write.into(),
+                reason_codes: vec![format!("{role}-task")],
+                routing_role: role.into(),
+            });
+        agents
+    }
+
+    #[test]
+    fn a_role_is_a_spawnable_type_only_when_configured_for_the_host() {
+        let skills = SkillRouting::default();
+        let configured = rec(
+            "technical_analyst",
+            "analysis",
+            "read-only",
+            "configured",
+            Some("mcp-technical-analyst"),
+        );
+        let block = |host, agents: &AgentRouting| specialist_block(host, &skills, agents).unwrap();
+        let codex = block(Host::Codex, &configured);
+        assert!(
+            codex.starts_with(
+                "Sophia agent routing: agent=technical_analyst skill=mcp-technical-analyst \
+             writePolicy=read-only availability=configured reasons=analysis-task. Delegate \
+             through Codex's spawn_agent with agent_type=\"technical_analyst\", naming the skill \
+             mcp-technical-analyst in the task."
+            ),
+            "{codex}"
+        );
         for rule in [
             "isolated, minimal context",
             "cheaper model",
@@ -445,8 +502,90 @@ mod tests {
         ] {
             assert!(codex.contains(rule), "{rule}");
         }
-        let claude = specialist_block(Host::Claude, &SkillRouting::default(), &agents).unwrap();
-        assert!(claude.contains("Task/Agent tool with subagent_type set to the agent id (subagent_type=\"technical_analyst\")"));
+        assert!(
+            block(Host::Claude, &configured)
+                .contains("Claude Code's Task tool with subagent_type=\"technical_analyst\"")
+        );
+        assert!(
+            block(Host::Gemini, &configured)
+                .contains("Gemini CLI's invoke_agent with agent_name=\"technical_analyst\"")
+        );
+
+        // Not configured for the host: the built-in mechanism, the role only as the brief.
+        let table: &[(Host, &str, &str, &str, &str)] = &[
+            (
+                Host::Codex,
+                "scout",
+                "discovery",
+                "read-only",
+                "Codex's spawn_agent without agent_type (none is installed for this role), with a message that briefs the child as the scout role (read-only: report findings with their locations, no edits)",
+            ),
+            (
+                Host::Claude,
+                "scout",
+                "discovery",
+                "read-only",
+                "subagent_type=\"Explore\" (no scout subagent is installed), with a prompt that briefs the child as the scout role (read-only",
+            ),
+            (
+                Host::Claude,
+                "code_reviewer",
+                "review",
+                "read-only",
+                "subagent_type=\"general-purpose\" (no code_reviewer subagent is installed)",
+            ),
+            (
+                Host::Claude,
+                "implementer",
+                "implementation",
+                "workspace-write",
+                "subagent_type=\"general-purpose\" (no implementer subagent is installed), with a prompt that briefs the child as the implementer role (bounded write: change only what it is given, report the diff)",
+            ),
+            (
+                Host::Gemini,
+                "scout",
+                "discovery",
+                "read-only",
+                "invoke_agent with agent_name=\"codebase_investigator\" (no scout agent is installed)",
+            ),
+            (
+                Host::Gemini,
+                "implementer",
+                "implementation",
+                "workspace-write",
+                "invoke_agent with agent_name=\"generalist\"",
+            ),
+            (
+                Host::Antigravity,
+                "scout",
+                "discovery",
+                "read-only",
+                "the host's own subagent mechanism, with a task that briefs the child as the scout role",
+            ),
+        ];
+        for (host, id, role, write, want) in table {
+            for availability in ["unknown", "unavailable"] {
+                let text = block(*host, &rec(id, role, write, availability, None));
+                assert!(text.contains(want), "{host:?} {id}: {text}");
+                for typed in [
+                    format!("agent_type=\"{id}\""),
+                    format!("subagent_type=\"{id}\""),
+                    format!("agent_name=\"{id}\""),
+                ] {
+                    assert!(!text.contains(&typed), "{host:?} names {typed}: {text}");
+                }
+                assert!(
+                    !text.contains("naming the skill"),
+                    "no skill, no naming: {text}"
+                );
+                assert!(text.len() < 1_000, "{}", text.len());
+            }
+        }
+    }
+
+    #[test]
+    fn planning_and_fallback_lines() {
+        let mut agents = rec("scout", "discovery", "read-only", "unknown", None);
         agents.carry_forward_to_implementation = true;
         let planning = specialist_block(Host::Codex, &SkillRouting::default(), &agents).unwrap();
         assert!(planning.contains("does not satisfy the later implementation"));

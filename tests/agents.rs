@@ -367,3 +367,114 @@ fn planned_delegation_carries_forward_once() {
     assert_eq!(lines[0]["recommendedAgents"][0], "technical_analyst");
     assert!(!log.contains("Mantis") && !log.contains("procedi"));
 }
+
+#[test]
+fn a_hand_written_manifest_locks_the_reviewer_out() {
+    let home = tempfile::tempdir().unwrap();
+    let manifest = home.path().join("availability.json");
+    fs::write(
+        &manifest,
+        r#"{"schemaVersion":1,"agents":{"code_reviewer":"unavailable"}}"#,
+    )
+    .unwrap();
+    let env = [("SOPHIA_AGENT_AVAILABILITY", manifest.to_str().unwrap())];
+    let d = explain(
+        "!agents chiedi al revisore di rivedere la diff del fix",
+        home.path(),
+        &env,
+    );
+    assert_eq!(recommended(&d), Vec::<String>::new());
+    assert_eq!(
+        d["agents"]["fallbackReason"],
+        Value::from("locked-agent-unavailable")
+    );
+    let warnings = d["agents"]["warnings"].as_array().unwrap();
+    assert!(!warnings.contains(&Value::from("availability-manifest-unreadable")));
+}
+
+/// Runs the hook for `host` in `project` and returns the injected context.
+fn context(host: &str, project: &Path, home: &Path, prompt: &str) -> String {
+    let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": project});
+    let run = run_binary(
+        &["--host", host],
+        payload.to_string().as_bytes(),
+        home,
+        &[("SOPHIA_TIME_BUDGET_MS", "10000")],
+    );
+    assert_eq!(run.code, 0);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn a_role_is_named_as_a_type_only_on_the_host_that_has_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    fs::create_dir_all(project.path().join(".git")).unwrap();
+    let prompt = "!agents analizza il ticket Mantis 123 e ricostruisci la causa";
+    for host in ["codex", "claude", "gemini"] {
+        let text = context(host, project.path(), home.path(), prompt);
+        for typed in [
+            "agent_type=\"technical_analyst\"",
+            "subagent_type=\"technical_analyst\"",
+            "agent_name=\"technical_analyst\"",
+        ] {
+            assert!(
+                !text.contains(typed),
+                "{host} names {typed} without runtimes: {text}"
+            );
+        }
+        assert!(text.contains("as the technical_analyst role"), "{text}");
+    }
+    let run = run_binary(
+        &[
+            "agents",
+            "sync",
+            "--host",
+            "claude",
+            "--root",
+            project.path().to_str().unwrap(),
+        ],
+        b"",
+        home.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claude = context("claude", project.path(), home.path(), prompt);
+    assert!(
+        claude.contains("Task tool with subagent_type=\"technical_analyst\""),
+        "{claude}"
+    );
+    let codex = context("codex", project.path(), home.path(), prompt);
+    assert!(codex.contains("spawn_agent without agent_type"), "{codex}");
+}
+
+#[test]
+fn agents_check_passes_after_sync_and_fails_after_an_edit() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().to_str().unwrap();
+    let agents = |args: &[&str]| {
+        let mut all = vec!["agents"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--root", root]);
+        run_binary(&all, b"", home.path(), &[])
+    };
+    assert_eq!(agents(&["check"]).code, 1, "nothing generated yet");
+    assert_eq!(agents(&["sync", "--host", "all"]).code, 0);
+    let check = agents(&["check", "--host", "all"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    let edited = project.path().join(".codex/agents/code_reviewer.toml");
+    let text = fs::read_to_string(&edited).unwrap() + "# mine\n";
+    fs::write(&edited, &text).unwrap();
+    let check = agents(&["check"]);
+    assert_eq!(check.code, 1);
+    assert!(check.stdout.contains("drifted"), "{}", check.stdout);
+    let sync = agents(&["sync"]);
+    assert_eq!(sync.code, 0);
+    assert!(sync.stdout.contains("kept"), "{}", sync.stdout);
+    assert_eq!(fs::read_to_string(&edited).unwrap(), text);
+}

@@ -29,20 +29,34 @@ impl Availability {
     }
 }
 
-/// `~/.mcp-servers/agent-availability.json`.
+/// `~/.mcp-servers/agent-availability.json`. Only `agents` is required: a hand-written manifest
+/// such as `{"schemaVersion":1,"agents":{"code_reviewer":"unavailable"}}` is read, and keys
+/// this version does not know are ignored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Manifest {
+    #[serde(default = "schema_one")]
     pub schema_version: u32,
-    pub generated_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated_at: Option<String>,
+    #[serde(default)]
     pub catalog_fingerprint: Option<String>,
+    /// The state per agent over every host (`unavailable` here applies everywhere).
     pub agents: BTreeMap<String, Availability>,
+    /// The state per host and agent, when known (`availability --write` records it).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hosts: BTreeMap<String, BTreeMap<String, Availability>>,
 }
 
-/// Applies a manifest to a catalog, by agent id. A missing or different catalog fingerprint is a
-/// warning, and the states still apply; ids the catalog does not know are ignored with a
-/// warning. Returns the warnings.
-pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest) -> Vec<String> {
+fn schema_one() -> u32 {
+    1
+}
+
+/// Applies a manifest to a catalog, by agent id, for `host` when given: the host's own state
+/// when the manifest has one, else the state over every host; `unavailable` over every host
+/// always wins. A missing or different catalog fingerprint is a warning, and the states still
+/// apply; ids the catalog does not know are ignored with a warning. Returns the warnings.
+pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest, host: Option<&str>) -> Vec<String> {
     let mut warnings = Vec::new();
     match &manifest.catalog_fingerprint {
         None => warnings.push("availability-manifest-without-fingerprint".to_owned()),
@@ -51,13 +65,38 @@ pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest) -> Vec<String> {
         }
         Some(_) => {}
     }
+    let per_host = host.and_then(|h| manifest.hosts.get(h));
     for (id, state) in &manifest.agents {
         match catalog.agents.iter_mut().find(|a| a.id == *id) {
-            Some(agent) => agent.availability = *state,
+            Some(agent) => {
+                agent.availability = match per_host.and_then(|m| m.get(id)) {
+                    Some(_) if *state == Availability::Unavailable => Availability::Unavailable,
+                    Some(host_state) => *host_state,
+                    None => *state,
+                }
+            }
             None => warnings.push(format!("availability-unknown-agent:{id}")),
         }
     }
     warnings
+}
+
+/// Narrows availability to what `host` can spawn: an agent that is not unavailable is
+/// `configured` exactly when the host has a runtime definition of that name (`defined`), and
+/// `unknown` otherwise, so a hint never names a type the host lacks.
+pub fn apply_host_definitions(
+    catalog: &mut AgentCatalog,
+    defined: &std::collections::BTreeSet<String>,
+) {
+    for agent in &mut catalog.agents {
+        if agent.availability != Availability::Unavailable {
+            agent.availability = if defined.contains(&agent.id) {
+                Availability::Configured
+            } else {
+                Availability::Unknown
+            };
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,7 +132,8 @@ mod tests {
         let mut c = catalog();
         let manifest = Manifest {
             schema_version: 1,
-            generated_at: "t".into(),
+            generated_at: Some("t".into()),
+            hosts: BTreeMap::new(),
             catalog_fingerprint: Some(c.fingerprint.clone()),
             agents: BTreeMap::from([
                 ("scout".to_owned(), Availability::Unavailable),
@@ -101,7 +141,7 @@ mod tests {
             ]),
         };
         assert_eq!(
-            overlay(&mut c, &manifest),
+            overlay(&mut c, &manifest, None),
             ["availability-unknown-agent:ghost"]
         );
         assert_eq!(c.agents[0].availability, Availability::Unavailable);
@@ -114,7 +154,7 @@ mod tests {
             ..manifest.clone()
         };
         assert_eq!(
-            overlay(&mut c, &stale),
+            overlay(&mut c, &stale, None),
             ["availability-manifest-fingerprint-mismatch"]
         );
         assert_eq!(
@@ -128,9 +168,60 @@ mod tests {
             ..manifest
         };
         assert_eq!(
-            overlay(&mut catalog(), &none),
+            overlay(&mut catalog(), &none, None),
             ["availability-manifest-without-fingerprint"]
         );
+    }
+
+    #[test]
+    fn hand_written_manifests_are_read() {
+        for json in [
+            r#"{"schemaVersion":1,"agents":{"scout":"unavailable"}}"#,
+            r#"{"agents":{"scout":"unavailable"},"note":"mine","extra":{"a":1}}"#,
+        ] {
+            let m: Manifest = serde_json::from_str(json).expect(json);
+            let mut c = catalog();
+            assert_eq!(
+                overlay(&mut c, &m, Some("codex")),
+                ["availability-manifest-without-fingerprint"]
+            );
+            assert_eq!(c.agents[0].availability, Availability::Unavailable);
+        }
+        for bad in [
+            r#"{"schemaVersion":1}"#,
+            r#"{"agents":["scout"]}"#,
+            r#"{"agents":{"scout":"maybe"}}"#,
+        ] {
+            assert!(serde_json::from_str::<Manifest>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn states_per_host() {
+        let json = r#"{"agents":{"scout":"configured","implementer":"unavailable"},
+            "hosts":{"codex":{"scout":"configured","implementer":"configured"},"claude":{"scout":"unknown"}}}"#;
+        let m: Manifest = serde_json::from_str(json).unwrap();
+        let state = |host: Option<&str>, i: usize| {
+            let mut c = catalog();
+            overlay(&mut c, &m, host);
+            c.agents[i].availability
+        };
+        assert_eq!(state(Some("codex"), 0), Availability::Configured);
+        assert_eq!(state(Some("claude"), 0), Availability::Unknown);
+        assert_eq!(state(Some("gemini"), 0), Availability::Configured);
+        assert_eq!(
+            state(Some("codex"), 1),
+            Availability::Unavailable,
+            "unavailable everywhere wins"
+        );
+        let mut c = catalog();
+        c.agents[1].availability = Availability::Unavailable;
+        apply_host_definitions(&mut c, &["implementer".to_owned()].into());
+        assert_eq!(c.agents[0].availability, Availability::Unknown);
+        assert_eq!(c.agents[1].availability, Availability::Unavailable);
+        let mut c = catalog();
+        apply_host_definitions(&mut c, &["scout".to_owned()].into());
+        assert_eq!(c.agents[0].availability, Availability::Configured);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Recommendation {
     pub availability: String,
     pub write_policy: String,
     pub reason_codes: Vec<String>,
+    /// The phase the role owns (`discovery`, `review`…): chooses the host's built-in agent when
+    /// the role has no runtime definition there. Not part of the decision JSON.
+    #[serde(skip)]
+    pub routing_role: String,
 }
 
 /// One agent left out, with why.

@@ -429,6 +429,7 @@ fn recommend(
         availability: agent.availability.as_str().to_owned(),
         write_policy: agent.write_policy.clone(),
         reason_codes: codes,
+        routing_role: agent.routing_role.clone(),
     }
 }
 

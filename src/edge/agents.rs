@@ -118,7 +118,7 @@ pub fn load_catalog_at(
 
 /// Overlays the availability manifest at `path`, if any. A missing file changes nothing; an
 /// unreadable one is ignored with a warning.
-pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>) {
+pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>, host: Option<&str>) {
     let Some(path) = path else {
         return;
     };
@@ -134,7 +134,7 @@ pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>) {
     };
     match serde_json::from_slice::<Manifest>(&bytes) {
         Ok(manifest) => {
-            let warnings = overlay(&mut effective.catalog, &manifest);
+            let warnings = overlay(&mut effective.catalog, &manifest, host);
             effective.warnings.extend(warnings);
         }
         Err(_) => effective
@@ -151,6 +151,9 @@ pub struct Definition {
     pub enabled: bool,
 }
 
+/// The largest agent definition file read.
+const DEFINITION_CAP: u64 = 256 * 1024;
+
 /// Where each host keeps its agent definitions, relative to the project root and to the home
 /// directory, and the file name for an id.
 const DEFINITION_DIRS: [(&str, &str, &str); 5] = [
@@ -160,6 +163,29 @@ const DEFINITION_DIRS: [(&str, &str, &str); 5] = [
     ("copilot", ".copilot/agents", ".agent.md"),
     ("copilot", ".github/agents", ".agent.md"),
 ];
+
+/// The names `host` can spawn as agent types from `dirs` (its agent folders, project and user):
+/// the file stems of its definition files. Listing only, no file is read.
+pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTreeSet<String> {
+    let ext = match host {
+        crate::payload::Host::Codex => ".toml",
+        crate::payload::Host::Claude | crate::payload::Host::Gemini => ".md",
+        crate::payload::Host::Antigravity => return BTreeSet::new(),
+    };
+    let mut ids = BTreeSet::new();
+    for dir in dirs {
+        let Ok(entries) = fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(ext)) {
+                ids.insert(stem.to_owned());
+            }
+        }
+    }
+    ids
+}
 
 /// Finds the runtime definitions of agent `id` in the project and in the user's home. A file
 /// matches by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
@@ -178,7 +204,8 @@ pub fn find_definitions(id: &str, roots: &[&Path]) -> Vec<Definition> {
                 let Some(stem) = file.strip_suffix(ext) else {
                     continue;
                 };
-                let text = fs::read_to_string(&path).unwrap_or_default();
+                let text = crate::edge::files::read_bounded_string(&path, DEFINITION_CAP)
+                    .unwrap_or_default();
                 let by_name = names.iter().any(|n| n == stem);
                 let by_field =
                     ext == ".toml" && toml_name(&text).is_some_and(|n| names.contains(&n));
@@ -213,6 +240,23 @@ fn is_disabled(text: &str) -> bool {
     })
 }
 
+/// The state of one agent from its definitions: `configured` when one is enabled, `unavailable`
+/// when all are disabled, `unknown` when there is none.
+pub fn state_of<'a>(defs: impl IntoIterator<Item = &'a Definition>) -> Availability {
+    let mut any = false;
+    for d in defs {
+        if d.enabled {
+            return Availability::Configured;
+        }
+        any = true;
+    }
+    if any {
+        Availability::Unavailable
+    } else {
+        Availability::Unknown
+    }
+}
+
 /// Availability per catalog agent: `configured` when an enabled definition exists for some host,
 /// `unavailable` when definitions exist and all are disabled, `unknown` otherwise.
 pub fn compute_availability(
@@ -224,14 +268,7 @@ pub fn compute_availability(
         .iter()
         .map(|a| {
             let defs = find_definitions(&a.id, roots);
-            let state = if defs.iter().any(|d| d.enabled) {
-                Availability::Configured
-            } else if defs.is_empty() {
-                Availability::Unknown
-            } else {
-                Availability::Unavailable
-            };
-            (a.id.clone(), (state, defs))
+            (a.id.clone(), (state_of(&defs), defs))
         })
         .collect()
 }
@@ -327,18 +364,18 @@ mod tests {
     fn manifest_missing_unreadable_and_applied() {
         let dir = tempfile::tempdir().unwrap();
         let mut e = load_catalog(dir.path(), &skill_ids(), "t".into());
-        apply_manifest(&mut e, Some(&dir.path().join("none.json")));
+        apply_manifest(&mut e, Some(&dir.path().join("none.json")), None);
         assert!(e.warnings.is_empty());
         let bad = dir.path().join("bad.json");
         fs::write(&bad, "not json").unwrap();
-        apply_manifest(&mut e, Some(&bad));
+        apply_manifest(&mut e, Some(&bad), None);
         assert_eq!(e.warnings, ["availability-manifest-unreadable"]);
-        apply_manifest(&mut e, Some(dir.path()));
+        apply_manifest(&mut e, Some(dir.path()), None);
         assert_eq!(e.warnings.len(), 2, "a directory is unreadable too");
         let good = dir.path().join("good.json");
         let fp = e.catalog.fingerprint.clone();
         fs::write(&good, format!(r#"{{"schemaVersion":1,"generatedAt":"t","catalogFingerprint":"{fp}","agents":{{"scout":"unavailable"}}}}"#)).unwrap();
-        apply_manifest(&mut e, Some(&good));
+        apply_manifest(&mut e, Some(&good), None);
         assert_eq!(
             e.catalog.agent("scout").unwrap().availability,
             Availability::Unavailable

@@ -286,7 +286,10 @@ pub fn load_project(
         project.skills = Some(SkillRouter::new(loaded.catalog));
 
         let debug_catalog = debug.as_deref_mut();
-        if let Some(effective) = load_agents(&root, &generated, &skill_ids, settings, now) {
+        project.host_agents = Some(host_agents(request.host, &root, settings));
+        if let Some(effective) =
+            load_agents(&root, &generated, &skill_ids, settings, request.host, now)
+        {
             if let Some(err) = debug_catalog {
                 let _ = writeln!(
                     err,
@@ -335,6 +338,7 @@ fn load_agents(
     generated: &Path,
     skill_ids: &BTreeSet<String>,
     settings: &Settings,
+    host: Host,
     now: DateTime<Utc>,
 ) -> Option<agents::EffectiveCatalog> {
     let manifest = settings.availability_file.as_deref().filter(|p| p.exists());
@@ -343,8 +347,19 @@ fn load_agents(
         return None;
     }
     let mut effective = agents::load_catalog_at(root, generated, skill_ids, timestamp(now));
-    agents::apply_manifest(&mut effective, manifest);
+    agents::apply_manifest(&mut effective, manifest, Some(host.as_str()));
     Some(effective)
+}
+
+/// The agent types `host` can spawn here: the names of its runtime definitions in the project
+/// and in the user's folders (listed, not read).
+fn host_agents(host: Host, root: &Path, settings: &Settings) -> BTreeSet<String> {
+    use crate::install::Scope;
+    let dirs: Vec<std::path::PathBuf> = [Scope::Project, Scope::User]
+        .into_iter()
+        .filter_map(|scope| crate::edge::agents_sync::agents_dir(host, scope, root, settings).ok())
+        .collect();
+    agents::host_definition_ids(host, &dirs)
 }
 
 /// The product's readable log lines, one per decision. Never any prompt text.
