@@ -122,9 +122,9 @@ pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>, hos
     let Some(path) = path else {
         return;
     };
-    let bytes = match fs::read(path) {
+    let bytes = match crate::edge::files::read_bounded(path, crate::edge::files::caps::STATE) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(crate::edge::files::ReadError::Missing) => return,
         Err(_) => {
             effective
                 .warnings
