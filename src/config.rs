@@ -27,6 +27,10 @@ pub struct ProjectConfig {
     /// An extra prefix accepted for `quick` and `agents` (e.g. `;` for `;quick`); the defaults
     /// `!quick` and `!agents` always work. Off unless set.
     pub hotword_prefix: Option<String>,
+    /// Planning mode for every prompt of this project, for hosts that cannot report it (Codex):
+    /// the same as `--planning`, but read by the hook itself, so it holds in the Codex TUI's
+    /// long-lived app-server, which keeps the environment it started with.
+    pub planning: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]

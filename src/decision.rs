@@ -47,6 +47,8 @@ pub struct Project {
     /// The agent types the host can spawn here (its runtime definitions); `None` when not
     /// looked up, which leaves availability as the catalog and manifest say.
     pub host_agents: Option<std::collections::BTreeSet<String>>,
+    /// The project's planning switch (`planning: true` in `.sophia-hook.yaml`).
+    pub planning: bool,
     /// A delegation planned earlier in this session, if any.
     pub planned: Option<PlannedDelegation>,
     /// The project's extra hotword prefix (`.sophia-hook.yaml`), if any.
@@ -118,7 +120,8 @@ pub fn repeats_history(host: Host, payload: &Payload) -> bool {
 /// Runs the pure pipeline.
 pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
     let permission_mode = request.payload.permission_mode.as_deref();
-    let mut planning = request.planning_flag || permission_mode == Some("plan");
+    let plan_mode = permission_mode == Some("plan");
+    let mut planning = request.planning_flag || project.planning || plan_mode;
     let mut hints = Vec::with_capacity(render::MAX_BLOCKS);
     let mut skills = SkillRouting::default();
     let mut agents = AgentRouting::off();
@@ -160,6 +163,11 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             }
             skills.catalog = project.skill_source.map(str::to_owned);
             skills.warnings = project.skill_warnings.clone();
+            if planning::approves_plan(window) && !planning::asks_for_plan(window) {
+                // An approval moves to execution even with the planning switch on; only a host
+                // still in plan mode keeps it a planning turn (and the entry waits).
+                planning = plan_mode;
+            }
             planning |= planning::asks_for_plan(window);
             // The agent catalog is only needed when delegation is on or a plan may carry forward;
             // the embedded default is parsed lazily.

@@ -137,12 +137,20 @@ pub fn carry_forward(
     if !(approves_plan(stripped) || left_plan_mode) {
         return None;
     }
-    let (agents, unavailable): (Vec<String>, Vec<String>) =
-        planned.agents.iter().cloned().partition(|id| {
-            catalog
-                .agent(id)
-                .is_some_and(|a| a.availability != Availability::Unavailable)
-        });
+    let mut agents = Vec::new();
+    let mut skills = Vec::new();
+    let mut unavailable = Vec::new();
+    for (i, id) in planned.agents.iter().enumerate() {
+        let available = catalog
+            .agent(id)
+            .is_some_and(|a| a.availability != Availability::Unavailable);
+        if available {
+            agents.push(id.clone());
+            skills.push(planned.skills.get(i).cloned().flatten());
+        } else {
+            unavailable.push(id.clone());
+        }
+    }
     let status = if changes_scope(stripped) {
         CarryForwardStatus::ScopeChanged
     } else if agents.is_empty() {
@@ -153,7 +161,7 @@ pub fn carry_forward(
     Some(CarryForward {
         status,
         agents,
-        skills: planned.skills.clone(),
+        skills,
         reason_codes: planned.reason_codes.clone(),
         unavailable,
     })
@@ -187,7 +195,7 @@ pub fn planned_from(
         skills: agents
             .recommended_agents
             .iter()
-            .filter_map(|r| r.skill_id.clone())
+            .map(|r| r.skill_id.clone())
             .collect(),
         reason_codes,
     })
@@ -201,7 +209,8 @@ pub struct PlannedDelegation {
     /// The host reported plan mode; leaving it counts as moving to execution.
     pub from_plan_mode: bool,
     pub agents: Vec<String>,
-    pub skills: Vec<String>,
+    /// The skill paired with each agent, in the same order (`null` for none).
+    pub skills: Vec<Option<String>>,
     pub reason_codes: Vec<String>,
 }
 
@@ -311,7 +320,7 @@ mod tests {
             planned_at: now,
             from_plan_mode: true,
             agents: vec!["technical_analyst".into()],
-            skills: vec!["mcp-technical-analyst".into()],
+            skills: vec![Some("mcp-technical-analyst".into())],
             reason_codes: vec!["analysis-task".into()],
         };
         let status = |text: &str, mode: Option<&str>, planning: bool, c: &AgentCatalog| {

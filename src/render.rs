@@ -244,19 +244,28 @@ pub fn specialist_block(
     }
     if let Some(cf) = &agents.carry_forward {
         let planned = cf.agents.join(",");
-        let skills = if cf.skills.is_empty() {
-            "none".to_owned()
-        } else {
-            cf.skills.join(",")
-        };
+        // Each planned agent with its own skill.
+        let pairs: Vec<String> = cf
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let skill = cf.skills.get(i).cloned().flatten();
+                format!("agent={id} skill={}", skill.as_deref().unwrap_or("none"))
+            })
+            .collect();
         lines.push(match cf.status {
             CarryForwardStatus::Applied => {
                 let mut line = format!(
-                    "Planned delegation carried forward: agent={planned} skill={skills}. Delegation \
-                     done while planning does not satisfy this implementation: apply it now."
+                    "Planned delegation carried forward: {}. Delegation done while planning does \
+                     not satisfy this implementation: apply it now.",
+                    pairs.join("; ")
                 );
                 if !cf.unavailable.is_empty() {
-                    line.push_str(&format!(" No longer available: {}.", cf.unavailable.join(",")));
+                    line.push_str(&format!(
+                        " No longer available: {}.",
+                        cf.unavailable.join(",")
+                    ));
                 }
                 line
             }

@@ -478,3 +478,162 @@ fn agents_check_passes_after_sync_and_fails_after_an_edit() {
     assert!(sync.stdout.contains("kept"), "{}", sync.stdout);
     assert_eq!(fs::read_to_string(&edited).unwrap(), text);
 }
+
+/// One session of hook runs sharing a carry-forward state file.
+struct Session {
+    home: tempfile::TempDir,
+    cache: std::path::PathBuf,
+}
+
+impl Session {
+    fn new() -> Session {
+        let home = tempfile::tempdir().unwrap();
+        fs::create_dir_all(home.path().join(".git")).unwrap();
+        let cache = home.path().join("cache");
+        Session { home, cache }
+    }
+
+    /// Runs one hook turn; `extra` is merged into the payload.
+    fn turn(&self, host: &str, args: &[&str], prompt: &str, extra: Value) -> String {
+        let mut payload = serde_json::json!({
+            "hook_event_name": "UserPromptSubmit", "session_id": "session-7",
+            "cwd": self.home.path(), "prompt": prompt,
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            payload[k] = v.clone();
+        }
+        let mut all = vec!["--host", host];
+        all.extend_from_slice(args);
+        let run = run_binary(
+            &all,
+            payload.to_string().as_bytes(),
+            self.home.path(),
+            &[
+                ("SOPHIA_CACHE_DIR", self.cache.to_str().unwrap()),
+                ("SOPHIA_TIME_BUDGET_MS", "10000"),
+            ],
+        );
+        assert_eq!(run.code, 0);
+        run.stdout
+    }
+
+    fn state(&self) -> String {
+        fs::read_to_string(self.cache.join("sophia-hook/carry-forward.json")).unwrap_or_default()
+    }
+}
+
+#[test]
+fn a_child_agents_prompt_leaves_the_parents_plan_alone() {
+    let s = Session::new();
+    let plan = s.turn(
+        "codex",
+        &["--planning"],
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        serde_json::json!({}),
+    );
+    assert!(
+        plan.contains("does not satisfy the later implementation"),
+        "{plan}"
+    );
+    let before = s.state();
+    assert!(before.contains("technical_analyst"));
+    let child = s.turn(
+        "codex",
+        &["--planning"],
+        "Procedi con il piano: leggi src/login.rs e riporta i punti di ingresso",
+        serde_json::json!({"agent_id": "child-1", "agent_type": "technical_analyst"}),
+    );
+    assert!(!child.contains("carried forward"), "{child}");
+    assert!(!child.contains("apply it now"), "{child}");
+    assert_eq!(
+        s.state(),
+        before,
+        "the child neither read nor consumed the entry"
+    );
+    let parent = s.turn(
+        "codex",
+        &["--planning"],
+        "procedi con il piano",
+        serde_json::json!({}),
+    );
+    assert!(
+        parent.contains("Planned delegation carried forward: agent=technical_analyst"),
+        "{parent}"
+    );
+}
+
+#[test]
+fn an_approval_is_execution_even_with_the_planning_switch() {
+    for approval in ["procedi con il piano", "Implement the plan.", "go ahead"] {
+        let s = Session::new();
+        s.turn(
+            "codex",
+            &["--planning"],
+            "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+            serde_json::json!({}),
+        );
+        let run = s.turn("codex", &["--planning"], approval, serde_json::json!({}));
+        assert!(run.contains("apply it now"), "{approval}: {run}");
+    }
+    // The project's own switch, read by the hook itself (no flag, no environment).
+    let s = Session::new();
+    fs::write(s.home.path().join(".sophia-hook.yaml"), "planning: true\n").unwrap();
+    let plan = s.turn(
+        "codex",
+        &[],
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        serde_json::json!({}),
+    );
+    assert!(
+        plan.contains("does not satisfy the later implementation"),
+        "{plan}"
+    );
+    let run = s.turn("codex", &[], "Implement the plan.", serde_json::json!({}));
+    assert!(run.contains("apply it now"), "{run}");
+}
+
+#[test]
+fn an_approval_typed_while_still_in_plan_mode_keeps_the_entry() {
+    let s = Session::new();
+    let plan_mode = serde_json::json!({"permission_mode": "plan"});
+    s.turn(
+        "claude",
+        &[],
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        plan_mode.clone(),
+    );
+    let run = s.turn("claude", &[], "procedi", plan_mode);
+    assert!(!run.contains("carried forward"), "{run}");
+    assert!(s.state().contains("technical_analyst"));
+    let run = s.turn(
+        "claude",
+        &[],
+        "procedi",
+        serde_json::json!({"permission_mode": "default"}),
+    );
+    assert!(run.contains("apply it now"), "{run}");
+}
+
+#[test]
+fn two_planned_agents_keep_their_own_skills() {
+    let s = Session::new();
+    let plan = s.turn(
+        "claude",
+        &[],
+        "!agents analizza il ticket Mantis 123 e poi correggi il bug",
+        serde_json::json!({"permission_mode": "plan"}),
+    );
+    assert!(plan.contains("agent=implementer"), "{plan}");
+    let run = s.turn(
+        "claude",
+        &[],
+        "procedi",
+        serde_json::json!({"permission_mode": "default"}),
+    );
+    assert!(
+        run.contains(
+            "Planned delegation carried forward: agent=technical_analyst skill=mcp-technical-analyst; agent=implementer skill=none."
+        ),
+        "{run}"
+    );
+}

@@ -70,7 +70,8 @@ pub struct CarryForward {
     pub status: CarryForwardStatus,
     /// Planned agents that still apply.
     pub agents: Vec<String>,
-    pub skills: Vec<String>,
+    /// The skill paired with each of `agents`, in the same order (`null` for none).
+    pub skills: Vec<Option<String>>,
     pub reason_codes: Vec<String>,
     /// Planned agents that became unavailable since.
     pub unavailable: Vec<String>,

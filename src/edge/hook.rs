@@ -199,7 +199,13 @@ fn decide_from_stdin(
             decision.output = Printed::noop(host);
         }
     }
-    if let (Some(session), Some(cache)) = (&payload.session_id, &settings.cache_dir) {
+    // A subagent's prompt carries its parent's session id: it never records or consumes the
+    // parent's planned delegation.
+    if let (Some(session), Some(cache), false) = (
+        &payload.session_id,
+        &settings.cache_dir,
+        payload.from_subagent(),
+    ) {
         let from_plan_mode = payload.permission_mode.as_deref() == Some("plan");
         update_carry_forward(
             &agents::state_path(cache),
@@ -257,6 +263,7 @@ pub fn load_project(
     let root = project_root(&cwd);
     let (config, config_warning) = crate::edge::config::load(&root);
     project.hotword_prefix = config.hotword_prefix.clone();
+    project.planning = config.planning.unwrap_or(false);
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);
     if request.event == Event::UserPromptSubmit {
@@ -310,7 +317,11 @@ pub fn load_project(
                 "[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)"
             );
         }
-        if let (Some(session), Some(cache)) = (&request.payload.session_id, &settings.cache_dir) {
+        if let (Some(session), Some(cache), false) = (
+            &request.payload.session_id,
+            &settings.cache_dir,
+            request.payload.from_subagent(),
+        ) {
             let state = agents::read_state(&agents::state_path(cache));
             project.planned = state.get(session, now).cloned();
         }
