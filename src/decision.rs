@@ -134,6 +134,27 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             }
             None
         }
+        Event::PostToolUse => {
+            // Only the plan-approval dialog, and only for the user's own session.
+            planning = false;
+            let approved = request.payload.tool_name.as_deref()
+                == Some(planning::EXIT_PLAN_MODE_TOOL)
+                && !request.payload.from_subagent();
+            if let (true, Some(planned)) = (approved, &project.planned) {
+                let default;
+                let catalog = match &project.agents {
+                    Some(catalog) => catalog,
+                    None => {
+                        default = default_catalog();
+                        &default
+                    }
+                };
+                agents.carry_forward =
+                    Some(planning::carry_forward_on_plan_approval(planned, catalog));
+                hints.extend(render::specialist_block(request.host, &skills, &agents));
+            }
+            None
+        }
         Event::UserPromptSubmit => {
             let prompt = request
                 .host

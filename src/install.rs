@@ -57,7 +57,7 @@ pub fn config_path(
 pub fn timeout(host: Host, event: Event) -> u64 {
     let seconds = match event {
         Event::SessionStart => 10,
-        Event::UserPromptSubmit => 5,
+        Event::UserPromptSubmit | Event::PostToolUse => 5,
     };
     match host {
         Host::Gemini => seconds * 1000,
@@ -105,7 +105,7 @@ pub fn handler(binary: &str, host: Host, event: Event) -> Value {
             "timeout": t,
         }),
         Host::Gemini => json!({
-            "name": format!("sophia-hook-{}", match event { Event::SessionStart => "session-start", Event::UserPromptSubmit => "before-agent" }),
+            "name": format!("sophia-hook-{}", match event { Event::SessionStart => "session-start", Event::UserPromptSubmit => "before-agent", Event::PostToolUse => "post-tool-use" }),
             "type": "command",
             "command": command_line(binary, host, event),
             "timeout": t,
@@ -223,6 +223,20 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
 
 const EVENTS: [Event; 2] = [Event::SessionStart, Event::UserPromptSubmit];
 
+/// The events sophia-hook registers for `host`: SessionStart and the prompt event everywhere;
+/// on Claude Code also `PostToolUse` for `ExitPlanMode`, where the "Exit plan mode?" dialog
+/// approves a plan without a prompt (the planned delegation is carried forward there).
+pub fn events(host: Host) -> &'static [Event] {
+    match host {
+        Host::Claude => &[
+            Event::SessionStart,
+            Event::UserPromptSubmit,
+            Event::PostToolUse,
+        ],
+        _ => &EVENTS,
+    }
+}
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum MergeError {
     #[error("the top level is not a JSON object")]
@@ -265,7 +279,7 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
     let hooks = hooks
         .as_object_mut()
         .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
-    for event in EVENTS {
+    for &event in events(host) {
         let name = host.event_name(event);
         let desired = handler(binary, host, event);
         let groups = hooks
@@ -277,6 +291,7 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         let matcher = match event {
             Event::SessionStart => session_matcher(host),
             Event::UserPromptSubmit => None,
+            Event::PostToolUse => Some(crate::planning::EXIT_PLAN_MODE_TOOL),
         };
         // (the group's matcher, our handler) for each of our handlers.
         let ours: Vec<(Option<&str>, &Value)> = groups

@@ -79,6 +79,7 @@ impl Host {
             (_, Event::SessionStart) => "SessionStart",
             (Host::Gemini, Event::UserPromptSubmit) => "BeforeAgent",
             (Host::Antigravity, Event::UserPromptSubmit) => "PreInvocation",
+            (_, Event::PostToolUse) => "PostToolUse",
             (_, Event::UserPromptSubmit) => "UserPromptSubmit",
         }
     }
@@ -91,6 +92,7 @@ impl Host {
             "UserPromptSubmit" => return Some((Event::UserPromptSubmit, "UserPromptSubmit")),
             "BeforeAgent" if self == Host::Gemini => Event::UserPromptSubmit,
             "PreInvocation" if self == Host::Antigravity => Event::UserPromptSubmit,
+            "PostToolUse" if self == Host::Claude => Event::PostToolUse,
             _ => return None,
         };
         Some((event, self.event_name(event)))
@@ -113,6 +115,9 @@ impl Host {
 pub enum Event {
     SessionStart,
     UserPromptSubmit,
+    /// Claude Code's `PostToolUse` for `ExitPlanMode`: the "Exit plan mode?" dialog approved a
+    /// plan, with no prompt, and the implementation continues in the same turn.
+    PostToolUse,
 }
 
 impl Event {
@@ -120,6 +125,7 @@ impl Event {
         match self {
             Event::SessionStart => "SessionStart",
             Event::UserPromptSubmit => "UserPromptSubmit",
+            Event::PostToolUse => "PostToolUse",
         }
     }
 }
@@ -143,6 +149,8 @@ pub struct Payload {
     /// turn started (the same for every model call of that turn).
     pub initial_num_steps: Option<u64>,
     pub prompt: Option<String>,
+    /// The tool of a tool event (`ExitPlanMode`).
+    pub tool_name: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -234,6 +242,7 @@ impl Payload {
             parent_conversation_id: text("parentConversationId", "parent_conversation_id"),
             initial_num_steps,
             prompt: prompt_text(map),
+            tool_name: text("tool_name", "toolName"),
         }
     }
 
@@ -395,6 +404,11 @@ mod tests {
             Some((Event::UserPromptSubmit, "UserPromptSubmit"))
         );
         assert_eq!(Host::Claude.parse_event("PreToolUse"), None);
+        assert_eq!(
+            Host::Claude.parse_event("PostToolUse"),
+            Some((Event::PostToolUse, "PostToolUse"))
+        );
+        assert_eq!(Host::Codex.parse_event("PostToolUse"), None);
         for host in Host::ALL {
             assert_eq!(
                 host.parse_event("SessionStart"),

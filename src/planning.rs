@@ -18,6 +18,9 @@ use crate::agents::{AgentRouting, CarryForward, CarryForwardStatus};
 use crate::fingerprint::sha256;
 use crate::text::{fold, routing_words, words};
 
+/// Claude Code's tool whose approval ("Exit plan mode?") moves a plan to execution.
+pub const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
+
 /// Planned delegation expires after this long.
 pub const CARRY_FORWARD_TTL_HOURS: i64 = 24;
 
@@ -137,6 +140,23 @@ pub fn carry_forward(
     if !(approves_plan(stripped) || left_plan_mode) {
         return None;
     }
+    Some(resolve(planned, changes_scope(stripped), catalog))
+}
+
+/// The planned delegation on an approval that carries no prompt (Claude Code's "Exit plan
+/// mode?" dialog, seen as `PostToolUse` for `ExitPlanMode`): applied, or unavailable.
+pub fn carry_forward_on_plan_approval(
+    planned: &PlannedDelegation,
+    catalog: &AgentCatalog,
+) -> CarryForward {
+    resolve(planned, false, catalog)
+}
+
+fn resolve(
+    planned: &PlannedDelegation,
+    scope_changed: bool,
+    catalog: &AgentCatalog,
+) -> CarryForward {
     let mut agents = Vec::new();
     let mut skills = Vec::new();
     let mut unavailable = Vec::new();
@@ -151,20 +171,20 @@ pub fn carry_forward(
             unavailable.push(id.clone());
         }
     }
-    let status = if changes_scope(stripped) {
+    let status = if scope_changed {
         CarryForwardStatus::ScopeChanged
     } else if agents.is_empty() {
         CarryForwardStatus::AgentUnavailable
     } else {
         CarryForwardStatus::Applied
     };
-    Some(CarryForward {
+    CarryForward {
         status,
         agents,
         skills,
         reason_codes: planned.reason_codes.clone(),
         unavailable,
-    })
+    }
 }
 
 /// What a planning turn leaves for later turns: the recommended agents, their skills and reason

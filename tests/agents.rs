@@ -637,3 +637,63 @@ fn two_planned_agents_keep_their_own_skills() {
         "{run}"
     );
 }
+
+#[test]
+fn the_exit_plan_mode_dialog_carries_the_plan_forward() {
+    let s = Session::new();
+    s.turn(
+        "claude",
+        &[],
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        serde_json::json!({"permission_mode": "plan"}),
+    );
+    let tool = |name: &str, extra: Value| {
+        let mut payload = serde_json::json!({
+            "hook_event_name": "PostToolUse", "session_id": "session-7",
+            "cwd": s.home.path(), "permission_mode": "default", "tool_name": name,
+            "tool_input": {"plan": "1. analyse"}, "tool_response": {},
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            payload[k] = v.clone();
+        }
+        let run = run_binary(
+            &["--host", "claude", "--event", "PostToolUse"],
+            payload.to_string().as_bytes(),
+            s.home.path(),
+            &[("SOPHIA_CACHE_DIR", s.cache.to_str().unwrap())],
+        );
+        assert_eq!(run.code, 0);
+        run.stdout
+    };
+    assert_eq!(
+        tool("Bash", serde_json::json!({})),
+        "",
+        "other tools: nothing"
+    );
+    assert_eq!(
+        tool(
+            "ExitPlanMode",
+            serde_json::json!({"agent_id": "c", "agent_type": "Plan"})
+        ),
+        "",
+        "a child's approval is not the user's"
+    );
+    let out = tool("ExitPlanMode", serde_json::json!({}));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.starts_with(
+            "Planned delegation carried forward: agent=technical_analyst skill=mcp-technical-analyst."
+        ),
+        "{context}"
+    );
+    assert_eq!(v.as_object().unwrap().len(), 1);
+    assert_eq!(
+        tool("ExitPlanMode", serde_json::json!({})),
+        "",
+        "consumed once"
+    );
+}

@@ -99,11 +99,20 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
         );
 
         let text = fs::read_to_string(&path).unwrap();
+        // One entry per event; Claude Code also gets PostToolUse for ExitPlanMode.
+        let events = if host == "claude" { 3 } else { 2 };
         assert_eq!(
             text.matches("sophia-hook --host").count() + text.matches("\"--host\"").count(),
-            2,
+            events,
             "{host}: one entry per event\n{text}"
         );
+        if host == "claude" {
+            assert_eq!(
+                once["hooks"]["PostToolUse"],
+                json!([{"matcher": "ExitPlanMode", "hooks": [{"type": "command", "command": once["hooks"]["PostToolUse"][0]["hooks"][0]["command"], "args": ["--host", "claude", "--event", "PostToolUse"], "timeout": 5}]}]),
+                "{text}"
+            );
+        }
         // The user's own hooks and keys are all still there.
         let before = existing(host);
         for (key, value) in before.as_object().unwrap() {

@@ -562,6 +562,7 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
     match event {
         Event::SessionStart => p["source"] = Value::from("startup"),
         Event::UserPromptSubmit => p["prompt"] = Value::from("!quick spiegami questa SQL"),
+        Event::PostToolUse => p["tool_name"] = Value::from(crate::planning::EXIT_PLAN_MODE_TOOL),
     }
     p
 }

@@ -326,6 +326,32 @@ pub fn load_project(
             project.planned = state.get(session, now).cloned();
         }
     }
+    let plan_approval = request.event == Event::PostToolUse
+        && request.payload.tool_name.as_deref() == Some(planning::EXIT_PLAN_MODE_TOOL);
+    if let (true, Some(session), Some(cache), false) = (
+        plan_approval,
+        &request.payload.session_id,
+        &settings.cache_dir,
+        request.payload.from_subagent(),
+    ) {
+        let state = agents::read_state(&agents::state_path(cache));
+        project.planned = state.get(session, now).cloned();
+        if project.planned.is_some() {
+            let generated = ProjectConfig::resolve(
+                &root,
+                config.agent_catalog.as_deref(),
+                agents::CATALOG_PATH,
+            );
+            let skill_ids = crate::skills::default_catalog()
+                .skills
+                .into_iter()
+                .map(|s| s.id)
+                .collect();
+            project.agents =
+                load_agents(&root, &generated, &skill_ids, settings, request.host, now)
+                    .map(|e| e.catalog);
+        }
+    }
     let has_claude_md = request.host == crate::payload::Host::Claude
         && std::fs::symlink_metadata(root.join("CLAUDE.md")).is_ok();
     if request.event == Event::SessionStart && !request.host.loads_agents_md(has_claude_md) {
