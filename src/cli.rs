@@ -175,6 +175,10 @@ pub struct InstallArgs {
     /// The project root (default: the git root above the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
+    /// Leave the host's agent definitions alone (install does not generate them, uninstall
+    /// does not remove them).
+    #[arg(long)]
+    pub no_agents: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -871,7 +875,18 @@ fn install(
             )?;
         }
     }
+    let roles = crate::edge::agents_sync::SyncTarget::hosts_for(Some(host))
+        .ok()
+        .filter(|_| !args.no_agents)
+        .map(|hosts| crate::edge::agents_sync::SyncTarget {
+            hosts,
+            scope: args.scope,
+            root: root.clone(),
+        });
     if !add {
+        if let Some(target) = &roles {
+            crate::edge::agents_sync::remove_generated(stdout, target, settings)?;
+        }
         return Ok(());
     }
     if host == Host::Codex {
@@ -916,12 +931,19 @@ fn install(
             "EXPERIMENTAL: built from the hooks guide inside the Antigravity engine, not yet run in a real Antigravity host (see docs/hosts.md); check `agy --version` and test that the context arrives"
         )?,
     }
-    if root.join(crate::edge::agents::SOURCE_PATH).is_file() {
+    if let Some(target) = &roles {
+        let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
+        crate::edge::agents_sync::sync(stdout, target, false, settings, &stamp)?;
+    }
+    let has_source = root.join(crate::edge::agents::SOURCE_PATH).is_file();
+    if has_source || roles.is_some() {
         writeln!(
             stdout,
             "refreshing the agent catalog and the availability manifest:"
         )?;
-        catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
+        if has_source {
+            catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
+        }
         availability(stdout, Some(root), true, settings, clock)?;
     }
     Ok(())

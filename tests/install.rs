@@ -543,3 +543,54 @@ fn doctor_runs_antigravity_again_and_again() {
         );
     }
 }
+
+#[test]
+fn install_generates_the_hosts_roles_and_uninstall_removes_only_unchanged_ones() {
+    let sb = Sandbox::new();
+    let install = sb.run(&["install", "--host", "codex"]);
+    assert_eq!(install.code, 0, "{}", install.stderr);
+    let agents = sb.project().join(".codex/agents");
+    let mut names: Vec<String> = fs::read_dir(&agents)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "code_reviewer.toml",
+            "implementer.toml",
+            "scout.toml",
+            "technical_analyst.toml",
+            "test_writer.toml"
+        ]
+    );
+    assert!(
+        !sb.project().join(".claude/agents").exists(),
+        "only the installed host"
+    );
+    assert_eq!(sb.run(&["agents", "check", "--host", "codex"]).code, 0);
+    // The availability manifest was rewritten after the roles were applied, per host.
+    let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));
+    assert_eq!(manifest["hosts"]["codex"]["scout"], "configured");
+    assert_eq!(manifest["hosts"]["claude"]["scout"], "unknown");
+
+    let edited = agents.join("scout.toml");
+    let mine = fs::read_to_string(&edited).unwrap() + "# tuned by hand\n";
+    fs::write(&edited, &mine).unwrap();
+    let un = sb.run(&["uninstall", "--host", "codex"]);
+    assert_eq!(un.code, 0, "{}", un.stderr);
+    assert_eq!(fs::read_to_string(&edited).unwrap(), mine, "edited: kept");
+    assert_eq!(
+        fs::read_dir(&agents).unwrap().count(),
+        1,
+        "the rest removed"
+    );
+
+    let sb = Sandbox::new();
+    assert_eq!(
+        sb.run(&["install", "--host", "claude", "--no-agents"]).code,
+        0
+    );
+    assert!(!sb.project().join(".claude/agents").exists());
+}
