@@ -190,29 +190,19 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
                 planning = plan_mode;
             }
             planning |= planning::asks_for_plan(window);
-            // The agent catalog is only needed when delegation is on or a plan may carry forward;
-            // the embedded default is parsed lazily.
+            // The agent catalog is only needed when delegation is on or a plan may carry forward.
             let needs_catalog =
                 routing.subagent_mode != SubagentMode::Off || project.planned.is_some();
-            let default;
-            let catalog = match (&project.agents, needs_catalog) {
-                (Some(catalog), _) => Some(catalog),
-                (None, true) => {
-                    default = default_catalog();
-                    Some(&default)
+            // The catalog narrowed to what this host can spawn; the embedded default is copied
+            // from static data only when needed.
+            let effective = needs_catalog.then(|| {
+                let mut catalog = project.agents.clone().unwrap_or_else(default_catalog);
+                if let Some(defined) = &project.host_agents {
+                    crate::agents::availability::apply_host_definitions(&mut catalog, defined);
                 }
-                (None, false) => None,
-            };
-            let narrowed;
-            let catalog = match (catalog, &project.host_agents) {
-                (Some(catalog), Some(defined)) => {
-                    let mut c = catalog.clone();
-                    crate::agents::availability::apply_host_definitions(&mut c, defined);
-                    narrowed = c;
-                    Some(&narrowed)
-                }
-                (catalog, _) => catalog,
-            };
+                catalog
+            });
+            let catalog = effective.as_ref();
             agents = match catalog {
                 Some(catalog) => resolve_subagent_routing(
                     window,

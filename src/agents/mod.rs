@@ -15,17 +15,91 @@ use catalog::AgentCatalog;
 
 pub const POLICY_SOURCE: &str = "deterministic-agent-policy";
 
-/// The embedded default catalog, generated from `docs/agents/canonical-subagents.yaml`; a test
-/// fails when it is stale.
-pub const DEFAULT_CATALOG_JSON: &str = include_str!("defaults/agent-catalog.json");
+mod defaults {
+    pub mod catalog;
+    pub mod cues;
+}
+pub(crate) use defaults::cues::PHASE_CUE_STEMS;
+
+/// A role of the embedded default catalog, as static data (`src/agents/defaults/catalog.rs`,
+/// generated from `docs/agents/canonical-subagents.yaml`; a test fails when it is stale).
+pub struct StaticAgent {
+    pub id: &'static str,
+    pub semantic_summary: &'static str,
+    pub routing_role: &'static str,
+    pub task_phases: &'static [&'static str],
+    pub capabilities: &'static [&'static str],
+    pub not_for: &'static [&'static str],
+    pub skill_affinities: &'static [&'static str],
+    pub write_policy: &'static str,
+}
 
 /// The canonical source the embedded catalog was built from; `agents sync` generates runtime
 /// definitions from it in a project that has no source of its own.
 pub const DEFAULT_SOURCE: &str = include_str!("../../docs/agents/canonical-subagents.yaml");
 
-/// The embedded default agent catalog, parsed.
+/// The embedded default agent catalog, copied from static data (no parsing).
 pub fn default_catalog() -> AgentCatalog {
-    serde_json::from_str(DEFAULT_CATALOG_JSON).expect("the embedded default agent catalog is valid")
+    let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
+    AgentCatalog {
+        schema_version: catalog::AGENT_CATALOG_SCHEMA_VERSION,
+        generated_at: defaults::catalog::GENERATED_AT.to_owned(),
+        fingerprint: defaults::catalog::FINGERPRINT.to_owned(),
+        agents: defaults::catalog::AGENTS
+            .iter()
+            .map(|a| catalog::AgentRecord {
+                id: a.id.to_owned(),
+                kind: "agent".to_owned(),
+                semantic_summary: a.semantic_summary.to_owned(),
+                routing_role: a.routing_role.to_owned(),
+                task_phases: strings(a.task_phases),
+                capabilities: strings(a.capabilities),
+                not_for: strings(a.not_for),
+                skill_affinities: strings(a.skill_affinities),
+                write_policy: a.write_policy.to_owned(),
+                availability: availability::Availability::Unknown,
+            })
+            .collect(),
+    }
+}
+
+/// The Rust source of `src/agents/defaults/catalog.rs` for a built catalog.
+#[cfg(test)]
+fn catalog_to_rust(c: &AgentCatalog) -> String {
+    let list = |v: &[String]| {
+        let items: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
+        format!("&[{}]", items.join(", "))
+    };
+    let mut out = String::from(
+        "// Generated from docs/agents/canonical-subagents.yaml by\n\
+         // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_agent_catalog_is_in_sync`.\n\
+         // Do not edit.\n\n\
+         use crate::agents::StaticAgent;\n\n",
+    );
+    out.push_str(&format!(
+        "pub const FINGERPRINT: &str = {:?};\n",
+        c.fingerprint
+    ));
+    out.push_str(&format!(
+        "pub const GENERATED_AT: &str = {:?};\n\n",
+        c.generated_at
+    ));
+    out.push_str("#[rustfmt::skip]\npub static AGENTS: &[StaticAgent] = &[\n");
+    for a in &c.agents {
+        out.push_str(&format!(
+            "    StaticAgent {{\n        id: {:?},\n        semantic_summary: {:?},\n        routing_role: {:?},\n        task_phases: {},\n        capabilities: {},\n        not_for: {},\n        skill_affinities: {},\n        write_policy: {:?},\n    }},\n",
+            a.id,
+            a.semantic_summary,
+            a.routing_role,
+            list(&a.task_phases),
+            list(&a.capabilities),
+            list(&a.not_for),
+            list(&a.skill_affinities),
+            a.write_policy,
+        ));
+    }
+    out.push_str("];\n");
+    out
 }
 
 /// One recommended agent, paired with the skill to name in the delegated task.
@@ -130,13 +204,12 @@ mod tests {
             .map(|s| s.id)
             .collect();
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let fresh = catalog::build(source, &skill_ids, now).expect("the canonical source builds");
+        let mut fresh =
+            catalog::build(source, &skill_ids, now).expect("the canonical source builds");
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("src/agents/defaults/agent-catalog.json");
-            let mut json = serde_json::to_string_pretty(&fresh).unwrap();
-            json.push('\n');
-            std::fs::write(path, json).unwrap();
+                .join("src/agents/defaults/catalog.rs");
+            std::fs::write(path, catalog_to_rust(&fresh)).unwrap();
             return;
         }
         let embedded = default_catalog();
@@ -146,9 +219,11 @@ mod tests {
         );
         assert_eq!(
             embedded.fingerprint, fresh.fingerprint,
-            "src/agents/defaults/agent-catalog.json is stale: run \
+            "src/agents/defaults/catalog.rs is stale: run \
              SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_agent_catalog_is_in_sync"
         );
+        fresh.generated_at = embedded.generated_at.clone();
+        assert_eq!(embedded, fresh);
     }
 
     /// Rules over the whole table: the five roles, unique ids, every phase covered, no generic

@@ -7,8 +7,6 @@
 //! phase signals in the prompt, then affinity with the selected skills, then availability
 //! (`configured` above `unknown`), then catalog order. At most two.
 
-use std::collections::BTreeSet;
-
 use crate::agents::availability::Availability;
 use crate::agents::catalog::{AgentCatalog, AgentRecord};
 use crate::agents::{AgentRouting, Recommendation, Rejection};
@@ -185,14 +183,13 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("test_writer", &["scrittore di test"]),
 ];
 
-/// The cue words of each phase, stemmed once.
-static CUE_STEMS: std::sync::LazyLock<Vec<(&'static str, BTreeSet<String>)>> =
-    std::sync::LazyLock::new(|| {
-        PHASE_CUES
-            .iter()
-            .map(|(phase, cues)| (*phase, cues.iter().map(|c| stem(c)).collect()))
-            .collect()
-    });
+/// The cue words of each phase, stemmed, sorted and deduplicated: what
+/// `src/agents/defaults/cues.rs` holds as static data (a test fails when it is stale).
+#[cfg(test)]
+fn cue_stems_of(cues: &[&str]) -> Vec<String> {
+    let set: std::collections::BTreeSet<String> = cues.iter().map(|c| stem(c)).collect();
+    set.into_iter().collect()
+}
 
 /// Stemmed phase cues of a prompt: the phases it signals. Presence counts, not the number of
 /// cue words, so a prompt that names two phases ranks them by affinity and catalog order.
@@ -203,7 +200,7 @@ fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
     let writes_tests = ws.iter().any(|w| TEST_VERBS.contains(w));
     PHASE_CUES
         .iter()
-        .zip(CUE_STEMS.iter())
+        .zip(crate::agents::PHASE_CUE_STEMS.iter())
         .filter_map(|((phase, cues), (_, cue_stems))| {
             let hits = if *phase == "test" {
                 // Exact words: the stem of "testa" is the noun "test".
@@ -211,7 +208,10 @@ fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
                 let nouns = ws.iter().filter(|w| TEST_NOUNS.contains(w)).count();
                 exact + if writes_tests { nouns } else { 0 }
             } else {
-                stems.iter().filter(|s| cue_stems.contains(*s)).count()
+                stems
+                    .iter()
+                    .filter(|s| cue_stems.binary_search(&s.as_str()).is_ok())
+                    .count()
             }
             .min(1);
             (hits > 0).then_some((*phase, hits))
@@ -436,6 +436,46 @@ fn recommend(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stemmed cue words are generated from `PHASE_CUES` and must not go stale. To
+    /// regenerate them after editing the cues:
+    /// `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib phase_cue_stems_are_in_sync`.
+    #[test]
+    fn phase_cue_stems_are_in_sync() {
+        let mut out = String::from(
+            "// Generated from PHASE_CUES in src/agents/policy.rs by\n\
+             // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib phase_cue_stems_are_in_sync`.\n\
+             // Do not edit.\n\n\
+             /// Per phase, the stems of its cue words, sorted (binary search).\n\
+             #[rustfmt::skip]\n\
+             pub static PHASE_CUE_STEMS: [(&str, &[&str]); 5] = [\n",
+        );
+        for (phase, cues) in PHASE_CUES {
+            let stems: Vec<String> = cue_stems_of(cues)
+                .iter()
+                .map(|s| format!("{s:?}"))
+                .collect();
+            out.push_str(&format!("    ({phase:?}, &[{}]),\n", stems.join(", ")));
+        }
+        out.push_str("];\n");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agents/defaults/cues.rs");
+        if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
+            std::fs::write(path, out).unwrap();
+            return;
+        }
+        for ((phase, cues), (static_phase, stems)) in
+            PHASE_CUES.iter().zip(crate::agents::PHASE_CUE_STEMS.iter())
+        {
+            assert_eq!(phase, static_phase);
+            assert_eq!(
+                cue_stems_of(cues),
+                stems.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "src/agents/defaults/cues.rs is stale: run \
+                 SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib phase_cue_stems_are_in_sync"
+            );
+        }
+    }
     use crate::agents::default_catalog;
     use crate::skills::SkillMatch;
 
