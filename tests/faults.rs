@@ -25,7 +25,13 @@ fn prompt_payload(root: &Path, prompt: &str) -> Vec<u8> {
 }
 
 fn hook(root: &Path, prompt: &str, env: &[(&str, &str)]) -> common::Run {
-    let mut all = vec![("SOPHIA_DEBUG", "1"), ("SOPHIA_ANALYTICS", "off")];
+    // A generous time budget: these tests assert degradation reasons, not speed, and the
+    // parallel tests beside them can stall a debug build past the default 100 ms.
+    let mut all = vec![
+        ("SOPHIA_DEBUG", "1"),
+        ("SOPHIA_ANALYTICS", "off"),
+        ("SOPHIA_TIME_BUDGET_MS", "10000"),
+    ];
     all.extend_from_slice(env);
     let run = run_binary(&[], &prompt_payload(root, prompt), root, &all);
     assert_eq!(run.code, 0, "{}", run.stderr);
