@@ -155,6 +155,11 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             }
             None
         }
+        Event::UserPromptSubmit if request.payload.is_host_notification() => {
+            // Not the user's message: no routing, no hint.
+            planning = false;
+            None
+        }
         Event::UserPromptSubmit => {
             let prompt = request
                 .host

@@ -254,6 +254,27 @@ impl Payload {
             || present(&self.parent_conversation_id)
     }
 
+    /// True when the "prompt" is a notification the host queued for the main agent, not the
+    /// user's text: Claude Code sends UserPromptSubmit with a `<task-notification>` block (inside a
+    /// `<system-reminder>`) when a background subagent finishes.
+    pub fn is_host_notification(&self) -> bool {
+        let Some(prompt) = self.prompt.as_deref() else {
+            return false;
+        };
+        let head = prompt.trim_start();
+        let head = &head.as_bytes()[..head.len().min(2048)];
+        let starts = |tag: &[u8]| head.starts_with(tag);
+        starts(b"<task-notification>")
+            || (starts(b"<system-reminder>")
+                && head.windows(19).any(|w| w == b"<task-notification>"))
+    }
+
+    /// True when the prompt is not the user's own: a subagent's, or a host notification. Such a
+    /// prompt never reads or changes the session's planned delegation.
+    pub fn not_from_user(&self) -> bool {
+        self.from_subagent() || self.is_host_notification()
+    }
+
     /// The event named by the payload, if it is one the host's adapter answers.
     pub fn event(&self, host: Host) -> Option<(Event, &'static str)> {
         self.hook_event_name
@@ -385,6 +406,30 @@ mod tests {
         ];
         for (json, expected) in table {
             assert_eq!(parse(json).prompt.as_deref(), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn host_notifications_are_not_user_prompts() {
+        let p = |prompt: &str| Payload {
+            prompt: Some(prompt.into()),
+            ..Payload::default()
+        };
+        for yes in [
+            "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>",
+            "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<result>ok</result>",
+        ] {
+            assert!(
+                p(yes).is_host_notification() && p(yes).not_from_user(),
+                "{yes}"
+            );
+        }
+        for no in [
+            "procedi con il piano",
+            "spiegami <task-notification> in Claude Code",
+            "<system-reminder> only",
+        ] {
+            assert!(!p(no).is_host_notification(), "{no}");
         }
     }
 

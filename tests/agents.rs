@@ -697,3 +697,25 @@ fn the_exit_plan_mode_dialog_carries_the_plan_forward() {
         "consumed once"
     );
 }
+
+#[test]
+fn a_background_task_notification_is_not_a_user_prompt() {
+    let s = Session::new();
+    s.turn(
+        "claude",
+        &[],
+        "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+        serde_json::json!({"permission_mode": "plan"}),
+    );
+    let before = s.state();
+    // What Claude Code queues for the main agent when a background subagent finishes.
+    let note = "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n<result>procedi: analisi del ticket Mantis 123 completata</result>\n</task-notification>\n</system-reminder>";
+    let out = s.turn(
+        "claude",
+        &[],
+        note,
+        serde_json::json!({"permission_mode": "default"}),
+    );
+    assert_eq!(out, "", "no hint for a host notification");
+    assert_eq!(s.state(), before, "the planned delegation is untouched");
+}

@@ -204,7 +204,7 @@ fn decide_from_stdin(
     if let (Some(session), Some(cache), false) = (
         &payload.session_id,
         &settings.cache_dir,
-        payload.from_subagent(),
+        payload.not_from_user(),
     ) {
         let from_plan_mode = payload.permission_mode.as_deref() == Some("plan");
         update_carry_forward(
@@ -320,7 +320,7 @@ pub fn load_project(
         if let (Some(session), Some(cache), false) = (
             &request.payload.session_id,
             &settings.cache_dir,
-            request.payload.from_subagent(),
+            request.payload.not_from_user(),
         ) {
             let state = agents::read_state(&agents::state_path(cache));
             project.planned = state.get(session, now).cloned();
@@ -332,7 +332,7 @@ pub fn load_project(
         plan_approval,
         &request.payload.session_id,
         &settings.cache_dir,
-        request.payload.from_subagent(),
+        request.payload.not_from_user(),
     ) {
         let state = agents::read_state(&agents::state_path(cache));
         project.planned = state.get(session, now).cloned();
