@@ -240,7 +240,11 @@ fn finish(
     project: &Project,
 ) -> Decision {
     debug_assert!(hints.len() <= render::MAX_BLOCKS);
-    let output = render::printed(request.host, request.wire_event, &hints);
+    let mut output = render::printed(request.host, request.wire_event, &hints);
+    if output.is_none() && request.payload.is_host_notification() {
+        // An explicit no-op: Claude Code logs an empty answer as plain-text hook output.
+        output = Some(Printed::NoOp(render::EmptyObject {}));
+    }
     Decision {
         event: request.wire_event,
         kind: request.event,
