@@ -256,7 +256,8 @@ impl Payload {
 
     /// True when the "prompt" is a notification the host queued for the main agent, not the
     /// user's text: Claude Code sends UserPromptSubmit with a `<task-notification>` block (inside a
-    /// `<system-reminder>`) when a background subagent finishes.
+    /// `<system-reminder>`) when a background subagent finishes; Codex queues a
+    /// `<subagent_notification>` message for the same reason.
     pub fn is_host_notification(&self) -> bool {
         let Some(prompt) = self.prompt.as_deref() else {
             return false;
@@ -265,6 +266,7 @@ impl Payload {
         let head = &head.as_bytes()[..head.len().min(2048)];
         let starts = |tag: &[u8]| head.starts_with(tag);
         starts(b"<task-notification>")
+            || starts(b"<subagent_notification>")
             || (starts(b"<system-reminder>")
                 && head.windows(19).any(|w| w == b"<task-notification>"))
     }
@@ -417,6 +419,7 @@ mod tests {
         };
         for yes in [
             "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>",
+            "<subagent_notification>\n{\"agent_path\":\"01a2\"}",
             "<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<result>ok</result>",
         ] {
             assert!(

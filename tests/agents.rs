@@ -716,6 +716,9 @@ fn a_background_task_notification_is_not_a_user_prompt() {
         note,
         serde_json::json!({"permission_mode": "default"}),
     );
-    assert_eq!(out, "{}\n", "no hint for a host notification, an explicit no-op");
+    assert_eq!(
+        out, "{}\n",
+        "no hint for a host notification, an explicit no-op"
+    );
     assert_eq!(s.state(), before, "the planned delegation is untouched");
 }

@@ -187,6 +187,38 @@ pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTre
     ids
 }
 
+/// The project agents Gemini CLI will load: those the user acknowledged in its TUI, as recorded
+/// in `~/.gemini/acknowledgments/agents.json` (`{"<project>": {"<name>": "<sha256 of the file>"}}`);
+/// an agent edited or regenerated since needs a new acknowledgement.
+pub fn gemini_acknowledged(
+    home: &Path,
+    root: &Path,
+    dir: &Path,
+    ids: BTreeSet<String>,
+) -> BTreeSet<String> {
+    use crate::edge::files::{caps, read_bounded};
+    let path = home.join(".gemini/acknowledgments/agents.json");
+    let Ok(bytes) = read_bounded(&path, caps::STATE) else {
+        return BTreeSet::new();
+    };
+    let Ok(acks) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return BTreeSet::new();
+    };
+    let Some(project) = acks.get(root.to_string_lossy().as_ref()) else {
+        return BTreeSet::new();
+    };
+    ids.into_iter()
+        .filter(|id| {
+            let Some(want) = project.get(id).and_then(serde_json::Value::as_str) else {
+                return false;
+            };
+            read_bounded(&dir.join(format!("{id}.md")), DEFINITION_CAP).is_ok_and(|content| {
+                crate::fingerprint::sha256(&content).strip_prefix("sha256:") == Some(want)
+            })
+        })
+        .collect()
+}
+
 /// Finds the runtime definitions of agent `id` in the project and in the user's home. A file
 /// matches by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
 pub fn find_definitions(id: &str, roots: &[&Path]) -> Vec<Definition> {
@@ -380,6 +412,41 @@ mod tests {
             e.catalog.agent("scout").unwrap().availability,
             Availability::Unavailable
         );
+    }
+
+    #[test]
+    fn gemini_project_agents_count_once_acknowledged() {
+        let home = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(".gemini/agents");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("scout.md"), "---\nname: scout\n---\nbody\n").unwrap();
+        fs::write(dir.join("implementer.md"), "---\nname: implementer\n---\n").unwrap();
+        let ids: BTreeSet<String> = ["scout".to_owned(), "implementer".to_owned()].into();
+        let acked = || gemini_acknowledged(home.path(), root.path(), &dir, ids.clone());
+        assert!(acked().is_empty(), "no acknowledgements file");
+        // What Gemini CLI records when the user accepts the new agents: the SHA-256 of the file.
+        let scout_hash = "e0b3b7b8a0a1ed9e4a1c9b3f3d6c6b2b0c8b4f6c2b5c8f1f9c3e3f1e4e9d1c2a";
+        let real = crate::fingerprint::sha256(b"---\nname: scout\n---\nbody\n");
+        let real = real.strip_prefix("sha256:").unwrap();
+        assert_ne!(real, scout_hash);
+        let ack = |hash: &str| {
+            let mut m = serde_json::Map::new();
+            m.insert(
+                root.path().to_string_lossy().into_owned(),
+                serde_json::json!({ "scout": hash, "implementer": "0000" }),
+            );
+            fs::create_dir_all(home.path().join(".gemini/acknowledgments")).unwrap();
+            fs::write(
+                home.path().join(".gemini/acknowledgments/agents.json"),
+                serde_json::Value::Object(m).to_string(),
+            )
+            .unwrap();
+        };
+        ack(scout_hash);
+        assert!(acked().is_empty(), "acknowledged another version");
+        ack(real);
+        assert_eq!(acked(), ["scout".to_owned()].into());
     }
 
     #[test]

@@ -391,12 +391,23 @@ fn load_agents(
 /// The agent types `host` can spawn here: the names of its runtime definitions in the project
 /// and in the user's folders (listed, not read).
 fn host_agents(host: Host, root: &Path, settings: &Settings) -> BTreeSet<String> {
+    use crate::edge::agents_sync::agents_dir;
     use crate::install::Scope;
-    let dirs: Vec<std::path::PathBuf> = [Scope::Project, Scope::User]
-        .into_iter()
-        .filter_map(|scope| crate::edge::agents_sync::agents_dir(host, scope, root, settings).ok())
-        .collect();
-    agents::host_definition_ids(host, &dirs)
+    let dir = |scope| agents_dir(host, scope, root, settings).ok();
+    let user: Vec<_> = dir(Scope::User).into_iter().collect();
+    let mut ids = agents::host_definition_ids(host, &user);
+    if let Some(project) = dir(Scope::Project) {
+        let found = agents::host_definition_ids(host, std::slice::from_ref(&project));
+        if host == Host::Gemini {
+            // Gemini CLI registers a project agent only once the user acknowledged it.
+            if let Some(home) = &settings.home {
+                ids.extend(agents::gemini_acknowledged(home, root, &project, found));
+            }
+        } else {
+            ids.extend(found);
+        }
+    }
+    ids
 }
 
 /// The product's readable log lines, one per decision. Never any prompt text.
