@@ -162,6 +162,7 @@ pub struct Entry {
     pub id: String,
     pub path: PathBuf,
     pub fresh: String,
+    /// The file's text, when it is a regular file sync may read (and, with `--force`, replace).
     pub existing: Option<String>,
     pub state: FileState,
 }
@@ -201,17 +202,19 @@ pub fn plan(
             runtime::check_name(host, &agent.id)
                 .map_err(|rule| anyhow::anyhow!("agent {:?}: {rule}", agent.id))?;
             let path = dir.join(runtime::file_name(host, &agent.id));
-            let existing = match read_bounded_string(&path, DEFINITION_CAP) {
-                Ok(text) => Some(text),
-                Err(ReadError::Missing) => None,
-                // Not a regular file, or far too large to be ours: somebody else's.
+            let fresh = runtime::render(host, agent);
+            let (existing, state) = match read_bounded_string(&path, DEFINITION_CAP) {
+                Ok(text) => {
+                    let state = runtime::classify(Some(&text), &fresh);
+                    (Some(text), state)
+                }
+                Err(ReadError::Missing) => (None, FileState::Missing),
+                // Not a regular file, or far too large to be ours: somebody else's, never replaced.
                 Err(ReadError::NotRegular | ReadError::TooLarge { .. }) => {
-                    Some(String::from("\u{0}"))
+                    (None, FileState::Foreign)
                 }
                 Err(e) => bail!("reading {}: {e}", path.display()),
             };
-            let fresh = runtime::render(host, agent);
-            let state = runtime::classify(existing.as_deref(), &fresh);
             entries.push(Entry {
                 host,
                 id: agent.id.clone(),
@@ -276,7 +279,7 @@ pub fn sync(
                 writeln!(out, "  up to date  {shown}")?;
                 continue;
             }
-            FileState::Drifted | FileState::Foreign if !force => {
+            FileState::Drifted | FileState::Foreign if !force || entry.existing.is_none() => {
                 summary.kept += 1;
                 let why = if entry.state == FileState::Drifted {
                     "edited by hand"
@@ -452,6 +455,17 @@ mod tests {
         assert_eq!((summary.written, summary.kept), (4, 1));
         remove_generated(&mut Vec::new(), &t, &s).unwrap();
         assert_eq!(fs::read_to_string(&mine).unwrap(), "name = \"scout\"\n");
+    }
+
+    #[test]
+    fn a_non_regular_file_is_never_replaced_even_with_force() {
+        let root = tempfile::tempdir().unwrap();
+        let s = settings(root.path());
+        fs::create_dir_all(root.path().join(".codex/agents/scout.toml")).unwrap();
+        let t = target(root.path(), vec![Host::Codex], Scope::Project);
+        let summary = sync(&mut Vec::new(), &t, true, &s, "t").unwrap();
+        assert_eq!((summary.written, summary.kept), (4, 1));
+        assert!(root.path().join(".codex/agents/scout.toml").is_dir());
     }
 
     #[test]
