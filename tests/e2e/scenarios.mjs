@@ -11,10 +11,16 @@
 //               {toolCall: {name, args}} (see lib/mock.mjs); turn 0 is the first conversation request of
 //               the scenario; ws.project is the project's absolute path
 //   checks      optional (ctx) => [{name, ok, detail}] extra checks; ctx is described in suite.mjs
+//   installArgs optional extra arguments for `sophia-hook install` (e.g. ['--no-agents'])
+//
+// A step may also carry `args`: extra command-line arguments for the host run (Claude Code only).
 //
 // Every scenario also gets the standard checks of suite.mjs: the host ran the hook without error, the
 // SessionStart bootstrap arrived exactly once, AGENTS.md exactly once, no routing block twice, and the
 // prompt's own text never inside a hook block.
+
+import fs from 'node:fs';
+import path from 'node:path';
 
 export const AGENTS_MARKER = 'E2E-AGENTS-MD-7f3a: project rule from AGENTS.md';
 export const CLAUDE_MARKER = 'E2E-CLAUDE-MD-91c2: project rule from CLAUDE.md';
@@ -153,3 +159,144 @@ export const SCENARIOS = [
     ],
   },
 ];
+
+// Delegation the hosts can actually perform. After `install`, the hint names a role as a type only
+// where the host has it (Codex spawn_agent's agent_type, Claude Code's Task subagent_type); without the
+// runtime definitions, or on Gemini CLI before the user acknowledged the project's agents, it names the
+// host's built-in delegation. A planned delegation carries forward to the approval, and a child agent's
+// prompt in between leaves the parent's entry alone.
+const ANALYST = '!agents analizza il ticket Mantis 123 e ricostruisci la causa';
+const FIVE_ROLES = ['scout', 'technical_analyst', 'implementer', 'code_reviewer', 'test_writer'];
+const toolNamed = (body, names) => (body?.tools || []).flatMap((t) => [t, ...(t.tools || [])]).find((t) => names.includes(t.name || t.function?.name));
+const looksFailed = (s) => /not found|unknown agent|unknown variant|invalid|unsupported|error/i.test(s);
+
+SCENARIOS.push(
+  {
+    name: 'agents-spawn-recommended',
+    hosts: ['codex'],
+    steps: [{ prompt: ANALYST }],
+    expect: { prompt: ['agent=technical_analyst', 'spawn_agent with agent_type="technical_analyst"'] },
+    script: (request, turn) =>
+      turn === 0
+        ? { toolCall: { name: 'spawn_agent', args: { agent_type: 'technical_analyst', message: 'Brief: read-only analysis of ticket 123.' }, item: { namespace: 'multi_agent_v1' } } }
+        : undefined,
+    checks: (ctx) => {
+      const first = ctx.turns[0]?.body;
+      const tool = toolNamed(first, ['spawn_agent']);
+      const schema = JSON.stringify(tool || {});
+      const all = ctx.turns.flatMap((t) => ctx.host.toolResults(t.body));
+      return [
+        ctx.check('spawn_agent offers agent_type with the five roles', FIVE_ROLES.every((r) => schema.includes(r)) && schema.includes('agent_type'), schema.slice(0, 800)),
+        ctx.check('spawn_agent with the recommended agent_type gets no error', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+      ];
+    },
+  },
+);
+
+const agentToolName = (body) => (toolNamed(body, ['Agent', 'Task']) || {}).name || 'Task';
+SCENARIOS.push({
+  name: 'agents-task-recommended',
+  hosts: ['claude'],
+  steps: [{ prompt: ANALYST }],
+  expect: { prompt: ['agent=technical_analyst', 'Task tool with subagent_type="technical_analyst"'] },
+  script: (request, turn) =>
+    turn === 0
+      ? { toolCall: { name: agentToolName(request.body), args: { subagent_type: 'technical_analyst', description: 'Analyse ticket 123', prompt: 'Brief: read-only analysis of ticket 123.' } } }
+      : undefined,
+  checks: (ctx) => {
+    const all = ctx.turns.flatMap((t) => ctx.host.toolResults(t.body));
+    return [
+      ctx.check('Task accepts the recommended subagent_type', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+    ];
+  },
+});
+
+const analyticsRuns = (ws) => {
+  const file = path.join(ws.home, '.mcp-servers', 'analytics', 'sophia-hook.jsonl');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+};
+const CHILD_BRIEF = 'Procedi con il piano: leggi src/login.rs e riporta i punti di ingresso';
+const PLANNED = 'Planned delegation carried forward: agent=technical_analyst';
+const inputText = (body) => JSON.stringify(body?.input || body?.messages || []);
+// Codex: the main agent spawns the recommended role with a brief that reads like an approval, waits
+// for it, then answers; the child's own requests get a plain answer.
+const codexSpawnAndWait = (request) => {
+  const input = request?.body?.input || [];
+  const users = input.filter((i) => i.role === 'user').map((i) => JSON.stringify(i.content));
+  if (users.some((u) => u.includes('Procedi con il piano: leggi'))) return undefined; // the child
+  const last = input[input.length - 1];
+  if (last?.type === 'function_call_output') {
+    const id = /"agent_id":"([^"]+)"/.exec(String(last.output));
+    if (id && !input.some((i) => i.type === 'function_call' && i.name === 'wait_agent')) {
+      return { toolCall: { name: 'wait_agent', args: { targets: [id[1]] }, item: { namespace: 'multi_agent_v1' } } };
+    }
+    return undefined;
+  }
+  if (input.some((i) => i.type === 'function_call')) return undefined;
+  if (!users.some((u) => u.includes('Mantis 123'))) return undefined;
+  return { toolCall: { name: 'spawn_agent', args: { agent_type: 'technical_analyst', message: CHILD_BRIEF }, item: { namespace: 'multi_agent_v1' } } };
+};
+
+SCENARIOS.push({
+  name: 'plan-approve-codex',
+  hosts: ['codex'],
+  files: { ...DEFAULT_FILES, '.sophia-hook.yaml': 'planning: true\n' },
+  steps: [{ prompt: ANALYST }, { prompt: 'Implement the plan.', resume: true }],
+  expect: [{}, { prompt: [PLANNED, 'apply it now'] }],
+  script: (request) => codexSpawnAndWait(request),
+  checks: (ctx) => {
+    if (ctx.stepIndex > 0) return [];
+    // The step's last request is the parent's after the child reported back; the planning hint is
+    // in the parent's first request.
+    const first = ctx.host.hookBlocks(ctx.turns[0].body).filter((b) => b.where === 'prompt').map((b) => b.text).join('\n');
+    return [
+      ctx.check('the planning turn records the delegation', first.includes('agent=technical_analyst') && first.includes('does not satisfy the later implementation'), first.slice(0, 600)),
+      ctx.check("the child agent's prompt reached the model", ctx.requests.some((r) => inputText(r.body).includes(CHILD_BRIEF)), `${ctx.turns.length} turn(s)`),
+      (() => {
+        // The hook's own analytics (no prompt text in them) show the child's run.
+        const runs = analyticsRuns(ctx.ws);
+        const child = runs.filter((r) => (r.reasons || []).includes('subagent-originated-prompt'));
+        return ctx.check("the hook ran for the child's prompt and carried nothing forward there", child.length > 0 && child.every((r) => !r.carryForward), JSON.stringify(runs.map((r) => [r.event, r.reasons, r.carryForward])));
+      })(),
+    ];
+  },
+});
+
+SCENARIOS.push(
+  {
+    // Without the runtime definitions, the hint names only what the host has built in.
+    name: 'agents-without-runtimes',
+    installArgs: ['--no-agents'],
+    steps: [{ prompt: ANALYST }],
+    expect: {
+      prompt: ['agent=technical_analyst', 'briefs the child as the technical_analyst role'],
+      absent: ['agent_type="technical_analyst"', 'subagent_type="technical_analyst"', 'agent_name="technical_analyst"'],
+    },
+  },
+  {
+    // A plan asked for in words, approved in words on the next turn of the same session.
+    name: 'plan-approve-wording',
+    steps: [
+      { prompt: '!agents prepara un piano per analizzare il ticket Mantis 123 e ricostruire la causa' },
+      { prompt: 'procedi con il piano', resume: true },
+    ],
+    expect: [
+      { prompt: ['agent=technical_analyst', 'does not satisfy the later implementation'] },
+      { prompt: [PLANNED, 'apply it now'] },
+    ],
+  },
+);
+SCENARIOS.push({
+  // Gemini CLI loads a project's agents only after the user acknowledged them in its TUI, so right
+  // after install the hint must name its built-in investigator, which invoke_agent accepts.
+  name: 'agents-invoke-unacknowledged',
+  hosts: ['gemini'],
+  steps: [{ prompt: ANALYST }],
+  expect: { prompt: ['agent=technical_analyst', 'agent_name="codebase_investigator"'], absent: ['agent_name="technical_analyst"'] },
+  script: (request, turn) =>
+    turn === 0 ? { toolCall: { name: 'invoke_agent', args: { agent_name: 'codebase_investigator', prompt: 'Brief: read-only analysis of ticket 123.' } } } : undefined,
+  checks: (ctx) => {
+    const all = ctx.turns.flatMap((t) => ctx.host.toolResults(t.body)).filter((r) => r.name === 'invoke_agent');
+    return [ctx.check('invoke_agent accepts the built-in agent the hint names', all.length > 0 && !all.some((r) => /not found/i.test(r.output)), JSON.stringify(all).slice(0, 800))];
+  },
+});

@@ -30,7 +30,7 @@ function writeJson(file, value) {
 
 /** `sophia-hook install --host X` (project scope), as a user would run it in the project. */
 function installHook(ws, host) {
-  return execFileSync(ws.binary, ['install', '--host', host, '--root', ws.project], {
+  return execFileSync(ws.binary, ['install', '--host', host, '--root', ws.project, ...(ws.installArgs || [])], {
     cwd: ws.project,
     env: ws.baseEnv,
     encoding: 'utf8',
