@@ -311,6 +311,74 @@ fn nofollow_error(e: io::Error, path: &Path) -> io::Error {
     }
 }
 
+/// What [`for_each_line`] saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinesRead {
+    /// Lines handed to the callback.
+    pub lines: u64,
+    /// Lines longer than the cap, skipped without being buffered.
+    pub too_long: u64,
+}
+
+/// Streams a regular file line by line (`\n`-separated, the newline removed) for logs of any
+/// size, holding at most `max_line` bytes of a line in memory: a longer line is skipped and
+/// counted. Like [`read_bounded`], the file must be regular, checked before opening and on the
+/// opened (non-blocking) handle.
+pub fn for_each_line(
+    path: &Path,
+    max_line: usize,
+    mut each: impl FnMut(&[u8]),
+) -> Result<LinesRead, ReadError> {
+    use std::io::{BufRead, BufReader};
+    if !fs::metadata(path)?.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut seen = LinesRead::default();
+    let mut line = Vec::with_capacity(1024);
+    loop {
+        line.clear();
+        let n = (&mut reader)
+            .take(max_line as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(seen);
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if line.len() > max_line {
+            // Over the cap: drop the rest of the line without keeping it.
+            seen.too_long += 1;
+            loop {
+                let buf = reader.fill_buf()?;
+                if buf.is_empty() {
+                    return Ok(seen);
+                }
+                match buf.iter().position(|b| *b == b'\n') {
+                    Some(i) => {
+                        reader.consume(i + 1);
+                        break;
+                    }
+                    None => {
+                        let len = buf.len();
+                        reader.consume(len);
+                    }
+                }
+            }
+            continue;
+        }
+        seen.lines += 1;
+        each(&line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -565,5 +633,30 @@ mod tests {
         symlink("/dev/zero", &link).unwrap();
         let v: Vec<u32> = read_json_or_default(&link);
         assert!(v.is_empty());
+    }
+
+    #[test]
+    fn lines_stream_with_a_cap_on_their_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let long = "x".repeat(100);
+        fs::write(&path, format!("one\n{long}\n\ntwo\n{long}")).unwrap();
+        let mut got = Vec::new();
+        let seen = for_each_line(&path, 10, |l| {
+            got.push(String::from_utf8_lossy(l).into_owned())
+        })
+        .unwrap();
+        assert_eq!(got, ["one", "", "two"]);
+        assert_eq!(
+            seen,
+            LinesRead {
+                lines: 3,
+                too_long: 2
+            }
+        );
+        let missing = for_each_line(&dir.path().join("none"), 10, |_| {});
+        assert!(matches!(missing, Err(ReadError::Missing)));
+        let folder = for_each_line(dir.path(), 10, |_| {});
+        assert!(matches!(folder, Err(ReadError::NotRegular)));
     }
 }
