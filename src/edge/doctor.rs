@@ -70,7 +70,46 @@ pub struct DoctorInput<'a> {
 /// Runs every check.
 pub fn run(input: &DoctorInput<'_>) -> Vec<Check> {
     let mut out = Vec::new();
-    check_binary(input.binary, &mut out);
+    check_common_first(input, &mut out);
+    for host in &input.hosts {
+        check_host(input, *host, &mut out);
+    }
+    check_common_last(input, &mut out);
+    out
+}
+
+/// What the checks found for one host: the scopes whose settings register sophia-hook, and the
+/// checks themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostChecks {
+    pub host: Host,
+    pub scopes: Vec<Scope>,
+    pub checks: Vec<Check>,
+}
+
+/// The same checks as [`run`], grouped: per host, and those that concern every host.
+pub fn run_by_host(input: &DoctorInput<'_>) -> (Vec<HostChecks>, Vec<Check>) {
+    let mut common = Vec::new();
+    check_common_first(input, &mut common);
+    let hosts = input
+        .hosts
+        .iter()
+        .map(|host| {
+            let mut checks = Vec::new();
+            let scopes = check_host(input, *host, &mut checks);
+            HostChecks {
+                host: *host,
+                scopes,
+                checks,
+            }
+        })
+        .collect();
+    check_common_last(input, &mut common);
+    (hosts, common)
+}
+
+fn check_common_first(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
+    check_binary(input.binary, out);
     match crate::edge::config::load(input.root) {
         (_, Some(why)) => out.push(check(
             Status::Fail,
@@ -86,14 +125,13 @@ pub fn run(input: &DoctorInput<'_>) -> Vec<Check> {
         )),
         _ => {}
     }
-    for host in &input.hosts {
-        check_host(input, *host, &mut out);
-    }
-    check_skills(input.root, &input.hosts, input.settings, &mut out);
-    let catalog = check_agent_catalog(input.root, &mut out);
-    check_manifest(input.settings, &catalog, &mut out);
-    check_analytics(input.settings, &mut out);
-    out
+}
+
+fn check_common_last(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
+    check_skills(input.root, &input.hosts, input.settings, out);
+    let catalog = check_agent_catalog(input.root, out);
+    check_manifest(input.settings, &catalog, out);
+    check_analytics(input.settings, out);
 }
 
 fn check_binary(binary: &Path, out: &mut Vec<Check>) {
@@ -145,7 +183,8 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
     }
 }
 
-fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
+/// Checks one host; returns the scopes that register sophia-hook.
+fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<Scope> {
     let name = host.as_str();
     let Some(home) = input.settings.home.as_deref() else {
         out.push(check(
@@ -154,7 +193,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
             "HOME is not set: user settings cannot be found",
             Some("set HOME".into()),
         ));
-        return;
+        return Vec::new();
     };
     let mut installed: Vec<(Scope, PathBuf, Vec<Registered>)> = Vec::new();
     for scope in [Scope::Project, Scope::User] {
@@ -291,7 +330,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
             "not installed",
             Some(format!("sophia-hook install --host {name}")),
         ));
-        return;
+        return Vec::new();
     }
     if host == Host::Codex {
         check_codex_trust(input.settings, home, input.root, &installed, out);
@@ -320,6 +359,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
             out.push(live_run(host, *scope, event, reg, input.root));
         }
     }
+    installed.iter().map(|(scope, _, _)| *scope).collect()
 }
 
 /// What a leading `!` does in the host's interactive TUI, and where hotwords work instead.
