@@ -34,7 +34,7 @@ pub struct Settings {
     /// The user cache folder for best-effort state (carry-forward of planned delegation).
     pub cache_dir: Option<PathBuf>,
     /// The user state folder (`XDG_STATE_HOME`, else `~/.local/state`): backups of files that
-    /// `agents sync --force` replaced.
+    /// `agents sync --force` replaced, and the page `report` writes by default.
     pub state_dir: Option<PathBuf>,
     /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
     pub codex_home: Option<PathBuf>,
@@ -200,6 +200,12 @@ mod tests {
         assert_eq!(s.cache_dir, Some(PathBuf::from("/tmp/c")));
         let s = settings(&[("XDG_CACHE_HOME", "/x")]);
         assert_eq!(s.cache_dir, Some(PathBuf::from("/x")));
+        assert_eq!(
+            settings(&[("HOME", "/home/u")]).state_dir,
+            Some(PathBuf::from("/home/u/.local/state"))
+        );
+        let s = settings(&[("HOME", "/home/u"), ("XDG_STATE_HOME", "/s")]);
+        assert_eq!(s.state_dir, Some(PathBuf::from("/s")));
     }
 
     #[test]
