@@ -94,6 +94,28 @@ pub enum Command {
     /// The hosts' runtime agent definitions, generated from the canonical agent source.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// Write one self-contained HTML page (no network, no script) with each host's setup, the
+    /// agent catalog and its availability, the skill inventory and the routing mix; print its
+    /// path. --host limits it to one host.
+    Report {
+        /// Where to write the page (default: <state dir>/sophia-hook/report.html, e.g.
+        /// ~/.local/state/sophia-hook/report.html).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The period: a duration back from now (7d, 36h, 2w, 90m), a date (2026-11-01) or an
+        /// RFC 3339 timestamp. Default: 7d.
+        #[arg(long)]
+        since: Option<String>,
+        /// The analytics log (default: the analytics file).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// The project root (default: the git root above the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The binary the hosts should run (default: this executable).
+        #[arg(long)]
+        binary: Option<PathBuf>,
+    },
     /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
     Explain {
         /// The prompt text; without it the payload is read from stdin.
@@ -343,6 +365,18 @@ pub fn run(
                 Err(err) => report(Err(err), stderr),
             }
         }
+        Some(Command::Report {
+            out,
+            since,
+            file,
+            root,
+            binary,
+        }) => report(
+            report_page(
+                stdout, cli.host, out, since, file, root, binary, settings, clock,
+            ),
+            stderr,
+        ),
         Some(Command::Availability { root, write }) => {
             report(availability(stdout, root, write, settings, clock), stderr)
         }
@@ -369,6 +403,7 @@ const SUBCOMMANDS: &[&str] = &[
     "stats",
     "availability",
     "agents",
+    "report",
     "help",
 ];
 
@@ -999,6 +1034,32 @@ fn doctor(
     let checks = doctor::run(&input);
     write!(stdout, "{}", doctor::render(&checks))?;
     Ok(!checks.iter().any(|c| c.status == doctor::Status::Fail))
+}
+
+/// Runs `report`: writes the page and prints its path.
+#[allow(clippy::too_many_arguments)]
+fn report_page(
+    stdout: &mut dyn Write,
+    host: Option<Host>,
+    out: Option<PathBuf>,
+    since: Option<String>,
+    file: Option<PathBuf>,
+    root: Option<PathBuf>,
+    binary: Option<PathBuf>,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> anyhow::Result<()> {
+    let args = crate::edge::report::ReportArgs {
+        out,
+        since,
+        host,
+        root: project_root_arg(root)?,
+        binary: binary_path(binary.as_deref())?,
+        file,
+    };
+    let path = crate::edge::report::run(&args, settings, clock)?;
+    writeln!(stdout, "{}", path.display())?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod install;
 pub mod payload;
 pub mod planning;
 pub mod render;
+pub mod report;
 pub mod routing;
 pub mod skills;
 pub mod stats;

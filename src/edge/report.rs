@@ -1,0 +1,387 @@
+//! `sophia-hook report`: gathers the page's inputs — the analytics log (streamed line by line), the
+//! doctor's checks, each host's skill inventory, the effective agent catalog and the runtime
+//! agent definitions on disk — hands them to the pure renderer in `crate::report`, and writes the
+//! page atomically. Default output: `<state dir>/sophia-hook/report.html`, never inside the
+//! project. The page reads; it edits nothing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::clock::Clock;
+use crate::edge::agents::{self, AgentCatalogSource};
+use crate::edge::doctor::{self, Check, DoctorInput, Status};
+use crate::edge::files;
+use crate::edge::settings::Settings;
+use crate::edge::skills;
+use crate::payload::Host;
+use crate::report::{
+    AgentsView, AnalyticsLog, Finding, HostSetup, Level, MixBuilder, ReportInput, RoleRow,
+    RuntimeDefinition, Setup, SkillInventory, Trust,
+};
+
+/// An analytics line longer than this is skipped and counted as corrupt (real lines are < 1 KiB).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// The hosts whose runtime agent definitions `availability` finds, in column order.
+const DEFINITION_HOSTS: [&str; 4] = ["codex", "claude", "gemini", "copilot"];
+
+pub struct ReportArgs {
+    pub out: Option<PathBuf>,
+    pub since: Option<String>,
+    pub host: Option<Host>,
+    pub root: PathBuf,
+    pub binary: PathBuf,
+    /// The analytics log (default: the analytics file of the settings).
+    pub file: Option<PathBuf>,
+}
+
+/// The default page: `<state dir>/sophia-hook/report.html`.
+pub fn default_out(settings: &Settings) -> Option<PathBuf> {
+    settings
+        .state_dir
+        .as_ref()
+        .map(|d| d.join("sophia-hook").join("report.html"))
+}
+
+/// Builds the page and writes it; returns where.
+pub fn run(args: &ReportArgs, settings: &Settings, clock: &dyn Clock) -> anyhow::Result<PathBuf> {
+    let out = match &args.out {
+        Some(p) => p.clone(),
+        None => default_out(settings)
+            .context("no state folder for the page: set HOME or XDG_STATE_HOME, or pass --out")?,
+    };
+    let input = gather(args, settings, clock)?;
+    let html = crate::report::render(&input);
+    files::write_atomic(&out, html.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    Ok(out)
+}
+
+/// Everything the page shows.
+pub fn gather(
+    args: &ReportArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> anyhow::Result<ReportInput> {
+    let now = clock.now();
+    let since = crate::report::parse_since(
+        args.since
+            .as_deref()
+            .unwrap_or(crate::report::DEFAULT_SINCE),
+        now,
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
+    let host = args.host.map(Host::as_str);
+    let mut mix = MixBuilder::new(since, now, host);
+    let log = match args.file.as_ref().or(settings.analytics_file.as_ref()) {
+        None => AnalyticsLog::Off,
+        Some(path) => {
+            let shown = shown_path(path, &args.root, settings);
+            match files::for_each_line(path, MAX_LINE_BYTES, |line| mix.push(line)) {
+                Ok(seen) => {
+                    mix.skipped_too_long(seen.too_long);
+                    AnalyticsLog::Read(shown)
+                }
+                Err(files::ReadError::Missing) => AnalyticsLog::Missing(shown),
+                Err(e) => anyhow::bail!("reading {}: {e}", path.display()),
+            }
+        }
+    };
+    let hosts = args.host.map_or_else(|| Host::ALL.to_vec(), |h| vec![h]);
+    Ok(ReportInput {
+        generated_at: now,
+        since,
+        host: host.map(str::to_owned),
+        log,
+        mix: mix.finish(),
+        setup: setup(args, settings, &hosts),
+        agents: agents_view(args, settings, now),
+        skills: hosts
+            .iter()
+            .map(|h| skill_inventory(&args.root, *h))
+            .collect(),
+    })
+}
+
+/// A path as the page shows it: relative to the project, or under `~`.
+fn shown_path(path: &Path, root: &Path, settings: &Settings) -> String {
+    if let Ok(rel) = path.strip_prefix(root) {
+        return rel.display().to_string();
+    }
+    if let Some(rest) = settings
+        .home
+        .as_deref()
+        .and_then(|h| path.strip_prefix(h).ok())
+    {
+        return format!("~/{}", rest.display());
+    }
+    path.display().to_string()
+}
+
+fn level(status: Status) -> Level {
+    match status {
+        Status::Ok => Level::Ok,
+        Status::Info => Level::Info,
+        Status::Warn => Level::Warn,
+        Status::Fail => Level::Fail,
+    }
+}
+
+fn finding(c: &Check) -> Finding {
+    Finding {
+        level: level(c.status),
+        area: c.area.clone(),
+        detail: c.detail.clone(),
+        fix: c.fix.clone(),
+    }
+}
+
+/// The trust state from the doctor's trust checks of a host (`<host> trust`): trusted when all
+/// pass, else the worst one's words.
+fn trust(host: &str, checks: &[Check]) -> Option<Trust> {
+    let area = format!("{host} trust");
+    let trust: Vec<&Check> = checks.iter().filter(|c| c.area == area).collect();
+    let worst = trust.iter().max_by_key(|c| c.status)?;
+    Some(if worst.status == Status::Ok {
+        Trust {
+            level: Level::Ok,
+            label: "trusted".into(),
+        }
+    } else {
+        Trust {
+            level: level(worst.status),
+            label: worst.detail.clone(),
+        }
+    })
+}
+
+/// The Setup section, from the doctor's own checks.
+fn setup(args: &ReportArgs, settings: &Settings, hosts: &[Host]) -> Setup {
+    let input = DoctorInput {
+        root: &args.root,
+        settings,
+        binary: &args.binary,
+        hosts: hosts.to_vec(),
+        explicit: args.host.is_some(),
+    };
+    let (per_host, common) = doctor::run_by_host(&input);
+    Setup {
+        hosts: per_host
+            .iter()
+            .map(|h| HostSetup {
+                host: h.host.as_str().to_owned(),
+                scopes: h.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
+                trust: trust(h.host.as_str(), &h.checks),
+                findings: h.checks.iter().map(finding).collect(),
+            })
+            .collect(),
+        general: common.iter().map(finding).collect(),
+    }
+}
+
+fn skill_ids(root: &Path) -> BTreeSet<String> {
+    skills::load(root)
+        .catalog
+        .skills
+        .into_iter()
+        .map(|s| s.id)
+        .collect()
+}
+
+/// What a catalog warning means, in a sentence.
+fn drift_sentence(warning: &str) -> String {
+    match warning {
+        "agent-catalog-stale" => format!(
+            "{} is older than the canonical source {}: the hook builds the source in memory; run `sophia-hook catalog build`",
+            agents::CATALOG_PATH,
+            agents::SOURCE_PATH
+        ),
+        "agent-catalog-fingerprint-mismatch" => format!(
+            "{}: its fingerprint does not match its content (edited by hand?); run `sophia-hook catalog build`",
+            agents::CATALOG_PATH
+        ),
+        "agent-catalog-corrupt" => format!("{} is not a catalog", agents::CATALOG_PATH),
+        "agent-catalog-source-invalid" => format!(
+            "{} does not build: the hook falls back to the embedded catalog; run `sophia-hook catalog check`",
+            agents::SOURCE_PATH
+        ),
+        "availability-manifest-fingerprint-mismatch" => "the availability manifest was computed for another catalog; run `sophia-hook availability --write`".into(),
+        "availability-manifest-without-fingerprint" => "the availability manifest names no catalog fingerprint; run `sophia-hook availability --write`".into(),
+        "availability-manifest-unreadable" => "the availability manifest cannot be read; run `sophia-hook availability --write`".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// The Agents section: the catalog the hook uses, its source, and per role what the hosts have.
+fn agents_view(
+    args: &ReportArgs,
+    settings: &Settings,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AgentsView {
+    let root = &args.root;
+    let ids = skill_ids(root);
+    let stamp = crate::edge::hook::timestamp(now);
+    let mut effective = agents::load_catalog(root, &ids, stamp.clone());
+    agents::apply_manifest(&mut effective, settings.availability_file.as_deref(), None);
+    let mut drift: Vec<String> = effective
+        .warnings
+        .iter()
+        .map(|w| drift_sentence(w))
+        .collect();
+    // A generated catalog must equal what its canonical source builds now.
+    if effective.source == AgentCatalogSource::Generated && root.join(agents::SOURCE_PATH).is_file()
+    {
+        let fresh = agents::load_catalog_at(root, Path::new(""), &ids, stamp);
+        if fresh.source == AgentCatalogSource::Source
+            && fresh.catalog.fingerprint != effective.catalog.fingerprint
+        {
+            drift.push(format!(
+                "{} ({}) differs from what {} builds now ({}); run `sophia-hook catalog build`",
+                agents::CATALOG_PATH,
+                effective.catalog.fingerprint,
+                agents::SOURCE_PATH,
+                fresh.catalog.fingerprint
+            ));
+        }
+    }
+    let mut roots: Vec<&Path> = vec![root];
+    if let Some(home) = &settings.home {
+        roots.push(home);
+    }
+    let computed = agents::compute_availability(&effective.catalog, &roots);
+    let roles = effective
+        .catalog
+        .agents
+        .iter()
+        .map(|a| {
+            let (state, defs) = computed
+                .get(&a.id)
+                .map(|(s, d)| (s.as_str(), d.as_slice()))
+                .unwrap_or(("unknown", &[]));
+            if a.availability.as_str() != state {
+                drift.push(format!(
+                    "{}: the hook uses `{}` but the definitions on disk say `{state}`; run `sophia-hook availability --write`",
+                    a.id,
+                    a.availability.as_str()
+                ));
+            }
+            RoleRow {
+                id: a.id.clone(),
+                routing_role: a.routing_role.clone(),
+                write_policy: a.write_policy.clone(),
+                availability: a.availability.as_str().to_owned(),
+                computed: state.to_owned(),
+                definitions: defs
+                    .iter()
+                    .map(|d| RuntimeDefinition {
+                        host: d.host.to_owned(),
+                        path: shown_path(&d.path, root, settings),
+                        enabled: d.enabled,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let (source, source_path) = match effective.source {
+        AgentCatalogSource::Source => (
+            "project canonical YAML",
+            Some(agents::SOURCE_PATH.to_owned()),
+        ),
+        AgentCatalogSource::Generated => (
+            "generated",
+            Some(shown_path(&agents::catalog_path(root), root, settings)),
+        ),
+        AgentCatalogSource::Embedded => ("embedded", None),
+    };
+    AgentsView {
+        fingerprint: effective.catalog.fingerprint.clone(),
+        source: source.to_owned(),
+        source_path,
+        hosts: match args.host {
+            Some(h) => vec![h.as_str().to_owned()],
+            None => DEFINITION_HOSTS.iter().map(|h| (*h).to_owned()).collect(),
+        },
+        roles,
+        drift,
+    }
+}
+
+/// The skills `host` sees. Every host sees the project's catalog for now.
+fn skill_inventory(root: &Path, host: Host) -> SkillInventory {
+    let loaded = skills::load(root);
+    let folder = match loaded.source {
+        skills::CatalogSource::Embedded => "embedded",
+        skills::CatalogSource::Index | skills::CatalogSource::Scan => "skills/",
+    };
+    SkillInventory {
+        host: host.as_str().to_owned(),
+        source: loaded.source.as_str().to_owned(),
+        skills: loaded
+            .catalog
+            .skills
+            .iter()
+            .map(|s| (s.id.clone(), folder.to_owned()))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_is_the_worst_trust_check() {
+        let c = |status, area: &str, detail: &str| Check {
+            status,
+            area: area.into(),
+            detail: detail.into(),
+            fix: None,
+        };
+        assert_eq!(trust("claude", &[c(Status::Ok, "claude user", "x")]), None);
+        let ok = [
+            c(Status::Ok, "codex trust", "a"),
+            c(Status::Ok, "codex trust", "b"),
+        ];
+        assert_eq!(trust("codex", &ok).unwrap().label, "trusted");
+        let mixed = [
+            c(Status::Ok, "codex trust", "a"),
+            c(
+                Status::Warn,
+                "codex trust",
+                "UserPromptSubmit: not trusted yet",
+            ),
+        ];
+        let t = trust("codex", &mixed).unwrap();
+        assert_eq!(
+            (t.level, t.label.as_str()),
+            (Level::Warn, "UserPromptSubmit: not trusted yet")
+        );
+    }
+
+    #[test]
+    fn paths_are_shown_relative_to_the_project_or_home() {
+        let settings = Settings {
+            home: Some(PathBuf::from("/home/u")),
+            ..Settings::default()
+        };
+        let root = Path::new("/home/u/repo");
+        assert_eq!(
+            shown_path(
+                Path::new("/home/u/repo/.codex/agents/scout.toml"),
+                root,
+                &settings
+            ),
+            ".codex/agents/scout.toml"
+        );
+        assert_eq!(
+            shown_path(
+                Path::new("/home/u/.claude/agents/scout.md"),
+                root,
+                &settings
+            ),
+            "~/.claude/agents/scout.md"
+        );
+        assert_eq!(shown_path(Path::new("/etc/x"), root, &settings), "/etc/x");
+    }
+}

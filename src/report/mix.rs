@@ -1,0 +1,314 @@
+//! The routing mix over a period, accumulated one analytics line at a time so that a log of any
+//! size is read in one pass with memory that does not grow with its length (counts per id and per
+//! day, and durations rounded to three significant digits). A line that does not parse is counted
+//! and skipped. Analytics carry codes and ids only, so nothing here can hold prompt text. Pure: the
+//! edge streams the file.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+
+/// The fields of an analytics line the report reads; others are ignored.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Line {
+    ts: DateTime<Utc>,
+    event: Option<String>,
+    host: String,
+    outcome: String,
+    failure: Option<String>,
+    context_mode: Option<String>,
+    subagent_mode: Option<String>,
+    #[serde(default)]
+    detected_hotwords: Vec<String>,
+    #[serde(default)]
+    recommended_agents: Vec<String>,
+    #[serde(default)]
+    carry_forward: bool,
+    #[serde(default)]
+    skills: Vec<String>,
+    degraded: Option<String>,
+    duration_us: u64,
+}
+
+/// Latency buckets of the histogram: upper bounds in microseconds (the last is open).
+pub const LATENCY_BUCKETS_US: [(u64, &str); 9] = [
+    (500, "< 0.5 ms"),
+    (1_000, "0.5–1 ms"),
+    (2_000, "1–2 ms"),
+    (5_000, "2–5 ms"),
+    (10_000, "5–10 ms"),
+    (20_000, "10–20 ms"),
+    (50_000, "20–50 ms"),
+    (100_000, "50–100 ms"),
+    (u64::MAX, "≥ 100 ms"),
+];
+
+/// The routing mix of the runs inside the period (and of the chosen host, when one is).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoutingMix {
+    /// Lines read, whatever became of them.
+    pub lines: u64,
+    /// Lines that are not an analytics event (bad JSON, missing fields) or longer than the cap.
+    pub corrupt_lines: u64,
+    /// Valid lines outside the period.
+    pub outside_period: u64,
+    /// Valid lines of another host than the one asked for.
+    pub other_hosts: u64,
+    /// Runs counted.
+    pub runs: u64,
+    /// Runs with a routing decision (UserPromptSubmit and its equivalents).
+    pub prompts: u64,
+    pub session_starts: u64,
+    /// Prompts per UTC day.
+    pub prompts_per_day: BTreeMap<NaiveDate, u64>,
+    pub runs_per_host: BTreeMap<String, u64>,
+    pub outcomes: BTreeMap<String, u64>,
+    pub context_modes: BTreeMap<String, u64>,
+    pub subagent_modes: BTreeMap<String, u64>,
+    pub hotwords: BTreeMap<String, u64>,
+    /// Prompts with at least one hotword.
+    pub prompts_with_hotword: u64,
+    pub skills: BTreeMap<String, u64>,
+    pub agents: BTreeMap<String, u64>,
+    /// Prompts that carried a planned delegation forward.
+    pub carry_forward: u64,
+    /// Degraded runs by reason (`time-budget`).
+    pub degraded: BTreeMap<String, u64>,
+    /// Failed-open runs by failure code.
+    pub failed_open: BTreeMap<String, u64>,
+    /// Durations in microseconds, rounded to three significant digits, with their counts.
+    durations: BTreeMap<u64, u64>,
+    max_duration_us: u64,
+}
+
+/// Latency figures of the counted runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Latency {
+    pub p50_us: u64,
+    pub p95_us: u64,
+    pub max_us: u64,
+    /// Runs per bucket of [`LATENCY_BUCKETS_US`].
+    pub histogram: Vec<u64>,
+}
+
+/// Ids longer than this are cut (they are shown, and kept as map keys).
+const MAX_ID_CHARS: usize = 96;
+
+fn id(text: String) -> String {
+    if text.chars().count() <= MAX_ID_CHARS {
+        text
+    } else {
+        let mut cut: String = text.chars().take(MAX_ID_CHARS).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// Rounds to three significant digits, so that the map of durations stays small.
+fn round3(us: u64) -> u64 {
+    let mut scale = 1;
+    while us / scale >= 1000 {
+        scale *= 10;
+    }
+    us / scale * scale
+}
+
+/// Accumulates the routing mix of the runs in `[since, until]`, of `host` when one is given.
+#[derive(Debug, Clone)]
+pub struct MixBuilder {
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+    host: Option<String>,
+    mix: RoutingMix,
+}
+
+impl MixBuilder {
+    pub fn new(since: DateTime<Utc>, until: DateTime<Utc>, host: Option<&str>) -> MixBuilder {
+        MixBuilder {
+            since,
+            until,
+            host: host.map(str::to_owned),
+            mix: RoutingMix::default(),
+        }
+    }
+
+    /// Lines the reader skipped because they were longer than its cap.
+    pub fn skipped_too_long(&mut self, lines: u64) {
+        self.mix.lines += lines;
+        self.mix.corrupt_lines += lines;
+    }
+
+    /// Counts one line of the log. Blank lines are ignored.
+    pub fn push(&mut self, raw: &[u8]) {
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        self.mix.lines += 1;
+        let Ok(line) = serde_json::from_slice::<Line>(raw) else {
+            self.mix.corrupt_lines += 1;
+            return;
+        };
+        if line.ts < self.since || line.ts > self.until {
+            self.mix.outside_period += 1;
+            return;
+        }
+        if self.host.as_ref().is_some_and(|h| *h != line.host) {
+            self.mix.other_hosts += 1;
+            return;
+        }
+        let m = &mut self.mix;
+        m.runs += 1;
+        *m.runs_per_host.entry(id(line.host)).or_default() += 1;
+        *m.outcomes.entry(id(line.outcome)).or_default() += 1;
+        if let Some(f) = line.failure {
+            *m.failed_open.entry(id(f)).or_default() += 1;
+        }
+        if let Some(d) = line.degraded {
+            *m.degraded.entry(id(d)).or_default() += 1;
+        }
+        if line.event.as_deref() == Some("SessionStart") {
+            m.session_starts += 1;
+        }
+        if let Some(mode) = line.context_mode {
+            m.prompts += 1;
+            *m.prompts_per_day.entry(line.ts.date_naive()).or_default() += 1;
+            *m.context_modes.entry(id(mode)).or_default() += 1;
+            m.prompts_with_hotword += u64::from(!line.detected_hotwords.is_empty());
+            m.carry_forward += u64::from(line.carry_forward);
+        }
+        if let Some(mode) = line.subagent_mode {
+            *m.subagent_modes.entry(id(mode)).or_default() += 1;
+        }
+        for h in line.detected_hotwords {
+            *m.hotwords.entry(id(h)).or_default() += 1;
+        }
+        for s in line.skills {
+            *m.skills.entry(id(s)).or_default() += 1;
+        }
+        for a in line.recommended_agents {
+            *m.agents.entry(id(a)).or_default() += 1;
+        }
+        *m.durations.entry(round3(line.duration_us)).or_default() += 1;
+        m.max_duration_us = m.max_duration_us.max(line.duration_us);
+    }
+
+    pub fn finish(self) -> RoutingMix {
+        self.mix
+    }
+}
+
+impl RoutingMix {
+    /// The nearest-rank percentile `p` (0–1] of the durations, in microseconds.
+    fn percentile(&self, p: f64) -> u64 {
+        let total: u64 = self.durations.values().sum();
+        if total == 0 {
+            return 0;
+        }
+        let rank = ((p * total as f64).ceil() as u64).clamp(1, total);
+        let mut seen = 0;
+        for (us, n) in &self.durations {
+            seen += n;
+            if seen >= rank {
+                return *us;
+            }
+        }
+        0
+    }
+
+    pub fn latency(&self) -> Latency {
+        let mut histogram = vec![0; LATENCY_BUCKETS_US.len()];
+        for (us, n) in &self.durations {
+            let i = LATENCY_BUCKETS_US
+                .iter()
+                .position(|(upper, _)| us < upper)
+                .unwrap_or(LATENCY_BUCKETS_US.len() - 1);
+            histogram[i] += n;
+        }
+        Latency {
+            p50_us: self.percentile(0.50),
+            p95_us: self.percentile(0.95),
+            max_us: self.max_duration_us,
+            histogram,
+        }
+    }
+
+    /// The `n` largest counts, largest first, ties by id.
+    pub fn top(map: &BTreeMap<String, u64>, n: usize) -> Vec<(&str, u64)> {
+        let mut v: Vec<(&str, u64)> = map.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        v.truncate(n);
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text).unwrap().to_utc()
+    }
+
+    const LOG: &str = r#"{"ts":"2026-11-01T10:00:00.000Z","event":"UserPromptSubmit","host":"codex","outcome":"injected","contextMode":"light","subagentMode":"off","detectedHotwords":["!quick"],"recommendedAgents":[],"carryForward":false,"skills":["mcp-database-expert"],"durationUs":1000}
+{"ts":"2026-11-02T10:00:00.000Z","event":"UserPromptSubmit","host":"claude","outcome":"injected","contextMode":"full","subagentMode":"required","detectedHotwords":["!agents"],"recommendedAgents":["technical_analyst"],"carryForward":true,"skills":["mcp-technical-analyst","mcp-database-expert"],"degraded":"time-budget","durationUs":3000}
+{"ts":"2026-11-02T11:00:00.000Z","event":null,"host":"codex","outcome":"failed-open","failure":"invalid-json","durationUs":2000}
+{"ts":"2026-11-02T12:00:00.000Z","event":"SessionStart","host":"codex","outcome":"injected","durationUs":150123}
+{"ts":"2026-10-01T12:00:00.000Z","event":"SessionStart","host":"codex","outcome":"injected","durationUs":1}
+{"ts":"2026-11-03T11:00:00.0
+
+not json at all
+"#;
+
+    fn mix(host: Option<&str>) -> RoutingMix {
+        let mut b = MixBuilder::new(at("2026-11-01T00:00:00Z"), at("2026-11-30T00:00:00Z"), host);
+        for line in LOG.lines() {
+            b.push(line.as_bytes());
+        }
+        b.skipped_too_long(1);
+        b.finish()
+    }
+
+    #[test]
+    fn counts_runs_modes_ids_and_skips_what_it_cannot_read() {
+        let m = mix(None);
+        assert_eq!((m.lines, m.corrupt_lines, m.outside_period), (8, 3, 1));
+        assert_eq!((m.runs, m.prompts, m.session_starts), (4, 2, 1));
+        assert_eq!(m.prompts_per_day.values().collect::<Vec<_>>(), [&1, &1]);
+        assert_eq!(m.context_modes["light"], 1);
+        assert_eq!(m.subagent_modes["required"], 1);
+        assert_eq!((m.hotwords["!quick"], m.prompts_with_hotword), (1, 2));
+        assert_eq!(m.skills["mcp-database-expert"], 2);
+        assert_eq!(m.agents["technical_analyst"], 1);
+        assert_eq!(m.carry_forward, 1);
+        assert_eq!(m.degraded["time-budget"], 1);
+        assert_eq!(m.failed_open["invalid-json"], 1);
+        let l = m.latency();
+        assert_eq!((l.p50_us, l.p95_us, l.max_us), (2000, 150_000, 150_123));
+        assert_eq!(l.histogram, [0, 0, 1, 2, 0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn a_host_filter_counts_the_others_apart() {
+        let m = mix(Some("claude"));
+        assert_eq!((m.runs, m.other_hosts), (1, 3));
+        assert_eq!(m.runs_per_host.keys().collect::<Vec<_>>(), ["claude"]);
+    }
+
+    #[test]
+    fn durations_keep_three_significant_digits() {
+        assert_eq!(
+            [999, 1234, 98_765, 1_000_001].map(round3),
+            [999, 1230, 98_700, 1_000_000]
+        );
+        let empty = RoutingMix::default().latency();
+        assert_eq!((empty.p50_us, empty.max_us), (0, 0));
+    }
+
+    #[test]
+    fn long_ids_are_cut() {
+        assert_eq!(id("a".repeat(200)).chars().count(), MAX_ID_CHARS + 1);
+        assert_eq!(id("scout".into()), "scout");
+    }
+}
