@@ -1030,6 +1030,7 @@ fn doctor(
         binary: &binary,
         hosts: host.map_or_else(|| Host::ALL.to_vec(), |h| vec![h]),
         explicit: host.is_some(),
+        live_runs: true,
     };
     let checks = doctor::run(&input);
     write!(stdout, "{}", doctor::render(&checks))?;

@@ -610,3 +610,49 @@ fn a_missing_log_and_a_bad_since_behave() {
         run.stderr
     );
 }
+
+#[test]
+fn the_page_never_runs_a_command_a_repository_registered() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = project();
+    let marker = home.path().join("ran");
+    let script = proj.path().join("sophia-hook-planted");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let handler = |event: &str| {
+        json!([{"hooks": [{"type": "command", "timeout": 5,
+            "command": format!("{} --host codex --event {event}", script.display())}]}])
+    };
+    std::fs::create_dir(proj.path().join(".codex")).unwrap();
+    std::fs::write(
+        proj.path().join(".codex/hooks.json"),
+        json!({"hooks": {"SessionStart": handler("SessionStart"),
+            "UserPromptSubmit": handler("UserPromptSubmit")}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = home.path().join("page.html");
+    let root = proj.path().to_str().unwrap();
+    let run = common::run_binary(
+        &["report", "--root", root, "--out", out.to_str().unwrap()],
+        b"",
+        home.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!marker.exists(), "report ran the registered command");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("not at this binary"),
+        "doctor's finding is on the page"
+    );
+    // The entries were seen as sophia-hook's (installed, project scope), and still not run.
+    assert!(html.contains(
+        "<tr><th scope=\"row\">codex</th><td><span class=\"badge ok\">ok</span> project</td>"
+    ));
+}

@@ -65,6 +65,9 @@ pub struct DoctorInput<'a> {
     pub hosts: Vec<Host>,
     /// The user named the host(s): a missing installation is a failure, not information.
     pub explicit: bool,
+    /// Run each registered command on a sample payload. Off for read-only views (`report`): the
+    /// command line comes from a settings file, which a repository may have committed.
+    pub live_runs: bool,
 }
 
 /// Runs every check.
@@ -354,7 +357,10 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         ));
     }
     let (scope, _, regs) = &installed[0];
-    for event in [Event::SessionStart, Event::UserPromptSubmit] {
+    for event in [Event::SessionStart, Event::UserPromptSubmit]
+        .into_iter()
+        .filter(|_| input.live_runs)
+    {
         if let Some(reg) = regs.iter().find(|r| r.event == host.event_name(event)) {
             out.push(live_run(host, *scope, event, reg, input.root));
         }

@@ -137,11 +137,17 @@ fn finding(c: &Check) -> Finding {
     }
 }
 
-/// The trust state from the doctor's trust checks of a host (`<host> trust`): trusted when all
-/// pass, else the worst one's words.
+/// The trust state from the doctor's trust checks of a host (`<host> trust`, `<host> <scope>
+/// trust`): trusted when all pass, else the worst one's words.
 fn trust(host: &str, checks: &[Check]) -> Option<Trust> {
-    let area = format!("{host} trust");
-    let trust: Vec<&Check> = checks.iter().filter(|c| c.area == area).collect();
+    let trust: Vec<&Check> = checks
+        .iter()
+        .filter(|c| {
+            c.area
+                .strip_prefix(host)
+                .is_some_and(|rest| rest.starts_with(' ') && rest.ends_with(" trust"))
+        })
+        .collect();
     let worst = trust.iter().max_by_key(|c| c.status)?;
     Some(if worst.status == Status::Ok {
         Trust {
@@ -164,6 +170,8 @@ fn setup(args: &ReportArgs, settings: &Settings, hosts: &[Host]) -> Setup {
         binary: &args.binary,
         hosts: hosts.to_vec(),
         explicit: args.host.is_some(),
+        // The page only reads: it never runs a command a settings file names.
+        live_runs: false,
     };
     let (per_host, common) = doctor::run_by_host(&input);
     Setup {
@@ -339,6 +347,12 @@ mod tests {
             fix: None,
         };
         assert_eq!(trust("claude", &[c(Status::Ok, "claude user", "x")]), None);
+        let scoped = [c(
+            Status::Fail,
+            "codex project trust",
+            "the folder is not trusted",
+        )];
+        assert_eq!(trust("codex", &scoped).unwrap().level, Level::Fail);
         let ok = [
             c(Status::Ok, "codex trust", "a"),
             c(Status::Ok, "codex trust", "b"),

@@ -238,7 +238,7 @@ fn host_row(out: &mut String, h: &HostSetup) {
 
 fn setup(out: &mut String, input: &ReportInput) {
     out.push_str("<section id=\"setup\">\n<h2>Setup</h2>\n");
-    out.push_str("<p class=\"note\">The checks of <code>sophia-hook doctor</code>, per host and then for every host.</p>\n");
+    out.push_str("<p class=\"note\">The checks of <code>sophia-hook doctor</code>, per host and then for every host. The page runs no command: <code>sophia-hook doctor</code> also runs each registered command on a sample payload.</p>\n");
     out.push_str("<table>\n<tr><th>host</th><th>installed (scope)</th><th>trust</th><th>status</th><th>problems</th></tr>\n");
     for h in &input.setup.hosts {
         host_row(out, h);
