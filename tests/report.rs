@@ -656,3 +656,50 @@ fn the_page_never_runs_a_command_a_repository_registered() {
         "<tr><th scope=\"row\">codex</th><td><span class=\"badge ok\">ok</span> project</td>"
     ));
 }
+
+#[test]
+fn host_limits_every_section_to_one_host() {
+    let home = tempfile::tempdir().unwrap();
+    let proj = project();
+    let out = home.path().join("page.html");
+    let settings = sophia_hook::edge::settings::Settings {
+        home: Some(home.path().to_path_buf()),
+        ..Default::default()
+    };
+    let log = repo_path(WEEK);
+    let run = common::run_in_process_with(
+        &[
+            "report",
+            "--host",
+            "claude",
+            "--root",
+            proj.path().to_str().unwrap(),
+            "--file",
+            log.to_str().unwrap(),
+            "--since",
+            "2026-11-23",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        b"",
+        &settings,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), out.to_str().unwrap());
+    let html = std::fs::read_to_string(&out).unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    // The in-process clock reads 2026-11-29T12:00:00Z: later lines are outside the period.
+    let claude = text
+        .lines()
+        .filter(|l| l.contains("\"host\":\"claude\"") && l[7..31] <= *"2026-11-29T12:00:00.000Z")
+        .count();
+    assert!(html.contains("host: claude"));
+    assert!(
+        html.contains(&format!("{claude} runs in the period")),
+        "{claude}"
+    );
+    assert!(html.contains("<tr><th scope=\"row\">claude</th>"));
+    assert!(!html.contains("<tr><th scope=\"row\">codex</th>"));
+    // Claude, named explicitly and not installed, is a failure as in `doctor --host claude`.
+    assert!(html.contains("<span class=\"badge fail\">fail</span> not installed"));
+}
