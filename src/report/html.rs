@@ -638,6 +638,48 @@ mod tests {
     }
 
     #[test]
+    fn long_periods_group_days_and_keep_every_prompt() {
+        use crate::report::{AgentsView, MixBuilder, Setup};
+        let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap().to_utc();
+        let (since, now) = (at("2026-01-01T00:00:00Z"), at("2026-11-30T12:00:00Z"));
+        let mut mix = MixBuilder::new(since, now, None);
+        for day in ["2026-01-01", "2026-01-06", "2026-06-15", "2026-11-30"] {
+            let line = format!(
+                r#"{{"ts":"{day}T10:00:00Z","host":"codex","outcome":"injected","contextMode":"full","durationUs":1}}"#
+            );
+            mix.push(line.as_bytes());
+        }
+        let input = ReportInput {
+            generated_at: now,
+            since,
+            host: None,
+            log: AnalyticsLog::Read("log".into()),
+            mix: mix.finish(),
+            setup: Setup::default(),
+            agents: AgentsView {
+                fingerprint: "sha256:x".into(),
+                source: "embedded".into(),
+                source_path: None,
+                hosts: vec![],
+                roles: vec![],
+                drift: vec![],
+            },
+            skills: vec![],
+        };
+        let (bars, group) = day_bars(&input);
+        assert_eq!(group, 6, "334 days in bars of 6");
+        assert!(bars.len() as i64 <= MAX_DAY_BARS);
+        assert_eq!(bars.iter().map(|b| b.1).sum::<u64>(), 4);
+        assert_eq!(
+            bars[0],
+            ("01-01".to_owned(), 2),
+            "01-06 is in the first bar"
+        );
+        assert_eq!(bars[1], ("01-07".to_owned(), 0));
+        assert!(page(&input).contains("Prompts per 6 days"));
+    }
+
+    #[test]
     fn charts_scale_to_the_largest_bar() {
         let svg = column_chart("c", "t", &[("a".into(), 2), ("b".into(), 4)], 1);
         assert!(
