@@ -37,10 +37,26 @@ run() { env -i PATH="$PATH" HOME="$home" XDG_STATE_HOME="$work/state" \
 
 run install --host codex --root "$proj" >/dev/null
 run install --host claude --scope user --root "$proj" >/dev/null
-# Codex trusts both entries (what /hooks in the Codex TUI records).
-for event in session_start user_prompt_submit; do
-  printf '[hooks.state."%s:%s:0:0"]\ntrusted_hash = "sha256:0"\n\n' "$proj/.codex/hooks.json" "$event"
-done >"$home/.codex/config.toml"
+# Codex trusts the folder and both entries: what "Trust this folder" and /hooks in the Codex TUI
+# record (each hash over the canonical JSON of the entry, as docs/host-protocols.md describes).
+python3 - "$proj" >"$home/.codex/config.toml" <<'PY'
+import hashlib, json, sys
+root = sys.argv[1]
+path = f"{root}/.codex/hooks.json"
+print(f'[projects."{root}"]\ntrust_level = "trusted"\n')
+label = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit"}
+for event, groups in json.load(open(path))["hooks"].items():
+    for g, group in enumerate(groups):
+        for h, handler in enumerate(group["hooks"]):
+            entry = {"async": handler.get("async", False), "command": handler["command"],
+                     "timeout": max(1, handler.get("timeout", 600)), "type": "command"}
+            identity = {"event_name": label[event], "hooks": [entry]}
+            if "matcher" in group and event != "UserPromptSubmit":
+                identity["matcher"] = group["matcher"]
+            canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            digest = hashlib.sha256(canonical.encode()).hexdigest()
+            print(f'[hooks.state."{path}:{label[event]}:{g}:{h}"]\ntrusted_hash = "sha256:{digest}"\n')
+PY
 # Runtime agent definitions; the manifest is written, then one more definition drifts from it.
 printf 'name = "scout"\ndescription = "Read-only discovery"\n' >"$proj/.codex/agents/scout.toml"
 printf -- '---\nname: technical-analyst\n---\n' >"$home/.claude/agents/technical-analyst.md"
