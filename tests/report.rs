@@ -345,6 +345,10 @@ fn fixed_input(log_text: &str, log: AnalyticsLog) -> ReportInput {
             write_policy: write.into(),
             availability: state.into(),
             computed: state.into(),
+            host_states: ["codex", "claude", "gemini"]
+                .iter()
+                .map(|h| ((*h).to_owned(), state.to_owned()))
+                .collect(),
             definitions: defs
                 .iter()
                 .map(|(host, path, enabled)| RuntimeDefinition {

@@ -330,15 +330,23 @@ fn agents(out: &mut String, input: &ReportInput) {
                     )
                 })
                 .collect();
+            let state = r
+                .host_states
+                .get(h)
+                .map(|s| format!("hook: {}<br>", availability_badge(s)))
+                .unwrap_or_default();
             if defs.is_empty() {
-                out.push_str("<td><span class=\"note\">—</span></td>");
+                let _ = write!(
+                    out,
+                    "<td>{state}<span class=\"note\">no definition</span></td>"
+                );
             } else {
-                let _ = write!(out, "<td>{}</td>", defs.join("<br>"));
+                let _ = write!(out, "<td>{state}{}</td>", defs.join("<br>"));
             }
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n<p class=\"note\"><em>hook uses</em>: the state in the catalog the hook reads, with the availability manifest overlaid; <em>found now</em>: computed from the runtime definitions on disk (<code>sophia-hook availability --write</code> records it); per host: where the runtime definition lives, — when there is none.</p>\n</section>\n");
+    out.push_str("</table>\n<p class=\"note\"><em>hook uses</em>: the state in the catalog the hook reads, with the availability manifest overlaid; <em>found now</em>: computed from the runtime definitions on disk (<code>sophia-hook availability --write</code> records it); per host: the state the hook uses on that host, and where the runtime definition lives.</p>\n</section>\n");
 }
 
 fn skills(out: &mut String, input: &ReportInput) {

@@ -110,6 +110,8 @@ pub struct RoleRow {
     pub availability: String,
     /// The state computed now from the runtime definitions on disk.
     pub computed: String,
+    /// Per host, the state the hook uses there (the manifest's per-host state, when it has one).
+    pub host_states: std::collections::BTreeMap<String, String>,
     pub definitions: Vec<RuntimeDefinition>,
 }
 
