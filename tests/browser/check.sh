@@ -39,7 +39,8 @@ run install --host codex --root "$proj" >/dev/null
 run install --host claude --scope user --root "$proj" >/dev/null
 # Codex trusts the folder and both entries: what "Trust this folder" and /hooks in the Codex TUI
 # record (each hash over the canonical JSON of the entry, as docs/host-protocols.md describes).
-python3 - "$proj" >"$home/.codex/config.toml" <<'PY'
+# Without python3 the page just shows Codex as not trusted yet.
+command -v python3 >/dev/null 2>&1 && python3 - "$proj" >"$home/.codex/config.toml" <<'PY'
 import hashlib, json, sys
 root = sys.argv[1]
 path = f"{root}/.codex/hooks.json"
