@@ -503,7 +503,7 @@ fn explain(
         payload: &payload,
         planning_flag: args.planning || settings.planning,
     };
-    let project = load_project(&request, settings, chrono::Utc::now(), None);
+    let project = load_project(&request, settings, chrono::Utc::now(), None, &|| false);
     let decision = decision::decide(&request, &project);
     let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
     json.push('\n');

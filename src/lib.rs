@@ -29,3 +29,4 @@ pub mod skills;
 pub mod stats;
 pub mod subagent;
 pub mod text;
+pub mod yaml;

@@ -139,9 +139,7 @@ pub fn build(
     skill_ids: &BTreeSet<String>,
     generated_at: String,
 ) -> Result<AgentCatalog, BuildError> {
-    let parsed: Source = serde_saphyr::from_str(source).map_err(|e| {
-        BuildError::Format(e.to_string().lines().next().unwrap_or_default().to_owned())
-    })?;
+    let parsed: Source = crate::yaml::from_str_bounded(source).map_err(BuildError::Format)?;
     if parsed.schema_version != AGENT_CATALOG_SCHEMA_VERSION {
         return Err(BuildError::SchemaVersion(parsed.schema_version));
     }
@@ -236,8 +234,123 @@ pub fn build(
         fingerprint: String::new(),
         agents,
     };
+    validate(&catalog)?;
     catalog.fingerprint = catalog.compute_fingerprint();
     Ok(catalog)
+}
+
+/// Bounds of a catalog: what `build` accepts and what a generated catalog read back may hold.
+pub mod limits {
+    /// Agents per catalog.
+    pub const AGENTS: usize = 64;
+    /// Entries per list field (phases, capabilities, notFor, skillAffinities).
+    pub const LIST: usize = 32;
+    /// Characters of one text value (summary, one capability, one notFor entry).
+    pub const TEXT_CHARS: usize = 400;
+}
+
+/// The write policies `build` derives from the runtime sandbox.
+pub const WRITE_POLICIES: [&str; 2] = ["read-only", "workspace-write"];
+
+/// Checks a catalog the way `build` checks its source: the schema version, at least one agent
+/// and at most [`limits::AGENTS`], ids and routing roles in the id grammar and unique, `kind`
+/// and `writePolicy` from their enums, known phases, affinities in the id grammar, bounded lists
+/// and texts, no control or line-separator characters anywhere, no secret-like or user-path
+/// values. A generated catalog read back from a repository is untrusted even when its
+/// fingerprint matches (anyone can compute a SHA-256), so the hook refuses one that fails.
+pub fn validate(catalog: &AgentCatalog) -> Result<(), BuildError> {
+    if catalog.schema_version != AGENT_CATALOG_SCHEMA_VERSION {
+        return Err(BuildError::SchemaVersion(catalog.schema_version));
+    }
+    if catalog.agents.is_empty() {
+        return Err(BuildError::NoAgents);
+    }
+    if catalog.agents.len() > limits::AGENTS {
+        return Err(BuildError::Format(format!(
+            "{} agents (at most {})",
+            catalog.agents.len(),
+            limits::AGENTS
+        )));
+    }
+    let mut seen = BTreeSet::new();
+    for a in &catalog.agents {
+        let agent = if is_valid_id(&a.id) {
+            a.id.clone()
+        } else {
+            a.id.chars().take(40).filter(|c| !c.is_control()).collect()
+        };
+        let err = |field: &'static str, problem: &str| BuildError::Field {
+            agent: agent.clone(),
+            field,
+            problem: problem.to_owned(),
+        };
+        if !is_valid_id(&a.id) {
+            return Err(err(
+                "id",
+                "must be 1–64 lowercase letters, digits, `-` or `_`",
+            ));
+        }
+        if !seen.insert(a.id.as_str()) {
+            return Err(err("id", "duplicate id"));
+        }
+        if a.kind != "agent" {
+            return Err(err("kind", "must be `agent`"));
+        }
+        if !is_valid_id(&a.routing_role) {
+            return Err(err("routingRole", "must be a lowercase word"));
+        }
+        if !WRITE_POLICIES.contains(&a.write_policy.as_str()) {
+            return Err(err(
+                "writePolicy",
+                "must be `read-only` or `workspace-write`",
+            ));
+        }
+        if a.task_phases.is_empty() || a.task_phases.iter().any(|p| !PHASES.contains(&p.as_str())) {
+            return Err(err("taskPhases", "must list known phases"));
+        }
+        if a.skill_affinities.iter().any(|s| !is_valid_id(s)) {
+            return Err(err("skillAffinities", "must be skill ids"));
+        }
+        if a.semantic_summary.trim().is_empty() {
+            return Err(err("semanticSummary", "is empty"));
+        }
+        let lists: [(&'static str, &Vec<String>); 4] = [
+            ("taskPhases", &a.task_phases),
+            ("capabilities", &a.capabilities),
+            ("notFor", &a.not_for),
+            ("skillAffinities", &a.skill_affinities),
+        ];
+        for (field, list) in lists {
+            if list.len() > limits::LIST {
+                return Err(err(field, "has too many entries"));
+            }
+        }
+        let texts = std::iter::once(("semanticSummary", &a.semantic_summary)).chain(
+            lists
+                .iter()
+                .flat_map(|(f, l)| l.iter().map(move |v| (*f, v))),
+        );
+        for (field, value) in texts {
+            if value.chars().count() > limits::TEXT_CHARS {
+                return Err(err(field, "is too long"));
+            }
+            if value.chars().any(is_forbidden_char) {
+                return Err(err(field, "carries a control or line-separator character"));
+            }
+            if let Some(problem) = forbidden_content(value) {
+                return Err(err(field, &problem));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Characters no routing value may carry: C0/C1 controls (line breaks, escapes), the Unicode line
+/// and paragraph separators, and the invisible format characters (bidi overrides, zero-width)
+/// that make text read differently from what it is.
+pub fn is_forbidden_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
@@ -292,6 +405,45 @@ pub(crate) fn forbidden_content(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_default_passes_validation() {
+        validate(&crate::agents::default_catalog()).unwrap();
+    }
+
+    #[test]
+    fn validation_refuses_what_build_would_refuse() {
+        let good = build_ok(SOURCE);
+        validate(&good).unwrap();
+        type Edit = fn(&mut AgentRecord);
+        let cases: [(Edit, &str); 8] = [
+            (|a| a.id = "Scout".into(), "id"),
+            (|a| a.id = "scout\nx".into(), "id"),
+            (|a| a.kind = "tool".into(), "kind"),
+            (
+                |a| a.write_policy = "danger-full-access".into(),
+                "writePolicy",
+            ),
+            (|a| a.task_phases = vec!["deploy".into()], "taskPhases"),
+            (|a| a.semantic_summary = "x".repeat(401), "semanticSummary"),
+            (|a| a.not_for = vec!["a\u{1b}[2Jb".into()], "notFor"),
+            (
+                |a| a.capabilities = vec!["read /home/me/.ssh".into()],
+                "capabilities",
+            ),
+        ];
+        for (edit, field) in cases {
+            let mut c = good.clone();
+            edit(&mut c.agents[0]);
+            match validate(&c) {
+                Err(BuildError::Field { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+        let mut dup = good.clone();
+        dup.agents[1].id = dup.agents[0].id.clone();
+        assert!(validate(&dup).is_err());
+    }
 
     fn skills() -> BTreeSet<String> {
         ["mcp-database-expert", "mcp-technical-analyst"]

@@ -820,7 +820,7 @@ fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<
                 ),
                 None,
             )),
-            skills::CatalogSource::Index => out.push(check(
+            skills::CatalogSource::Index | skills::CatalogSource::Cache => out.push(check(
                 Status::Ok,
                 area,
                 format!(
@@ -874,7 +874,9 @@ fn check_agent_catalog(root: &Path, out: &mut Vec<Check>) -> crate::agents::cata
         )),
         _ => {
             let fail = effective.warnings.iter().any(|w| {
-                w == "agent-catalog-fingerprint-mismatch" || w == "agent-catalog-source-invalid"
+                w == "agent-catalog-fingerprint-mismatch"
+                    || w == "agent-catalog-source-invalid"
+                    || w == "agent-catalog-invalid"
             });
             out.push(check(
                 if fail { Status::Fail } else { Status::Warn },

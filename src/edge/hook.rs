@@ -164,6 +164,7 @@ fn decide_from_stdin(
             settings,
             now,
             settings.debug.then_some(&mut *stderr),
+            &over_budget,
         );
         if over_budget() {
             Project {
@@ -250,11 +251,13 @@ pub fn timestamp(now: DateTime<Utc>) -> String {
 
 /// Loads the project material the request needs, and nothing else: a prompt reads the skill
 /// catalog, never `AGENTS.md`; a SessionStart reads `AGENTS.md` only for hosts that do not.
+/// `over_budget` stops a skill scan midway (the caller then degrades the run).
 pub fn load_project(
     request: &HookRequest<'_>,
     settings: &Settings,
     now: DateTime<Utc>,
     mut debug: Option<&mut dyn Write>,
+    over_budget: &dyn Fn() -> bool,
 ) -> Project {
     let mut project = Project::default();
     let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
@@ -269,9 +272,15 @@ pub fn load_project(
     if request.event == Event::UserPromptSubmit {
         // Paths come from the configuration read above, not from a second read of it.
         let homes = skills::Homes::from_settings(settings);
-        let loaded = skills::load_for_host(request.host, &cwd, &root, &homes, || {
-            ProjectConfig::resolve(&root, config.skills_index.as_deref(), skills::INDEX_PATH)
-        });
+        let loaded = skills::load_for_host_within(
+            request.host,
+            &cwd,
+            &root,
+            &homes,
+            || ProjectConfig::resolve(&root, config.skills_index.as_deref(), skills::INDEX_PATH),
+            settings.cache_dir.as_deref(),
+            over_budget,
+        );
         let generated =
             ProjectConfig::resolve(&root, config.agent_catalog.as_deref(), agents::CATALOG_PATH);
         if let Some(err) = debug.as_deref_mut() {
@@ -291,6 +300,10 @@ pub fn load_project(
         project.skill_source = Some(loaded.source.as_str());
         project.skill_warnings.extend(loaded.warnings);
         project.skills = Some(SkillRouter::new(loaded.catalog));
+        // Past the budget the caller degrades the run: the agent catalog is not read at all.
+        if over_budget() {
+            return project;
+        }
 
         let debug_catalog = debug.as_deref_mut();
         project.host_agents = Some(host_agents(request.host, &root, settings));

@@ -449,8 +449,14 @@ pub fn parse_skill_md(text: &str) -> Result<SkillDef, String> {
     if !closed {
         return Err("frontmatter is not closed by a `---` line".into());
     }
-    let front: Frontmatter = serde_saphyr::from_str(&yaml)
-        .map_err(|e| format!("bad frontmatter: {}", first_line(&e.to_string())))?;
+    if yaml.len() > limits::FRONTMATTER_BYTES {
+        return Err(format!(
+            "frontmatter is larger than {} bytes",
+            limits::FRONTMATTER_BYTES
+        ));
+    }
+    let front: Frontmatter =
+        crate::yaml::from_str_bounded(&yaml).map_err(|e| format!("bad frontmatter: {e}"))?;
     let id = front.name.map(|n| n.trim().to_owned()).unwrap_or_default();
     if !is_valid_id(&id) {
         return Err(format!(
@@ -474,8 +480,111 @@ pub fn parse_skill_md(text: &str) -> Result<SkillDef, String> {
     })
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
+/// Bounds on what one project's skills may cost (documented in `docs/skills.md`): a skill over a
+/// bound is cut to it with a warning, a catalog or index over one is refused.
+pub mod limits {
+    /// Skills compiled per project; further `SKILL.md` files are skipped with a warning.
+    pub const SKILLS: usize = 1_000;
+    /// Bytes of YAML between the `---` lines of a `SKILL.md`.
+    pub const FRONTMATTER_BYTES: usize = 16 * 1024;
+    /// Keywords (and `not_for` entries) kept per skill.
+    pub const KEYWORDS: usize = 64;
+    /// Characters of one keyword, `not_for` entry or phase; a longer one is dropped.
+    pub const TERM_CHARS: usize = 80;
+    /// Characters of a description that are compiled.
+    pub const DESCRIPTION_CHARS: usize = 1_024;
+    /// Phases kept per skill.
+    pub const PHASES: usize = 8;
+    /// Terms of one compiled skill (keywords, name and description words, `not_for`).
+    pub const TERMS_PER_SKILL: usize = 2 * KEYWORDS + DESCRIPTION_CHARS / 2 + 16;
+}
+
+/// Cuts a definition to [`limits`]: keeps the first keywords, `not_for` entries and phases,
+/// drops entries that are too long or carry control characters, and shortens the description.
+/// Returns what was cut, for a warning.
+pub fn apply_limits(def: &mut SkillDef) -> Option<String> {
+    let mut cut = Vec::new();
+    let fits =
+        |s: &String| s.chars().count() <= limits::TERM_CHARS && !s.chars().any(char::is_control);
+    for (name, list, max) in [
+        ("keywords", &mut def.keywords, limits::KEYWORDS),
+        ("not_for", &mut def.not_for, limits::KEYWORDS),
+        ("phases", &mut def.phases, limits::PHASES),
+    ] {
+        let before = list.len();
+        list.retain(fits);
+        list.truncate(max);
+        if list.len() < before {
+            cut.push(format!("{name} {before}->{}", list.len()));
+        }
+    }
+    if def.description.chars().count() > limits::DESCRIPTION_CHARS {
+        def.description = def
+            .description
+            .chars()
+            .take(limits::DESCRIPTION_CHARS)
+            .collect();
+        cut.push(format!("description ->{} chars", limits::DESCRIPTION_CHARS));
+    }
+    (!cut.is_empty()).then(|| cut.join(", "))
+}
+
+/// Checks a compiled catalog read back from a file against what compiling sources can produce:
+/// skill ids in the id grammar, bounded counts and lengths, no control characters, postings that
+/// point at real terms. An index that fails is refused and the sources are compiled instead.
+pub fn validate_compiled(catalog: &CompiledCatalog) -> Result<(), String> {
+    if catalog.skills.len() > limits::SKILLS {
+        return Err(format!(
+            "{} skills (at most {})",
+            catalog.skills.len(),
+            limits::SKILLS
+        ));
+    }
+    let clean = |s: &str, max: usize| s.len() <= max && !s.chars().any(char::is_control);
+    for skill in &catalog.skills {
+        if !is_valid_id(&skill.id) {
+            return Err(format!(
+                "skill id {:?} is not a valid id",
+                truncate(&skill.id)
+            ));
+        }
+        if skill.phases.len() > limits::PHASES
+            || !skill
+                .phases
+                .iter()
+                .all(|p| clean(p, 4 * limits::TERM_CHARS))
+        {
+            return Err(format!("skill {}: bad phases", skill.id));
+        }
+        if skill.terms.len() > limits::TERMS_PER_SKILL {
+            return Err(format!("skill {}: {} terms", skill.id, skill.terms.len()));
+        }
+        // Stems and labels are bytes of at most TERM_CHARS characters (4 bytes each at most).
+        if !skill.terms.iter().all(|t| {
+            !t.stems.is_empty()
+                && clean(&t.stems, 4 * limits::TERM_CHARS)
+                && clean(&t.label, 4 * limits::TERM_CHARS)
+        }) {
+            return Err(format!(
+                "skill {}: a term is too long or carries control characters",
+                skill.id
+            ));
+        }
+    }
+    for p in &catalog.postings {
+        let term = catalog
+            .skills
+            .get(p.1 as usize)
+            .and_then(|s| s.terms.get(p.2 as usize));
+        if term.is_none_or(|t| t.stems.split(' ').next() != Some(p.0.as_ref())) {
+            return Err("a posting does not match its term".into());
+        }
+    }
+    Ok(())
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(40).collect()
 }
 
 /// Skill and agent ids: 1–64 characters of lowercase ASCII letters, digits, `-` and `_`,

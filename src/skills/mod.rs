@@ -64,7 +64,7 @@ pub struct SkillMatch {
 pub struct SkillRouting {
     pub selected: Vec<SkillMatch>,
     pub runners_up: Vec<SkillMatch>,
-    /// Where the catalog came from: `embedded`, `index` or `scan`.
+    /// Where the catalog came from: `embedded`, `index`, `cache` or `scan`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub catalog: Option<String>,
     pub warnings: Vec<String>,
