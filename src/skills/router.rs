@@ -180,6 +180,11 @@ impl SkillRouter {
 
     /// Scores `stripped` and selects at most two skills.
     pub fn route(&self, stripped: &str) -> SkillRouting {
+        // A project whose every SKILL.md was skipped (or whose scan ran out of time) has an empty
+        // catalog: it selects nothing (scoring indexed per-skill tables and panicked).
+        if self.skills.is_empty() {
+            return SkillRouting::default();
+        }
         let folded = fold(routing_window(stripped));
         let words: Vec<&str> = routing_words(&folded).collect();
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
@@ -366,6 +371,13 @@ fn scope_label(scope: Scope) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_catalog_selects_nothing() {
+        let empty = crate::skills::catalog::compile(&[], String::new(), Vec::new());
+        let routing = SkillRouter::new(empty).route("prepara il report zebra");
+        assert!(routing.selected.is_empty() && routing.runners_up.is_empty());
+    }
     use crate::skills::catalog::{SkillDef, compile};
 
     fn def(id: &str, keywords: &[&str], not_for: &[&str], scope: Scope) -> SkillDef {
