@@ -293,9 +293,13 @@ pub fn run(
             return 0;
         }
         Err(_) => {
-            // Hook mode with arguments we do not understand: pass through.
+            // Hook mode with arguments we do not understand: pass through, with the no-op object
+            // of a host that needs one (Gemini reads an empty stdout as a failure).
             if settings.debug {
                 let _ = writeln!(stderr, "[sophia-hook] pass-through reason=bad-arguments");
+            }
+            if let Some(noop) = hook_args(&args).host.and_then(crate::render::Printed::noop) {
+                let _ = stdout.write_all(noop.to_line().as_bytes());
             }
             return 0;
         }
@@ -383,12 +387,39 @@ pub fn run(
     }
 }
 
-/// The host named by hook-mode arguments (default Codex), for the panic path.
-pub fn hook_host(args: &[OsString]) -> Host {
-    parse_hook_args(args)
-        .and_then(|a| a.host)
-        .or_else(|| Cli::try_parse_from(args).ok().and_then(|c| c.host))
-        .unwrap_or(Host::Codex)
+/// The hook-mode arguments, read leniently: when the command line does not parse, the first
+/// well-formed `--host` and `--event` still count (for the no-op object and the analytics of a
+/// pass-through).
+pub fn hook_args(args: &[OsString]) -> HookArgs {
+    if let Some(parsed) = parse_hook_args(args) {
+        return parsed;
+    }
+    if let Ok(cli) = Cli::try_parse_from(args) {
+        return HookArgs {
+            host: cli.host,
+            event: cli.event,
+            planning: cli.planning,
+        };
+    }
+    let mut out = HookArgs::default();
+    let words: Vec<Option<&str>> = args.iter().skip(1).map(|a| a.to_str()).collect();
+    for (i, word) in words.iter().enumerate() {
+        let Some(word) = word else { continue };
+        let (flag, value) = match word.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (*word, words.get(i + 1).copied().flatten()),
+        };
+        match (flag, value) {
+            ("--host", Some(v)) if out.host.is_none() => {
+                out.host = Host::ALL.into_iter().find(|h| h.as_str() == v);
+            }
+            ("--event", Some(v)) if out.event.is_none() && !v.starts_with("--") => {
+                out.event = Some(v.to_owned());
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The subcommands, kept equal to clap's by a test.
@@ -571,7 +602,7 @@ fn skills_index(
     }
 }
 
-/// Runs `eval`; `Ok(false)` when a floor is missed.
+/// Runs `eval`; `Ok(false)` when a floor is missed or an invariant broken.
 fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(&args.cases)
         .with_context(|| format!("reading {}", args.cases.display()))?;
@@ -624,17 +655,22 @@ fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
         carry_forward_accuracy: args.min_carry_forward_accuracy,
     };
     let failures = floors.failures(&report);
+    let broken = crate::eval::invariant_failures(&report);
     if args.json {
         let mut json = serde_json::to_value(&report)?;
         json["floorFailures"] = serde_json::to_value(&failures)?;
+        json["invariantFailures"] = serde_json::to_value(&broken)?;
         writeln!(stdout, "{}", serde_json::to_string_pretty(&json)?)?;
     } else {
         write!(stdout, "{}", crate::eval::render_table(&report))?;
         for failure in &failures {
             writeln!(stdout, "FLOOR MISSED: {failure}")?;
         }
+        for failure in &broken {
+            writeln!(stdout, "INVARIANT BROKEN: {failure}")?;
+        }
     }
-    Ok(failures.is_empty())
+    Ok(failures.is_empty() && broken.is_empty())
 }
 
 fn skill_ids_of(root: &std::path::Path) -> std::collections::BTreeSet<String> {

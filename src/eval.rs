@@ -34,7 +34,7 @@ struct CaseLine {
     agents: Option<Vec<String>>,
     #[serde(default, deserialize_with = "present")]
     agent_skill: Option<Option<String>>,
-    lock: Option<String>,
+    lock: Option<Names>,
     carry_forward: Option<bool>,
     #[serde(default, deserialize_with = "present")]
     carried_forward: Option<Option<CarryForwardStatus>>,
@@ -45,6 +45,14 @@ struct CaseLine {
     #[serde(default)]
     #[allow(dead_code)]
     note: Option<String>,
+}
+
+/// One agent id, or several in order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Names {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// Tells `"key": null` (expect nothing) from a missing key (do not check).
@@ -72,8 +80,9 @@ pub struct Case {
     pub agents: Option<Vec<String>>,
     /// Expected `skillId` of the first recommendation (`null` for none).
     pub agent_skill: Option<Option<String>>,
-    /// The agent the user names: it must be exactly the recommendation (or none when unavailable).
-    pub lock: Option<String>,
+    /// The agents the user names, in order: they must be exactly the recommendation (or none,
+    /// with `locked-agent-unavailable`, when one of them is unavailable).
+    pub lock: Option<Vec<String>>,
     /// Expected `carryForwardToImplementation`.
     pub carry_forward: Option<bool>,
     /// Expected status of a planned delegation carried to this prompt (`null` for none).
@@ -131,7 +140,10 @@ fn parse_cases_with(text: &str, base_dir: Option<&std::path::Path>) -> Result<Ve
         cases.push(Case {
             agents: raw.agents,
             agent_skill: raw.agent_skill,
-            lock: raw.lock,
+            lock: raw.lock.map(|l| match l {
+                Names::One(id) => vec![id],
+                Names::Many(ids) => ids,
+            }),
             carry_forward: raw.carry_forward,
             carried_forward: raw.carried_forward,
             session: raw.session,
@@ -150,21 +162,18 @@ fn parse_cases_with(text: &str, base_dir: Option<&std::path::Path>) -> Result<Ve
     Ok(cases)
 }
 
-/// Correct out of total, and the ratio (1.0 when nothing was measured).
+/// Correct out of total, and the ratio: `None` (`null` in JSON, `n/a` in the table) when no case
+/// measured it, so an empty metric never passes a floor by default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Ratio {
     pub hits: usize,
     pub total: usize,
-    pub value: f64,
+    pub value: Option<f64>,
 }
 
 impl Ratio {
-    fn new(hits: usize, total: usize) -> Ratio {
-        let value = if total == 0 {
-            1.0
-        } else {
-            hits as f64 / total as f64
-        };
+    pub fn new(hits: usize, total: usize) -> Ratio {
+        let value = (total > 0).then(|| hits as f64 / total as f64);
         Ratio { hits, total, value }
     }
 }
@@ -183,8 +192,10 @@ pub struct PerSkill {
     pub true_positives: usize,
     pub false_positives: usize,
     pub false_negatives: usize,
-    pub precision: f64,
-    pub recall: f64,
+    /// `None` when the skill was never selected.
+    pub precision: Option<f64>,
+    /// `None` when the skill was never expected.
+    pub recall: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -408,22 +419,35 @@ fn score_agents(
         .iter()
         .map(|r| r.agent_id.clone())
         .collect();
-    // Invariants, checked on every case.
-    for id in &got {
-        match catalog.agent(id) {
+    // Invariants, checked on every case: over the recommendations and over the agents of a
+    // planned delegation carried forward to this prompt.
+    let carried = decision
+        .agents
+        .carry_forward
+        .iter()
+        .flat_map(|c| c.agents.iter().cloned());
+    for id in got.iter().cloned().chain(carried) {
+        let dimension = match catalog.agent(&id) {
             Some(agent) if agent.availability == Availability::Unavailable => {
                 a.unavailable += 1;
-                misses.push(Miss {
-                    id: case.id.clone(),
-                    dimension: "unavailableRecommended",
-                    expected: Value::from("never"),
-                    got: Value::from(id.clone()),
-                });
+                "unavailableRecommended"
             }
-            None => a.generic += 1,
-            Some(_) if GENERIC_ROLES.contains(&id.as_str()) => a.generic += 1,
-            Some(_) => {}
-        }
+            None => {
+                a.generic += 1;
+                "genericRecommended"
+            }
+            Some(_) if GENERIC_ROLES.contains(&id.as_str()) => {
+                a.generic += 1;
+                "genericRecommended"
+            }
+            Some(_) => continue,
+        };
+        misses.push(Miss {
+            id: case.id.clone(),
+            dimension,
+            expected: Value::from("never"),
+            got: Value::from(id),
+        });
     }
     if let Some(expected) = &case.agents {
         if let Some(first) = expected.first() {
@@ -446,11 +470,13 @@ fn score_agents(
         }
     }
     if let Some(lock) = &case.lock {
-        let available = catalog
-            .agent(lock)
-            .is_some_and(|x| x.availability != Availability::Unavailable);
+        let available = lock.iter().all(|id| {
+            catalog
+                .agent(id)
+                .is_some_and(|x| x.availability != Availability::Unavailable)
+        });
         let ok = if available {
-            got == [lock.clone()]
+            got == *lock
         } else {
             got.is_empty()
                 && decision.agents.fallback_reason.as_deref() == Some("locked-agent-unavailable")
@@ -681,55 +707,141 @@ pub struct Floors {
 }
 
 impl Floors {
-    /// The figures below their floor, as readable lines.
-    pub fn failures(&self, report: &Report) -> Vec<String> {
-        let r = report;
-        let checks = [
+    /// Every floor with its name, its command-line flag and the figure it bounds.
+    fn checks<'r>(
+        &self,
+        r: &'r Report,
+    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 14] {
+        let (routing, skills, agents) = (&r.routing, &r.skills, &r.agents);
+        [
             (
                 "context accuracy",
+                "--min-context-accuracy",
                 self.context_accuracy,
-                r.routing.context_mode.value,
+                &routing.context_mode,
             ),
             (
                 "subagent accuracy",
+                "--min-subagent-accuracy",
                 self.subagent_accuracy,
-                r.routing.subagent_mode.value,
+                &routing.subagent_mode,
             ),
             (
                 "hotword accuracy",
+                "--min-hotword-accuracy",
                 self.hotword_accuracy,
-                r.routing.detected_hotwords.value,
+                &routing.detected_hotwords,
             ),
             (
                 "skill precision@1",
+                "--min-skill-precision-at-1",
                 self.skill_precision_at_1,
-                r.skills.precision_at_1.value,
+                &skills.precision_at_1,
             ),
             (
                 "skill precision",
+                "--min-skill-precision",
                 self.skill_precision,
-                r.skills.precision.value,
+                &skills.precision,
             ),
-            ("skill recall", self.skill_recall, r.skills.recall.value),
+            (
+                "skill recall",
+                "--min-skill-recall",
+                self.skill_recall,
+                &skills.recall,
+            ),
             (
                 "no-skill precision",
+                "--min-no-skill-precision",
                 self.no_skill_precision,
-                r.skills.no_skill_precision.value,
+                &skills.no_skill_precision,
             ),
             (
                 "no-skill recall",
+                "--min-no-skill-recall",
                 self.no_skill_recall,
-                r.skills.no_skill_recall.value,
+                &skills.no_skill_recall,
             ),
-        ];
-        checks
+            (
+                "agent precision@1",
+                "--min-agent-precision-at-1",
+                self.agent_precision_at_1,
+                &agents.precision_at_1,
+            ),
+            (
+                "agent precision",
+                "--min-agent-precision",
+                self.agent_precision,
+                &agents.precision,
+            ),
+            (
+                "agent recall",
+                "--min-agent-recall",
+                self.agent_recall,
+                &agents.recall,
+            ),
+            (
+                "lock accuracy",
+                "--min-lock-accuracy",
+                self.lock_accuracy,
+                &agents.lock_accuracy,
+            ),
+            (
+                "agent skill pairing",
+                "--min-agent-skill-pairing",
+                self.agent_skill_pairing,
+                &agents.skill_pairing,
+            ),
+            (
+                "carry-forward accuracy",
+                "--min-carry-forward-accuracy",
+                self.carry_forward_accuracy,
+                &agents.carry_forward,
+            ),
+        ]
+    }
+
+    /// The floors the report misses, as readable lines naming the floor's flag. A floor on a
+    /// metric no case measured is missed too: it cannot be checked.
+    pub fn failures(&self, report: &Report) -> Vec<String> {
+        self.checks(report)
             .into_iter()
-            .filter_map(|(name, floor, value)| {
-                floor
-                    .filter(|f| value < *f)
-                    .map(|f| format!("{name} {:.3} is below the floor {f:.3}", value))
+            .filter_map(|(name, flag, floor, ratio)| {
+                let floor = floor?;
+                match ratio.value {
+                    None => Some(format!(
+                        "no cases for {name}: the floor {flag} {floor:.3} cannot be checked"
+                    )),
+                    Some(value) if value < floor || floor.is_nan() => Some(format!(
+                        "{name} {value:.3} ({}/{}) is below the floor {flag} {floor:.3}",
+                        ratio.hits, ratio.total
+                    )),
+                    Some(_) => None,
+                }
             })
             .collect()
+    }
+}
+
+/// The invariants the report breaks, whatever the floors: an unavailable agent recommended, a
+/// generic or unknown role recommended.
+pub fn invariant_failures(report: &Report) -> Vec<String> {
+    let a = &report.agents;
+    [
+        ("unavailable recommended", a.unavailable_recommended),
+        ("generic recommended", a.generic_recommended),
+    ]
+    .into_iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(name, n)| format!("{name} is {n}, must be 0"))
+    .collect()
+}
+
+/// A ratio as a percentage, or `n/a` when nothing measured it.
+fn percent(value: Option<f64>, width: usize) -> String {
+    match value {
+        Some(v) => format!("{:>width$.1}%", v * 100.0),
+        None => format!("{:>width$} ", "n/a"),
     }
 }
 
@@ -740,8 +852,8 @@ pub fn render_table(report: &Report) -> String {
         out.push_str(&format!("\n{title}\n"));
         for (label, r) in rows {
             out.push_str(&format!(
-                "  {label:<26} {:>6.1}%  ({}/{})\n",
-                r.value * 100.0,
+                "  {label:<26} {}  ({}/{})\n",
+                percent(r.value, 6),
                 r.hits,
                 r.total
             ));
@@ -785,12 +897,12 @@ pub fn render_table(report: &Report) -> String {
         out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
         for (id, p) in &s.per_skill {
             out.push_str(&format!(
-                "  {id:<30} {:>3}  {:>3}  {:>3}  {:>8.1}%  {:>5.1}%\n",
+                "  {id:<30} {:>3}  {:>3}  {:>3}  {}  {}\n",
                 p.true_positives,
                 p.false_positives,
                 p.false_negatives,
-                p.precision * 100.0,
-                p.recall * 100.0
+                percent(p.precision, 8),
+                percent(p.recall, 5)
             ));
         }
     }
@@ -957,7 +1069,61 @@ mod tests {
         };
         assert_eq!(
             floors.failures(&report),
-            ["context accuracy 0.500 is below the floor 0.900"]
+            ["context accuracy 0.500 (1/2) is below the floor --min-context-accuracy 0.900"]
+        );
+    }
+
+    #[test]
+    fn a_metric_over_no_cases_is_not_a_pass() {
+        let report = run(
+            &parse_cases(r#"{"id":"r","prompt":"ciao","contextMode":"full"}"#).unwrap(),
+            &mut project(),
+        );
+        assert_eq!(
+            report.agents.recall,
+            Ratio {
+                hits: 0,
+                total: 0,
+                value: None
+            }
+        );
+        assert_eq!(report.routing.context_mode.value, Some(1.0));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["agents"]["recall"]["value"], Value::Null);
+        let table = render_table(&report);
+        let row = table
+            .lines()
+            .find(|l| l.contains("recall (recommended)"))
+            .unwrap();
+        assert!(row.contains("n/a") && row.contains("(0/0)"), "{row}");
+        let floors = Floors {
+            agent_recall: Some(0.0),
+            context_accuracy: Some(1.0),
+            ..Floors::default()
+        };
+        assert_eq!(
+            floors.failures(&report),
+            ["no cases for agent recall: the floor --min-agent-recall 0.000 cannot be checked"]
+        );
+        assert!(invariant_failures(&report).is_empty());
+    }
+
+    #[test]
+    fn invariants_fail_when_not_zero() {
+        let report = Report {
+            agents: AgentMetrics {
+                unavailable_recommended: 2,
+                generic_recommended: 1,
+                ..AgentMetrics::default()
+            },
+            ..Report::default()
+        };
+        assert_eq!(
+            invariant_failures(&report),
+            [
+                "unavailable recommended is 2, must be 0",
+                "generic recommended is 1, must be 0"
+            ]
         );
     }
 }

@@ -1,0 +1,271 @@
+//! Every gate of `.ci/run` can fail. The eval commands are read from `.ci/run` itself and run
+//! here (so `cargo test` fails too when a labelled set drops below its floor), then each floor is
+//! set just above the figure it bounds and must fail the run. Each smoke check's expected string
+//! must be in its fixture's output and missing from another smoke fixture's output, so a check
+//! that would pass on any output is caught.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use common::{fixtures, run_in_process};
+
+fn ci_script() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run")).unwrap()
+}
+
+/// The script's lines with `\` continuations joined.
+fn joined_lines(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in script.lines() {
+        let line = line.trim();
+        if let Some(head) = line.strip_suffix('\\') {
+            current.push_str(head);
+            current.push(' ');
+        } else {
+            current.push_str(line);
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    out
+}
+
+/// Shell words of a line: whitespace-separated, single quotes kept together and removed.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+struct EvalGate {
+    /// `eval` and its arguments, paths relative to the repository.
+    args: Vec<String>,
+    floors: Vec<(String, String)>,
+}
+
+fn eval_gates() -> Vec<EvalGate> {
+    let gates: Vec<EvalGate> = joined_lines(&ci_script())
+        .iter()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let ws = words(l);
+            let at = ws.iter().position(|w| w == "eval")?;
+            let mut args = vec!["eval".to_owned()];
+            let mut floors = Vec::new();
+            let mut rest = ws[at + 1..].iter();
+            while let Some(w) = rest.next() {
+                if w.starts_with("--min-") {
+                    floors.push((w.clone(), rest.next().unwrap().clone()));
+                } else if w == "--root" {
+                    args.push(w.clone());
+                    args.push(rest.next().unwrap().clone());
+                } else {
+                    args.push(w.clone());
+                }
+            }
+            Some(EvalGate { args, floors })
+        })
+        .collect();
+    assert!(
+        gates.len() >= 3,
+        "the eval commands of .ci/run were not found"
+    );
+    gates
+}
+
+fn repo_path(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn run_eval(gate: &EvalGate, extra: &[&str]) -> common::Run {
+    let mut args: Vec<String> = gate
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let is_path = i == 1
+                || gate
+                    .args
+                    .get(i.wrapping_sub(1))
+                    .is_some_and(|p| p == "--root");
+            if is_path {
+                repo_path(a).to_string_lossy().into_owned()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_in_process(&refs, b"")
+}
+
+/// The JSON report's value for a floor flag.
+fn figure(report: &Value, flag: &str) -> f64 {
+    let path = match flag {
+        "--min-context-accuracy" => "/routing/contextMode/value",
+        "--min-subagent-accuracy" => "/routing/subagentMode/value",
+        "--min-hotword-accuracy" => "/routing/detectedHotwords/value",
+        "--min-skill-precision-at-1" => "/skills/precisionAt1/value",
+        "--min-skill-precision" => "/skills/precision/value",
+        "--min-skill-recall" => "/skills/recall/value",
+        "--min-no-skill-precision" => "/skills/noSkillPrecision/value",
+        "--min-no-skill-recall" => "/skills/noSkillRecall/value",
+        "--min-agent-precision-at-1" => "/agents/precisionAt1/value",
+        "--min-agent-precision" => "/agents/precision/value",
+        "--min-agent-recall" => "/agents/recall/value",
+        "--min-lock-accuracy" => "/agents/lockAccuracy/value",
+        "--min-agent-skill-pairing" => "/agents/skillPairing/value",
+        "--min-carry-forward-accuracy" => "/agents/carryForward/value",
+        other => panic!("unknown floor {other}"),
+    };
+    report
+        .pointer(path)
+        .and_then(Value::as_f64)
+        .unwrap_or_else(|| panic!("{flag}: no figure in the report"))
+}
+
+#[test]
+fn the_ci_eval_commands_pass_with_their_floors() {
+    for gate in eval_gates() {
+        let floors: Vec<&str> = gate
+            .floors
+            .iter()
+            .flat_map(|(f, v)| [f.as_str(), v.as_str()])
+            .collect();
+        let run = run_eval(&gate, &floors);
+        assert_eq!(
+            run.code, 0,
+            "{:?} fails in .ci/run:\n{}{}",
+            gate.args, run.stdout, run.stderr
+        );
+        assert!(!gate.floors.is_empty(), "{:?} has no floor", gate.args);
+    }
+}
+
+#[test]
+fn each_ci_floor_fails_just_above_its_figure() {
+    for gate in eval_gates() {
+        let run = run_eval(&gate, &["--json"]);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(report["invariantFailures"], serde_json::json!([]));
+        for (flag, floor) in &gate.floors {
+            let measured = figure(&report, flag);
+            let floor: f64 = floor.parse().unwrap();
+            assert!(floor <= measured, "{flag} {floor} is above {measured}");
+            let above = (measured + 0.0005).to_string();
+            let run = run_eval(&gate, &[flag, &above]);
+            assert_eq!(run.code, 1, "{:?} {flag} {above}", gate.args);
+            assert!(
+                run.stdout
+                    .lines()
+                    .any(|l| l.starts_with("FLOOR MISSED: ") && l.contains(flag)),
+                "{}",
+                run.stdout
+            );
+        }
+    }
+}
+
+/// (fixture, expected strings) of every `smoke` call in `.ci/run`.
+fn smoke_checks() -> Vec<(String, Vec<String>)> {
+    let checks: Vec<(String, Vec<String>)> = joined_lines(&ci_script())
+        .iter()
+        .filter(|l| l.starts_with("smoke ") && !l.starts_with("smoke()"))
+        .map(|l| {
+            let mut ws = words(l).into_iter().skip(1);
+            let fixture = ws.next().unwrap();
+            (fixture, ws.collect())
+        })
+        .collect();
+    assert!(
+        checks.len() >= 6,
+        "the smoke checks of .ci/run were not found"
+    );
+    checks
+}
+
+fn smoke_output(fixture: &str) -> String {
+    let payload = std::fs::read(fixtures().join(format!("prompts/codex/{fixture}.json"))).unwrap();
+    let run = run_in_process(&["--host", "codex"], &payload);
+    assert_eq!(run.code, 0);
+    run.stdout
+}
+
+#[test]
+fn each_smoke_check_holds_and_can_fail() {
+    let checks = smoke_checks();
+    let outputs: Vec<String> = checks.iter().map(|(f, _)| smoke_output(f)).collect();
+    for (i, (fixture, wants)) in checks.iter().enumerate() {
+        assert!(!wants.is_empty(), "smoke {fixture} checks nothing");
+        for want in wants {
+            assert!(
+                outputs[i].contains(want.as_str()),
+                "smoke {fixture}: {want:?} not in {}",
+                outputs[i]
+            );
+            let fails_elsewhere = outputs
+                .iter()
+                .enumerate()
+                .any(|(j, out)| j != i && !out.contains(want.as_str()));
+            assert!(
+                fails_elsewhere,
+                "smoke {fixture}: {want:?} is in every smoke output, so the check cannot fail"
+            );
+        }
+    }
+}
+
+/// The silent check of `.ci/run`: the fixture does carry a hotword (later in the prompt), so a
+/// detector that matched anywhere would print, and the check would fail.
+#[test]
+fn the_silent_smoke_check_can_fail() {
+    let script = ci_script();
+    assert!(script.contains("fixtures/prompts/codex/hotword-not-at-start.json"));
+    let payload: Value = serde_json::from_slice(
+        &std::fs::read(fixtures().join("prompts/codex/hotword-not-at-start.json")).unwrap(),
+    )
+    .unwrap();
+    let prompt = payload["prompt"].as_str().unwrap();
+    assert!(
+        !prompt.starts_with('!') && (prompt.contains("!quick") || prompt.contains("!agents")),
+        "{prompt}"
+    );
+    assert_eq!(smoke_output("hotword-not-at-start"), "");
+    // The same words with the hotword moved to the start do print.
+    let word = if prompt.contains("!quick") {
+        "!quick"
+    } else {
+        "!agents"
+    };
+    let moved = format!("{word} {}", prompt.replacen(word, "", 1));
+    let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": moved});
+    let run = run_in_process(&["--host", "codex"], payload.to_string().as_bytes());
+    assert!(run.stdout.contains("contextMode="), "{}", run.stdout);
+}
