@@ -42,12 +42,19 @@ fn main() -> ExitCode {
             return ExitCode::from(101);
         }
         // Hosts that need a JSON object even for a no-op get one.
-        let host = sophia_hook::cli::hook_host(&args);
+        let hook = sophia_hook::cli::hook_args(&args);
+        let host = hook.host();
         if let Some(noop) = sophia_hook::render::Printed::noop(host) {
             print!("{}", noop.to_line());
         }
         let elapsed = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
-        let event = AnalyticsEvent::failed_open("unknown", None, "panic", clock.now(), elapsed);
+        let wire_event = hook
+            .event
+            .as_deref()
+            .and_then(|name| host.parse_event(name))
+            .map(|(_, wire)| wire);
+        let event =
+            AnalyticsEvent::failed_open(host.as_str(), wire_event, "panic", clock.now(), elapsed);
         record(&settings, &mut io::stderr(), &event);
         ExitCode::SUCCESS
     })

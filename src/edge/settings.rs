@@ -190,7 +190,17 @@ mod tests {
                 "/home/u/.mcp-servers/agent-availability.json"
             ))
         );
-        assert!(s.cache_dir.is_some());
+        // The documented default: ~/.cache (~/Library/Caches on macOS).
+        let default_cache = if cfg!(target_os = "macos") {
+            "/home/u/Library/Caches"
+        } else {
+            "/home/u/.cache"
+        };
+        assert_eq!(s.cache_dir, Some(PathBuf::from(default_cache)));
+        let s = settings(&[("HOME", "/home/u"), ("LOCALAPPDATA", "/l")]);
+        assert_eq!(s.cache_dir, Some(PathBuf::from("/l")));
+        let s = settings(&[("LOCALAPPDATA", "/l"), ("XDG_CACHE_HOME", "/x")]);
+        assert_eq!(s.cache_dir, Some(PathBuf::from("/x")), "XDG first");
         let s = settings(&[
             ("HOME", "/home/u"),
             (ENV_AVAILABILITY, "/tmp/m.json"),

@@ -56,14 +56,20 @@ pub fn run_in_process_with(args: &[&str], stdin: &[u8], settings: &Settings) -> 
     }
 }
 
+/// A time budget no test machine reaches: binary tests assert skill and agent lines, which a
+/// degraded run (over the 100 ms default budget, on a loaded machine) would leave out.
+pub const TEST_TIME_BUDGET_MS: &str = "600000";
+
 /// Runs the real binary with `args`, `stdin` and extra environment variables. HOME points to
-/// `home` so nothing touches the developer's real files.
+/// `home` so nothing touches the developer's real files; the time budget is
+/// [`TEST_TIME_BUDGET_MS`] unless `env` sets `SOPHIA_TIME_BUDGET_MS`.
 pub fn run_binary(args: &[&str], stdin: &[u8], home: &Path, env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sophia-hook"));
     cmd.args(args)
         .env_clear()
         .env("HOME", home)
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("SOPHIA_TIME_BUDGET_MS", TEST_TIME_BUDGET_MS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
