@@ -8,33 +8,60 @@ use std::fs;
 use common::{fixtures, run_binary};
 use serde_json::Value;
 
-/// stdout is empty, or one JSON object whose only key is `hookSpecificOutput`.
-fn assert_empty_or_valid(stdout: &str, what: &str) {
-    if stdout.is_empty() {
-        return;
-    }
-    let value: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["hookSpecificOutput"], "{what}");
-}
+/// What each degraded fixture must print: the routing of its `!quick` prompt, or nothing.
+const DEGRADED: &[(&str, Option<&str>)] = &[
+    ("array.json", None),
+    ("bom-prefixed.json", Some("contextMode=light")),
+    ("deeply-nested.json", None),
+    ("empty.txt", None),
+    // An event of the wrong type is ignored; the prompt still routes as a UserPromptSubmit.
+    ("event-wrong-type.json", Some("contextMode=light")),
+    ("invalid-json.txt", None),
+    ("non-utf8-garbage.bin", None),
+    ("non-utf8.bin", Some("contextMode=light")),
+    ("null.json", None),
+    ("number.json", None),
+    ("prompt-wrong-type.json", None),
+    ("string.json", None),
+    ("unknown-event.json", None),
+    ("whitespace.txt", None),
+];
 
 #[test]
-fn degraded_inputs_exit_zero_with_empty_or_valid_output() {
+fn degraded_inputs_exit_zero_with_the_expected_output() {
     let home = tempfile::tempdir().unwrap();
-    let mut seen = 0;
-    for entry in fs::read_dir(fixtures().join("degraded")).unwrap() {
-        let path = entry.unwrap().path();
-        let bytes = fs::read(&path).unwrap();
+    let mut names: Vec<String> = fs::read_dir(fixtures().join("degraded"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let listed: Vec<&str> = DEGRADED.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, listed, "every degraded fixture has an expectation");
+    let mut injected = 0;
+    for (name, expected) in DEGRADED {
+        let bytes = fs::read(fixtures().join("degraded").join(name)).unwrap();
         for args in [&[][..], &["--host", "claude"][..]] {
             let run = run_binary(args, &bytes, home.path(), &[]);
-            let what = path.display().to_string();
+            let what = format!("{name} {args:?}");
             assert_eq!(run.code, 0, "{what}");
-            assert_empty_or_valid(&run.stdout, &what);
             assert_eq!(run.stderr, "", "{what}: silent without SOPHIA_DEBUG");
+            match expected {
+                None => assert_eq!(run.stdout, "", "{what}"),
+                Some(want) => {
+                    let value: Value = serde_json::from_str(&run.stdout)
+                        .unwrap_or_else(|e| panic!("{what}: {e}: {:?}", run.stdout));
+                    let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+                    assert_eq!(keys, ["hookSpecificOutput"], "{what}");
+                    let context = value["hookSpecificOutput"]["additionalContext"]
+                        .as_str()
+                        .unwrap();
+                    assert!(context.contains(want), "{what}: {context}");
+                    injected += 1;
+                }
+            }
         }
-        seen += 1;
     }
-    assert!(seen >= 12);
+    assert_eq!(injected, 6, "three fixtures, two hosts");
 }
 
 #[test]
@@ -96,12 +123,34 @@ fn a_panic_passes_through_silently() {
         run.stderr,
         "[sophia-hook] pass-through reason=internal-error\n"
     );
-    // The run is still counted, as failed open.
-    let log =
-        fs::read_to_string(home.path().join(".mcp-servers/analytics/sophia-hook.jsonl")).unwrap();
-    assert!(
-        log.lines().all(|l| l.contains(r#""failure":"panic""#)),
-        "{log}"
+    // Each run is still counted, as failed open: two runs, two lines.
+    let log_path = home.path().join(".mcp-servers/analytics/sophia-hook.jsonl");
+    let lines = |log: &str| -> Vec<Value> {
+        log.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let logged = lines(&fs::read_to_string(&log_path).unwrap());
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    for line in &logged {
+        assert_eq!(line["failure"], "panic");
+        assert_eq!(line["outcome"], "failed-open");
+        assert_eq!(line["host"], "codex", "the default host");
+    }
+    // The host and event given on the command line are logged.
+    fs::remove_file(&log_path).unwrap();
+    let run = run_binary(
+        &["--host", "claude", "--event", "UserPromptSubmit"],
+        payload,
+        home.path(),
+        &[("SOPHIA_FAULT", "panic")],
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    let logged = lines(&fs::read_to_string(&log_path).unwrap());
+    assert_eq!(logged.len(), 1);
+    assert_eq!(
+        (&logged[0]["host"], &logged[0]["event"]),
+        (&Value::from("claude"), &Value::from("UserPromptSubmit"))
     );
 }
 
@@ -109,13 +158,37 @@ fn a_panic_passes_through_silently() {
 fn bad_hook_arguments_never_block_a_prompt() {
     let home = tempfile::tempdir().unwrap();
     let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick x"}"#;
+    // The same payload with good arguments is routed, so the silence below is the arguments'.
+    let good = run_binary(&["--host", "codex"], payload, home.path(), &[]);
+    assert!(good.stdout.contains("contextMode=light"), "{}", good.stdout);
     for args in [
         &["--host", "nonsense"][..],
         &["--bogus"][..],
         &["--event", "PreToolUse"][..],
+        &["--host", "codex", "--bogus"][..],
+        &["--host", "claude", "--event"][..],
     ] {
         let run = run_binary(args, payload, home.path(), &[]);
-        assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{args:?}");
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "", ""),
+            "{args:?}"
+        );
+    }
+    // Gemini reads an empty stdout as a failure: it gets its no-op object.
+    for args in [
+        &["--host", "gemini", "--bogus"][..],
+        &["--host=gemini", "--event"][..],
+        &[
+            "--host",
+            "gemini",
+            "--event",
+            "BeforeAgent",
+            "--planning=yes",
+        ][..],
+    ] {
+        let run = run_binary(args, payload, home.path(), &[]);
+        assert_eq!((run.code, run.stdout.as_str()), (0, "{}\n"), "{args:?}");
     }
     // A tool subcommand with a bad argument fails loudly.
     let run = run_binary(&["explain", "--bogus"], b"", home.path(), &[]);
@@ -200,6 +273,13 @@ fn analytics_off_and_unwritable_paths_change_nothing() {
     let home = tempfile::tempdir().unwrap();
     let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick spiegami"}"#;
     let expected = run_binary(&[], payload, home.path(), &[("SOPHIA_ANALYTICS", "off")]);
+    assert!(
+        expected
+            .stdout
+            .contains("contextMode=light reason=hotword:!quick"),
+        "the reference run injects: {}",
+        expected.stdout
+    );
     assert!(
         !home.path().join(".mcp-servers").exists(),
         "analytics off wrote a file"

@@ -129,6 +129,12 @@ fn corrupt_truncated_or_tampered_agent_catalogs_degrade_with_a_reason() {
 fn unreadable_manifests_and_unwritable_analytics_change_nothing() {
     let p = project();
     let expected = hook(p.path(), "!agents analizza i log", &[]).stdout;
+    // The reference run injects the agent line the faults below must not lose.
+    assert!(
+        expected.contains("subagentMode=required")
+            && expected.contains("Sophia agent routing: agent=technical_analyst"),
+        "{expected}"
+    );
     let dir_manifest = p.path().join("manifest-dir");
     fs::create_dir(&dir_manifest).unwrap();
     let garbage = p.path().join("garbage.json");

@@ -54,13 +54,15 @@ fn assert_context_shape(what: &str, stdout: &str, event: &str) -> Option<String>
     Some(context)
 }
 
+/// Every Claude fixture carries something to say (a session start, a hotword, a request), so
+/// every one must inject context: an empty stdout fails.
 #[test]
 fn claude_outputs() {
-    for (what, event, stdout) in outputs("claude") {
-        if stdout.is_empty() {
-            continue;
-        }
-        let context = assert_context_shape(&what, &stdout, &event).expect("claude never prints {}");
+    let all = outputs("claude");
+    assert!(all.len() >= 6, "{} fixtures", all.len());
+    for (what, event, stdout) in &all {
+        assert!(!stdout.is_empty(), "{what}: nothing printed");
+        let context = assert_context_shape(what, stdout, event).expect("claude never prints {}");
         assert!(context.chars().count() <= 10_000, "{what}");
     }
 }
