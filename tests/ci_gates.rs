@@ -269,3 +269,40 @@ fn the_silent_smoke_check_can_fail() {
     let run = run_in_process(&["--host", "codex"], payload.to_string().as_bytes());
     assert!(run.stdout.contains("contextMode="), "{}", run.stdout);
 }
+
+/// The README check of `.ci/run`: the README's first command, verbatim, must print light context;
+/// the same payload without `!quick` does not, so the check can fail.
+#[test]
+fn the_readme_command_check_holds_and_can_fail() {
+    let script = ci_script();
+    let line = script
+        .lines()
+        .find(|l| l.starts_with("readme=$(printf"))
+        .expect("the README check of .ci/run");
+    let payload = line
+        .split('\'')
+        .nth(3)
+        .expect("the payload between single quotes");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!(
+            "printf '%s' '{payload}' | cargo run --quiet --release --"
+        )),
+        "the README no longer shows {payload}"
+    );
+    let check = script
+        .lines()
+        .find(|l| l.contains("\"$readme\" == *'"))
+        .expect("the README output check of .ci/run");
+    let want = check
+        .split("*'")
+        .nth(1)
+        .and_then(|r| r.split("'*").next())
+        .expect("the expected string");
+    let run = run_in_process(&[], payload.as_bytes());
+    assert!(run.stdout.contains(want), "{}", run.stdout);
+    let plain = payload.replace("!quick ", "");
+    let run = run_in_process(&[], plain.as_bytes());
+    assert!(!run.stdout.contains(want), "{}", run.stdout);
+}
