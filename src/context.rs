@@ -493,6 +493,41 @@ mod tests {
     }
 
     #[test]
+    fn version_control_actions() {
+        let w = |s: &'static str| s.split(' ').collect::<Vec<&str>>();
+        for (words, at, expected) in [
+            ("push the fix", 0, true),
+            ("rebase onto main", 0, true),
+            ("merge it", 0, true),
+            ("push", 0, false),
+            ("commit x", 1, false),
+            ("crea un branch", 0, true),
+            ("open a pull request", 0, true),
+            ("fai il commit", 0, true),
+            ("crea un file", 0, false),
+            ("crea", 0, false),
+            ("leggi il branch", 0, false),
+        ] {
+            assert_eq!(is_vcs_action(&w(words), at), expected, "{words:?} at {at}");
+        }
+    }
+
+    #[test]
+    fn path_like_tokens() {
+        for (token, expected) in [
+            ("src/main.rs", true),
+            ("main.rs", true),
+            ("AGENTS.md", true),
+            ("me@host.rs", false),
+            ("www.main.rs", false),
+            ("https://x.io/main.rs", false),
+            ("a", false),
+        ] {
+            assert_eq!(is_path_like(token), expected, "{token}");
+        }
+    }
+
+    #[test]
     fn fenced_code_does_not_count() {
         assert!(!is_repo_task(
             "spiegami questo:\n```\nfix src/main.rs\n```\n"
