@@ -522,6 +522,9 @@ mod tests {
             ("www.main.rs", false),
             ("https://x.io/main.rs", false),
             ("a", false),
+            ("./a", true),
+            ("./", false),
+            ("~/", false),
         ] {
             assert_eq!(is_path_like(token), expected, "{token}");
         }
