@@ -522,6 +522,7 @@ mod tests {
             ("www.main.rs", false),
             ("https://x.io/main.rs", false),
             ("a", false),
+            ("notes.xyz", false),
             ("./a", true),
             ("./", false),
             ("~/", false),
