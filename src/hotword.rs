@@ -170,6 +170,23 @@ mod tests {
     use Hotword::{Agents, Quick};
 
     #[test]
+    fn bang_words() {
+        for (token, expected) in [
+            ("!quick", true),
+            ("!no_hooks", true),
+            ("!no-hooks", true),
+            ("!x2", true),
+            ("!no.hooks", false),
+            ("!2x", false),
+            ("!", false),
+            ("quick", false),
+            ("!quick!", false),
+        ] {
+            assert_eq!(is_bang_word(token), expected, "{token}");
+        }
+    }
+
+    #[test]
     fn parser_table() {
         // (prompt, detected, stripped, warnings)
         let table: &[(&str, &[Hotword], &str, &[&str])] = &[
