@@ -172,8 +172,8 @@ fn the_mirror_rejects_what_codex_rejects() {
     assert_eq!(codex_accepts("SessionStart", "{}").unwrap(), None);
 }
 
-/// Codex fixtures with nothing to say — no leading hotword, no explicit request, no skill — which
-/// must print nothing. Every other Codex and Claude fixture must inject context.
+/// Codex fixtures with nothing to say — no leading hotword, no explicit request, no skill, or a
+/// resumed session — which must print nothing. Every other Codex and Claude fixture must inject context.
 const SILENT: &[&str] = &[
     "empty-prompt.json",
     "english-negated-subagent.json",
@@ -184,6 +184,8 @@ const SILENT: &[&str] = &[
     "question-about-subagents.json",
     "quickly-is-not-a-hotword.json",
     "quoted-request.json",
+    // A resumed Codex session still holds the first session start's context (docs/hosts.md).
+    "session-start-resume.json",
     "unsupported-bypass.json",
     "unsupported-direct.json",
     "unsupported-noagents.json",
