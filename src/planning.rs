@@ -328,6 +328,13 @@ mod tests {
         assert!(changes_scope(
             "procedi, ma aggiungi anche l'export in Excel e cambia il modulo ordini"
         ));
+        // More than four content words beyond the approval: four is not a new scope, five is.
+        assert!(!changes_scope("procedi: export excel fatture ordini"));
+        assert!(changes_scope("procedi: export excel fatture ordini clienti"));
+        // Approvals, plan nouns and execution verbs are never new scope, however many.
+        assert!(!changes_scope("vai avanti approvo confermo inizia iniziamo"));
+        assert!(!changes_scope("piano piano plan plan piano plan"));
+        assert!(!changes_scope("implementa esegui applica segui implement"));
     }
 
     #[test]
