@@ -275,6 +275,66 @@ impl CarryForwardState {
 mod tests {
     use super::*;
 
+    fn planned_at(at: DateTime<Utc>) -> PlannedDelegation {
+        PlannedDelegation {
+            planned_at: at,
+            from_plan_mode: false,
+            agents: vec!["scout".into()],
+            skills: vec![],
+            reason_codes: vec![],
+        }
+    }
+
+    #[test]
+    fn state_keys_hide_and_separate_sessions() {
+        let key = CarryForwardState::key("session-1");
+        assert_eq!(key, CarryForwardState::key("session-1"));
+        assert_eq!(key.len(), 32);
+        assert!(key.chars().all(|c| c.is_ascii_hexdigit()), "{key}");
+        assert_ne!(key, CarryForwardState::key("session-2"));
+        let now = DateTime::UNIX_EPOCH + Duration::days(30);
+        let mut state = CarryForwardState::default();
+        state.insert("session-1", planned_at(now));
+        assert!(state.get("session-1", now).is_some());
+        assert!(state.get("session-2", now).is_none());
+        assert!(!state.remove("session-2"));
+        assert!(state.remove("session-1"));
+    }
+
+    #[test]
+    fn entries_live_for_the_ttl_in_both_directions() {
+        let now = DateTime::UNIX_EPOCH + Duration::days(30);
+        let ttl = Duration::hours(CARRY_FORWARD_TTL_HOURS);
+        let minute = Duration::minutes(1);
+        let mut state = CarryForwardState::default();
+        let ages = [
+            ("now", now, true),
+            ("an hour ago", now - Duration::hours(1), true),
+            ("just inside the ttl", now - ttl + minute, true),
+            ("exactly the ttl ago", now - ttl, false),
+            ("past the ttl", now - ttl - minute, false),
+            ("a ttl ahead (clock skew)", now + ttl, true),
+            ("beyond a ttl ahead", now + ttl + minute, false),
+        ];
+        for (name, at, _) in ages {
+            state.insert(name, planned_at(at));
+        }
+        assert_eq!(
+            state.get("exactly the ttl ago", now),
+            None,
+            "get applies the ttl too"
+        );
+        assert!(state.get("just inside the ttl", now).is_some());
+        state.prune(now);
+        for (name, _, kept) in ages {
+            assert_eq!(
+                state.sessions.contains_key(&CarryForwardState::key(name)),
+                kept,
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn plan_requests() {
         for yes in [
@@ -330,9 +390,13 @@ mod tests {
         ));
         // More than four content words beyond the approval: four is not a new scope, five is.
         assert!(!changes_scope("procedi: export excel fatture ordini"));
-        assert!(changes_scope("procedi: export excel fatture ordini clienti"));
+        assert!(changes_scope(
+            "procedi: export excel fatture ordini clienti"
+        ));
         // Approvals, plan nouns and execution verbs are never new scope, however many.
-        assert!(!changes_scope("vai avanti approvo confermo inizia iniziamo"));
+        assert!(!changes_scope(
+            "vai avanti approvo confermo inizia iniziamo"
+        ));
         assert!(!changes_scope("piano piano plan plan piano plan"));
         assert!(!changes_scope("implementa esegui applica segui implement"));
     }
