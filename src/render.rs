@@ -474,6 +474,17 @@ mod tests {
     use crate::routing::route;
 
     #[test]
+    fn only_a_context_output_has_context() {
+        let noop = Printed::noop(Host::Gemini).expect("Gemini needs a no-op");
+        assert!(!noop.has_context());
+        assert_eq!(noop.to_line(), "{}\n");
+        assert!(Printed::noop(Host::Codex).is_none());
+        let hints = ["Sophia routing control: contextMode=light.".to_owned()];
+        let out = printed(Host::Codex, "UserPromptSubmit", &hints).expect("context");
+        assert!(out.has_context());
+    }
+
+    #[test]
     fn no_block_without_hotword_or_request() {
         assert_eq!(routing_block(&route("spiegami questa SQL", false)), None);
         assert_eq!(routing_block(&route("ciao !quick spiegami", false)), None);
