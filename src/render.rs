@@ -526,6 +526,29 @@ mod tests {
     }
 
     #[test]
+    fn carried_forward_plans_name_what_is_no_longer_available() {
+        use crate::agents::{CarryForward, CarryForwardStatus};
+        let block = |unavailable: &[&str]| {
+            let mut agents = AgentRouting::off();
+            agents.carry_forward = Some(CarryForward {
+                status: CarryForwardStatus::Applied,
+                agents: vec!["scout".into()],
+                skills: vec![],
+                reason_codes: vec![],
+                unavailable: unavailable.iter().map(|s| s.to_string()).collect(),
+            });
+            specialist_block(Host::Codex, &SkillRouting::default(), &agents).unwrap()
+        };
+        let all_there = block(&[]);
+        assert!(
+            all_there.starts_with("Planned delegation carried forward: agent=scout skill=none."),
+            "{all_there}"
+        );
+        assert!(!all_there.contains("No longer available"), "{all_there}");
+        assert!(block(&["code_reviewer"]).ends_with(" No longer available: code_reviewer."));
+    }
+
+    #[test]
     fn specialist_block_names_at_most_two_skills() {
         use crate::skills::SkillMatch;
         let m = |id: &str| SkillMatch {
