@@ -299,6 +299,8 @@ mod tests {
             "affida a un subagente la lettura dei ticket",
             "ask the technical_analyst to correlate the logs",
             "hand off the search to the scout",
+            // The subagent is the fifth word after the verb: the last one the window reaches.
+            "usa pure se vuoi un subagent",
         ] {
             assert!(
                 is_explicit_request(prompt),
