@@ -310,6 +310,48 @@ mod tests {
     }
 
     #[test]
+    fn a_subagent_named_within_the_window() {
+        let w = |s: &'static str| s.split(' ').collect::<Vec<&str>>();
+        for (after, expected) in [
+            ("a b c d subagent", true),
+            ("a b c d e subagent", false),
+            ("un agente per", true),
+            ("agente dedicato", true),
+            ("agente per", false),
+            ("agente", false),
+            ("il nostro agente", false),
+        ] {
+            assert_eq!(names_subagent(&w(after)), expected, "{after:?}");
+        }
+        assert!(!names_subagent(&["a", ",", "subagent"]), "a comma ends it");
+    }
+
+    #[test]
+    fn causative_requests() {
+        let w = |s: &'static str| s.split(' ').collect::<Vec<&str>>();
+        for (words, at, expected) in [
+            ("fai analizzare i log a un subagent", 0, true),
+            ("fate analizzare i log a un subagent", 0, true),
+            ("fai leggere i log a un subagent", 0, true),
+            ("fai eseguire i test a un subagent", 0, true),
+            ("fai i log a un subagent", 0, false),
+            ("ora per favore fai leggere a un subagent", 3, true),
+            ("fai leggere i log a uno dei nostri bravi subagent", 0, true),
+            ("fai leggere il subagent", 0, false),
+            ("leggi i log a un subagent", 0, false),
+        ] {
+            assert_eq!(is_causative(&w(words), at), expected, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn commas_are_words_of_their_own() {
+        assert_eq!(split_comma("a,b"), ["a", ",", "b"]);
+        assert_eq!(split_comma("usa,"), ["usa", ",", ""]);
+        assert_eq!(split_comma("x"), ["x"]);
+    }
+
+    #[test]
     fn not_requests() {
         for prompt in [
             "cos'è un subagent?",
