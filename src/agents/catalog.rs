@@ -445,6 +445,15 @@ mod tests {
         assert!(validate(&dup).is_err());
     }
 
+    #[test]
+    fn long_tokens_are_secrets_only_with_letters_and_digits() {
+        let words_only = "internationalization_and_localization_workflows";
+        assert!(words_only.len() >= 32);
+        assert_eq!(forbidden_content(words_only), None);
+        assert!(forbidden_content("a7f3c9e1b2d4f6a8c0e2b4d6f8a1c3e5").is_some());
+        assert_eq!(forbidden_content("12345678901234567890123456789012"), None);
+    }
+
     fn skills() -> BTreeSet<String> {
         ["mcp-database-expert", "mcp-technical-analyst"]
             .into_iter()
