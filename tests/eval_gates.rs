@@ -240,12 +240,14 @@ fn a_generic_role_recommended_fails_the_run() {
     assert!(run.stdout.contains("g  genericRecommended"));
 }
 
-/// A generated project catalog that lists `scout` twice, once unavailable: the policy skips the
-/// unavailable record and recommends the other, an agent the catalog calls unavailable. The
-/// invariant catches it and fails the run (the catalog's fingerprint is valid: it is computed
-/// here the way `catalog build` does).
+/// A generated project catalog that lists `scout` twice, once unavailable, would let the policy
+/// skip the unavailable record and recommend the other: an agent the catalog calls unavailable.
+/// The catalog check refuses duplicate ids now (the hook falls back to the embedded catalog), so
+/// the run is clean; before that check this case broke the invariant and failed the run. The
+/// invariant's own failure path is tested in `src/eval.rs` (`invariants_fail_when_not_zero`) and
+/// through a real catalog by `a_generic_role_recommended_fails_the_run`.
 #[test]
-fn an_unavailable_agent_recommended_fails_the_run() {
+fn a_catalog_that_could_recommend_an_unavailable_agent_is_refused() {
     use sophia_hook::agents::availability::Availability;
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("project");
@@ -267,19 +269,9 @@ fn an_unavailable_agent_recommended_fails_the_run() {
         "unavailable.jsonl",
         r#"{"id":"u","prompt":"!agents trova i file di configurazione"}"#,
     );
-    let run = eval(&[&file, "--root", root.to_str().unwrap()]);
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("INVARIANT BROKEN: unavailable recommended is 1, must be 0"),
-        "{}",
-        run.stdout
-    );
     let run = eval(&[&file, "--root", root.to_str().unwrap(), "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(report["agents"]["unavailableRecommended"], 1);
-    assert_eq!(
-        report["invariantFailures"],
-        serde_json::json!(["unavailable recommended is 1, must be 0"])
-    );
+    assert_eq!(report["agents"]["unavailableRecommended"], 0);
+    assert_eq!(report["invariantFailures"], serde_json::json!([]));
 }
