@@ -93,13 +93,18 @@ pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> Hot
         (false, Some((start, _))) => &prompt[start..],
         (false, None) => prompt[rest_start..].trim_start(),
     };
-    // Consecutive `!word`s where parsing stopped are unsupported hotwords.
+    // Consecutive `!word`s where parsing stopped are unsupported hotwords (looked for within
+    // the routing window only, each warning once: a prompt of millions of `!a` stays cheap).
+    let window_end = crate::text::routing_window(prompt).len();
     let leading_bang = first_other
         .into_iter()
         .chain(tokens.by_ref())
-        .take_while(|(_, t)| is_bang_word(t));
+        .take_while(|(start, t)| *start < window_end && is_bang_word(t));
     for (_, token) in leading_bang {
-        warnings.push(unsupported_warning(token));
+        let code = unsupported_warning(token);
+        if !warnings.contains(&code) {
+            warnings.push(code);
+        }
     }
     // Hotwords later in the prompt are not hotwords; say so (within the routing window).
     for (_, token) in Tokens::new(crate::text::routing_window(stripped)) {
@@ -233,6 +238,15 @@ mod tests {
             assert_eq!(got.stripped, *stripped, "stripped for {prompt:?}");
             assert_eq!(got.warnings, *warnings, "warnings for {prompt:?}");
         }
+    }
+
+    #[test]
+    fn unsupported_words_are_looked_for_in_the_routing_window_only() {
+        let prompt = "!a ".repeat(16 * 1024 * 1024 / 3);
+        let got = parse(&prompt);
+        assert_eq!(got.warnings, ["unsupported-hotword"]);
+        let late = format!("{}!direct", "!a ".repeat(crate::text::ROUTING_WINDOW_BYTES));
+        assert_eq!(parse(&late).warnings, ["unsupported-hotword"]);
     }
 
     #[test]
