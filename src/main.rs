@@ -2,7 +2,7 @@
 //! returns its exit code. A panic in hook mode is caught here and turned into a silent
 //! pass-through (exit 0, nothing on stdout), so a bug never blocks a prompt.
 
-use std::io;
+use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 
@@ -21,7 +21,11 @@ fn main() -> ExitCode {
         // In hook mode the default panic message could quote input: say one line instead.
         panic::set_hook(Box::new(move |_| {
             if debug {
-                eprintln!("[sophia-hook] pass-through reason=internal-error");
+                // `eprintln!` panics when stderr is gone; a panic here would abort.
+                let _ = writeln!(
+                    io::stderr(),
+                    "[sophia-hook] pass-through reason=internal-error"
+                );
             }
         }));
     }
@@ -38,14 +42,20 @@ fn main() -> ExitCode {
     }));
     result.unwrap_or_else(|_| {
         if tool {
-            eprintln!("sophia-hook: internal error (a bug); please report it");
+            let _ = writeln!(
+                io::stderr(),
+                "sophia-hook: internal error (a bug); please report it"
+            );
             return ExitCode::from(101);
         }
         // Hosts that need a JSON object even for a no-op get one.
         let hook = sophia_hook::cli::hook_args(&args);
         let host = hook.host();
+        // Written without `print!`, which panics (exit 101) when stdout is a closed pipe.
         if let Some(noop) = sophia_hook::render::Printed::noop(host) {
-            print!("{}", noop.to_line());
+            let mut stdout = io::stdout().lock();
+            let _ = stdout.write_all(noop.to_line().as_bytes());
+            let _ = stdout.flush();
         }
         let elapsed = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
         let wire_event = hook
