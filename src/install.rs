@@ -202,23 +202,45 @@ pub fn codex_event_label(event: &str) -> String {
     out
 }
 
-/// True when a handler object was written by sophia-hook (any version, any path).
+/// True when a handler object is exactly one that `install` writes for `host`, with any path to
+/// a binary named `sophia-hook`: the command line (or Claude's program and `args`) must equal
+/// [`command_line`] for one of our events, nothing more. A user's `sophia-hook-notify.sh`, a
+/// Gemini entry that only borrows our `name`, or our command with extra shell syntax is not ours:
+/// `uninstall` leaves it, and `doctor` never runs it.
 pub fn is_ours(handler: &Value, host: Host) -> bool {
-    if host == Host::Gemini
-        && handler
-            .get("name")
-            .and_then(Value::as_str)
-            .is_some_and(|n| n.starts_with("sophia-hook"))
-    {
-        return true;
+    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    if let Some(args) = handler.get("args") {
+        let Some(args) = args.as_array() else {
+            return false;
+        };
+        return host == Host::Claude
+            && is_our_program(command)
+            && EVENTS.iter().any(|e| {
+                *args
+                    == [
+                        Value::from("--host"),
+                        Value::from(host.as_str()),
+                        Value::from("--event"),
+                        Value::from(host.event_name(*e)),
+                    ]
+            });
     }
-    let command = handler.get("command").and_then(Value::as_str).unwrap_or("");
     let program = match command.strip_prefix('"') {
         Some(quoted) => quoted.split('"').next().unwrap_or(""),
         None => command.split(' ').next().unwrap_or(""),
     };
+    is_our_program(program)
+        && EVENTS
+            .iter()
+            .any(|e| command == command_line(program, host, *e))
+}
+
+/// A path whose file name is exactly `sophia-hook` (or `sophia-hook.exe`).
+fn is_our_program(program: &str) -> bool {
     let name = program.rsplit(['/', '\\']).next().unwrap_or("");
-    name.starts_with("sophia-hook")
+    !program.is_empty() && (name == "sophia-hook" || name == "sophia-hook.exe")
 }
 
 const EVENTS: [Event; 2] = [Event::SessionStart, Event::UserPromptSubmit];
@@ -646,12 +668,71 @@ mod tests {
             "\"/Users/Jane Doe/bin/sophia-hook\" --host codex --event UserPromptSubmit"
         );
         assert!(is_ours(
-            &json!({"command": "\"/Users/Jane Doe/bin/sophia-hook\" --host codex"}),
+            &json!({"command": "\"/Users/Jane Doe/bin/sophia-hook\" --host codex --event SessionStart"}),
             Host::Codex
         ));
         assert!(!is_ours(
             &json!({"command": "/opt/other-hook --x"}),
             Host::Codex
         ));
+    }
+
+    #[test]
+    fn only_exactly_our_command_lines_are_ours() {
+        let ours = [
+            (
+                Host::Codex,
+                json!({"command": "/x/sophia-hook --host codex --event UserPromptSubmit"}),
+            ),
+            (
+                Host::Gemini,
+                json!({"name": "anything", "command": "/x/sophia-hook --host gemini --event BeforeAgent"}),
+            ),
+            (
+                Host::Claude,
+                json!({"command": "/x/sophia-hook", "args": ["--host", "claude", "--event", "SessionStart"]}),
+            ),
+        ];
+        for (host, h) in &ours {
+            assert!(is_ours(h, *host), "{h}");
+        }
+        let not_ours = [
+            (
+                Host::Claude,
+                json!({"command": "/home/u/bin/sophia-hook-notify.sh"}),
+            ),
+            (
+                Host::Claude,
+                json!({"command": "/x/sophia-hook-notify.sh", "args": ["--host", "claude", "--event", "Stop"]}),
+            ),
+            (
+                Host::Gemini,
+                json!({"name": "sophia-hook-before-agent", "command": "id > F; echo {}"}),
+            ),
+            (
+                Host::Codex,
+                json!({"command": "/x/sophia-hook --host codex --event UserPromptSubmit; id"}),
+            ),
+            (
+                Host::Codex,
+                json!({"command": "/x/sophia-hook --host codex --event UserPromptSubmit --planning"}),
+            ),
+            (
+                Host::Codex,
+                json!({"command": "/x/sophia-hook --host claude --event UserPromptSubmit"}),
+            ),
+            (
+                Host::Claude,
+                json!({"command": "/x/sophia-hook", "args": ["--host", "claude", "--event", "SessionStart", "; id"]}),
+            ),
+            (Host::Codex, json!({"command": "sophia-hook"})),
+        ];
+        for (host, h) in &not_ours {
+            assert!(!is_ours(h, *host), "{h}");
+        }
+        // uninstall keeps a user's own hook whose name starts like ours.
+        let doc = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/home/u/bin/sophia-hook-notify.sh"}]}]}});
+        let installed = install(doc.clone(), Host::Claude, BIN).unwrap();
+        assert_eq!(uninstall(installed, Host::Claude).unwrap(), Some(doc));
     }
 }

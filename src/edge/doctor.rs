@@ -1,10 +1,11 @@
 //! `sophia-hook doctor`: why does the hook silently do nothing? Checks the binary path, each
 //! host's settings (present, parseable, our entries, pointing at this binary, timeouts in the
 //! host's unit), Codex's trust state and feature flag, the skill index, the agent catalog, the
-//! availability manifest, analytics, and finally runs the installed command on a sample payload
-//! and validates its output the way the host would. Every problem comes with a fix.
+//! availability manifest, analytics, and finally runs this binary, with the arguments an installed
+//! entry passes, on a sample payload and validates its output the way the host would. It never
+//! runs a configured command (a settings file may come from a repository). Every problem comes
+//! with a fix.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -128,6 +129,35 @@ fn check_common_first(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
         )),
         _ => {}
     }
+    for warning in crate::edge::config::load(input.root).0.warnings() {
+        out.push(check(
+            Status::Warn,
+            "config",
+            format!(
+                "{warning}: a project's {} cannot choose where sophia-hook writes; the key is ignored",
+                crate::config::FILE_NAME
+            ),
+            Some(
+                "set SOPHIA_ANALYTICS_FILE, or analytics.file in ~/.config/sophia-hook/config.yaml"
+                    .into(),
+            ),
+        ));
+    }
+    for (key, (_, warning)) in [
+        ("skills_index", skills::index_location(input.root)),
+        ("agent_catalog", agents::catalog_location(input.root)),
+    ] {
+        if let Some(warning) = warning {
+            out.push(check(
+                Status::Warn,
+                "config",
+                format!("{warning}: {key} must stay inside the project, out of .git/"),
+                Some(format!(
+                    "point {key} at a path inside the project, or remove it"
+                )),
+            ));
+        }
+    }
 }
 
 fn check_common_last(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
@@ -221,8 +251,13 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                     area,
                     format!("{e}"),
                     Some(format!(
-                        "fix the JSON (the host ignores the whole file), or restore {}",
-                        hostconfig::backup_path(&path).display()
+                        "fix the JSON (the host ignores the whole file), or restore a backup from {}",
+                        input.settings.state_dir.as_deref().map_or_else(
+                            || "the sophia-hook state folder".to_owned(),
+                            |d| hostconfig::backup_dir(d, host, scope, &path)
+                                .display()
+                                .to_string()
+                        )
                     )),
                 ));
                 continue;
@@ -238,6 +273,17 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 area.clone(),
                 format!("{}: root key `{extra}` makes Codex reject the whole file (only `description` and `hooks` are allowed)", path.display()),
                 Some(format!("remove `{extra}` from {}", path.display())),
+            ));
+        }
+        for what in impostors(&doc, host) {
+            out.push(check(
+                Status::Fail,
+                area.clone(),
+                format!(
+                    "{}: {what} — not sophia-hook's own entry, not run",
+                    path.display()
+                ),
+                Some(format!("remove it from {}, then {install}", path.display())),
             ));
         }
         let regs = registered(&doc, host);
@@ -362,10 +408,68 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         .filter(|_| input.live_runs)
     {
         if let Some(reg) = regs.iter().find(|r| r.event == host.event_name(event)) {
-            out.push(live_run(host, *scope, event, reg, input.root));
+            out.push(live_run(host, *scope, event, reg, input.root, input.binary));
         }
     }
     installed.iter().map(|(scope, _, _)| *scope).collect()
+}
+
+/// Handlers that look like ours (our Gemini `name`, or our binary's name with other arguments or
+/// shell syntax) but are not exactly what `install` writes: a repository can ship them to get a
+/// command run under our name.
+fn impostors(doc: &Value, host: Host) -> Vec<String> {
+    let mut out = Vec::new();
+    let groups = doc
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|hooks| hooks.iter())
+        .chain(
+            doc.get(crate::install::ANTIGRAVITY_HOOK_NAME)
+                .and_then(Value::as_object)
+                .filter(|_| host == Host::Antigravity)
+                .into_iter()
+                .flat_map(|o| o.iter()),
+        );
+    for (event, list) in groups {
+        for item in list.as_array().into_iter().flatten() {
+            let handlers: Vec<&Value> = match item.get("hooks").and_then(Value::as_array) {
+                Some(inner) => inner.iter().collect(),
+                None => vec![item],
+            };
+            for h in handlers {
+                if crate::install::is_ours(h, host) {
+                    continue;
+                }
+                let name = h.get("name").and_then(Value::as_str).unwrap_or("");
+                let command = h.get("command").and_then(Value::as_str).unwrap_or("");
+                let program = command
+                    .trim_start_matches('"')
+                    .split([' ', '"'])
+                    .next()
+                    .unwrap_or("");
+                let base = program.rsplit(['/', '\\']).next().unwrap_or("");
+                if name.starts_with("sophia-hook")
+                    || base == "sophia-hook"
+                    || base == "sophia-hook.exe"
+                {
+                    let shown = |t: &str| -> String {
+                        t.chars()
+                            .take(80)
+                            .map(|c| if c.is_control() { '?' } else { c })
+                            .collect()
+                    };
+                    let name = if name.is_empty() { "(unnamed)" } else { name };
+                    out.push(format!(
+                        "{event} entry `{}` runs `{}`",
+                        shown(name),
+                        shown(command)
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What a leading `!` does in the host's interactive TUI, and where hotwords work instead.
@@ -613,35 +717,54 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
     p
 }
 
-/// Runs the registered command the way the host would and validates what it prints.
-fn live_run(host: Host, scope: Scope, event: Event, reg: &Registered, root: &Path) -> Check {
+/// The executable to run for a live check of `reg`: this very binary, and only when the
+/// registered entry is exactly the command line `install` writes and its program is this binary
+/// (`binary`, which defaults to this executable). Anything else is reported, never run: a
+/// settings file may come from a repository, and running its command would bypass the host's own
+/// trust gates.
+fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, String> {
+    if !crate::install::is_ours(&reg.handler, host) {
+        return Err("the entry is not exactly the command `sophia-hook install` writes".into());
+    }
+    let (program, _) = program_of(host, &reg.handler);
+    let this = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| format!("cannot find this executable ({e})"))?;
+    let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|p| p == this);
+    if Path::new(&program) != binary || !same(Path::new(&program)) {
+        return Err(format!(
+            "it points at {program}, not at this binary ({})",
+            this.display()
+        ));
+    }
+    Ok(this)
+}
+
+/// Runs this binary with the arguments the host would pass, on a sample payload, and validates
+/// what it prints. The configured command itself is never executed (no shell, no other program).
+fn live_run(
+    host: Host,
+    scope: Scope,
+    event: Event,
+    reg: &Registered,
+    root: &Path,
+    binary: &Path,
+) -> Check {
     let area = format!("{} {} run", host.as_str(), scope.as_str());
     let wire = host.event_name(event);
-    let mut cmd = if host == Host::Claude && reg.handler.get("args").is_some() {
-        let (program, _) = program_of(host, &reg.handler);
-        let mut c = Command::new(program);
-        c.args(
-            reg.handler["args"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str),
-        );
-        c
-    } else {
-        let command = reg
-            .handler
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let mut c = if cfg!(windows) {
-            Command::new("cmd")
-        } else {
-            Command::new("sh")
-        };
-        c.arg(if cfg!(windows) { "/c" } else { "-c" }).arg(command);
-        c
+    let program = match live_program(host, reg, binary) {
+        Ok(program) => program,
+        Err(why) => {
+            return check(
+                Status::Fail,
+                area,
+                format!("{wire}: not run: {why}"),
+                Some(format!("sophia-hook install --host {}", host.as_str())),
+            );
+        }
     };
+    let mut cmd = Command::new(program);
+    cmd.args(["--host", host.as_str(), "--event", wire]);
     cmd.current_dir(root)
         .env("SOPHIA_ANALYTICS", "off")
         .stdin(Stdio::piped())
@@ -668,6 +791,7 @@ fn live_run(host: Host, scope: Scope, event: Event, reg: &Registered, root: &Pat
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
             _ => {
                 let _ = child.kill();
+                let _ = child.wait();
                 return check(
                     Status::Fail,
                     area,
@@ -690,8 +814,21 @@ fn live_run(host: Host, scope: Scope, event: Event, reg: &Registered, root: &Pat
         );
     }
     match validate(host, wire, &String::from_utf8_lossy(&output.stdout)) {
-        Ok(chars) => check(Status::Ok, area, format!("{wire}: valid {} output ({chars} characters of context)", host.as_str()), None),
-        Err(problem) => check(Status::Fail, area, format!("{wire}: {problem}"), Some("the command prints something the host rejects: check shell start-up files that echo, or reinstall".into())),
+        Ok(chars) => check(
+            Status::Ok,
+            area,
+            format!(
+                "{wire}: valid {} output ({chars} characters of context)",
+                host.as_str()
+            ),
+            None,
+        ),
+        Err(problem) => check(
+            Status::Fail,
+            area,
+            format!("{wire}: {problem}"),
+            Some("this binary printed something the host rejects: reinstall it".into()),
+        ),
     }
 }
 
@@ -899,9 +1036,9 @@ fn check_manifest(
     let Some(path) = &settings.availability_file else {
         return;
     };
-    let text = match std::fs::read(path) {
+    let text = match crate::edge::files::read_bounded(path, crate::edge::files::caps::CATALOG) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(crate::edge::files::ReadError::Missing) => {
             out.push(check(
                 Status::Info,
                 "availability",
@@ -959,25 +1096,7 @@ fn check_analytics(settings: &Settings, out: &mut Vec<Check>) {
         out.push(check(Status::Info, "analytics", "off", None));
         return;
     };
-    // Checked without leaving anything behind: the log if it exists, else a probe file in its
-    // folder (the first hook run creates the log and its folders).
-    let writable = if path.exists() {
-        OpenOptions::new().append(true).open(path).map(|_| ())
-    } else {
-        let dir = path
-            .ancestors()
-            .skip(1)
-            .find(|d| d.is_dir())
-            .unwrap_or(Path::new("."));
-        let probe = dir.join(format!(".sophia-hook-doctor-{}", std::process::id()));
-        OpenOptions::new()
-            .create_new(true)
-            .write(true)
-            .open(&probe)
-            .map(|_| {
-                let _ = std::fs::remove_file(&probe);
-            })
-    };
+    let writable = crate::edge::files::appendable(path, settings.analytics_default);
     match writable {
         Ok(()) => out.push(check(
             Status::Ok,
