@@ -1,7 +1,10 @@
 //! The optional project configuration file, `.sophia-hook.yaml` at the project root: where the
-//! compiled skill index and the agent catalog live, analytics on/off and path, and an extra
-//! prefix for the two hotwords on hosts whose TUI captures a leading `!`. Every key is optional;
-//! environment variables win over the file. Pure: the edge reads the file.
+//! compiled skill index and the agent catalog live inside the project, analytics off, and an
+//! extra prefix for the two hotwords on hosts whose TUI captures a leading `!`. Every key is
+//! optional; environment variables win over the file. A repository is untrusted, so the file can
+//! never choose where sophia-hook writes: `analytics.file` is ignored with a warning (it belongs
+//! in the user-level `config.yaml`), and index/catalog paths must stay inside the project
+//! (checked by the edge). Pure: the edge reads the files.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +12,8 @@ use serde::Deserialize;
 
 /// The file name, at the project root.
 pub const FILE_NAME: &str = ".sophia-hook.yaml";
+/// The user-level file name, in the user's sophia-hook config folder.
+pub const USER_FILE_NAME: &str = "config.yaml";
 
 /// First characters a `hotword_prefix` may not have: a leading `!` is captured as a shell command
 /// by the Codex, Claude Code and Gemini CLI TUIs, and `?` typed into an empty prompt opens the
@@ -18,9 +23,9 @@ pub const REFUSED_PREFIX_STARTS: [char; 2] = ['!', '?'];
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectConfig {
-    /// The compiled skill index (relative to the project root, or absolute).
+    /// The compiled skill index (relative to the project root; must stay inside it).
     pub skills_index: Option<PathBuf>,
-    /// The generated agent catalog (relative to the project root, or absolute).
+    /// The generated agent catalog (relative to the project root; must stay inside it).
     pub agent_catalog: Option<PathBuf>,
     #[serde(default)]
     pub analytics: AnalyticsConfig,
@@ -37,8 +42,28 @@ pub struct ProjectConfig {
 #[serde(deny_unknown_fields)]
 pub struct AnalyticsConfig {
     pub enabled: Option<bool>,
-    /// `~/` expands to the home directory.
+    /// Honoured only in the user-level `config.yaml` (`~/` and relative paths are under the home
+    /// directory); in a project's `.sophia-hook.yaml` it is ignored with a warning.
     pub file: Option<PathBuf>,
+}
+
+/// The user-level configuration (`~/.config/sophia-hook/config.yaml`): trusted, it can say where
+/// analytics go.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserConfig {
+    #[serde(default)]
+    pub analytics: AnalyticsConfig,
+}
+
+impl UserConfig {
+    pub fn parse(text: &str) -> Result<UserConfig, String> {
+        if text.trim().is_empty() {
+            return Ok(UserConfig::default());
+        }
+        serde_saphyr::from_str(text)
+            .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_owned())
+    }
 }
 
 impl ProjectConfig {
@@ -62,7 +87,18 @@ impl ProjectConfig {
         Ok(config)
     }
 
-    /// A configured path resolved against the project root, or the default.
+    /// Keys of the file that were ignored because a project may not set them, as warning codes
+    /// for `explain` and `doctor`.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.analytics.file.is_some() {
+            out.push("config-ignored:analytics.file".to_owned());
+        }
+        out
+    }
+
+    /// A configured path resolved against the project root, or the default. Lexical only: the
+    /// edge checks that the result stays inside the project (`edge::files::inside_project`).
     pub fn resolve(root: &Path, configured: Option<&Path>, default: &str) -> PathBuf {
         match configured {
             Some(p) if p.is_absolute() => p.to_path_buf(),
@@ -101,6 +137,16 @@ mod tests {
             PathBuf::from("/r/d/x")
         );
         assert_eq!(ProjectConfig::parse("").unwrap(), ProjectConfig::default());
+    }
+
+    #[test]
+    fn a_project_analytics_file_is_reported_as_ignored() {
+        let c = ProjectConfig::parse("analytics:\n  file: ~/.bashrc\n").unwrap();
+        assert_eq!(c.warnings(), ["config-ignored:analytics.file"]);
+        assert!(ProjectConfig::default().warnings().is_empty());
+        let u = UserConfig::parse("analytics:\n  file: logs/a.jsonl\n").unwrap();
+        assert_eq!(u.analytics.file.as_deref(), Some(Path::new("logs/a.jsonl")));
+        assert!(UserConfig::parse("skills_index: x").is_err());
     }
 
     #[test]

@@ -12,7 +12,8 @@ use crate::agents::availability::{Availability, Manifest, overlay};
 use crate::agents::catalog::{AgentCatalog, build, validate};
 use crate::agents::default_catalog;
 use crate::edge::files::{
-    ReadError, caps, read_bounded, read_bounded_string, read_json_or_default, write_json_atomic,
+    ReadError, caps, inside_project, read_bounded, read_bounded_string, read_json_or_default,
+    write_json_atomic,
 };
 use crate::planning::CarryForwardState;
 
@@ -50,10 +51,22 @@ fn mtime(path: &Path) -> Option<SystemTime> {
     fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// Where the generated catalog of `root` lives (`.sophia-hook.yaml` may move it).
-pub fn catalog_path(root: &Path) -> PathBuf {
+/// Where the generated catalog of `root` lives (`.sophia-hook.yaml` may move it inside the
+/// project), with a warning when the configured path was refused; `None` when even the default
+/// leads out of the project.
+pub fn catalog_location(root: &Path) -> (Option<PathBuf>, Option<String>) {
     let (config, _) = crate::edge::config::load(root);
-    crate::config::ProjectConfig::resolve(root, config.agent_catalog.as_deref(), CATALOG_PATH)
+    crate::edge::config::artifact_path(
+        root,
+        "agent_catalog",
+        config.agent_catalog.as_deref(),
+        CATALOG_PATH,
+    )
+}
+
+/// [`catalog_location`] for reading: an empty path (which reads as missing) when refused.
+pub fn catalog_path(root: &Path) -> PathBuf {
+    catalog_location(root).0.unwrap_or_default()
 }
 
 /// Reads and verifies a generated catalog: bounded, parsed, its fingerprint checked, then
@@ -62,6 +75,7 @@ pub fn catalog_path(root: &Path) -> PathBuf {
 pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
     let bytes = read_bounded(path, caps::CATALOG).map_err(|e| match e {
         ReadError::Missing => "agent-catalog-missing",
+        ReadError::TooLarge { .. } => "agent-catalog-too-large",
         _ => "agent-catalog-unreadable",
     })?;
     let catalog: AgentCatalog =
@@ -87,9 +101,16 @@ pub fn load_catalog_at(
     skill_ids: &BTreeSet<String>,
     now: String,
 ) -> EffectiveCatalog {
-    let source = root.join(SOURCE_PATH);
-    let source_time = mtime(&source);
     let mut warnings = Vec::new();
+    // The canonical source must be a file of the project (no symlink out of it, not in .git/).
+    let source = match inside_project(root, Path::new(SOURCE_PATH)) {
+        Ok(source) => source,
+        Err(why) => {
+            warnings.push(format!("agent-catalog-source-{}", why.code()));
+            PathBuf::new()
+        }
+    };
+    let source_time = mtime(&source);
     match read_catalog(generated) {
         Ok(catalog) if source_time.is_none() || mtime(generated) >= source_time => {
             return EffectiveCatalog {

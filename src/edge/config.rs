@@ -1,17 +1,33 @@
-//! Reading `.sophia-hook.yaml` from the project root. A missing file is the default
-//! configuration; a file that does not parse is ignored with a warning (the hook never fails on
-//! it; `doctor` reports it).
+//! Reading `.sophia-hook.yaml` from the project root, and the user-level `config.yaml` from the
+//! user's config folder. A missing file is the default configuration; a file that does not parse,
+//! is too large, is not a regular file or leads out of the project is ignored with a warning (the
+//! hook never fails on it; `doctor` reports it).
 
 use std::path::Path;
 
-use crate::config::{FILE_NAME, ProjectConfig};
+use crate::config::{FILE_NAME, ProjectConfig, USER_FILE_NAME, UserConfig};
+use crate::edge::files::{ReadError, caps, inside_project, read_bounded_string};
 
 /// The project's configuration and, when the file is broken, why it was ignored.
 pub fn load(root: &Path) -> (ProjectConfig, Option<String>) {
-    let path = root.join(FILE_NAME);
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(_) => return (ProjectConfig::default(), None),
+    let path = match inside_project(root, Path::new(FILE_NAME)) {
+        Ok(path) => path,
+        Err(why) => {
+            return (
+                ProjectConfig::default(),
+                Some(format!("{FILE_NAME} ignored: {why}")),
+            );
+        }
+    };
+    let text = match read_bounded_string(&path, caps::CONFIG) {
+        Ok(text) => text,
+        Err(ReadError::Missing) => return (ProjectConfig::default(), None),
+        Err(why) => {
+            return (
+                ProjectConfig::default(),
+                Some(format!("{FILE_NAME} ignored: {why}")),
+            );
+        }
     };
     match ProjectConfig::parse(&text) {
         Ok(config) => (config, None),
@@ -19,5 +35,91 @@ pub fn load(root: &Path) -> (ProjectConfig, Option<String>) {
             ProjectConfig::default(),
             Some(format!("{FILE_NAME} ignored: {why}")),
         ),
+    }
+}
+
+/// The user-level configuration in `config_dir` (trusted: the user's own folder); a missing,
+/// unreadable or invalid file is the default.
+pub fn load_user(config_dir: &Path) -> UserConfig {
+    read_bounded_string(&config_dir.join(USER_FILE_NAME), caps::CONFIG)
+        .ok()
+        .and_then(|text| UserConfig::parse(&text).ok())
+        .unwrap_or_default()
+}
+
+/// Where a generated artifact of the project lives: the configured path (`skills_index:`,
+/// `agent_catalog:`) when it stays inside the project and out of `.git/` after resolving
+/// symlinks, else the default path under the same check. `Err` says why the configured path (or
+/// the default) was refused; when the configured one was refused but the default is fine, the
+/// default comes back with the warning. A path that cannot be used at all is `None`.
+pub fn artifact_path(
+    root: &Path,
+    key: &str,
+    configured: Option<&Path>,
+    default: &str,
+) -> (Option<std::path::PathBuf>, Option<String>) {
+    let mut warning = None;
+    if let Some(configured) = configured {
+        match inside_project(root, configured) {
+            Ok(path) => return (Some(path), None),
+            Err(why) => warning = Some(format!("config-ignored:{key}:{}", why.code())),
+        }
+    }
+    match inside_project(root, Path::new(default)) {
+        Ok(path) => (Some(path), warning),
+        Err(why) => (
+            None,
+            warning.or_else(|| Some(format!("{default}:{}", why.code()))),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn artifact_paths_stay_inside_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let canon = fs::canonicalize(root).unwrap();
+        let (path, warning) = artifact_path(root, "skills_index", None, ".sophia/i.tsv");
+        assert_eq!((path, warning), (Some(canon.join(".sophia/i.tsv")), None));
+        let (path, warning) = artifact_path(
+            root,
+            "skills_index",
+            Some(Path::new("b/i.tsv")),
+            ".sophia/i.tsv",
+        );
+        assert_eq!((path, warning), (Some(canon.join("b/i.tsv")), None));
+        for bad in ["../.profile", "/home/u/.bashrc", ".git/hooks/pre-commit"] {
+            let (path, warning) =
+                artifact_path(root, "skills_index", Some(Path::new(bad)), ".sophia/i.tsv");
+            assert_eq!(path, Some(canon.join(".sophia/i.tsv")), "{bad}");
+            assert!(
+                warning.unwrap().starts_with("config-ignored:skills_index:"),
+                "{bad}"
+            );
+        }
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join(".sophia")).unwrap();
+        let (path, warning) = artifact_path(root, "skills_index", None, ".sophia/i.tsv");
+        assert_eq!(path, None);
+        assert_eq!(warning.as_deref(), Some(".sophia/i.tsv:outside-project"));
+    }
+
+    #[test]
+    fn oversized_and_special_config_files_are_ignored_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::os::unix::fs::symlink("/dev/zero", root.join(FILE_NAME)).unwrap();
+        let (config, why) = load(root);
+        assert_eq!(config, ProjectConfig::default());
+        assert!(why.unwrap().contains("ignored"));
+        fs::remove_file(root.join(FILE_NAME)).unwrap();
+        fs::write(root.join(FILE_NAME), "#".repeat(caps::CONFIG as usize + 1)).unwrap();
+        let (_, why) = load(root);
+        assert!(why.unwrap().contains("cap"));
     }
 }

@@ -93,6 +93,23 @@ pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// The first `cap` bytes of a regular file, and the file's whole length, for documents that are
+/// used as a truncated prefix (`AGENTS.md`). The same checks as [`read_bounded`], but a longer
+/// file is cut instead of refused.
+pub fn read_prefix(path: &Path, cap: u64) -> Result<(Vec<u8>, u64), ReadError> {
+    let meta = fs::metadata(path)?;
+    check_regular(&meta, u64::MAX)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    check_regular(&meta, u64::MAX)?;
+    let mut bytes = Vec::with_capacity(meta.len().min(cap) as usize);
+    file.take(cap).read_to_end(&mut bytes)?;
+    Ok((bytes, meta.len()))
+}
+
 /// [`read_bounded`], decoded as UTF-8 with invalid sequences replaced.
 pub fn read_bounded_string(path: &Path, cap: u64) -> Result<String, ReadError> {
     let bytes = read_bounded(path, cap)?;
@@ -185,6 +202,95 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Why a project path was refused by [`inside_project`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outside {
+    /// An absolute path, or one with `..`, that does not stay under the project root.
+    Escapes,
+    /// The path (after following symlinks) leaves the project.
+    SymlinkOut,
+    /// The path is inside `.git/` (git's own files: config, hooks, objects).
+    GitDir,
+}
+
+impl fmt::Display for Outside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outside::Escapes => "outside the project",
+            Outside::SymlinkOut => "a symlink out of the project",
+            Outside::GitDir => "inside .git/",
+        })
+    }
+}
+
+impl Outside {
+    /// A short code for warnings and debug lines (`outside-project`, `git-dir`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Outside::Escapes | Outside::SymlinkOut => "outside-project",
+            Outside::GitDir => "git-dir",
+        }
+    }
+}
+
+/// Where `path` (relative to `root`, or absolute) really leads, when that stays inside the
+/// project and out of its `.git/`. Symlinks are resolved on the longest existing prefix (the file
+/// itself when it exists), so a planted symlink anywhere on the way (`.sophia -> ~/.ssh`,
+/// `AGENTS.md -> .git/config`) is caught; the rest of the path is appended as written. `..` is
+/// refused outright. The returned path is the resolved one: read or write that.
+pub fn inside_project(root: &Path, path: &Path) -> Result<PathBuf, Outside> {
+    use std::path::Component;
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
+    if full.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(Outside::Escapes);
+    }
+    if !full.starts_with(root) {
+        return Err(Outside::Escapes);
+    }
+    if full
+        .strip_prefix(root)
+        .ok()
+        .and_then(|rel| rel.components().next())
+        .is_some_and(|c| c.as_os_str() == ".git")
+    {
+        return Err(Outside::GitDir);
+    }
+    let canon_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut existing = full.as_path();
+    let mut rest = Vec::new();
+    let resolved = loop {
+        match fs::canonicalize(existing) {
+            Ok(real) => break real,
+            Err(_) => {
+                // A dangling symlink on the way is refused: it points somewhere we cannot check.
+                if fs::symlink_metadata(existing).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(Outside::SymlinkOut);
+                }
+                let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                    return Err(Outside::Escapes);
+                };
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+        }
+    };
+    let mut resolved = resolved;
+    for name in rest.iter().rev() {
+        resolved.push(name);
+    }
+    if !resolved.starts_with(&canon_root) {
+        return Err(Outside::SymlinkOut);
+    }
+    if resolved.starts_with(canon_root.join(".git")) {
+        return Err(Outside::GitDir);
+    }
+    Ok(resolved)
 }
 
 /// Reads a best-effort JSON state file (capped at [`caps::STATE`]); a missing, oversized,
@@ -462,6 +568,21 @@ mod tests {
     }
 
     #[test]
+    fn prefix_reads_cut_long_files_and_refuse_special_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc");
+        fs::write(&path, "abcdef").unwrap();
+        assert_eq!(read_prefix(&path, 4).unwrap(), (b"abcd".to_vec(), 6));
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        assert!(matches!(read_prefix(&fifo, 4), Err(ReadError::NotRegular)));
+        assert!(matches!(
+            read_prefix(Path::new("/dev/zero"), 4),
+            Err(ReadError::NotRegular)
+        ));
+    }
+
+    #[test]
     fn lossy_string_keeps_valid_text() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad");
@@ -624,6 +745,61 @@ mod tests {
         assert!(!stale.exists());
         assert!(live.exists());
         assert!(unrelated.exists());
+    }
+
+    #[test]
+    fn project_paths_stay_inside_and_out_of_git() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::write(root.join(".git/config"), "[core]").unwrap();
+        fs::create_dir_all(root.join("docs")).unwrap();
+        fs::write(root.join("docs/a.md"), "a").unwrap();
+        let canon = fs::canonicalize(root).unwrap();
+        assert_eq!(
+            inside_project(root, Path::new("docs/a.md")),
+            Ok(canon.join("docs/a.md"))
+        );
+        assert_eq!(
+            inside_project(root, Path::new(".sophia/skills-index.tsv")),
+            Ok(canon.join(".sophia/skills-index.tsv"))
+        );
+        assert_eq!(
+            inside_project(root, &root.join("docs/new.md")),
+            Ok(canon.join("docs/new.md"))
+        );
+        for bad in ["../x", "docs/../../x", "/etc/passwd"] {
+            assert_eq!(
+                inside_project(root, Path::new(bad)),
+                Err(Outside::Escapes),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            inside_project(root, Path::new(".git/config")),
+            Err(Outside::GitDir)
+        );
+        symlink(root.join(".git/config"), root.join("AGENTS.md")).unwrap();
+        assert_eq!(
+            inside_project(root, Path::new("AGENTS.md")),
+            Err(Outside::GitDir)
+        );
+        symlink(outside.path(), root.join(".sophia")).unwrap();
+        assert_eq!(
+            inside_project(root, Path::new(".sophia/skills-index.tsv")),
+            Err(Outside::SymlinkOut)
+        );
+        symlink(outside.path().join("nope/x"), root.join("dangling")).unwrap();
+        assert_eq!(
+            inside_project(root, Path::new("dangling/y")),
+            Err(Outside::SymlinkOut)
+        );
+        symlink(root.join("docs/a.md"), root.join("inner")).unwrap();
+        assert_eq!(
+            inside_project(root, Path::new("inner")),
+            Ok(canon.join("docs/a.md"))
+        );
     }
 
     #[test]

@@ -7,9 +7,9 @@ use std::io::{Read, Write};
 
 use crate::analytics::AnalyticsEvent;
 use crate::clock::Clock;
-use crate::config::ProjectConfig;
 use crate::decision::{self, Decision, HookRequest, Project};
 use crate::edge::agents;
+use crate::edge::config::artifact_path;
 use crate::edge::files::append_line;
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
@@ -106,7 +106,11 @@ pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEven
     let Some(path) = &settings.analytics_file else {
         return;
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+    // Only the default log's folder (our own, under the home directory) is ever created; a
+    // path the user chose must have its folder already.
+    if settings.analytics_default
+        && let Some(parent) = path.parent()
+    {
         let _ = std::fs::create_dir_all(parent);
     }
     if let Err(err) = append_line(path, &event.to_line())
@@ -269,20 +273,39 @@ pub fn load_project(
     project.planning = config.planning.unwrap_or(false);
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);
+    project.skill_warnings.extend(config.warnings());
     if request.event == Event::UserPromptSubmit {
-        // Paths come from the configuration read above, not from a second read of it.
+        // Paths come from the configuration read above, not from a second read of it, and stay
+        // inside the project (a refused path reads as missing, with a warning).
         let homes = skills::Homes::from_settings(settings);
+        let mut index_warning = None;
         let loaded = skills::load_for_host_within(
             request.host,
             &cwd,
             &root,
             &homes,
-            || ProjectConfig::resolve(&root, config.skills_index.as_deref(), skills::INDEX_PATH),
+            || {
+                let (path, warning) = artifact_path(
+                    &root,
+                    "skills_index",
+                    config.skills_index.as_deref(),
+                    skills::INDEX_PATH,
+                );
+                index_warning = warning;
+                path.unwrap_or_default()
+            },
             settings.cache_dir.as_deref(),
             over_budget,
         );
-        let generated =
-            ProjectConfig::resolve(&root, config.agent_catalog.as_deref(), agents::CATALOG_PATH);
+        project.skill_warnings.extend(index_warning);
+        let (generated, catalog_warning) = artifact_path(
+            &root,
+            "agent_catalog",
+            config.agent_catalog.as_deref(),
+            agents::CATALOG_PATH,
+        );
+        project.skill_warnings.extend(catalog_warning);
+        let generated = generated.unwrap_or_default();
         if let Some(err) = debug.as_deref_mut() {
             let _ = writeln!(
                 err,
@@ -350,11 +373,13 @@ pub fn load_project(
         let state = agents::read_state(&agents::state_path(cache));
         project.planned = state.get(session, now).cloned();
         if project.planned.is_some() {
-            let generated = ProjectConfig::resolve(
+            let (generated, _) = artifact_path(
                 &root,
+                "agent_catalog",
                 config.agent_catalog.as_deref(),
                 agents::CATALOG_PATH,
             );
+            let generated = generated.unwrap_or_default();
             let skill_ids = crate::skills::default_catalog()
                 .skills
                 .into_iter()

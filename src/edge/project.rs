@@ -3,17 +3,14 @@
 //! no symlink that leads outside the project. A document that fails a check is skipped with a
 //! diagnostic code, never an error.
 
-use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::edge::files::{ReadError, caps, inside_project, read_prefix};
 use crate::render::ProjectDoc;
 
 /// `AGENTS.md` is cut to this many characters before it is injected (Claude Code caps hook
 /// context at 10,000 characters; the bootstrap block needs the rest).
 pub const AGENTS_MD_CAP_CHARS: usize = 6_000;
-/// At most this many bytes are read from a project document.
-const READ_CAP_BYTES: u64 = 64 * 1024;
 
 /// The project root for a working directory: the nearest ancestor with a `.git` entry (a folder,
 /// or a file in worktrees and submodules), else the directory itself.
@@ -33,40 +30,28 @@ pub fn working_dir(payload_cwd: Option<&str>) -> Option<PathBuf> {
 }
 
 /// Reads `<root>/<name>` as a capped project document. `Err` carries a short reason code for
-/// diagnostics (`missing`, `outside-project`, `binary`, `unreadable`).
+/// diagnostics (`missing`, `outside-project`, `outside-project`, `git-dir`, `binary`,
+/// `not-a-file`, `unreadable`). The file must resolve inside the project and out of `.git/`
+/// (`AGENTS.md -> .git/config` is refused), and is read through the bounded reader (a FIFO never
+/// blocks, a device is never opened, at most the first `caps::AGENTS_MD` bytes).
 pub fn read_doc(
     root: &Path,
     name: &'static str,
     cap_chars: usize,
 ) -> Result<ProjectDoc, &'static str> {
-    let path = root.join(name);
-    let meta = fs::symlink_metadata(&path).map_err(|_| "missing")?;
-    if meta.file_type().is_symlink() {
-        let target = fs::canonicalize(&path).map_err(|_| "missing")?;
-        let root = fs::canonicalize(root).map_err(|_| "unreadable")?;
-        if !target.starts_with(&root) {
-            return Err("outside-project");
-        }
-    }
-    let file = fs::File::open(&path).map_err(|_| "unreadable")?;
-    let meta = file.metadata().map_err(|_| "unreadable")?;
-    if !meta.is_file() {
-        return Err("unreadable");
-    }
-    let mut bytes = Vec::new();
-    file.take(READ_CAP_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|_| "unreadable")?;
+    let path = inside_project(root, Path::new(name)).map_err(|why| why.code())?;
+    let (bytes, len) = read_prefix(&path, caps::AGENTS_MD).map_err(|e| match e {
+        ReadError::Missing => "missing",
+        ReadError::NotRegular => "not-a-file",
+        ReadError::TooLarge { .. } => "too-large",
+        ReadError::Io(_) => "unreadable",
+    })?;
     if bytes.contains(&0) {
         return Err("binary");
     }
+    let len = len as usize;
     let text = String::from_utf8_lossy(&bytes);
-    let total_chars = if meta.len() > READ_CAP_BYTES {
-        None
-    } else {
-        Some(text.chars().count())
-    };
-    let fits = total_chars.is_some_and(|n| n <= cap_chars);
+    let fits = bytes.len() == len && text.chars().count() <= cap_chars;
     Ok(ProjectDoc {
         name,
         text: if fits {
@@ -74,13 +59,14 @@ pub fn read_doc(
         } else {
             text.chars().take(cap_chars).collect()
         },
-        truncated_from: (!fits).then_some(meta.len() as usize),
+        truncated_from: (!fits).then_some(len),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn root_is_the_git_root_above_cwd() {
@@ -136,6 +122,35 @@ mod tests {
         assert_eq!(
             read_doc(project.path(), "AGENTS.md", 100).unwrap().text,
             "inside"
+        );
+        fs::create_dir(project.path().join(".git")).unwrap();
+        fs::write(project.path().join(".git/config"), "[remote]").unwrap();
+        fs::remove_file(project.path().join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink(
+            project.path().join(".git/config"),
+            project.path().join("AGENTS.md"),
+        )
+        .unwrap();
+        assert_eq!(read_doc(project.path(), "AGENTS.md", 100), Err("git-dir"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_without_blocking() {
+        let project = tempfile::tempdir().unwrap();
+        let fifo = project.path().join("AGENTS.md");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert_eq!(
+            read_doc(project.path(), "AGENTS.md", 100),
+            Err("not-a-file")
+        );
+        fs::remove_file(&fifo).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &fifo).unwrap();
+        assert_eq!(
+            read_doc(project.path(), "AGENTS.md", 100),
+            Err("outside-project")
         );
     }
 }

@@ -1,7 +1,9 @@
 //! Settings read from the environment once per run, so the rest of the program never looks at
-//! environment variables.
+//! environment variables. Everything here is trusted input (the user's environment and the
+//! user's own config folder); a project's `.sophia-hook.yaml` can only turn analytics off, never
+//! choose where anything is written (`docs/security.md`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Environment variable names, documented in `docs/configuration.md`.
 pub const ENV_ANALYTICS: &str = "SOPHIA_ANALYTICS";
@@ -33,13 +35,19 @@ pub struct Settings {
     pub availability_file: Option<PathBuf>,
     /// The user cache folder for best-effort state (carry-forward of planned delegation).
     pub cache_dir: Option<PathBuf>,
-    /// The user state folder (`XDG_STATE_HOME`, else `~/.local/state`): backups of files that
-    /// `agents sync --force` replaced, and the page `report` writes by default.
+    /// The user state folder (`XDG_STATE_HOME`, else `~/.local/state`); sophia-hook keeps its
+    /// files under `sophia-hook/` there: backups of files that `agents sync --force` replaced and
+    /// of settings files `install`/`uninstall` changed, and the page `report` writes by default.
     pub state_dir: Option<PathBuf>,
     /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
     pub codex_home: Option<PathBuf>,
     /// Analytics were set by the environment, which wins over the project configuration.
     pub analytics_from_env: bool,
+    /// The user's sophia-hook config folder (`$XDG_CONFIG_HOME/sophia-hook`, else
+    /// `~/.config/sophia-hook`): holds the user-level `config.yaml`.
+    pub config_dir: Option<PathBuf>,
+    /// The analytics file is the default one (its folder may be created).
+    pub analytics_default: bool,
     /// When a run has used this much time before loading catalogs or scoring, it emits the minimal
     /// safe output instead (`SOPHIA_TIME_BUDGET_MS`, default 100 ms).
     pub time_budget: std::time::Duration,
@@ -52,29 +60,44 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Applies the project's analytics configuration unless the environment decided already.
+    /// Applies the project's analytics configuration: a project may turn analytics off, nothing
+    /// else. Its `analytics.file` is ignored (a repository never chooses where we write; see
+    /// [`crate::config::ProjectConfig::warnings`]).
     pub fn with_project_analytics(&self, config: &crate::config::AnalyticsConfig) -> Settings {
         let mut s = self.clone();
-        if self.analytics_from_env {
-            return s;
-        }
-        if let Some(file) = &config.file {
-            let expanded = match (file.strip_prefix("~"), &self.home) {
-                (Ok(rest), Some(home)) => home.join(rest),
-                _ => file.clone(),
-            };
-            s.analytics_file = Some(expanded);
-        }
-        if config.enabled == Some(false) {
+        if config.enabled == Some(false) && !self.analytics_from_env {
             s.analytics_file = None;
         }
         s
     }
 
     pub fn from_env() -> Settings {
-        Settings::from_lookup(|name| {
-            std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
-        })
+        let get = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        let mut settings = Settings::from_lookup(get);
+        if !settings.analytics_from_env
+            && let Some(dir) = &settings.config_dir
+        {
+            let user = crate::edge::config::load_user(dir);
+            settings.apply_user_analytics(&user.analytics);
+        }
+        settings
+    }
+
+    /// Applies the user-level configuration's analytics keys (`enabled`, `file`): trusted, since
+    /// it lives in the user's own config folder. The environment wins over it.
+    pub fn apply_user_analytics(&mut self, config: &crate::config::AnalyticsConfig) {
+        if self.analytics_from_env {
+            return;
+        }
+        if let Some(file) = &config.file
+            && let Some(home) = &self.home
+        {
+            self.analytics_file = Some(user_path(home, file));
+            self.analytics_default = false;
+        }
+        if config.enabled == Some(false) {
+            self.analytics_file = None;
+        }
     }
 
     /// Builds settings from any variable lookup (tests pass a map).
@@ -84,8 +107,15 @@ impl Settings {
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
         let analytics_on = !get(ENV_ANALYTICS).is_some_and(|v| is_off(&v));
-        let analytics_file = match get(ENV_ANALYTICS_FILE).filter(|p| !p.is_empty()) {
-            Some(path) => Some(PathBuf::from(path)),
+        let env_file = get(ENV_ANALYTICS_FILE).filter(|p| !p.is_empty());
+        let analytics_default = env_file.is_none();
+        let analytics_file = match env_file {
+            // A relative path never resolves against the process's working directory (the
+            // project the host runs us in): it is relative to the home directory.
+            Some(path) => home.as_ref().map_or_else(
+                || Some(PathBuf::from(&path)).filter(|p| p.is_absolute()),
+                |h| Some(user_path(h, Path::new(&path))),
+            ),
             None => home
                 .as_ref()
                 .map(|h| h.join(".mcp-servers/analytics/sophia-hook.jsonl")),
@@ -112,6 +142,13 @@ impl Settings {
                     }
                 })
             });
+        let xdg = |var: &str, fallback: &str| {
+            get(var)
+                .filter(|p| Path::new(p).is_absolute())
+                .map(PathBuf::from)
+                .or_else(|| home.as_ref().map(|h| h.join(fallback)))
+                .map(|d| d.join("sophia-hook"))
+        };
         let time_budget = get(ENV_TIME_BUDGET_MS)
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map_or(DEFAULT_TIME_BUDGET, std::time::Duration::from_millis);
@@ -129,12 +166,24 @@ impl Settings {
                 .map(PathBuf::from),
             availability_file,
             cache_dir,
+            config_dir: xdg("XDG_CONFIG_HOME", ".config"),
+            analytics_default,
             analytics_file,
             debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),
             planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
             home,
             inject_panic: get(ENV_FAULT).is_some_and(|v| v == "panic"),
         }
+    }
+}
+
+/// A user-chosen path: `~/x` and relative paths are under the home directory, absolute paths
+/// stay as written.
+fn user_path(home: &Path, path: &Path) -> PathBuf {
+    match path.strip_prefix("~") {
+        Ok(rest) => home.join(rest),
+        Err(_) if path.is_absolute() => path.to_path_buf(),
+        Err(_) => home.join(path),
     }
 }
 
@@ -179,6 +228,52 @@ mod tests {
         let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS, "off")]);
         assert_eq!(s.analytics_file, None);
         assert_eq!(settings(&[]).analytics_file, None);
+        // Relative: under the home directory, never the working directory.
+        let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS_FILE, "logs/a.jsonl")]);
+        assert_eq!(
+            s.analytics_file,
+            Some(PathBuf::from("/home/u/logs/a.jsonl"))
+        );
+        let s = settings(&[(ENV_ANALYTICS_FILE, "logs/a.jsonl")]);
+        assert_eq!(s.analytics_file, None);
+    }
+
+    #[test]
+    fn user_config_moves_analytics_unless_the_environment_decided() {
+        let cfg = crate::config::AnalyticsConfig {
+            enabled: None,
+            file: Some(PathBuf::from("~/logs/a.jsonl")),
+        };
+        let mut s = settings(&[("HOME", "/home/u")]);
+        s.apply_user_analytics(&cfg);
+        assert_eq!(
+            s.analytics_file,
+            Some(PathBuf::from("/home/u/logs/a.jsonl"))
+        );
+        assert!(!s.analytics_default);
+        let mut s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS_FILE, "/e.jsonl")]);
+        s.apply_user_analytics(&cfg);
+        assert_eq!(s.analytics_file, Some(PathBuf::from("/e.jsonl")));
+    }
+
+    #[test]
+    fn user_dirs_follow_xdg() {
+        let s = settings(&[("HOME", "/home/u")]);
+        assert_eq!(
+            s.config_dir,
+            Some(PathBuf::from("/home/u/.config/sophia-hook"))
+        );
+        assert_eq!(s.state_dir, Some(PathBuf::from("/home/u/.local/state")));
+        let s = settings(&[
+            ("HOME", "/home/u"),
+            ("XDG_STATE_HOME", "/s"),
+            ("XDG_CONFIG_HOME", "relative"),
+        ]);
+        assert_eq!(s.state_dir, Some(PathBuf::from("/s")));
+        assert_eq!(
+            s.config_dir,
+            Some(PathBuf::from("/home/u/.config/sophia-hook"))
+        );
     }
 
     #[test]
@@ -219,13 +314,18 @@ mod tests {
     }
 
     #[test]
-    fn project_analytics_apply_unless_the_environment_decided() {
+    fn a_project_can_turn_analytics_off_but_never_move_them() {
         let cfg = crate::config::AnalyticsConfig {
             enabled: None,
-            file: Some(PathBuf::from("~/p.jsonl")),
+            file: Some(PathBuf::from("~/.bashrc")),
         };
         let s = settings(&[("HOME", "/home/u")]).with_project_analytics(&cfg);
-        assert_eq!(s.analytics_file, Some(PathBuf::from("/home/u/p.jsonl")));
+        assert_eq!(
+            s.analytics_file,
+            Some(PathBuf::from(
+                "/home/u/.mcp-servers/analytics/sophia-hook.jsonl"
+            ))
+        );
         let off = crate::config::AnalyticsConfig {
             enabled: Some(false),
             file: None,

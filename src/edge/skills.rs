@@ -15,7 +15,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use crate::config::ProjectConfig;
 use crate::edge::files::{ReadError, caps, read_bounded_string, write_atomic};
 use crate::payload::Host;
 use crate::skills::catalog::{
@@ -455,11 +454,22 @@ fn scan(
     Some(catalog)
 }
 
-/// Where the compiled index of `root` lives (`.sophia-hook.yaml` may move it), for Codex; the
-/// other hosts see other folders, so their index sits next to it with the host in its name.
-pub fn index_path(root: &Path) -> PathBuf {
+/// Where the compiled index of `root` lives (`.sophia-hook.yaml` may move it inside the
+/// project), with a warning when the configured path was refused. `None` when even the default
+/// leads out of the project (a planted `.sophia` symlink).
+pub fn index_location(root: &Path) -> (Option<PathBuf>, Option<String>) {
     let (config, _) = crate::edge::config::load(root);
-    ProjectConfig::resolve(root, config.skills_index.as_deref(), INDEX_PATH)
+    crate::edge::config::artifact_path(
+        root,
+        "skills_index",
+        config.skills_index.as_deref(),
+        INDEX_PATH,
+    )
+}
+
+/// [`index_location`] for reading: an empty path (which reads as missing) when refused.
+pub fn index_path(root: &Path) -> PathBuf {
+    index_location(root).0.unwrap_or_default()
 }
 
 /// The index file of `host`, next to the configured one: `skills-index.tsv` for Codex,
@@ -631,7 +641,9 @@ fn load_inventory(
 fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
     let text = read_bounded_string(path, caps::INDEX).map_err(|e| match e {
         ReadError::Missing => "skills-index-missing",
-        _ => "skills-index-corrupt",
+        ReadError::TooLarge { .. } => "skills-index-too-large",
+        ReadError::NotRegular => "skills-index-not-a-file",
+        ReadError::Io(_) => "skills-index-unreadable",
     })?;
     let text: &'static str = Box::leak(text.into_boxed_str());
     let catalog = CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")?;
@@ -661,10 +673,17 @@ pub fn build_index(
     let mut catalog = scan(&inventory.files, fingerprint(&inventory.files), &|| false)
         .ok_or_else(|| anyhow::anyhow!("compiling the skills was interrupted"))?;
     catalog.warnings.extend(inventory.warnings.iter().cloned());
-    let out = out.map_or_else(
-        || host_index_path(&index_path(root), host),
-        Path::to_path_buf,
-    );
+    let out = match out {
+        // A path on the command line is the user's choice.
+        Some(out) => out.to_path_buf(),
+        None => match index_location(root) {
+            (Some(path), None) => host_index_path(&path, host),
+            (_, Some(why)) => anyhow::bail!(
+                "refusing to write the index: {why} (the index must stay inside the project, out of .git/); nothing was written"
+            ),
+            (None, None) => anyhow::bail!("refusing to write the index outside the project"),
+        },
+    };
     write_atomic(&out, catalog.to_lines().as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     if let Some(dir) = out.parent() {
