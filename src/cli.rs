@@ -683,8 +683,24 @@ fn skill_ids_of(root: &std::path::Path) -> std::collections::BTreeSet<String> {
 }
 
 fn read_source(path: &std::path::Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path)
+    use crate::edge::files::{caps, read_bounded_string};
+    read_bounded_string(path, caps::CATALOG)
         .with_context(|| format!("reading the canonical source {}", path.display()))
+}
+
+/// The generated catalog's path for `catalog build`/`check`: `--out`/`--catalog` from the
+/// command line as given (the user's choice), else the project's, which must stay inside it.
+fn project_catalog_path(root: &std::path::Path, given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    if let Some(path) = given {
+        return Ok(path);
+    }
+    match crate::edge::agents::catalog_location(root) {
+        (Some(path), None) => Ok(path),
+        (_, Some(why)) => bail!(
+            "refusing the agent catalog path: {why} (it must stay inside the project, out of .git/); nothing was written"
+        ),
+        (None, None) => bail!("refusing an agent catalog path outside the project"),
+    }
 }
 
 fn catalog_build(
@@ -696,8 +712,20 @@ fn catalog_build(
     clock: &dyn Clock,
 ) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
-    let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
-    let out = out.unwrap_or_else(|| crate::edge::agents::catalog_path(&root));
+    let source = match source {
+        Some(source) => source,
+        None => crate::edge::files::inside_project(
+            &root,
+            std::path::Path::new(crate::edge::agents::SOURCE_PATH),
+        )
+        .map_err(|why| {
+            anyhow::anyhow!(
+                "refusing {}: {why}; nothing was written",
+                crate::edge::agents::SOURCE_PATH
+            )
+        })?,
+    };
+    let out = project_catalog_path(&root, out)?;
     let text = read_source(&source)?;
     let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
     let catalog =
@@ -728,7 +756,7 @@ fn catalog_check(
     skills_root: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
-    let path = catalog.unwrap_or_else(|| crate::edge::agents::catalog_path(&root));
+    let path = project_catalog_path(&root, catalog)?;
     let generated = crate::edge::agents::read_catalog(&path)
         .map_err(|reason| anyhow::anyhow!("{}: {reason}", path.display()))?;
     let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
@@ -888,7 +916,8 @@ fn install(
     let host = host.context("name the host: --host codex|claude|gemini|antigravity")?;
     let root = project_root_arg(args.root.clone())?;
     let path = settings_path(host, args.scope, &root, settings)?;
-    let before = hostconfig::read(&path)?;
+    let target = hostconfig::write_target(&path, args.scope, &root)?;
+    let before = hostconfig::read(&target)?;
     let after = if add {
         let binary = binary_path(args.binary.as_deref())?;
         let binary = binary.to_string_lossy();
@@ -930,7 +959,11 @@ fn install(
             args.scope.as_str()
         )?;
     } else {
-        hostconfig::write(&path, after.as_ref())?;
+        let backups = settings
+            .state_dir
+            .as_deref()
+            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
+        hostconfig::write(&path, &target, backups.as_deref(), after.as_ref())?;
         writeln!(
             stdout,
             "{verb} sophia-hook for {} ({} scope): {}",
@@ -938,11 +971,11 @@ fn install(
             args.scope.as_str(),
             path.display()
         )?;
-        if !before.is_null() {
+        if let (false, Some(dir)) = (before.is_null(), &backups) {
             writeln!(
                 stdout,
-                "previous file kept as {}",
-                hostconfig::backup_path(&path).display()
+                "previous file kept in {} (original.json: before sophia-hook's first change; last.json: before this one)",
+                dir.display()
             )?;
         }
     }
@@ -1034,11 +1067,12 @@ fn stats(
         .map(|s| crate::stats::parse_since(&s))
         .transpose()
         .map_err(|e| anyhow::anyhow!(e))?;
-    let text = match std::fs::read(&path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
+    let text =
+        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::ANALYTICS) {
+            Ok(text) => text,
+            Err(crate::edge::files::ReadError::Missing) => String::new(),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
     let summary = crate::stats::summarise(&text, since);
     if json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;

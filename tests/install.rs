@@ -33,6 +33,21 @@ impl Sandbox {
     }
 }
 
+/// Every `original.json` backup under the user's state folder.
+fn backups(home: &Path) -> Vec<std::path::PathBuf> {
+    let dir = home.join(".local/state/sophia-hook/backups");
+    let mut out: Vec<_> = fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().path().join("original.json"))
+                .filter(|p| p.exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
 fn read(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
@@ -130,11 +145,14 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
                 }
             }
         }
-        assert!(
-            fs::read_to_string(format!("{}.sophia-hook.bak", path.display()))
-                .unwrap()
-                .len()
-                > 10
+        // The pre-install original is kept in the user's state folder, not in the repository.
+        assert!(!Path::new(&format!("{}.sophia-hook.bak", path.display())).exists());
+        let originals = backups(&sb.home());
+        assert_eq!(originals.len(), 1, "{host}: {originals:?}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&fs::read_to_string(&originals[0]).unwrap()).unwrap(),
+            existing(host),
+            "{host}"
         );
 
         let un = sb.run(&["uninstall", "--host", host]);

@@ -1,21 +1,37 @@
 //! Reading and writing hosts' settings files for `install`, `uninstall` and `doctor`: a file that
-//! does not parse is never touched; every write is atomic and keeps the previous file as a backup.
+//! does not parse is never touched; every write is atomic, keeps the file's mode, never follows a
+//! symlink it has not checked, and keeps backups in the user's own state folder.
+//!
+//! - A symlinked settings file (dotfiles) is written through to its target: for the project
+//!   scope the target must resolve inside the project and out of `.git/` (a repository's
+//!   `.codex -> ~/.codex` is refused); for the user scope it may be anywhere the user pointed it.
+//! - Backups go to `<state>/backups/<host>-<scope>-<hash of the path>/`: `original.json` (the
+//!   file before sophia-hook first changed it, never overwritten) and `last.json` (the file
+//!   before the latest change). Never next to the settings file, which may be in a repository.
+//! - Members that sophia-hook does not change are written back byte for byte as they were (so a
+//!   number such as `18446744073709551616` or `1e-400` is never rewritten); only the changed
+//!   members are re-serialised.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::edge::files::write_atomic;
+use crate::edge::files::{ReadError, caps, inside_project, read_bounded, write_atomic};
+use crate::install::Scope;
+use crate::payload::Host;
 
 /// Reads a settings file: `Value::Null` when it does not exist, an error when it cannot be read
 /// or parsed (strict JSON: comments and trailing commas are refused, as the hosts refuse them).
+/// Regular files only, at most `caps::SETTINGS` bytes.
 pub fn read(path: &Path) -> anyhow::Result<Value> {
-    let bytes = match fs::read(path) {
+    let bytes = match read_bounded(path, caps::SETTINGS) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Value::Null),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        Err(ReadError::Missing) => return Ok(Value::Null),
+        Err(e) => bail!("{} is {e}; it was left untouched", path.display()),
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
@@ -35,11 +51,39 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
     Ok(value)
 }
 
-/// The backup kept next to a settings file before sophia-hook changes it.
-pub fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".sophia-hook.bak");
-    path.with_file_name(name)
+/// The file to actually write for the settings file at `path`: the path itself, or the target of
+/// a symlink there (the project scope's target must stay inside the project, out of `.git/`).
+pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::Result<PathBuf> {
+    if scope == Scope::Project {
+        return inside_project(project_root, path).map_err(|why| {
+            anyhow::anyhow!(
+                "refusing to write {}: it is {why} (a repository's settings file may not lead elsewhere); nothing was written",
+                path.display()
+            )
+        });
+    }
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path).with_context(|| {
+            format!(
+                "{} is a symlink whose target cannot be resolved; nothing was written",
+                path.display()
+            )
+        }),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// The folder holding the backups of the settings file at `path`.
+pub fn backup_dir(state_dir: &Path, host: Host, scope: Scope, path: &Path) -> PathBuf {
+    let hash = crate::fingerprint::sha256(path.to_string_lossy().as_bytes());
+    let short: String = hash
+        .trim_start_matches("sha256:")
+        .chars()
+        .take(16)
+        .collect();
+    state_dir
+        .join("backups")
+        .join(format!("{}-{}-{short}", host.as_str(), scope.as_str()))
 }
 
 /// Pretty JSON with a final newline, as the settings files are usually written.
@@ -49,28 +93,116 @@ pub fn render(doc: &Value) -> String {
     text
 }
 
-/// Replaces the file with `doc` (or removes it for `None`), keeping the previous content in the
-/// backup. Atomic: readers see the old file or the new one.
-pub fn write(path: &Path, doc: Option<&Value>) -> anyhow::Result<()> {
-    if path.exists() {
-        fs::copy(path, backup_path(path))
-            .with_context(|| format!("keeping a backup of {}", path.display()))?;
+/// The text of `doc` written over the file's `original` bytes: every member whose value did not
+/// change keeps its original text exactly; changed objects are rebuilt member by member, and
+/// only the members that changed are re-serialised (pretty, two spaces).
+pub fn render_over(original: Option<&[u8]>, doc: &Value) -> String {
+    let raw = original.and_then(|b| std::str::from_utf8(b).ok());
+    let mut text = render_value(doc, raw, 0);
+    text.push('\n');
+    text
+}
+
+fn render_value(value: &Value, raw: Option<&str>, depth: usize) -> String {
+    if let Some(raw) = raw
+        && serde_json::from_str::<Value>(raw).is_ok_and(|before| before == *value)
+    {
+        return raw.trim().to_owned();
+    }
+    let members = raw.and_then(|r| serde_json::from_str::<Members>(r).ok());
+    match (value, members) {
+        (Value::Object(map), Some(Members(members))) if !map.is_empty() => {
+            let pad = "  ".repeat(depth + 1);
+            let mut out = String::from("{\n");
+            for (i, (key, v)) in map.iter().enumerate() {
+                let raw_v = members
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, r)| r.get());
+                out.push_str(&pad);
+                out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                out.push_str(": ");
+                out.push_str(&render_value(v, raw_v, depth + 1));
+                if i + 1 < map.len() {
+                    out.push(',');
+                }
+                out.push('\n');
+            }
+            out.push_str(&"  ".repeat(depth));
+            out.push('}');
+            out
+        }
+        _ => serde_json::to_string_pretty(value)
+            .unwrap_or_else(|_| "null".to_owned())
+            .replace('\n', &format!("\n{}", "  ".repeat(depth))),
+    }
+}
+
+/// An object's members in their written order, each value as its original text.
+struct Members(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+/// Replaces the settings file at `target` (from [`write_target`]) with `doc`, or removes it for
+/// `None`, after copying its current bytes to `backups` (`original.json` once, `last.json`
+/// every time). Atomic and mode-keeping (`write_atomic`). A file that must go but is reached
+/// through a symlink is emptied to `{}` instead, so the user's dotfiles link stays valid.
+pub fn write(
+    path: &Path,
+    target: &Path,
+    backups: Option<&Path>,
+    doc: Option<&Value>,
+) -> anyhow::Result<()> {
+    let current = match read_bounded(target, caps::SETTINGS) {
+        Ok(bytes) => Some(bytes),
+        Err(ReadError::Missing) => None,
+        Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
+    };
+    if let (Some(bytes), Some(dir)) = (&current, backups) {
+        let original = dir.join("original.json");
+        if fs::symlink_metadata(&original).is_err() {
+            write_atomic(&original, bytes)
+                .with_context(|| format!("keeping a backup in {}", original.display()))?;
+        }
+        let last = dir.join("last.json");
+        write_atomic(&last, bytes)
+            .with_context(|| format!("keeping a backup in {}", last.display()))?;
     }
     match doc {
-        Some(doc) => write_atomic(path, render(doc).as_bytes())
-            .with_context(|| format!("writing {}", path.display())),
-        None => {
-            if path.exists() {
-                fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
-            }
-            Ok(())
+        Some(doc) => write_atomic(target, render_over(current.as_deref(), doc).as_bytes())
+            .with_context(|| format!("writing {}", target.display())),
+        None if current.is_none() => Ok(()),
+        None if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
+            { write_atomic(target, b"{}\n") }
+                .with_context(|| format!("writing {}", target.display()))
         }
+        None => fs::remove_file(target).with_context(|| format!("removing {}", target.display())),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{PermissionsExt, symlink};
 
     #[test]
     fn unparseable_files_are_refused_and_untouched() {
@@ -85,20 +217,107 @@ mod tests {
         fs::write(&path, "[1]").unwrap();
         assert!(read(&path).is_err());
         assert_eq!(read(&dir.path().join("missing.json")).unwrap(), Value::Null);
+        let zero = dir.path().join("zero.json");
+        symlink("/dev/zero", &zero).unwrap();
+        assert!(read(&zero).is_err());
     }
 
     #[test]
-    fn write_keeps_a_backup() {
+    fn write_keeps_the_original_and_the_last_backup_and_the_mode() {
         let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
         let path = dir.path().join("hooks.json");
         fs::write(&path, "{\"old\":true}").unwrap();
-        write(&path, Some(&serde_json::json!({"new": true}))).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        let backups = backup_dir(&state, Host::Codex, Scope::User, &path);
+        write(
+            &path,
+            &path,
+            Some(&backups),
+            Some(&serde_json::json!({"new": 1})),
+        )
+        .unwrap();
+        write(
+            &path,
+            &path,
+            Some(&backups),
+            Some(&serde_json::json!({"new": 2})),
+        )
+        .unwrap();
         assert_eq!(
-            fs::read_to_string(backup_path(&path)).unwrap(),
+            fs::read_to_string(backups.join("original.json")).unwrap(),
             "{\"old\":true}"
         );
-        assert_eq!(read(&path).unwrap(), serde_json::json!({"new": true}));
-        write(&path, None).unwrap();
-        assert!(!path.exists() && backup_path(&path).exists());
+        assert_eq!(
+            read(&backups.join("last.json")).unwrap(),
+            serde_json::json!({"new": 1})
+        );
+        assert_eq!(read(&path).unwrap(), serde_json::json!({"new": 2}));
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        write(&path, &path, Some(&backups), None).unwrap();
+        assert!(!path.exists());
+        assert!(!dir.path().join("hooks.json.sophia-hook.bak").exists());
+    }
+
+    #[test]
+    fn unchanged_members_keep_their_text_and_numbers() {
+        let original = r#"{"big": 18446744073709551616, "tiny": 1e-400, "f": 1.50,
+  "nested": {"keep": [1.0, 2e5], "hooks": {"Stop": [{"t": 1E3}]}},
+  "hooks": {"Stop": [{"hooks": [{"command": "n", "timeout": 3.0}]}]}}"#;
+        let mut doc: Value = serde_json::from_str(original).unwrap();
+        doc["hooks"]["SessionStart"] = serde_json::json!([{"hooks": [{"command": "s"}]}]);
+        let text = render_over(Some(original.as_bytes()), &doc);
+        for kept in [
+            "18446744073709551616",
+            "1e-400",
+            "1.50",
+            r#"{"keep": [1.0, 2e5], "hooks": {"Stop": [{"t": 1E3}]}}"#,
+            r#"[{"hooks": [{"command": "n", "timeout": 3.0}]}]"#,
+        ] {
+            assert!(text.contains(kept), "{kept} in {text}");
+        }
+        let reparsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(reparsed, doc);
+        assert_eq!(render_over(None, &doc), render(&doc));
+        // Untouched document: the original text.
+        let same: Value = serde_json::from_str(original).unwrap();
+        assert_eq!(
+            render_over(Some(original.as_bytes()), &same),
+            format!("{original}\n")
+        );
+    }
+
+    #[test]
+    fn symlinked_settings_are_written_through_within_the_scope_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        fs::create_dir_all(root.join(".codex")).unwrap();
+        let dotfiles = dir.path().join("dotfiles");
+        fs::create_dir_all(&dotfiles).unwrap();
+        fs::write(dotfiles.join("hooks.json"), "{}").unwrap();
+        // User scope: the user's own link is followed.
+        let user = dir.path().join("user-hooks.json");
+        symlink(dotfiles.join("hooks.json"), &user).unwrap();
+        let target = write_target(&user, Scope::User, &root).unwrap();
+        assert_eq!(
+            target,
+            fs::canonicalize(dotfiles.join("hooks.json")).unwrap()
+        );
+        write(&user, &target, None, Some(&serde_json::json!({"a": 1}))).unwrap();
+        assert!(
+            fs::symlink_metadata(&user)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(read(&user).unwrap(), serde_json::json!({"a": 1}));
+        write(&user, &target, None, None).unwrap();
+        assert_eq!(read(&user).unwrap(), serde_json::json!({}));
+        // Project scope: a link out of the project is refused.
+        let project_file = root.join(".codex/hooks.json");
+        symlink(dotfiles.join("hooks.json"), &project_file).unwrap();
+        let err = write_target(&project_file, Scope::Project, &root).unwrap_err();
+        assert!(err.to_string().contains("refusing"), "{err}");
     }
 }
