@@ -23,6 +23,8 @@ pub const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
 
 /// Planned delegation expires after this long.
 pub const CARRY_FORWARD_TTL_HOURS: i64 = 24;
+/// At most this many sessions are remembered in the carry-forward state.
+pub const MAX_SESSIONS: usize = 1024;
 
 /// Verbs that, with `piano`/`plan`, ask for a plan.
 const PLAN_VERBS: &[&str] = &[
@@ -261,9 +263,23 @@ impl CarryForwardState {
             .filter(|p| now - p.planned_at < Duration::hours(CARRY_FORWARD_TTL_HOURS))
     }
 
+    /// Records a session's plan; past [`MAX_SESSIONS`] entries the oldest plans go, so the file
+    /// stays far below the state read cap.
     pub fn insert(&mut self, session_id: &str, planned: PlannedDelegation) {
         self.schema_version = 1;
-        self.sessions.insert(Self::key(session_id), planned);
+        let key = Self::key(session_id);
+        while self.sessions.len() >= MAX_SESSIONS && !self.sessions.contains_key(&key) {
+            let oldest = self
+                .sessions
+                .iter()
+                .min_by_key(|(_, p)| p.planned_at)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.sessions.remove(&k),
+                None => break,
+            };
+        }
+        self.sessions.insert(key, planned);
     }
 
     pub fn remove(&mut self, session_id: &str) -> bool {
@@ -487,7 +503,17 @@ mod tests {
         assert_eq!(state.get("session-abc", now + Duration::hours(25)), None);
         state.prune(now + Duration::hours(25));
         assert!(state.sessions.is_empty());
-        state.insert("s", planned);
+        state.insert("s", planned.clone());
         assert!(state.remove("s") && !state.remove("s"));
+        for i in 0..MAX_SESSIONS + 10 {
+            let p = PlannedDelegation {
+                planned_at: now + Duration::seconds(i as i64),
+                ..planned.clone()
+            };
+            state.insert(&format!("s{i}"), p);
+        }
+        assert_eq!(state.sessions.len(), MAX_SESSIONS);
+        assert!(state.get("s0", now).is_none(), "the oldest went first");
+        assert!(state.get(&format!("s{}", MAX_SESSIONS + 9), now).is_some());
     }
 }

@@ -162,6 +162,12 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
 /// name fails the open instead of redirecting it), are synced, and the temp is renamed over the
 /// target. Temporary files a killed earlier writer left behind are removed.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, contents, true)
+}
+
+/// [`write_atomic`]; `durable: false` skips the `fsync`s (best-effort state under a lock, where
+/// a crash may lose the last update but must not make every concurrent hook wait for the disk).
+fn write_atomic_with(path: &Path, contents: &[u8], durable: bool) -> io::Result<()> {
     let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => parent,
         None => Path::new("."),
@@ -191,11 +197,13 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
             file.set_permissions(fs::Permissions::from_mode(mode))?;
         }
         file.write_all(contents)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         fs::rename(&tmp, path)?;
         // Make the rename durable too; a folder that cannot be synced is not an error.
-        if let Ok(dir) = File::open(parent) {
+        if durable && let Ok(dir) = File::open(parent) {
             let _ = dir.sync_all();
         }
         Ok(())
@@ -304,10 +312,103 @@ pub fn read_json_or_default<T: serde::de::DeserializeOwned + Default>(path: &Pat
         .unwrap_or_default()
 }
 
-/// Writes a JSON state file atomically.
+/// Writes a best-effort JSON state file atomically (never torn, never through a symlink), without
+/// waiting for the disk.
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let json = serde_json::to_vec(value).map_err(io::Error::other)?;
-    write_atomic(path, &json)
+    write_atomic_with(path, &json, false)
+}
+
+/// How long a state update waits for another process's lock before giving up, by default (best
+/// effort: the hook never waits longer than this for its state). `SOPHIA_STATE_LOCK_MS` changes
+/// it through [`set_lock_wait`].
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(2000);
+
+static LOCK_WAIT_MS: AtomicU64 = AtomicU64::new(2000);
+
+/// Sets the wait of [`update_json`] for this process (from the user's environment).
+pub fn set_lock_wait(wait: std::time::Duration) {
+    LOCK_WAIT_MS.store(
+        u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
+}
+
+fn lock_wait() -> std::time::Duration {
+    std::time::Duration::from_millis(LOCK_WAIT_MS.load(Ordering::Relaxed))
+}
+
+/// Runs `f` while holding an exclusive `flock` on the file `lock` (created `0600` in an existing
+/// or newly created folder, never through a symlink, never a FIFO). Waits in the kernel (no
+/// polling) on a helper thread for at most `wait`; `ErrorKind::TimedOut` when another process
+/// holds the lock longer (the helper keeps waiting until the process exits, harmlessly). The lock
+/// is released when the file is closed, so a killed holder never leaves it stuck.
+pub fn with_lock<T>(
+    lock: &Path,
+    wait: std::time::Duration,
+    f: impl FnOnce() -> T,
+) -> io::Result<T> {
+    use std::os::fd::AsRawFd;
+    if let Some(parent) = lock.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)?;
+    }
+    refuse_special(lock)?;
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(lock)
+        .map_err(|e| nofollow_error(e, lock))?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular(lock));
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = loop {
+            // SAFETY: flock on a descriptor this thread owns (the `File` moved here).
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if rc == 0 {
+                break Ok(file);
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                break Err(err);
+            }
+        };
+        let _ = tx.send(result);
+    });
+    let locked = match rx.recv_timeout(wait) {
+        Ok(result) => result?,
+        Err(_) => {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "another process holds the state lock",
+            ));
+        }
+    };
+    let out = f();
+    drop(locked);
+    Ok(out)
+}
+
+/// Read-modify-write of a JSON state file under its lock (`<path>.lock`), so concurrent sessions
+/// never lose each other's updates. `update` returns whether to write the state back.
+pub fn update_json<T: serde::de::DeserializeOwned + serde::Serialize + Default>(
+    path: &Path,
+    update: impl FnOnce(&mut T) -> bool,
+) -> io::Result<()> {
+    let mut lock = path.as_os_str().to_os_string();
+    lock.push(".lock");
+    with_lock(Path::new(&lock), lock_wait(), || {
+        let mut state: T = read_json_or_default(path);
+        if update(&mut state) {
+            write_json_atomic(path, &state)
+        } else {
+            Ok(())
+        }
+    })?
 }
 
 const TEMP_MARK: &str = ".sophia-tmp-";
@@ -802,6 +903,48 @@ mod tests {
             inside_project(root, Path::new("inner")),
             Ok(canon.join("docs/a.md"))
         );
+    }
+
+    #[test]
+    fn concurrent_updates_under_the_lock_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/counts.json");
+        let threads: Vec<_> = (0..16)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..10 {
+                        update_json(&path, |v: &mut Vec<u32>| {
+                            v.push(t * 100 + i);
+                            true
+                        })
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let v: Vec<u32> = read_json_or_default(&path);
+        assert_eq!(v.len(), 160);
+    }
+
+    #[test]
+    fn a_held_lock_times_out_and_a_symlinked_lock_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("x.lock");
+        let err = with_lock(&lock, std::time::Duration::from_secs(5), || {
+            with_lock(&lock, std::time::Duration::from_millis(20), || ()).unwrap_err()
+        })
+        .unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let link = dir.path().join("y.lock");
+        symlink(&victim, &link).unwrap();
+        assert!(with_lock(&link, LOCK_WAIT, || ()).is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
     }
 
     #[test]

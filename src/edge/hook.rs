@@ -191,16 +191,12 @@ fn decide_from_stdin(
         && decision.output.as_ref().is_some_and(Printed::has_context)
         && let Some(cache) = &settings.cache_dir
     {
-        let path = turns::path(cache);
-        let mut log = turns::read(&path);
         let key = turns::TurnLog::key(
             payload.session_id.as_deref().unwrap_or(""),
             payload.initial_num_steps,
             payload.prompt.as_deref().unwrap_or(""),
         );
-        if log.first_time(key, now) {
-            let _ = turns::write(&path, &log);
-        } else {
+        if !turns::first_time(&turns::path(cache), key, now) {
             decision.output = Printed::noop(host);
         }
     }
@@ -237,15 +233,17 @@ fn update_carry_forward(
     if planned.is_none() && !consumed {
         return;
     }
-    let mut state = agents::read_state(path);
-    state.prune(now);
-    match planned {
-        Some(p) => state.insert(session, p),
-        None => {
-            state.remove(session);
+    // Under the state's lock: concurrent sessions never lose each other's entries.
+    let _ = crate::edge::files::update_json(path, |state: &mut planning::CarryForwardState| {
+        state.prune(now);
+        match planned {
+            Some(p) => state.insert(session, p),
+            None => {
+                state.remove(session);
+            }
         }
-    }
-    let _ = agents::write_state(path, &state);
+        true
+    });
 }
 
 /// RFC 3339 UTC timestamp, seconds precision.

@@ -13,6 +13,8 @@ pub const ENV_PLANNING: &str = "SOPHIA_PLANNING";
 pub const ENV_AVAILABILITY: &str = "SOPHIA_AGENT_AVAILABILITY";
 pub const ENV_CACHE_DIR: &str = "SOPHIA_CACHE_DIR";
 pub const ENV_TIME_BUDGET_MS: &str = "SOPHIA_TIME_BUDGET_MS";
+/// How long a state update waits for another session's lock (milliseconds, default 2000).
+pub const ENV_STATE_LOCK_MS: &str = "SOPHIA_STATE_LOCK_MS";
 /// The default time budget of a hook run.
 pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
 /// Test hook: `SOPHIA_FAULT=panic` makes hook mode panic after reading stdin, so the tests can
@@ -73,6 +75,9 @@ impl Settings {
 
     pub fn from_env() -> Settings {
         let get = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        if let Some(ms) = get(ENV_STATE_LOCK_MS).and_then(|v| v.trim().parse::<u64>().ok()) {
+            crate::edge::files::set_lock_wait(std::time::Duration::from_millis(ms));
+        }
         let mut settings = Settings::from_lookup(get);
         if !settings.analytics_from_env
             && let Some(dir) = &settings.config_dir

@@ -1,7 +1,8 @@
 //! At most one injection per user turn on hosts whose prompt event fires before every model call
 //! (Antigravity's `PreInvocation`): a small best-effort state file in the user cache folder
 //! remembers which (conversation, turn start, prompt) triples already got their context. Only
-//! hashes are kept.
+//! hashes are kept. Updated under a lock (`edge::files::update_json`), so concurrent hooks never
+//! lose a turn.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::edge::files::{read_json_or_default, write_json_atomic};
+use crate::edge::files::{read_json_or_default, update_json};
 use crate::fingerprint::sha256;
 
 /// Entries older than this are forgotten.
@@ -67,8 +68,16 @@ pub fn read(path: &Path) -> TurnLog {
     read_json_or_default(path)
 }
 
-pub fn write(path: &Path, log: &TurnLog) -> std::io::Result<()> {
-    write_json_atomic(path, log)
+/// Records the turn in the state file at `path` under its lock; `false` when it was already
+/// recorded (do not inject again). A state that cannot be locked or written counts as a first
+/// time (fail open: context twice is better than none).
+pub fn first_time(path: &Path, key: String, now: DateTime<Utc>) -> bool {
+    let mut first = true;
+    let _ = update_json(path, |log: &mut TurnLog| {
+        first = log.first_time(key, now);
+        first
+    });
+    first
 }
 
 #[cfg(test)]
