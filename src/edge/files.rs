@@ -154,6 +154,47 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether [`append_line`] could write to `path`, checked without leaving anything behind (for
+/// `doctor`): an existing file must be regular (not a symlink, FIFO or device) and open for
+/// appending (non-blocking, not followed); a missing one needs a writable folder, probed with an
+/// exclusive-create file that is removed at once. A missing folder counts only when the caller
+/// creates it (`creates_folder`: the default analytics log).
+pub fn appendable(path: &Path, creates_folder: bool) -> io::Result<()> {
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        if meta.file_type().is_symlink() || !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a symlink or not a regular file, which the hook refuses",
+            ));
+        }
+        return OpenOptions::new()
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+            .map(|_| ());
+    }
+    if !creates_folder && !path.parent().is_some_and(Path::is_dir) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "its folder does not exist, and only the default log's folder is created",
+        ));
+    }
+    let dir = path
+        .ancestors()
+        .skip(1)
+        .find(|d| d.is_dir())
+        .unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".sophia-hook-doctor-{}", std::process::id()));
+    OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&probe)
+        .map(|_| {
+            let _ = fs::remove_file(&probe);
+        })
+}
+
 /// Writes `contents` to `path` atomically, never through a symlink. The parent folder is created
 /// if missing (callers decide which folders are allowed). The target must be missing or a regular
 /// file (a symlink, FIFO, device or folder there is refused); an existing target keeps its
@@ -945,6 +986,25 @@ mod tests {
         symlink(&victim, &link).unwrap();
         assert!(with_lock(&link, LOCK_WAIT, || ()).is_err());
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+    }
+
+    #[test]
+    fn appendable_checks_without_leaving_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("a.jsonl");
+        appendable(&log, false).unwrap();
+        assert!(!log.exists());
+        assert_eq!(names(dir.path()), Vec::<String>::new());
+        assert!(appendable(&dir.path().join("new/a.jsonl"), false).is_err());
+        appendable(&dir.path().join("new/a.jsonl"), true).unwrap();
+        fs::write(&log, "").unwrap();
+        appendable(&log, false).unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        assert!(appendable(&fifo, false).is_err());
+        let link = dir.path().join("link");
+        symlink(&log, &link).unwrap();
+        assert!(appendable(&link, false).is_err());
     }
 
     #[test]
