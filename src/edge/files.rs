@@ -293,6 +293,16 @@ impl Outside {
 /// refused outright. The returned path is the resolved one: read or write that.
 pub fn inside_project(root: &Path, path: &Path) -> Result<PathBuf, Outside> {
     use std::path::Component;
+    // A relative root (`--root .` on the command line) is the user's, relative to where they are.
+    let absolute;
+    let root = if root.is_relative() {
+        absolute = std::env::current_dir()
+            .map_err(|_| Outside::Escapes)?
+            .join(root);
+        absolute.as_path()
+    } else {
+        root
+    };
     let full = if path.is_absolute() {
         path.to_path_buf()
     } else {
