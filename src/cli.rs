@@ -594,6 +594,8 @@ fn skills_index(
     }
     match (built, last_error) {
         (0, Some(e)) if host.is_some() => Err(e),
+        // A refused index path is the same for every host: say so, not "no skills found".
+        (0, Some(e)) if e.to_string().starts_with("refusing") => Err(e),
         (0, _) => anyhow::bail!(
             "no skills found in {} for any host (the hook uses the embedded default catalog)",
             root.display()
