@@ -217,7 +217,7 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
         };
         return host == Host::Claude
             && is_our_program(command)
-            && EVENTS.iter().any(|e| {
+            && events(host).iter().any(|e| {
                 *args
                     == [
                         Value::from("--host"),
@@ -232,7 +232,7 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
         None => command.split(' ').next().unwrap_or(""),
     };
     is_our_program(program)
-        && EVENTS
+        && events(host)
             .iter()
             .any(|e| command == command_line(program, host, *e))
 }

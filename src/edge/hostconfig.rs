@@ -73,7 +73,8 @@ pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::R
     }
 }
 
-/// The folder holding the backups of the settings file at `path`.
+/// The folder holding the backups of the settings file at `path`, under the user's state folder
+/// (`state_dir`, e.g. `~/.local/state`).
 pub fn backup_dir(state_dir: &Path, host: Host, scope: Scope, path: &Path) -> PathBuf {
     let hash = crate::fingerprint::sha256(path.to_string_lossy().as_bytes());
     let short: String = hash
@@ -81,9 +82,11 @@ pub fn backup_dir(state_dir: &Path, host: Host, scope: Scope, path: &Path) -> Pa
         .chars()
         .take(16)
         .collect();
-    state_dir
-        .join("backups")
-        .join(format!("{}-{}-{short}", host.as_str(), scope.as_str()))
+    state_dir.join("sophia-hook/backups").join(format!(
+        "{}-{}-{short}",
+        host.as_str(),
+        scope.as_str()
+    ))
 }
 
 /// Pretty JSON with a final newline, as the settings files are usually written.
