@@ -620,7 +620,10 @@ fn the_page_never_runs_a_command_a_repository_registered() {
     let home = tempfile::tempdir().unwrap();
     let proj = project();
     let marker = home.path().join("ran");
-    let script = proj.path().join("sophia-hook-planted");
+    // Named exactly like our binary, so the entries count as sophia-hook's (only a command line
+    // that `install` would write does), but it is another program.
+    std::fs::create_dir(proj.path().join("bin")).unwrap();
+    let script = proj.path().join("bin/sophia-hook");
     std::fs::write(
         &script,
         format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
