@@ -91,7 +91,11 @@ pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
 /// valid and not older than the project's canonical source; else the source, built in memory
 /// against `skill_ids`; else the embedded default.
 pub fn load_catalog(root: &Path, skill_ids: &BTreeSet<String>, now: String) -> EffectiveCatalog {
-    load_catalog_at(root, &catalog_path(root), skill_ids, now)
+    let (path, refused) = catalog_location(root);
+    let mut effective = load_catalog_at(root, &path.unwrap_or_default(), skill_ids, now);
+    // A catalog path that leads out of the project is not read; say why.
+    effective.warnings.splice(0..0, refused);
+    effective
 }
 
 /// [`load_catalog`] with the generated catalog's path already resolved by the caller.
@@ -455,7 +459,23 @@ mod tests {
     fn a_catalog_that_is_not_a_regular_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join(".sophia")).unwrap();
+        // A symlink out of the project (here to /dev/zero) is refused before any read.
         std::os::unix::fs::symlink("/dev/zero", dir.path().join(CATALOG_PATH)).unwrap();
+        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        assert_eq!(
+            (e.source, e.warnings),
+            (
+                AgentCatalogSource::Embedded,
+                vec![format!("{CATALOG_PATH}:outside-project")]
+            )
+        );
+        // A FIFO inside the project is read without blocking and refused as not regular.
+        fs::remove_file(dir.path().join(CATALOG_PATH)).unwrap();
+        let c =
+            std::ffi::CString::new(dir.path().join(CATALOG_PATH).as_os_str().as_encoded_bytes())
+                .unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let e = load_catalog(dir.path(), &skill_ids(), "t".into());
         assert_eq!(
             (e.source, e.warnings),
