@@ -794,11 +794,8 @@ fn availability(
     let root = project_root_arg(root)?;
     let now = crate::edge::hook::timestamp(clock.now());
     let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
-    let mut roots: Vec<&std::path::Path> = vec![&root];
-    if let Some(home) = &settings.home {
-        roots.push(home);
-    }
-    let states = crate::edge::agents::compute_availability(&effective.catalog, &roots);
+    let dirs = crate::edge::agents::definition_dirs(&root, settings);
+    let states = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
     let hosts = ["codex", "claude", "gemini"];
     // Per host: `configured` for Codex is not `configured` on Claude Code.
     let per_host: std::collections::BTreeMap<String, std::collections::BTreeMap<String, _>> = hosts

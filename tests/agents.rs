@@ -302,6 +302,66 @@ fn availability_reads_host_definitions() {
 }
 
 #[test]
+fn availability_reads_codex_user_agents_from_codex_home() {
+    let home = tempfile::tempdir().unwrap();
+    let codex_home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    fs::create_dir_all(project.path().join(".git")).unwrap();
+    let toml = |id: &str| {
+        format!("name = \"{id}\"\ndescription = \"d\"\ndeveloper_instructions = \"i\"\n")
+    };
+    fs::create_dir_all(codex_home.path().join("agents")).unwrap();
+    let defined = codex_home.path().join("agents/technical_analyst.toml");
+    fs::write(&defined, toml("technical_analyst")).unwrap();
+    // With CODEX_HOME set, Codex never reads ~/.codex: neither may the hook nor availability.
+    fs::create_dir_all(home.path().join(".codex/agents")).unwrap();
+    fs::write(home.path().join(".codex/agents/scout.toml"), toml("scout")).unwrap();
+    let env = [("CODEX_HOME", codex_home.path().to_str().unwrap())];
+    let run = run_binary(
+        &["availability", "--root", project.path().to_str().unwrap()],
+        b"",
+        home.path(),
+        &env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // agent, any host, codex, claude, gemini, definitions
+    let columns = |id: &str| -> Vec<String> {
+        let line = run
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")));
+        let line = line.unwrap_or_else(|| panic!("no {id} row: {}", run.stdout));
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    let analyst = columns("technical_analyst");
+    assert_eq!(
+        analyst[1..5],
+        ["configured", "configured", "unknown", "unknown"],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        analyst[5],
+        format!("codex:{}", defined.display()),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        columns("scout")[1..],
+        ["unknown", "unknown", "unknown", "unknown", "-"],
+        "{}",
+        run.stdout
+    );
+    // The hook reads the same folder: Codex is told the role's type.
+    let prompt = "!agents analizza il ticket Mantis 123 e ricostruisci la causa";
+    let codex = context_with("codex", project.path(), home.path(), prompt, &env);
+    assert!(
+        codex.contains("agent_type=\"technical_analyst\""),
+        "{codex}"
+    );
+}
+
+#[test]
 fn planned_delegation_carries_forward_once() {
     let home = tempfile::tempdir().unwrap();
     let cache = home.path().join("cache");
@@ -394,12 +454,25 @@ fn a_hand_written_manifest_locks_the_reviewer_out() {
 
 /// Runs the hook for `host` in `project` and returns the injected context.
 fn context(host: &str, project: &Path, home: &Path, prompt: &str) -> String {
+    context_with(host, project, home, prompt, &[])
+}
+
+/// [`context`] with extra environment variables.
+fn context_with(
+    host: &str,
+    project: &Path,
+    home: &Path,
+    prompt: &str,
+    env: &[(&str, &str)],
+) -> String {
     let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": project});
+    let mut env = env.to_vec();
+    env.push(("SOPHIA_TIME_BUDGET_MS", "10000"));
     let run = run_binary(
         &["--host", host],
         payload.to_string().as_bytes(),
         home,
-        &[("SOPHIA_TIME_BUDGET_MS", "10000")],
+        &env,
     );
     assert_eq!(run.code, 0);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();

@@ -187,24 +187,71 @@ pub struct Definition {
 /// The largest agent definition file read.
 const DEFINITION_CAP: u64 = 256 * 1024;
 
-/// Where each host keeps its agent definitions, relative to the project root and to the home
-/// directory, and the file name for an id.
-const DEFINITION_DIRS: [(&str, &str, &str); 5] = [
-    ("codex", ".codex/agents", ".toml"),
-    ("claude", ".claude/agents", ".md"),
-    ("gemini", ".gemini/agents", ".md"),
-    ("copilot", ".copilot/agents", ".agent.md"),
-    ("copilot", ".github/agents", ".agent.md"),
-];
+/// One folder where a host keeps its agent definitions, and how their file names end there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefinitionDir {
+    pub host: &'static str,
+    pub dir: PathBuf,
+    pub ext: &'static str,
+}
+
+/// Copilot's agent folders, relative to the project root and to the home directory (no hook
+/// runs in Copilot: availability only reports them).
+const COPILOT_DIRS: [&str; 2] = [".copilot/agents", ".github/agents"];
+
+/// The folders availability reads, project first: for Codex, Claude Code and Gemini CLI the very
+/// folders the hook lists ([`crate::edge::agents_sync::agents_dir`], so `$CODEX_HOME/agents`
+/// replaces `~/.codex/agents` exactly as in the hook and in `agents sync`), then Copilot's under
+/// the project and the home. A folder reached twice (a project at the home) is read once.
+pub fn definition_dirs(
+    root: &Path,
+    settings: &crate::edge::settings::Settings,
+) -> Vec<DefinitionDir> {
+    use crate::edge::agents_sync::agents_dir;
+    use crate::install::Scope;
+    use crate::payload::Host;
+    let mut dirs: Vec<DefinitionDir> = Vec::new();
+    let mut push = |host, dir: PathBuf, ext| {
+        if !dirs.iter().any(|d| d.dir == dir) {
+            dirs.push(DefinitionDir { host, dir, ext });
+        }
+    };
+    for scope in [Scope::Project, Scope::User] {
+        for host in [Host::Codex, Host::Claude, Host::Gemini] {
+            if let Ok(dir) = agents_dir(host, scope, root, settings) {
+                push(host.as_str(), dir, definition_ext(host));
+            }
+        }
+        let base = match scope {
+            Scope::Project => Some(root),
+            Scope::User => settings.home.as_deref(),
+        };
+        for dir in base
+            .into_iter()
+            .flat_map(|b| COPILOT_DIRS.map(|d| b.join(d)))
+        {
+            push("copilot", dir, ".agent.md");
+        }
+    }
+    dirs
+}
+
+/// How `host`'s agent definition files end (Antigravity has none).
+fn definition_ext(host: crate::payload::Host) -> &'static str {
+    match host {
+        crate::payload::Host::Codex => ".toml",
+        crate::payload::Host::Claude | crate::payload::Host::Gemini => ".md",
+        crate::payload::Host::Antigravity => "",
+    }
+}
 
 /// The names `host` can spawn as agent types from `dirs` (its agent folders, project and user):
 /// the file stems of its definition files. Listing only, no file is read.
 pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTreeSet<String> {
-    let ext = match host {
-        crate::payload::Host::Codex => ".toml",
-        crate::payload::Host::Claude | crate::payload::Host::Gemini => ".md",
-        crate::payload::Host::Antigravity => return BTreeSet::new(),
-    };
+    if host == crate::payload::Host::Antigravity {
+        return BTreeSet::new();
+    }
+    let ext = definition_ext(host);
     let mut ids = BTreeSet::new();
     for dir in dirs {
         let Ok(entries) = fs::read_dir(dir) else {
@@ -252,35 +299,31 @@ pub fn gemini_acknowledged(
         .collect()
 }
 
-/// Finds the runtime definitions of agent `id` in the project and in the user's home. A file
-/// matches by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
-pub fn find_definitions(id: &str, roots: &[&Path]) -> Vec<Definition> {
+/// Finds the runtime definitions of agent `id` in `dirs` ([`definition_dirs`]). A file matches
+/// by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
+pub fn find_definitions(id: &str, dirs: &[DefinitionDir]) -> Vec<Definition> {
     let names = [id.to_owned(), id.replace('_', "-")];
     let mut found = Vec::new();
-    for root in roots {
-        for (host, dir, ext) in DEFINITION_DIRS {
-            let dir = root.join(dir);
-            let Ok(entries) = fs::read_dir(&dir) else {
+    for DefinitionDir { host, dir, ext } in dirs {
+        let Ok(entries) = fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let Some(stem) = file.strip_suffix(ext) else {
                 continue;
             };
-            for entry in entries.filter_map(Result::ok) {
-                let path = entry.path();
-                let file = entry.file_name().to_string_lossy().into_owned();
-                let Some(stem) = file.strip_suffix(ext) else {
-                    continue;
-                };
-                let text = crate::edge::files::read_bounded_string(&path, DEFINITION_CAP)
-                    .unwrap_or_default();
-                let by_name = names.iter().any(|n| n == stem);
-                let by_field =
-                    ext == ".toml" && toml_name(&text).is_some_and(|n| names.contains(&n));
-                if by_name || by_field {
-                    found.push(Definition {
-                        host,
-                        path,
-                        enabled: !is_disabled(&text),
-                    });
-                }
+            let text =
+                crate::edge::files::read_bounded_string(&path, DEFINITION_CAP).unwrap_or_default();
+            let by_name = names.iter().any(|n| n == stem);
+            let by_field = *ext == ".toml" && toml_name(&text).is_some_and(|n| names.contains(&n));
+            if by_name || by_field {
+                found.push(Definition {
+                    host,
+                    path,
+                    enabled: !is_disabled(&text),
+                });
             }
         }
     }
@@ -326,13 +369,13 @@ pub fn state_of<'a>(defs: impl IntoIterator<Item = &'a Definition>) -> Availabil
 /// `unavailable` when definitions exist and all are disabled, `unknown` otherwise.
 pub fn compute_availability(
     catalog: &AgentCatalog,
-    roots: &[&Path],
+    dirs: &[DefinitionDir],
 ) -> BTreeMap<String, (Availability, Vec<Definition>)> {
     catalog
         .agents
         .iter()
         .map(|a| {
-            let defs = find_definitions(&a.id, roots);
+            let defs = find_definitions(&a.id, dirs);
             (a.id.clone(), (state_of(&defs), defs))
         })
         .collect()
@@ -572,7 +615,11 @@ mod tests {
             "---\nname: test-writer\n---\n",
         )
         .unwrap();
-        let states = compute_availability(&default_catalog(), &[p, home.path()]);
+        let settings = crate::edge::settings::Settings {
+            home: Some(home.path().to_owned()),
+            ..Default::default()
+        };
+        let states = compute_availability(&default_catalog(), &definition_dirs(p, &settings));
         let state = |id: &str| states[id].0;
         assert_eq!(state("code_reviewer"), Availability::Configured);
         assert_eq!(state("scout"), Availability::Configured);

@@ -270,11 +270,8 @@ fn agents_view(
         }
     }
     drift.extend(runtime_drift(root, settings, args.host));
-    let mut roots: Vec<&Path> = vec![root];
-    if let Some(home) = &settings.home {
-        roots.push(home);
-    }
-    let computed = agents::compute_availability(&effective.catalog, &roots);
+    let dirs = agents::definition_dirs(root, settings);
+    let computed = agents::compute_availability(&effective.catalog, &dirs);
     let roles = effective
         .catalog
         .agents
