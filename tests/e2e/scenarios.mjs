@@ -12,6 +12,9 @@
 //               the scenario; ws.project is the project's absolute path
 //   checks      optional (ctx) => [{name, ok, detail}] extra checks; ctx is described in suite.mjs
 //   installArgs optional extra arguments for `sophia-hook install` (e.g. ['--no-agents'])
+//   afterInstall optional (ws, hostName) => void, run right after `sophia-hook install` and before the
+//               host's trust is granted (so Codex trusts the hooks.json it leaves, e.g. a rewritten
+//               command line)
 //
 // A step may also carry `args`: extra command-line arguments for the host run (Claude Code only).
 //
@@ -217,6 +220,7 @@ const analyticsRuns = (ws) => {
 };
 const CHILD_BRIEF = 'Procedi con il piano: leggi src/login.rs e riporta i punti di ingresso';
 const PLANNED = 'Planned delegation carried forward: agent=technical_analyst';
+const excerpt = (s, n = 600) => String(s ?? '(none)').slice(0, n);
 const inputText = (body) => JSON.stringify(body?.input || body?.messages || []);
 // Codex: the main agent spawns the recommended role with a brief that reads like an approval, waits
 // for it, then answers; the child's own requests get a plain answer.
@@ -300,3 +304,50 @@ SCENARIOS.push({
     return [ctx.check('invoke_agent accepts the built-in agent the hint names', all.length > 0 && !all.some((r) => /not found/i.test(r.output)), JSON.stringify(all).slice(0, 800))];
   },
 });
+
+// `--planning` on the hook's command line (install has no option for it, so the scenario adds it to
+// every sophia-hook command of the installed .codex/hooks.json; Codex then trusts that file). The
+// switch marks every prompt as planning, yet the approval is an execution turn and gets the planned
+// delegation: typed on `codex exec resume --last`, and as the TUI's "Yes, implement this plan" sends it.
+const PLANNING_FLAG = ' --planning';
+const addPlanningFlag = (ws) => {
+  const file = path.join(ws.project, '.codex', 'hooks.json');
+  const hooks = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const groups of Object.values(hooks.hooks || {})) {
+    for (const group of groups) {
+      for (const h of group.hooks || []) {
+        if (h.command.includes('sophia-hook') && !h.command.endsWith(PLANNING_FLAG)) h.command += PLANNING_FLAG;
+      }
+    }
+  }
+  fs.writeFileSync(file, JSON.stringify(hooks, null, 2) + '\n');
+};
+const promptContext = (host, body) => host.hookBlocks(body).filter((b) => b.where === 'prompt').map((b) => b.text).join('\n');
+const PLANNING_HINT = 'does not satisfy the later implementation';
+for (const [suffix, approval] of [['procedi', 'procedi con il piano'], ['implement', 'Implement the plan.']]) {
+  SCENARIOS.push({
+    name: `plan-approve-codex-flag-${suffix}`,
+    hosts: ['codex'],
+    afterInstall: addPlanningFlag,
+    // No plan asked for in words, no `planning: true`, no SOPHIA_PLANNING: only the flag makes it a plan.
+    steps: [{ prompt: ANALYST }, { prompt: approval, resume: true }],
+    expect: [{ prompt: ['agent=technical_analyst', PLANNING_HINT] }, { prompt: [PLANNED, 'apply it now'] }],
+    checks: (ctx) => {
+      if (ctx.stepIndex === 0) {
+        const hooks = JSON.parse(fs.readFileSync(path.join(ctx.ws.project, '.codex', 'hooks.json'), 'utf8'));
+        const commands = Object.values(hooks.hooks || {}).flatMap((gs) => gs.flatMap((g) => (g.hooks || []).map((h) => h.command)));
+        return [ctx.check("every hook command Codex runs carries --planning", commands.length > 0 && commands.every((c) => c.endsWith(PLANNING_FLAG)), JSON.stringify(commands))];
+      }
+      // Every model request of the approval turn: the first one already carries the planned agent
+      // line in this prompt's context, and none is treated as planning again.
+      const contexts = ctx.turns.map((t) => promptContext(ctx.host, t.body));
+      const runs = analyticsRuns(ctx.ws).filter((r) => r.event === 'UserPromptSubmit');
+      const last = runs[runs.length - 1] || {};
+      return [
+        ctx.check('the approval turn\'s first model request gets the carried-forward agent line', contexts[0]?.includes(PLANNED), excerpt(contexts[0])),
+        ctx.check('no request of the approval turn is told it is planning', contexts.every((c) => !c.includes(PLANNING_HINT)), excerpt(contexts.join('\n---\n'))),
+        ctx.check("the hook's analytics: the plan was a planning run, the approval an execution run that applied it", runs.length === 2 && runs[0].planning === true && last.planning === false && last.carryForward === true, JSON.stringify(runs.map((r) => [r.event, r.planning, r.carryForward]))),
+      ];
+    },
+  });
+}

@@ -164,7 +164,7 @@ function baseEnv(ws) {
 
 function makeWorkspace(root, host, scenario) {
   const dir = path.join(root, `${host.name}-${scenario.name}`);
-  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [] };
+  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
   ws.baseEnv = baseEnv(ws);
   execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv, timeout: 30_000 });

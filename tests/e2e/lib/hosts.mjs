@@ -15,7 +15,7 @@
 //   toolResults(body)        [{name?, id, output}] tool results the host sent back to the model
 //   eventNames               the host's names for the two events (Gemini: BeforeAgent)
 //
-// `ws` is {root, home, project, binary, mockUrl, stepDir(i)}; `run` is {stdout, stderr, dir, index}.
+// `ws` is {root, home, project, binary, mockUrl, installArgs, afterInstall}; `run` is {stdout, stderr, dir, index}.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,14 +28,19 @@ function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
 }
 
-/** `sophia-hook install --host X` (project scope), as a user would run it in the project. */
+/**
+ * `sophia-hook install --host X` (project scope), as a user would run it in the project, then the
+ * scenario's `afterInstall` (before any trust is granted).
+ */
 function installHook(ws, host) {
-  return execFileSync(ws.binary, ['install', '--host', host, '--root', ws.project, ...(ws.installArgs || [])], {
+  const out = execFileSync(ws.binary, ['install', '--host', host, '--root', ws.project, ...(ws.installArgs || [])], {
     cwd: ws.project,
     env: ws.baseEnv,
     encoding: 'utf8',
     timeout: 30_000,
   });
+  if (ws.afterInstall) ws.afterInstall(ws, host);
+  return out;
 }
 
 function lines(text) {
