@@ -53,7 +53,11 @@ function finish(code) {
   try {
     child.kill("SIGKILL");
   } catch {}
-  rmSync(profile, { recursive: true, force: true });
+  // Chromium's helper processes may still be writing to the profile after the kill: removing it
+  // is best effort (retried), and a leftover temporary folder never changes the verdict.
+  try {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch {}
   process.exit(code);
 }
 function fail(message) {
