@@ -17,8 +17,10 @@ pub const USER_FILE_NAME: &str = "config.yaml";
 
 /// First characters a `hotword_prefix` may not have: a leading `!` is captured as a shell command
 /// by the Codex, Claude Code and Gemini CLI TUIs, and `?` typed into an empty prompt opens the
-/// shortcuts overlay of the Codex and Gemini CLI TUIs, so neither can start a typed prompt.
-pub const REFUSED_PREFIX_STARTS: [char; 2] = ['!', '?'];
+/// shortcuts overlay of the Codex and Gemini CLI TUIs, and a leading `/` is a slash command in the
+/// Codex and Claude Code TUIs ("Unrecognized command"), so none of them can start a typed prompt
+/// (probed in the real TUIs: `tests/e2e/README.md`).
+pub const REFUSED_PREFIX_STARTS: [char; 3] = ['!', '?', '/'];
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,7 +82,7 @@ impl ProjectConfig {
                 && !prefix.starts_with(REFUSED_PREFIX_STARTS);
             if !ok {
                 return Err(format!(
-                    "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters not starting with `!` or `?` (a leading `!` runs a shell command and `?` opens the shortcuts overlay in the host TUIs), e.g. `;`"
+                    "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters not starting with `!`, `?` or `/` (in the host TUIs a leading `!` runs a shell command, `?` opens the shortcuts overlay and `/` is a slash command), e.g. `;`"
                 ));
             }
         }
@@ -155,11 +157,12 @@ mod tests {
         assert!(ProjectConfig::parse("hotword_prefix: \"ab\"").is_err());
         assert!(ProjectConfig::parse("hotword_prefix: \"????\"").is_err());
         // `?` opens the shortcuts overlay in the Codex and Gemini TUIs; `!` is a shell command.
-        for refused in ["?", "??", "?/", "!;"] {
+        for refused in ["?", "??", "?/", "!;", "/", "//", "/;"] {
             let err = ProjectConfig::parse(&format!("hotword_prefix: \"{refused}\"")).unwrap_err();
             assert!(err.contains("shortcuts overlay"), "{refused}: {err}");
+            assert!(err.contains("slash command"), "{refused}: {err}");
         }
-        for accepted in [";", "//", ".", "%%"] {
+        for accepted in [";", ";/", ".", "%%", "+", "~"] {
             assert!(
                 ProjectConfig::parse(&format!("hotword_prefix: \"{accepted}\"")).is_ok(),
                 "{accepted}"
