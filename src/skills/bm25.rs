@@ -137,4 +137,40 @@ mod tests {
         let twins = Bm25::new(&[def("alpha", "shared report"), def("gamma", "shared report")]);
         assert_eq!(twins.select("a shared report"), None, "a tie abstains");
     }
+
+    /// Scores worked out by hand from the formula of the module doc. Two documents:
+    /// `zebra` = {zebra: 2, lion: 1} (length 3), `tiger` = {tiger: 1, lion: 1} (length 2);
+    /// N = 2, mean length 2.5; IDF ln 2 for a word of one document, ln 1.2 for one of both.
+    #[test]
+    fn scores_follow_the_bm25_formula() {
+        let bm = Bm25::new(&[def("zebra", "zebra lion"), def("tiger", "lion")]);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // norm = k1 (1 − b + b·len/avg): 1.2 × (0.25 + 0.75 × 3/2.5) = 1.38 and
+        // 1.2 × (0.25 + 0.75 × 2/2.5) = 1.02.
+        let zebra = bm.scores("zebra");
+        assert_eq!(zebra[0].1, "zebra");
+        assert!(close(zebra[0].0, 2f64.ln() * 2.0 * 2.2 / 3.38), "{zebra:?}");
+        assert_eq!(zebra[1], (0.0, "tiger"));
+        let lion = bm.scores("lion");
+        assert_eq!(lion[0].1, "tiger", "the shorter document ranks first");
+        assert!(close(lion[0].0, 1.2f64.ln() * 2.2 / 2.02), "{lion:?}");
+        assert!(close(lion[1].0, 1.2f64.ln() * 2.2 / 2.38), "{lion:?}");
+        // A prompt term counts once however often it is written; the scores add up per term.
+        let both = bm.scores("lion zebra lion zebra");
+        assert!(
+            close(both[0].0, 2f64.ln() * 4.4 / 3.38 + 1.2f64.ln() * 2.2 / 2.38),
+            "{both:?}"
+        );
+        assert_eq!(bm.select("lion"), Some("tiger"));
+        assert_eq!(bm.select("zebra lion"), Some("zebra"));
+        // Equal scores list in id order.
+        let twins = Bm25::new(&[def("beta", "lion"), def("alpha", "lion")]);
+        let ids: Vec<&str> = twins.scores("lion").iter().map(|s| s.1).collect();
+        assert_eq!(ids, ["alpha", "beta"]);
+        // One skill: selected on any match (the runner-up counts as 0), never on none.
+        let one = Bm25::new(&[def("zebra", "lion")]);
+        assert_eq!(one.select("lion"), Some("zebra"));
+        assert_eq!(one.select("tiger"), None);
+        assert_eq!(Bm25::new(&[]).select("lion"), None);
+    }
 }
