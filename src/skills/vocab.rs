@@ -272,6 +272,9 @@ mod tests {
         assert!(has("sito", "website"));
         assert!(!has("sit", "website"), "English sit is not Italian sito");
         assert!(has("py", "python"));
+        // Three-letter extensions are not English words: no vowel needed.
+        assert!(has("csv", "spreadsheet"));
+        assert!(has("png", "image"));
         assert!(expansions("zzz", "zzz").is_empty());
     }
 }
