@@ -720,4 +720,101 @@ mod tests {
         stems.dedup();
         assert_eq!(GENERIC_STEMS, stems);
     }
+
+    #[test]
+    fn size_and_lookup_by_id() {
+        let r = router();
+        assert_eq!((r.len(), r.is_empty()), (5, false));
+        assert_eq!(r.skill("tickets").map(|s| s.id.as_str()), Some("tickets"));
+        assert_eq!(r.skill("zeta").map(|s| s.scope), Some(Scope::Specialist));
+        assert!(r.skill("nope").is_none());
+        let empty = SkillRouter::new(compile(&[], String::new(), Vec::new()));
+        assert_eq!((empty.len(), empty.is_empty()), (0, true));
+        assert!(empty.skill("tickets").is_none());
+    }
+
+    #[test]
+    fn a_word_after_do_not_use_for_counts_against_the_skill() {
+        let defs = vec![
+            plain("alpha", "Handles zebra stripes. Do NOT use for lion manes."),
+            plain("beta", "Tracks lion manes."),
+        ];
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        let got = r.route("lion");
+        assert_eq!(selected(&got), ["beta"], "{got:?}");
+        // alpha's only match is the negative one: below zero, so not even a runner-up.
+        assert!(got.runners_up.is_empty(), "{got:?}");
+        let got = r.route("zebra");
+        assert_eq!(selected(&got), ["alpha"], "{got:?}");
+    }
+
+    #[test]
+    fn idf_counts_skills_per_field_relative_to_a_word_of_one_skill() {
+        // Nine skills, so a word of up to three skills is kept (`compile` drops commoner ones).
+        let defs = vec![
+            plain("alpha", "Handles zebra stripes."),
+            plain("beta", "Feeds zebra herds."),
+            plain("gamma", "Tracks manes. Do NOT use for zebra."),
+            plain("lion-keeper", "Sweeps cages."),
+            plain("lion-tamer", "Cracks whips."),
+            plain("delta", "Feeds lion cubs."),
+            plain("epsilon", "Paints fences."),
+            plain("eta", "Mends nets."),
+            plain("theta", "Bakes bread."),
+        ];
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        // ln(1 + (N − df + 0.5) / (df + 0.5)) over its value at df = 1, N = 9: df = 2 gives
+        // ln 4 / ln(20/3).
+        let two_of_nine = 4f64.ln() / (20.0f64 / 3.0).ln();
+        let idf = |stem: &str, field| r.idf(r.postings_for(stem), field);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // zebra: two descriptions (phrases and gamma's negative clause do not count).
+        assert!(close(idf(&stem("zebra"), Field::Description), two_of_nine));
+        // lion: two names, one description.
+        assert!(close(idf(&stem("lion"), Field::Name), two_of_nine));
+        assert!(close(idf(&stem("lion"), Field::Description), 1.0));
+        assert!(!r.postings_for(&stem("cages")).is_empty());
+        assert!(close(idf(&stem("cages"), Field::Description), 1.0));
+        let one = SkillRouter::new(compile(&defs[..1], "fp".into(), vec![]));
+        assert!(close(
+            one.idf(one.postings_for(&stem("zebra")), Field::Description),
+            1.0
+        ));
+    }
+
+    #[test]
+    fn a_keyword_reached_through_the_vocabulary_counts_four_fifths() {
+        let defs = vec![
+            def("office", &["spreadsheet"], &[], Scope::Specialist),
+            def("tickets", &["ticket"], &[], Scope::Specialist),
+        ];
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        let got = r.route("spreadsheet");
+        assert_eq!(selected(&got), ["office"]);
+        assert_eq!(got.selected[0].score, 5);
+        // foglio stands for spreadsheet: 0.8 × 5 = 4, below the keyword threshold.
+        let got = r.route("foglio");
+        assert!(got.selected.is_empty(), "{got:?}");
+        assert_eq!(got.runners_up[0].skill_id, "office");
+        assert_eq!(got.runners_up[0].score, 4);
+        assert_eq!(
+            got.runners_up[0].reasons,
+            ["keyword:spreadsheet(via foglio)"]
+        );
+    }
+
+    #[test]
+    fn two_selected_and_at_most_three_runners_up() {
+        let ids = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"];
+        let defs: Vec<SkillDef> = ids
+            .iter()
+            .map(|id| def(id, &["zebra"], &[], Scope::Specialist))
+            .collect();
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        // Seven skills tie at 5: the first two by id are selected, the next three listed.
+        let got = r.route("zebra");
+        assert_eq!(selected(&got), ["ant", "bee"]);
+        let runners: Vec<&str> = got.runners_up.iter().map(|m| m.skill_id.as_str()).collect();
+        assert_eq!(runners, ["cat", "dog", "eel"]);
+    }
 }
