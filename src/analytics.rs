@@ -138,6 +138,29 @@ fn timestamp(now: DateTime<Utc>) -> String {
     now.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// One analytics line as `stats` and `report` read it back; other fields are ignored.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LoggedRun {
+    pub(crate) ts: DateTime<Utc>,
+    pub(crate) event: Option<String>,
+    pub(crate) host: String,
+    pub(crate) outcome: String,
+    pub(crate) failure: Option<String>,
+    pub(crate) context_mode: Option<String>,
+    pub(crate) subagent_mode: Option<String>,
+    #[serde(default)]
+    pub(crate) detected_hotwords: Vec<String>,
+    #[serde(default)]
+    pub(crate) recommended_agents: Vec<String>,
+    #[serde(default)]
+    pub(crate) carry_forward: bool,
+    #[serde(default)]
+    pub(crate) skills: Vec<String>,
+    pub(crate) degraded: Option<String>,
+    pub(crate) duration_us: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,29 +6,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// The fields of an analytics line that stats read; others are ignored.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Line {
-    ts: DateTime<Utc>,
-    event: Option<String>,
-    host: String,
-    outcome: String,
-    failure: Option<String>,
-    context_mode: Option<String>,
-    subagent_mode: Option<String>,
-    #[serde(default)]
-    detected_hotwords: Vec<String>,
-    #[serde(default)]
-    recommended_agents: Vec<String>,
-    #[serde(default)]
-    carry_forward: bool,
-    #[serde(default)]
-    skills: Vec<String>,
-    duration_us: u64,
-}
+use crate::analytics::LoggedRun;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -87,7 +67,7 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
     let mut prompt_runs = 0usize;
     let mut carried = 0usize;
     for raw in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(line) = serde_json::from_str::<Line>(raw) else {
+        let Ok(line) = serde_json::from_str::<LoggedRun>(raw) else {
             s.corrupt_lines += 1;
             continue;
         };

@@ -6,31 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::analytics::LoggedRun;
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Deserialize;
-
-/// The fields of an analytics line the report reads; others are ignored.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Line {
-    ts: DateTime<Utc>,
-    event: Option<String>,
-    host: String,
-    outcome: String,
-    failure: Option<String>,
-    context_mode: Option<String>,
-    subagent_mode: Option<String>,
-    #[serde(default)]
-    detected_hotwords: Vec<String>,
-    #[serde(default)]
-    recommended_agents: Vec<String>,
-    #[serde(default)]
-    carry_forward: bool,
-    #[serde(default)]
-    skills: Vec<String>,
-    degraded: Option<String>,
-    duration_us: u64,
-}
 
 /// Latency buckets of the histogram: upper bounds in microseconds (the last is open).
 pub const LATENCY_BUCKETS_US: [(u64, &str); 9] = [
@@ -146,7 +123,7 @@ impl MixBuilder {
             return;
         }
         self.mix.lines += 1;
-        let Ok(line) = serde_json::from_slice::<Line>(raw) else {
+        let Ok(line) = serde_json::from_slice::<LoggedRun>(raw) else {
             self.mix.corrupt_lines += 1;
             return;
         };
