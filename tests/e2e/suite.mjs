@@ -16,7 +16,8 @@
 // Check context (the `ctx` a scenario's `checks` receives, one per step):
 //   host, scenario, step, stepIndex, ws, run {stdout, stderr, dir, code}
 //   requests   every request the mock logged during this step; turns: the conversation ones
-//   main       the body of the last conversation request of the step (the one checked)
+//   main       the body of the step's last conversation request that carries the step's prompt
+//              (the parent's, never a child agent's); the last request when none carries it
 //   blocks     host.hookBlocks(main): [{where: 'session'|'prompt', text}]
 //   diag       host.diagnose(): {ran, errors}
 //   count(s)   occurrences of s over every string of `main`
@@ -274,7 +275,12 @@ async function runScenario(root, host, scenario) {
         ),
       );
       if (!turns.length) break;
-      const main = turns[turns.length - 1].body;
+      // The checked request is the parent's last one: the last that carries this step's prompt. A
+      // child agent's requests (spawned in this step) never carry it, and may arrive after the
+      // parent's final request, so "the last request" alone would sometimes check the child.
+      const words = step.prompt.replace(HOTWORD, '').trim();
+      const parents = turns.filter((t) => countIn(t.body, words) > 0);
+      const main = (parents.length ? parents : turns).at(-1).body;
       const ctx = {
         host,
         scenario,
