@@ -63,8 +63,7 @@ impl UserConfig {
         if text.trim().is_empty() {
             return Ok(UserConfig::default());
         }
-        serde_saphyr::from_str(text)
-            .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_owned())
+        crate::yaml::from_str_bounded(text)
     }
 }
 
@@ -74,8 +73,7 @@ impl ProjectConfig {
         if text.trim().is_empty() {
             return Ok(ProjectConfig::default());
         }
-        let config: ProjectConfig = serde_saphyr::from_str(text)
-            .map_err(|e| e.to_string().lines().next().unwrap_or_default().to_owned())?;
+        let config: ProjectConfig = crate::yaml::from_str_bounded(text)?;
         if let Some(prefix) = &config.hotword_prefix {
             let ok = (1..=3).contains(&prefix.chars().count())
                 && prefix.chars().all(|c| c.is_ascii_punctuation())

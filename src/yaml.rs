@@ -1,4 +1,5 @@
-//! YAML from repository files (`SKILL.md` frontmatter, the canonical agent source): one parser
+//! YAML from files a repository or user may write (`SKILL.md` frontmatter, the canonical agent
+//! source, `.sophia-hook.yaml` and the user config): one parser
 //! configuration with budgets, so a small file cannot expand into millions of nodes through
 //! aliases (a "billion laughs") or nest without bound. Pure.
 

@@ -109,9 +109,7 @@ struct SourcePermissions {
 /// Refuses empty instructions, a malformed model or effort, a host name `models` does not know,
 /// and secret-like or machine-path values in any runtime field.
 pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
-    let parsed: Source = serde_saphyr::from_str(source).map_err(|e| {
-        BuildError::Format(e.to_string().lines().next().unwrap_or_default().to_owned())
-    })?;
+    let parsed: Source = crate::yaml::from_str_bounded(source).map_err(BuildError::Format)?;
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
         let field_err = |field: &'static str, problem: String| BuildError::Field {
