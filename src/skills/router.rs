@@ -8,6 +8,10 @@
 //!   bilingual vocabulary (`vocab`) so Italian words and file extensions meet English
 //!   descriptions.
 //!
+//! It abstains when the top skill's evidence is too weak to name it: below its threshold, a tie
+//! on weak evidence, or one word that another skill shares and scores nearly as well on
+//! ([`ambiguous`]).
+//!
 //! The matcher (an inverted index from first stem to terms) is built once per catalog and reused
 //! for every prompt. Deterministic: ties break on the skill id. Pure.
 
@@ -31,6 +35,10 @@ pub const THRESHOLD_PLAIN: f64 = 0.9;
 /// the runner-up; a tie on weak evidence abstains rather than pick by id.
 const WEAK: f64 = 1.5;
 const SECOND_SHARE_PLAIN: f64 = 1.0;
+/// The shared-word rule ([`ambiguous`]): a top skill whose evidence is one prompt word abstains
+/// when another skill that matched the same word scores at least this share of it. Chosen on
+/// the pooled dev splits by the sweep in `tests/abstain_sweep.rs` (docs/skills.md has the curve).
+pub const AMBIGUOUS: f64 = 0.9;
 const KEYWORD: f64 = 5.0;
 const KEYWORD_PHRASE: f64 = 7.0;
 const NOT_FOR: f64 = -8.0;
@@ -69,6 +77,30 @@ fn is_generic(stem: &str) -> bool {
     GENERIC_STEMS.binary_search(&stem).is_ok()
 }
 
+/// What the top skill's score rests on: the inputs of the shared-word abstain rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evidence {
+    /// The top skill's score.
+    pub score: f64,
+    /// How many distinct prompt words its positive matches rest on, everyday (generic) words
+    /// left out.
+    pub words: usize,
+    /// Whether one of its hand-written keywords matched (an author's explicit trigger).
+    pub keyword: bool,
+    /// The best score of another skill that matched that same word (0 when none did).
+    pub rival: f64,
+}
+
+/// The shared-word rule: one prompt word names a skill only when no other skill that has the
+/// word scores nearly as well. The top skill's evidence is ambiguous when it rests on a single
+/// (non-generic) prompt word, no keyword of its own matched, and a rival that matched the same
+/// word reaches `share` of its score: the catalog cannot tell the two apart on that word
+/// (`test` with a testing skill and a statistics skill that mentions tests), so the prompt is
+/// more likely about neither. Pure; `share` is [`AMBIGUOUS`] in the hook.
+pub fn ambiguous(e: &Evidence, share: f64) -> bool {
+    !e.keyword && e.words == 1 && e.score > 0.0 && e.rival >= share * e.score
+}
+
 /// How many runners-up `explain` shows.
 const RUNNERS_UP: usize = 3;
 
@@ -100,6 +132,8 @@ struct Tally<'a> {
     reasons: Vec<String>,
     terms: Vec<u32>,
     origins: Vec<&'a str>,
+    /// The prompt words behind positive, non-generic matches, with the term each first matched.
+    evidence: Vec<(&'a str, u32)>,
 }
 
 impl SkillRouter {
@@ -180,6 +214,12 @@ impl SkillRouter {
 
     /// Scores `stripped` and selects at most two skills.
     pub fn route(&self, stripped: &str) -> SkillRouting {
+        self.route_with(stripped, AMBIGUOUS)
+    }
+
+    /// [`route`](Self::route) with the shared-word rule at `share` (above 1 turns it off): the
+    /// calibration sweep's entry point.
+    pub fn route_with(&self, stripped: &str, share: f64) -> SkillRouting {
         // A project whose every SKILL.md was skipped (or whose scan ran out of time) has an empty
         // catalog: it selects nothing (scoring indexed per-skill tables and panicked).
         if self.skills.is_empty() {
@@ -271,6 +311,12 @@ impl SkillRouter {
                     }
                 };
                 entry.score += weight;
+                if weight > 0.0
+                    && !is_generic(q.stem)
+                    && !entry.evidence.iter().any(|e| e.0 == q.origin)
+                {
+                    entry.evidence.push((q.origin, ti));
+                }
                 entry.terms.push(ti);
                 entry.origins.push(q.origin);
                 entry.reasons.push(match q.via {
@@ -279,9 +325,11 @@ impl SkillRouter {
                 });
             }
         }
+        let mut evidence: HashMap<usize, Vec<(&str, u32)>> = HashMap::new();
         let mut scored: Vec<(f64, usize, Vec<String>)> = scored
             .into_iter()
             .map(|(si, t)| {
+                evidence.insert(si as usize, t.evidence);
                 // Reasons in the skill's term order (keywords first), not the prompt's.
                 let mut pairs: Vec<(u32, String)> = t.terms.into_iter().zip(t.reasons).collect();
                 pairs.sort_by_key(|p| p.0);
@@ -326,7 +374,36 @@ impl SkillRouter {
         let top_keyword = scored
             .first()
             .is_some_and(|s| s.2.iter().any(|r| r.starts_with("keyword:")));
-        let decided = top >= threshold(top_si) && (top_keyword || top >= WEAK || top > second);
+        let mut decided = top >= threshold(top_si) && (top_keyword || top >= WEAK || top > second);
+        // The shared-word rule: the words the top skill rests on and, when there is one, the best
+        // other skill that matched it too (`scored` is sorted, so the first found).
+        let top_words = evidence.get(&top_si).map_or(&[][..], Vec::as_slice);
+        let rival = match top_words {
+            [(word, _)] => scored.iter().skip(1).find(|(_, si, _)| {
+                evidence
+                    .get(si)
+                    .is_some_and(|e| e.iter().any(|(w, _)| w == word))
+            }),
+            _ => None,
+        };
+        let e = Evidence {
+            score: top,
+            words: top_words.len(),
+            keyword: top_keyword,
+            rival: rival.map_or(0.0, |r| r.0),
+        };
+        if decided
+            && ambiguous(&e, share)
+            && let (Some((_, rival_si, _)), [(_, term)]) = (rival, top_words)
+        {
+            decided = false;
+            let label = &self.skills[top_si].terms[*term as usize].label;
+            let reason = format!(
+                "abstain:shared-word:{label}(also {})",
+                self.skills[*rival_si].id
+            );
+            scored[0].2.push(reason);
+        }
         for (rank, (score, si, reasons)) in scored.into_iter().enumerate() {
             let share = if self.keyworded[si] {
                 SECOND_SHARE
@@ -597,6 +674,97 @@ mod tests {
         defs[0].description = "Handles zebra stripes and manes.".into();
         let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
         assert_eq!(selected(&r.route("zebra manes")), ["alpha"]);
+    }
+
+    #[test]
+    fn the_shared_word_rule_at_its_edges() {
+        let e = |words, keyword, rival| Evidence {
+            score: 2.0,
+            words,
+            keyword,
+            rival,
+        };
+        // A rival at exactly the share abstains; just below it does not.
+        assert!(ambiguous(&e(1, false, 1.8), 0.9));
+        assert!(!ambiguous(&e(1, false, 1.79), 0.9));
+        // A rival above the top (a multi-source bonus can reorder) is ambiguous too.
+        assert!(ambiguous(&e(1, false, 2.5), 0.9));
+        // No rival, two words, none (generic words only) or a keyword: never.
+        assert!(!ambiguous(&e(1, false, 0.0), 0.9));
+        assert!(!ambiguous(&e(2, false, 2.0), 0.9));
+        assert!(!ambiguous(&e(0, false, 2.0), 0.9));
+        assert!(!ambiguous(&e(1, true, 2.0), 0.9));
+        // A share above 1 turns the rule off for every rival up to the top's score.
+        assert!(!ambiguous(&e(1, false, 2.0), f64::INFINITY));
+        assert!(!ambiguous(
+            &Evidence {
+                score: 0.0,
+                words: 1,
+                keyword: false,
+                rival: 0.0
+            },
+            0.9
+        ));
+    }
+
+    /// Skills with a name and a description only; `zebra` is in two of them.
+    fn shared_word_router(keeper: &str) -> SkillRouter {
+        let mut defs = vec![
+            plain("zebra-care", "Grooms manes with tools."),
+            plain("zoo-keeper", keeper),
+        ];
+        // Longer descriptions around them, so the two short ones weigh more than one word's
+        // base (BM25's length normalisation) and pass the weak level.
+        for id in ["gamma", "delta", "epsilon", "eta"] {
+            let words: Vec<String> = (0..10).map(|i| format!("{id}{i}")).collect();
+            defs.push(plain(id, &words.join(" ")));
+        }
+        SkillRouter::new(compile(&defs, "fp".into(), vec![]))
+    }
+
+    #[test]
+    fn one_word_two_skills_share_abstains_and_says_why() {
+        // zebra is zebra-care's name word and a word of zoo-keeper's description, as long: a tie
+        // above the weak level, which the margin rule alone would break by id.
+        let r = shared_word_router("Feeds zebra herds.");
+        let got = r.route("zebra");
+        assert!(got.selected.is_empty(), "{got:?}");
+        let top = &got.runners_up[0];
+        assert_eq!(top.skill_id, "zebra-care", "{got:?}");
+        assert_eq!(
+            top.reasons,
+            ["name:zebra", "abstain:shared-word:zebra(also zoo-keeper)"],
+            "{got:?}"
+        );
+        // With the rule off both are selected (a tie of plain skills names both).
+        let off = r.route_with("zebra", f64::INFINITY);
+        assert_eq!(selected(&off), ["zebra-care", "zoo-keeper"], "{off:?}");
+        assert!(
+            off.selected[0]
+                .reasons
+                .iter()
+                .all(|r| !r.starts_with("abstain:")),
+            "{off:?}"
+        );
+        // A second word of the top skill's own decides.
+        let got = r.route("zebra manes");
+        assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
+    }
+
+    #[test]
+    fn a_shared_word_with_a_distant_rival_still_selects() {
+        // zoo-keeper mentions zebra in a long description: well under 90% of the top's score.
+        let r = shared_word_router(
+            "Feeds zebra herds, cleans stables, orders hay, books vets, logs weights, trims \
+             hedges, paints fences, mends gates and counts visitors.",
+        );
+        let got = r.route("zebra");
+        assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
+        let keeper = got.runners_up.iter().find(|m| m.skill_id == "zoo-keeper");
+        assert!(keeper.is_some(), "{got:?}");
+        // A word only one skill has is never ambiguous.
+        let got = r.route("manes");
+        assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
     }
 
     #[test]
