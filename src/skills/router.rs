@@ -225,7 +225,7 @@ impl SkillRouter {
         if self.skills.is_empty() {
             return SkillRouting::default();
         }
-        let folded = fold(routing_window(stripped));
+        let folded = without_source_file_names(fold(routing_window(stripped)));
         let words: Vec<&str> = routing_words(&folded).collect();
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
         let mut query: Vec<QueryWord<'_>> = Vec::new();
@@ -426,6 +426,50 @@ impl SkillRouter {
         }
         routing
     }
+}
+
+/// Extensions of source-code files. `js` is left out: `Next.js`, `Node.js` and `Vue.js` are
+/// product names written the same way.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "c", "cc", "cpp", "cs", "dart", "go", "h", "hpp", "java", "jsx", "kt", "mjs", "php", "py",
+    "rb", "rs", "scala", "sh", "svelte", "swift", "ts", "tsx", "vue",
+];
+
+/// Blanks the base name of every source-code file a prompt mentions (`Pricing.tsx`,
+/// `src/utils/date.test.ts`, `analysis.py`): it names a module of the user's code, which says
+/// what their application is about, not what the request needs (a bug in `Popup.vue` is not a
+/// request about popups). The extension stays (`tsx` still stands for TypeScript), and so do
+/// folders and a word written again outside the file name. Input is folded.
+fn without_source_file_names(folded: String) -> String {
+    let is_path = |c: char| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/');
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, c) in folded.char_indices().chain([(folded.len(), ' ')]) {
+        match (is_path(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(from)) => {
+                start = None;
+                let token = folded[from..i].trim_end_matches(['.', '-', '/']);
+                let name_from = token.rfind('/').map_or(0, |j| j + 1);
+                if let Some(dot) = token[name_from..].rfind('.')
+                    && dot > 0
+                    && SOURCE_EXTENSIONS.contains(&&token[name_from + dot + 1..])
+                {
+                    blank.push((from + name_from, from + name_from + dot));
+                }
+            }
+            _ => {}
+        }
+    }
+    if blank.is_empty() {
+        return folded;
+    }
+    let mut out = folded.into_bytes();
+    for (from, to) in blank {
+        out[from..to].fill(b' ');
+    }
+    // Only whole characters between ASCII delimiters were replaced by spaces.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// True when the prompt stems hold `phrase` as consecutive stems.
@@ -765,6 +809,45 @@ mod tests {
         // A word only one skill has is never ambiguous.
         let got = r.route("manes");
         assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
+    }
+
+    #[test]
+    fn source_file_base_names_are_not_evidence() {
+        let masked = |s: &str| without_source_file_names(s.to_owned());
+        assert_eq!(
+            masked("fix src/components/pricing.tsx: tier"),
+            format!("fix src/components/{}.tsx: tier", " ".repeat(7))
+        );
+        assert_eq!(
+            masked("il test test_api.py e date.test.ts"),
+            format!("il test {}.py e {}.ts", " ".repeat(8), " ".repeat(9))
+        );
+        // Other files, product names in .js, a trailing dot and words without an extension stay.
+        for kept in [
+            "prometheus.yml e .gitlab-ci.yml",
+            "vendite.xlsx",
+            "a next.js app",
+            "the pricing page.",
+            "scripts/",
+            ".py",
+        ] {
+            assert_eq!(masked(kept), kept);
+        }
+        // Non-ASCII text around a file name keeps its characters.
+        assert_eq!(
+            masked("perché popup.vue è rotto"),
+            format!("perché {}.vue è rotto", " ".repeat(5))
+        );
+        let r = SkillRouter::new(compile(
+            &[
+                plain("popups", "Design popups and modals that convert."),
+                plain("tables", "Sort and filter tables."),
+            ],
+            "fp".into(),
+            vec![],
+        ));
+        assert!(r.route("il bug in Popup.vue").selected.is_empty());
+        assert_eq!(selected(&r.route("a popup for Popup.vue")), ["popups"]);
     }
 
     #[test]
