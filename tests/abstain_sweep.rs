@@ -4,11 +4,18 @@
 //! `fixtures/catalogs/<catalog>`; the held-out splits are never read here), and the share the
 //! documented procedure picks must be the one the hook uses, `router::AMBIGUOUS`.
 //!
-//! The procedure (docs/skills.md, "Measured"): a share is admissible when on **every** dev
-//! catalog top-1 is at least 0.87 and strictly above the BM25 baseline's, and no-skill
-//! precision is at least 0.92 and not below BM25's (a catalog where nothing is left unselected
-//! has no precision to miss). Among admissible shares, the one with the highest pooled no-skill
-//! recall wins; a tie goes to the larger share (it abstains less). The curve is printed with
+//! The procedure (docs/skills.md, "Measured"). The targets of a catalog: top-1 at least 0.87 and
+//! strictly above the BM25 baseline's, no-skill precision at least 0.92 and not below BM25's (a
+//! catalog where nothing is left unselected has no precision to miss). A share is admissible
+//! when on **every** dev catalog
+//!
+//! - the targets still hold, where the router meets them with the rule off;
+//! - top-1 is what it is with the rule off, where the router misses them anyway: the rule may
+//!   silence its wrong answers there (which lowers no-skill precision, since a silenced prompt
+//!   that has a skill counts against it), never a right one.
+//!
+//! Among admissible shares, the one with the highest pooled no-skill recall wins; a tie goes to
+//! the larger share (it abstains less). The curve is printed with
 //! `cargo test --test abstain_sweep -- --nocapture`.
 
 mod common;
@@ -144,8 +151,8 @@ fn bm25_figures(split: &DevSplit) -> Figures {
     figures(&split.cases, |p| split.bm25.select(p).map(str::to_owned))
 }
 
-/// Whether the router's figures on one catalog meet the procedure's constraints.
-fn admissible(router: &Figures, bm25: &Figures) -> bool {
+/// Whether the router's figures on one catalog meet the targets.
+fn meets_targets(router: &Figures, bm25: &Figures) -> bool {
     let top1 = ratio(router.top1).unwrap_or(0.0);
     let bm25_top1 = ratio(bm25.top1).unwrap_or(0.0);
     let precision_ok = match ratio(router.no_skill_precision) {
@@ -157,6 +164,15 @@ fn admissible(router: &Figures, bm25: &Figures) -> bool {
     top1 >= MIN_TOP1 && top1 > bm25_top1 && precision_ok
 }
 
+/// Whether the figures at a share are admissible on one catalog, given the rule-off figures.
+fn admissible(router: &Figures, off: &Figures, bm25: &Figures) -> bool {
+    if meets_targets(off, bm25) {
+        meets_targets(router, bm25)
+    } else {
+        router.top1.0 >= off.top1.0
+    }
+}
+
 #[test]
 fn the_shared_word_share_is_the_one_the_procedure_picks() {
     let splits = dev_splits();
@@ -166,19 +182,32 @@ fn the_shared_word_share_is_the_one_the_procedure_picks() {
         splits.len()
     );
     let baselines: Vec<Figures> = splits.iter().map(bm25_figures).collect();
-    for (split, b) in splits.iter().zip(&baselines) {
+    let off: Vec<Figures> = splits
+        .iter()
+        .map(|s| router_figures(s, f64::INFINITY))
+        .collect();
+    for ((split, b), o) in splits.iter().zip(&baselines).zip(&off) {
         println!(
-            "{:<20} BM25: top-1 {}  no-skill precision {}  no-skill recall {}",
+            "{:<20} BM25: top-1 {}  no-skill precision {}  no-skill recall {}; {}",
             split.name,
             show(b.top1),
             show(b.no_skill_precision),
-            show(b.no_skill_recall)
+            show(b.no_skill_recall),
+            if meets_targets(o, b) {
+                "the router meets the targets with the rule off"
+            } else {
+                "the router misses the targets with the rule off"
+            }
         );
     }
     let mut best: Option<(f64, usize)> = None;
     for share in grid() {
         let rows: Vec<Figures> = splits.iter().map(|s| router_figures(s, share)).collect();
-        let ok = rows.iter().zip(&baselines).all(|(r, b)| admissible(r, b));
+        let ok = rows
+            .iter()
+            .zip(&off)
+            .zip(&baselines)
+            .all(|((r, o), b)| admissible(r, o, b));
         let recall = rows.iter().map(|r| r.no_skill_recall.0).sum::<usize>();
         let total = rows.iter().map(|r| r.no_skill_recall.1).sum::<usize>();
         println!(
