@@ -217,9 +217,9 @@ impl SkillRouter {
         self.route_with(stripped, AMBIGUOUS)
     }
 
-    /// [`route`](Self::route) with the shared-word rule at `share` (above 1 turns it off): the
-    /// calibration sweep's entry point.
-    pub fn route_with(&self, stripped: &str, share: f64) -> SkillRouting {
+    /// [`route`](Self::route) with the shared-word rule at `ambiguous_share` (above 1 turns it
+    /// off): the calibration sweep's entry point.
+    pub fn route_with(&self, stripped: &str, ambiguous_share: f64) -> SkillRouting {
         // A project whose every SKILL.md was skipped (or whose scan ran out of time) has an empty
         // catalog: it selects nothing (scoring indexed per-skill tables and panicked).
         if self.skills.is_empty() {
@@ -393,7 +393,7 @@ impl SkillRouter {
             rival: rival.map_or(0.0, |r| r.0),
         };
         if decided
-            && ambiguous(&e, share)
+            && ambiguous(&e, ambiguous_share)
             && let (Some((_, rival_si, _)), [(_, term)]) = (rival, top_words)
         {
             decided = false;
@@ -731,7 +731,8 @@ mod tests {
         // A rival at exactly the share abstains; just below it does not.
         assert!(ambiguous(&e(1, false, 1.8), 0.9));
         assert!(!ambiguous(&e(1, false, 1.79), 0.9));
-        // A rival above the top (a multi-source bonus can reorder) is ambiguous too.
+        // A rival as strong as the top, or stronger, is ambiguous too.
+        assert!(ambiguous(&e(1, false, 2.0), 0.9));
         assert!(ambiguous(&e(1, false, 2.5), 0.9));
         // No rival, two words, none (generic words only) or a keyword: never.
         assert!(!ambiguous(&e(1, false, 0.0), 0.9));
