@@ -274,9 +274,22 @@ const STOP_WORDS: &[&str] = &[
     "make", "tell", "show", "give",
 ];
 
+/// The rest of NLTK's English stop-word list (function words: pronouns, prepositions,
+/// quantifiers, contractions), also dropped; but `down` and `off`, particles of the phrasal verbs
+/// that keyword phrases spell (`hand-off`, `break down`).
+#[rustfmt::skip]
+const MORE_STOP_WORDS: &[&str] = &[
+    "myself", "ours", "ourselves", "yourself", "yourselves", "himself", "hers", "herself",
+    "itself", "theirs", "themselves", "whom", "am", "being", "having", "doing", "because", "until",
+    "against", "between", "through", "during", "above", "below", "under", "again", "further",
+    "once", "both", "each", "few", "most", "other", "such", "nor", "only", "own", "same", "ll",
+    "re", "ve", "ain", "aren", "couldn", "didn", "doesn", "hadn", "hasn", "haven", "isn", "mightn",
+    "mustn", "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn",
+];
+
 /// True for a folded word that carries no meaning for routing.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word)
+    STOP_WORDS.contains(&word) || MORE_STOP_WORDS.contains(&word)
 }
 
 /// Light stemming for Italian and English: English plural and verb endings, then a final Italian
@@ -322,6 +335,19 @@ pub fn routing_words(folded: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod stem_tests {
     use super::*;
+
+    #[test]
+    fn function_words_are_stop_words_and_phrasal_particles_are_not() {
+        for w in [
+            "through", "only", "each", "other", "same", "between", "itself", "doesn",
+        ] {
+            assert!(is_stop_word(w), "{w}");
+        }
+        for w in ["down", "off", "page", "review"] {
+            assert!(!is_stop_word(w), "{w}");
+        }
+        assert_eq!(terms("Go through the docs only once"), ["go", "doc"]);
+    }
 
     #[test]
     fn stems_meet_across_inflections() {

@@ -38,7 +38,7 @@ const SECOND_SHARE_PLAIN: f64 = 1.0;
 /// The shared-word rule ([`ambiguous`]): a top skill whose evidence is one prompt word abstains
 /// when another skill that matched the same word scores at least this share of it. Chosen on
 /// the pooled dev splits by the sweep in `tests/abstain_sweep.rs` (docs/skills.md has the curve).
-pub const AMBIGUOUS: f64 = 0.9;
+pub const AMBIGUOUS: f64 = 0.8;
 const KEYWORD: f64 = 5.0;
 const KEYWORD_PHRASE: f64 = 7.0;
 const NOT_FOR: f64 = -8.0;
@@ -99,6 +99,17 @@ pub struct Evidence {
 /// more likely about neither. Pure; `share` is [`AMBIGUOUS`] in the hook.
 pub fn ambiguous(e: &Evidence, share: f64) -> bool {
     !e.keyword && e.words == 1 && e.score > 0.0 && e.rival >= share * e.score
+}
+
+/// Whether a match in field `rival` is as strong evidence as one in field `top`, for the
+/// shared-word rule: a name word outranks a description word; keywords outrank both.
+fn as_strong(rival: Field, top: Field) -> bool {
+    let rank = |f: Field| match f {
+        Field::Keyword => 0,
+        Field::Name => 1,
+        _ => 2,
+    };
+    rank(rival) <= rank(top)
 }
 
 /// How many runners-up `explain` shows.
@@ -228,6 +239,8 @@ impl SkillRouter {
         let folded = without_source_file_names(fold(routing_window(stripped)));
         let words: Vec<&str> = routing_words(&folded).collect();
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        // The same stems with an empty one at each sentence end: phrases match within a sentence.
+        let phrase_stems = sentence_stems(&folded);
         let mut query: Vec<QueryWord<'_>> = Vec::new();
         for s in &stems {
             if !query.iter().any(|q| q.stem == s.as_str()) {
@@ -272,7 +285,7 @@ impl SkillRouter {
                 let weight = match term.field {
                     Field::Keyword | Field::NotFor => {
                         let matched = if term.is_phrase() {
-                            q.via.is_none() && phrase_at(&stems, term.stems())
+                            q.via.is_none() && phrase_at(&phrase_stems, term.stems())
                         } else {
                             true
                         };
@@ -286,7 +299,7 @@ impl SkillRouter {
                         }
                     }
                     Field::Description if term.is_phrase() => {
-                        if q.via.is_some() || !phrase_at(&stems, term.stems()) {
+                        if q.via.is_some() || !phrase_at(&phrase_stems, term.stems()) {
                             continue;
                         }
                         PHRASE
@@ -376,13 +389,18 @@ impl SkillRouter {
             .is_some_and(|s| s.2.iter().any(|r| r.starts_with("keyword:")));
         let mut decided = top >= threshold(top_si) && (top_keyword || top >= WEAK || top > second);
         // The shared-word rule: the words the top skill rests on and, when there is one, the best
-        // other skill that matched it too (`scored` is sorted, so the first found).
+        // other skill that matched it too, in the same field or a stronger one (`scored` is
+        // sorted, so the first found): a word of the top skill's name that another skill has
+        // only in its description is the top skill's own subject, not a shared word.
         let top_words = evidence.get(&top_si).map_or(&[][..], Vec::as_slice);
+        let field_of = |si: usize, term: u32| self.skills[si].terms[term as usize].field;
         let rival = match top_words {
-            [(word, _)] => scored.iter().skip(1).find(|(_, si, _)| {
-                evidence
-                    .get(si)
-                    .is_some_and(|e| e.iter().any(|(w, _)| w == word))
+            [(word, term)] => scored.iter().skip(1).find(|(_, si, _)| {
+                evidence.get(si).is_some_and(|e| {
+                    e.iter().any(|(w, t)| {
+                        w == word && as_strong(field_of(*si, *t), field_of(top_si, *term))
+                    })
+                })
             }),
             _ => None,
         };
@@ -470,6 +488,33 @@ fn without_source_file_names(folded: String) -> String {
     }
     // Only whole characters between ASCII delimiters were replaced by spaces.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// The stems of folded prompt text in order, with an empty stem after each sentence, so a
+/// phrase never spans two sentences ("…every page. Make a clean PDF" holds no `page clean`).
+/// A sentence ends at `;`, `!`, `?`, a line break, or a `.` before a space or the end (a dot
+/// inside a word, `Next.js`, `config.yml`, ends nothing). An empty stem matches no term.
+fn sentence_stems(folded: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut chars = folded.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = match c {
+            ';' | '!' | '?' | '\n' => true,
+            '.' => chars.peek().is_none_or(|(_, next)| next.is_whitespace()),
+            _ => false,
+        };
+        if end {
+            out.extend(routing_words(&folded[from..i]).map(stem));
+            out.push(String::new());
+            from = i + c.len_utf8();
+        }
+    }
+    if from < folded.len() {
+        out.extend(routing_words(&folded[from..]).map(stem));
+        out.push(String::new());
+    }
+    out
 }
 
 /// True when the prompt stems hold `phrase` as consecutive stems.
@@ -752,16 +797,17 @@ mod tests {
         ));
     }
 
-    /// Skills with a name and a description only; `zebra` is in two of them.
-    fn shared_word_router(keeper: &str) -> SkillRouter {
+    /// Skills with a name and a description only; `zebra` is in two of them: `zebra-care`'s
+    /// name and `rival` (id, description).
+    fn shared_word_router(rival: (&str, &str)) -> SkillRouter {
         let mut defs = vec![
             plain("zebra-care", "Grooms manes with tools."),
-            plain("zoo-keeper", keeper),
+            plain(rival.0, rival.1),
         ];
         // Longer descriptions around them, so the two short ones weigh more than one word's
         // base (BM25's length normalisation) and pass the weak level.
         for id in ["gamma", "delta", "epsilon", "eta"] {
-            let words: Vec<String> = (0..10).map(|i| format!("{id}{i}")).collect();
+            let words: Vec<String> = (0..30).map(|i| format!("{id}{i}")).collect();
             defs.push(plain(id, &words.join(" ")));
         }
         SkillRouter::new(compile(&defs, "fp".into(), vec![]))
@@ -769,21 +815,22 @@ mod tests {
 
     #[test]
     fn one_word_two_skills_share_abstains_and_says_why() {
-        // zebra is zebra-care's name word and a word of zoo-keeper's description, as long: a tie
-        // above the weak level, which the margin rule alone would break by id.
-        let r = shared_word_router("Feeds zebra herds.");
+        // zebra is a name word of both, as long: a tie above the weak level, which the margin
+        // rule alone would break by id.
+        let r = shared_word_router(("zebra-keeper", "Feeds herds daily."));
         let got = r.route("zebra");
         assert!(got.selected.is_empty(), "{got:?}");
         let top = &got.runners_up[0];
         assert_eq!(top.skill_id, "zebra-care", "{got:?}");
+        assert!(top.score >= 2, "above the weak level: {got:?}");
         assert_eq!(
             top.reasons,
-            ["name:zebra", "abstain:shared-word:zebra(also zoo-keeper)"],
+            ["name:zebra", "abstain:shared-word:zebra(also zebra-keeper)"],
             "{got:?}"
         );
         // With the rule off both are selected (a tie of plain skills names both).
         let off = r.route_with("zebra", f64::INFINITY);
-        assert_eq!(selected(&off), ["zebra-care", "zoo-keeper"], "{off:?}");
+        assert_eq!(selected(&off), ["zebra-care", "zebra-keeper"], "{off:?}");
         assert!(
             off.selected[0]
                 .reasons
@@ -797,19 +844,80 @@ mod tests {
     }
 
     #[test]
+    fn a_name_word_another_skill_has_only_in_its_description_is_not_shared() {
+        // zebra is zebra-care's name word and a word of zoo-keeper's description, as long: the
+        // same tie, but the name says whose subject it is.
+        // The rule does not abstain: the tie of plain skills names both (by id).
+        let r = shared_word_router(("zoo-keeper", "Feeds zebra herds."));
+        let got = r.route("zebra");
+        assert_eq!(selected(&got), ["zebra-care", "zoo-keeper"], "{got:?}");
+        assert_eq!(got.selected[0].reasons, ["name:zebra"], "{got:?}");
+        assert_eq!(got.selected[0].score, got.selected[1].score, "{got:?}");
+    }
+
+    #[test]
+    fn the_field_order_of_the_shared_word_rule() {
+        use Field::*;
+        // A rival counts when its match is in a field at least as strong as the top's.
+        assert!(as_strong(Name, Name));
+        assert!(as_strong(Name, Description));
+        assert!(as_strong(Keyword, Name));
+        assert!(as_strong(Description, Description));
+        assert!(!as_strong(Description, Name));
+        assert!(!as_strong(Name, Keyword));
+    }
+
+    #[test]
     fn a_shared_word_with_a_distant_rival_still_selects() {
-        // zoo-keeper mentions zebra in a long description: well under 90% of the top's score.
-        let r = shared_word_router(
-            "Feeds zebra herds, cleans stables, orders hay, books vets, logs weights, trims \
-             hedges, paints fences, mends gates and counts visitors.",
-        );
+        // zebra-keeper has zebra in its name too, with a long description: well under 80% of
+        // the top's score.
+        let r = shared_word_router((
+            "zebra-keeper",
+            "Feeds herds, cleans stables, orders hay, books vets, logs weights, trims hedges, \
+             paints fences, mends gates, counts visitors, sweeps paths, waters lawns, fixes \
+             roofs, sells tickets, prints maps, answers calls, files reports, tracks budgets, \
+             plans events and guides tours.",
+        ));
         let got = r.route("zebra");
         assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
-        let keeper = got.runners_up.iter().find(|m| m.skill_id == "zoo-keeper");
+        let keeper = got.runners_up.iter().find(|m| m.skill_id == "zebra-keeper");
         assert!(keeper.is_some(), "{got:?}");
         // A word only one skill has is never ambiguous.
         let got = r.route("manes");
         assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
+    }
+
+    #[test]
+    fn a_phrase_never_spans_two_sentences() {
+        assert_eq!(
+            sentence_stems("every page. a clean pdf"),
+            ["every", "pag", "", "clean", "pdf", ""]
+        );
+        assert_eq!(sentence_stems(""), Vec::<String>::new());
+        // A dot inside a word ends no sentence.
+        assert_eq!(
+            sentence_stems("a next.js app; vite.config.ts"),
+            ["next", "js", "app", "", "vit", "config", "ts", ""]
+        );
+        let r = SkillRouter::new(compile(
+            &[
+                plain("web-reader", "Shows a page clean of clutter."),
+                plain("printer", "Prints tickets."),
+            ],
+            "fp".into(),
+            vec![],
+        ));
+        let phrase = |prompt: &str| {
+            let got = r.route(prompt);
+            got.selected
+                .iter()
+                .chain(&got.runners_up)
+                .find(|m| m.skill_id == "web-reader")
+                .is_some_and(|m| m.reasons.iter().any(|r| r == "description:page clean"))
+        };
+        assert!(phrase("a page clean of ads"));
+        assert!(!phrase("read every page. clean it up"));
+        assert!(!phrase("read every page; clean it up"));
     }
 
     #[test]
