@@ -847,6 +847,42 @@ mod tests {
     }
 
     #[test]
+    fn a_skill_at_every_limit_is_indexed_and_the_index_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut words = Vec::new();
+        for a in 'a'..='z' {
+            for b in 'a'..='z' {
+                let w = format!("{a}{b}");
+                if !crate::text::terms(&w).is_empty() {
+                    words.push(w);
+                }
+            }
+        }
+        // 1,024 characters of distinct words: more words and pairs than an index may hold.
+        let description = words.join(" ")[..1024].trim_end().to_owned();
+        let list = |p: &str| {
+            (0..64)
+                .map(|i| format!("{p}{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        write_skill(
+            dir.path(),
+            "big",
+            &format!(
+                "---\nname: big\ndescription: {description}\nkeywords: [{}]\nnot_for: [{}]\n---\n",
+                list("keyword"),
+                list("notfor")
+            ),
+        );
+        build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
+        let loaded = load(dir.path());
+        assert_eq!(loaded.source, CatalogSource::Index, "{:?}", loaded.warnings);
+        assert_eq!(loaded.warnings, ["skill-terms-cut:big: 656 terms kept"]);
+        assert_eq!(loaded.catalog.skills[0].terms.len(), 656);
+    }
+
+    #[test]
     fn a_forged_index_with_a_fresh_fingerprint_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         write_skill(dir.path(), "zebra", SKILL);

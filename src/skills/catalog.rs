@@ -495,7 +495,7 @@ pub mod limits {
     pub const DESCRIPTION_CHARS: usize = 1_024;
     /// Phases kept per skill.
     pub const PHASES: usize = 8;
-    /// Terms of one compiled skill (keywords, name and description words, `not_for`).
+    /// Terms of one compiled skill (keywords, words, pairs, phrases, `not_for`); `compile` cuts.
     pub const TERMS_PER_SKILL: usize = 2 * KEYWORDS + DESCRIPTION_CHARS / 2 + 16;
 }
 
@@ -725,9 +725,20 @@ pub fn compile(
             // field wins (a set, so a long description is not compared term by term).
             let mut held: std::collections::HashMap<String, Field> =
                 std::collections::HashMap::new();
+            // A description at its limit can give more words, pairs and phrases than an index
+            // may hold (`validate_compiled` would refuse it): the ones pushed last (the
+            // description's last words, its pairs, its phrases) are dropped, and room is left
+            // for the `not_for` entries.
+            let mut full = false;
             let mut push = |stems: Vec<String>, field: Field, label: &str| {
                 let stems = stems.join(" ");
                 if stems.is_empty() || held.get(&stems).is_some_and(|f| *f <= field) {
+                    return;
+                }
+                if !held.contains_key(&stems)
+                    && out.len() >= limits::TERMS_PER_SKILL - limits::KEYWORDS
+                {
+                    full = true;
                     return;
                 }
                 if held.insert(stems.clone(), field).is_some() {
@@ -767,13 +778,25 @@ pub fn compile(
             }
             for n in &d.not_for {
                 let stems = terms(n);
-                if !stems.is_empty() {
-                    out.push(Term {
-                        stems: Cow::Owned(stems.join(" ")),
-                        field: Field::NotFor,
-                        label: Cow::Owned(n.clone()),
-                    });
+                if stems.is_empty() {
+                    continue;
                 }
+                if out.len() >= limits::TERMS_PER_SKILL {
+                    full = true;
+                    break;
+                }
+                out.push(Term {
+                    stems: Cow::Owned(stems.join(" ")),
+                    field: Field::NotFor,
+                    label: Cow::Owned(n.clone()),
+                });
+            }
+            if full {
+                warnings.push(format!(
+                    "skill-terms-cut:{}: {} terms kept",
+                    d.id,
+                    out.len()
+                ));
             }
             CompiledSkill {
                 id: d.id.clone(),
@@ -893,7 +916,24 @@ mod tests {
             phases: vec![],
             scope: Scope::Specialist,
         });
+        defs.push(SkillDef {
+            id: "orchestrator".into(),
+            description: "Coordinates phases. Do NOT use for spreadsheets.".into(),
+            keywords: vec![],
+            not_for: vec![],
+            phases: vec![],
+            scope: Scope::MultiPhase,
+        });
         let catalog = compile(&defs, "sha256:x".into(), vec!["skill-skipped:a: b".into()]);
+        let last = &catalog.skills[2];
+        assert_eq!(last.scope, Scope::MultiPhase);
+        assert!(
+            last.terms
+                .iter()
+                .any(|t| t.field == Field::Avoid && t.label == "spreadsheets"),
+            "every field and scope is in the round trip: {:?}",
+            last.terms
+        );
         let full: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
         assert_eq!(CompiledCatalog::from_lines(full).unwrap(), catalog);
         let mut no_postings = CompiledCatalog::from_lines(Box::leak(
@@ -929,5 +969,179 @@ mod tests {
         for bad in ["", "A", "9x", "a b", "a/b", "é", &"a".repeat(65)] {
             assert!(!is_valid_id(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn to_rust_writes_the_catalog_as_static_data() {
+        let catalog = CompiledCatalog {
+            schema_version: CATALOG_SCHEMA_VERSION,
+            source_fingerprint: "fp".into(),
+            skills: vec![CompiledSkill {
+                id: "db".into(),
+                source: String::new(),
+                phases: vec!["analysis".into(), "review".into()],
+                scope: Scope::MultiPhase,
+                terms: vec![
+                    Term {
+                        stems: "sql".into(),
+                        field: Field::Keyword,
+                        label: "SQL".into(),
+                    },
+                    Term {
+                        stems: "query plan".into(),
+                        field: Field::Description,
+                        label: "query \"plan\"".into(),
+                    },
+                ],
+            }],
+            warnings: vec![],
+            postings: vec![Posting("query".into(), 0, 1), Posting("sql".into(), 0, 0)],
+        };
+        let want = r#"// Generated from src/skills/defaults/*/SKILL.md by
+// `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.
+// Do not edit.
+
+pub const FINGERPRINT: &str = "fp";
+
+#[rustfmt::skip]
+pub static SKILLS: &[StaticSkill] = &[
+    ("db", Scope::MultiPhase, &["analysis", "review"], &[
+        ("sql", Field::Keyword, "SQL"),
+        ("query plan", Field::Description, "query \"plan\""),
+    ]),
+];
+
+#[rustfmt::skip]
+pub static POSTINGS: &[StaticPosting] = &[
+    ("query", 0, 1),
+    ("sql", 0, 0),
+];
+"#;
+        assert_eq!(catalog.to_rust(), want);
+    }
+
+    #[test]
+    fn frontmatter_is_read_up_to_16_kib() {
+        let head = "name: a\ndescription: d\n#";
+        // YAML of exactly `n` bytes: the fields, then a comment.
+        let of = |n: usize| format!("---\n{head}{}\n---\n", "x".repeat(n - head.len() - 1));
+        assert_eq!(parse_skill_md(&of(16 * 1024)).unwrap().id, "a");
+        let err = parse_skill_md(&of(16 * 1024 + 1)).unwrap_err();
+        assert_eq!(err, "frontmatter is larger than 16384 bytes");
+    }
+
+    #[test]
+    fn apply_limits_cuts_to_the_documented_bounds() {
+        let mut def = SkillDef {
+            id: "a".into(),
+            // 1,024 characters, 2,048 bytes: the bound counts characters.
+            description: "é".repeat(1024),
+            keywords: vec![
+                "ok".into(),
+                "bell\u{7}".into(),
+                "x".repeat(81),
+                "y".repeat(80),
+            ],
+            not_for: vec![],
+            phases: vec![],
+            scope: Scope::Specialist,
+        };
+        assert_eq!(apply_limits(&mut def).as_deref(), Some("keywords 4->2"));
+        assert_eq!(def.keywords, ["ok".to_owned(), "y".repeat(80)]);
+        assert_eq!(def.description, "é".repeat(1024));
+        assert_eq!(apply_limits(&mut def.clone()), None, "within every bound");
+
+        def.description.push('z');
+        def.not_for = (0..65).map(|i| format!("n{i}")).collect();
+        def.phases = (0..9).map(|i| format!("p{i}")).collect();
+        assert_eq!(
+            apply_limits(&mut def).as_deref(),
+            Some("not_for 65->64, phases 9->8, description ->1024 chars")
+        );
+        assert_eq!(def.description, "é".repeat(1024));
+        assert_eq!(def.not_for.last().map(String::as_str), Some("n63"));
+        assert_eq!(def.phases.last().map(String::as_str), Some("p7"));
+    }
+
+    /// A skill at every bound of [`apply_limits`]: a 62-character id and a 1,024-character
+    /// description of distinct two-letter words, 64 keywords, 64 `not_for` entries.
+    fn skill_at_every_limit() -> SkillDef {
+        let mut words = Vec::new();
+        for a in 'a'..='z' {
+            for b in 'a'..='z' {
+                let w = format!("{a}{b}");
+                if !terms(&w).is_empty() {
+                    words.push(w);
+                }
+            }
+        }
+        let description = words[21..].join(" ")[..1024].trim_end().to_owned();
+        SkillDef {
+            id: words[..21].join("-"),
+            description,
+            keywords: (0..64).map(|i| format!("keyword{i}")).collect(),
+            not_for: (0..64).map(|i| format!("notfor{i}")).collect(),
+            phases: (0..8).map(|i| format!("phase{i}")).collect(),
+            scope: Scope::Specialist,
+        }
+    }
+
+    #[test]
+    fn a_skill_at_every_limit_compiles_to_at_most_656_terms_and_validates() {
+        let mut def = skill_at_every_limit();
+        assert_eq!(
+            apply_limits(&mut def),
+            None,
+            "the skill is within every bound"
+        );
+        let catalog = compile(std::slice::from_ref(&def), "fp".into(), vec![]);
+        let terms = &catalog.skills[0].terms;
+        // Uncut: 21 name words, 341 description words, 340 pairs and 128 entries, 830 terms.
+        assert_eq!(terms.len(), 656);
+        let count = |f: Field| terms.iter().filter(|t| t.field == f).count();
+        assert_eq!((count(Field::Keyword), count(Field::NotFor)), (64, 64));
+        assert_eq!(
+            catalog.warnings,
+            [format!("skill-terms-cut:{}: 656 terms kept", def.id)]
+        );
+        assert_eq!(validate_compiled(&catalog), Ok(()));
+
+        // Without `apply_limits` (the embedded defaults), extra `not_for` entries are cut too.
+        def.not_for = (0..100).map(|i| format!("notfor{i}")).collect();
+        let catalog = compile(&[def], "fp".into(), vec![]);
+        assert_eq!(catalog.skills[0].terms.len(), 656);
+
+        let mut over = catalog;
+        over.skills[0].terms.push(Term {
+            stems: "extra".into(),
+            field: Field::Keyword,
+            label: "extra".into(),
+        });
+        let err = validate_compiled(&over).unwrap_err();
+        assert!(err.ends_with(": 657 terms"), "{err}");
+    }
+
+    #[test]
+    fn validate_compiled_takes_at_most_1000_skills() {
+        let of = |n: usize| CompiledCatalog {
+            schema_version: CATALOG_SCHEMA_VERSION,
+            source_fingerprint: String::new(),
+            skills: (0..n)
+                .map(|i| CompiledSkill {
+                    id: format!("s{i}"),
+                    source: String::new(),
+                    phases: vec![],
+                    scope: Scope::Specialist,
+                    terms: vec![],
+                })
+                .collect(),
+            warnings: vec![],
+            postings: vec![],
+        };
+        assert_eq!(validate_compiled(&of(1000)), Ok(()));
+        assert_eq!(
+            validate_compiled(&of(1001)).unwrap_err(),
+            "1001 skills (at most 1000)"
+        );
     }
 }
