@@ -108,6 +108,10 @@ mod tests {
         assert_eq!(fold("Perché È Già così"), "perche e gia cosi");
         assert_eq!(fold("L’agente"), "l'agente");
         assert_eq!(fold("ΑΒΓ"), "αβγ");
+        assert_eq!(
+            fold("ÀÁÂÃÄÅàáâãäå ÈÉÊËèéêë ÌÍÎÏìíîï ÒÓÔÕÖòóôõö ÙÚÛÜùúûü Çç Ññ ’‘`´"),
+            "aaaaaaaaaaaa eeeeeeee iiiiiiii oooooooooo uuuuuuuu cc nn ''''"
+        );
     }
 
     #[test]
@@ -119,6 +123,11 @@ mod tests {
         assert_eq!(
             masked.len(),
             "before\n```\nuse a subagent\n```\nafter".len()
+        );
+        // Every character of a fenced line becomes a space, its line break stays.
+        assert_eq!(
+            mask_fenced("a\n~~~ sh\nrm x\n~~~\nb\n"),
+            "a\n      \n    \n   \nb\n"
         );
     }
 
@@ -139,6 +148,8 @@ mod tests {
             );
         }
         assert_eq!(mask_quoted("usa l'agente"), "usa l'agente");
+        // A quote over two lines keeps its line break.
+        assert_eq!(mask_quoted("say \"a\nb\" now"), "say   \n   now");
     }
 
     #[test]
@@ -151,10 +162,7 @@ mod tests {
     fn prefix_respects_char_boundaries() {
         assert_eq!(prefix("aé", 2), "a");
         assert_eq!(prefix("abc", 10), "abc");
-        assert_eq!(
-            routing_window(&"x".repeat(100_000)).len(),
-            ROUTING_WINDOW_BYTES
-        );
+        assert_eq!(routing_window(&"x".repeat(100_000)).len(), 64 * 1024);
     }
 
     #[test]
@@ -375,5 +383,6 @@ mod stem_tests {
             terms("Esegui la QUERY sulle tabelle 123 e poi"),
             ["esegu", "query", "tabell"]
         );
+        assert_eq!(terms("plot x y z"), ["plot"], "single letters are dropped");
     }
 }
