@@ -4,12 +4,14 @@
 //! binary runs in it, and the harness checks that the repository did no harm: hook mode exits 0,
 //! stdout is nothing or one JSON object, no file outside the project's `.sophia/` and the user's
 //! own sophia-hook folders was created, changed or removed, no canary leaked into stdout, stderr
-//! is silent, and the run stayed under a generous time and memory bound (the tight targets are
-//! measured by `benches/adversarial.sh` on the release binary, never asserted here).
+//! is silent, no run hangs (killed after 5 s) and peak RSS stays under a generous bound. Speed is
+//! measured by `benches/adversarial.sh` on the release binary, never asserted here: a wall-time
+//! bound would fail on a loaded machine, not on a bug.
 //!
 //! `ADVERSARIAL_ONLY=<prefix>` runs only the layouts whose name starts with the prefix;
-//! `ADVERSARIAL_MAX_MS` / `ADVERSARIAL_MAX_RSS_MIB` change the bounds (defaults 2,000 ms and
-//! 256 MiB on a debug build). The ignored test `materialise_for_bench` writes every layout to
+//! `ADVERSARIAL_MAX_RSS_MIB` changes the memory bound (default 256 MiB on a debug build);
+//! `ADVERSARIAL_MAX_MS`, when set, adds a wall-time bound per run (off by default, for a quick
+//! look on an idle machine). The ignored test `materialise_for_bench` writes every layout to
 //! `$ADVERSARIAL_OUT` for the benchmark script.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -487,7 +489,9 @@ fn check(name: &str, layout: &Layout) -> Vec<String> {
         .and_then(|p| p.get("prompt"))
         .and_then(Value::as_str)
         .map(|p| dirs.subst(p));
-    let max_ms = env_u64("ADVERSARIAL_MAX_MS", 2_000);
+    let max_ms = std::env::var("ADVERSARIAL_MAX_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok());
     let max_rss_kib = env_u64("ADVERSARIAL_MAX_RSS_MIB", 256) * 1024;
     let mut problems = Vec::new();
     for n in 1..=layout.runs {
@@ -561,7 +565,7 @@ fn check(name: &str, layout: &Layout) -> Vec<String> {
                 p(format!("{} changed: {b:?} -> {a:?}", rel.display()));
             }
         }
-        if o.wall > Duration::from_millis(max_ms) {
+        if let Some(max_ms) = max_ms.filter(|&ms| o.wall > Duration::from_millis(ms)) {
             p(format!("wall {} ms > {max_ms} ms", o.wall.as_millis()));
         }
         if o.max_rss_kib > max_rss_kib as i64 {
