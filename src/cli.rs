@@ -534,7 +534,14 @@ fn explain(
         payload: &payload,
         planning_flag: args.planning || settings.planning,
     };
-    let project = load_project(&request, settings, chrono::Utc::now(), None, &|| false);
+    let project = load_project(
+        &request,
+        settings,
+        chrono::Utc::now(),
+        None,
+        &|| false,
+        crate::edge::skills::Freshness::Full,
+    );
     let decision = decision::decide(&request, &project);
     let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
     json.push('\n');

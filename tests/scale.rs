@@ -7,6 +7,8 @@ use std::path::Path;
 
 use sophia_hook::edge::skills::{CatalogSource, Homes, build_index, load};
 use sophia_hook::payload::Host;
+use sophia_hook::skills::catalog::{CompiledCatalog, IndexView};
+use sophia_hook::skills::default_catalog;
 use sophia_hook::skills::router::SkillRouter;
 
 /// Writes `n` skills: skill `k` has the unique keyword `zeta{k}x` and shares generic words with
@@ -55,4 +57,61 @@ fn thousand_skills_route_correctly_by_index_and_by_scan() {
             .is_empty()
     );
     assert!(router.route("ciao, come stai?").selected.is_empty());
+}
+
+/// A router over the compiled index read lazily, as the hook uses it.
+fn lazy(catalog: &CompiledCatalog) -> SkillRouter {
+    let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+    SkillRouter::from_index(IndexView::open(text).unwrap())
+}
+
+/// The lazily read index selects what the whole catalog selects, with the same scores, reasons
+/// and runners-up: on every eval prompt of the three public catalogs and of the embedded one,
+/// and on the 1,000-skill project.
+#[test]
+fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prompts = |file: &str| -> Vec<String> {
+        fs::read_to_string(manifest.join("fixtures/eval").join(file))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let case: serde_json::Value = serde_json::from_str(l).unwrap();
+                case["prompt"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    };
+    let mut cases = vec![(default_catalog(), prompts("routing.jsonl"))];
+    for c in ["devops", "marketing", "scientific-python"] {
+        let loaded = load(&manifest.join("fixtures/catalogs").join(c));
+        assert_eq!(loaded.source, CatalogSource::Scan, "{c}");
+        let mut all = prompts(&format!("catalogs/{c}.dev.jsonl"));
+        all.extend(prompts(&format!("catalogs/{c}.holdout.jsonl")));
+        cases.push((loaded.catalog, all));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), 1_000);
+    let thousand: Vec<String> = (0..1_000)
+        .step_by(37)
+        .flat_map(|k| {
+            [
+                format!("please use zeta{k}x on the report"),
+                format!("the topic{k} widget is broken"),
+            ]
+        })
+        .chain(["generated files, reports and data".to_owned()])
+        .collect();
+    cases.push((load(dir.path()).catalog, thousand));
+    let mut routed = 0;
+    for (catalog, prompts) in cases {
+        let lazy = lazy(&catalog);
+        assert_eq!(lazy.len(), catalog.skills.len());
+        let whole = SkillRouter::new(catalog);
+        for prompt in &prompts {
+            assert_eq!(lazy.route(prompt), whole.route(prompt), "{prompt}");
+            routed += 1;
+        }
+    }
+    assert!(routed > 500, "{routed}");
 }

@@ -18,7 +18,6 @@ use crate::edge::turns;
 use crate::payload::{Event, Host, Payload};
 use crate::planning;
 use crate::render::Printed;
-use crate::skills::router::SkillRouter;
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -169,6 +168,7 @@ fn decide_from_stdin(
             now,
             settings.debug.then_some(&mut *stderr),
             &over_budget,
+            skills::Freshness::Quick,
         );
         if over_budget() {
             Project {
@@ -253,13 +253,16 @@ pub fn timestamp(now: DateTime<Utc>) -> String {
 
 /// Loads the project material the request needs, and nothing else: a prompt reads the skill
 /// catalog, never `AGENTS.md`; a SessionStart reads `AGENTS.md` only for hosts that do not.
-/// `over_budget` stops a skill scan midway (the caller then degrades the run).
+/// `over_budget` stops a skill scan midway (the caller then degrades the run); `freshness` says
+/// whether the skill catalog may be proved fresh by the freshness stamp (the hook) or is checked
+/// in full (`explain`).
 pub fn load_project(
     request: &HookRequest<'_>,
     settings: &Settings,
     now: DateTime<Utc>,
     mut debug: Option<&mut dyn Write>,
     over_budget: &dyn Fn() -> bool,
+    freshness: skills::Freshness,
 ) -> Project {
     let mut project = Project::default();
     let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
@@ -277,7 +280,7 @@ pub fn load_project(
         // inside the project (a refused path reads as missing, with a warning).
         let homes = skills::Homes::from_settings(settings);
         let mut index_warning = None;
-        let loaded = skills::load_for_host_within(
+        let loaded = skills::load_router_within(
             request.host,
             &cwd,
             &root,
@@ -294,6 +297,8 @@ pub fn load_project(
             },
             settings.cache_dir.as_deref(),
             over_budget,
+            now.timestamp(),
+            freshness,
         );
         project.skill_warnings.extend(index_warning);
         let (generated, catalog_warning) = artifact_path(
@@ -309,18 +314,16 @@ pub fn load_project(
                 err,
                 "[mcp-skills] catalog={} skills={} warnings={}",
                 loaded.source.as_str(),
-                loaded.catalog.skills.len(),
+                loaded.router.len(),
                 loaded.warnings.len()
             );
             for warning in project.skill_warnings.iter().chain(&loaded.warnings) {
                 let _ = writeln!(err, "[mcp-skills] warning {warning}");
             }
         }
-        let skill_ids: BTreeSet<String> =
-            loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
         project.skill_source = Some(loaded.source.as_str());
         project.skill_warnings.extend(loaded.warnings);
-        project.skills = Some(SkillRouter::new(loaded.catalog));
+        project.skills = Some(loaded.router);
         // Past the budget the caller degrades the run: the agent catalog is not read at all.
         if over_budget() {
             return project;
@@ -328,8 +331,18 @@ pub fn load_project(
 
         let debug_catalog = debug.as_deref_mut();
         project.host_agents = Some(host_agents(request.host, &root, settings));
+        // Every skill id, only when a project or machine agent catalog needs them (a lazily read
+        // index decodes them on demand).
+        let router = project.skills.as_ref();
+        let skill_ids = || -> BTreeSet<String> {
+            router
+                .map(|r| r.ids())
+                .unwrap_or_default()
+                .into_iter()
+                .collect()
+        };
         if let Some(effective) =
-            load_agents(&root, &generated, &skill_ids, settings, request.host, now)
+            load_agents(&root, &generated, skill_ids, settings, request.host, now)
         {
             if let Some(err) = debug_catalog {
                 let _ = writeln!(
@@ -378,14 +391,15 @@ pub fn load_project(
                 agents::CATALOG_PATH,
             );
             let generated = generated.unwrap_or_default();
-            let skill_ids = crate::skills::default_catalog()
-                .skills
-                .into_iter()
-                .map(|s| s.id)
-                .collect();
-            project.agents =
-                load_agents(&root, &generated, &skill_ids, settings, request.host, now)
-                    .map(|e| e.catalog);
+            let skill_ids = || {
+                crate::skills::default_catalog()
+                    .skills
+                    .into_iter()
+                    .map(|s| s.id)
+                    .collect()
+            };
+            project.agents = load_agents(&root, &generated, skill_ids, settings, request.host, now)
+                .map(|e| e.catalog);
         }
     }
     let has_claude_md = request.host == crate::payload::Host::Claude
@@ -409,7 +423,7 @@ pub fn load_project(
 fn load_agents(
     root: &Path,
     generated: &Path,
-    skill_ids: &BTreeSet<String>,
+    skill_ids: impl FnOnce() -> BTreeSet<String>,
     settings: &Settings,
     host: Host,
     now: DateTime<Utc>,
@@ -419,7 +433,7 @@ fn load_agents(
     if manifest.is_none() && !project_catalog {
         return None;
     }
-    let mut effective = agents::load_catalog_at(root, generated, skill_ids, timestamp(now));
+    let mut effective = agents::load_catalog_at(root, generated, &skill_ids(), timestamp(now));
     agents::apply_manifest(&mut effective, manifest, Some(host.as_str()));
     Some(effective)
 }

@@ -18,10 +18,11 @@ use std::time::UNIX_EPOCH;
 use crate::edge::files::{ReadError, caps, read_bounded_string, write_atomic};
 use crate::payload::Host;
 use crate::skills::catalog::{
-    CATALOG_SCHEMA_VERSION, CompiledCatalog, apply_limits, compile, parse_skill_md,
+    CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexView, apply_limits, compile, parse_skill_md,
     validate_compiled,
 };
 use crate::skills::default_catalog;
+use crate::skills::router::SkillRouter;
 
 /// The index file, relative to the project root. `.sophia/` holds a `.gitignore` of `*`, so the
 /// generated files never reach version control.
@@ -211,6 +212,9 @@ pub struct Inventory {
     pub counts: Vec<usize>,
     /// Symlinks refused, caps reached.
     pub warnings: Vec<String>,
+    /// Folders whose modification time changes when a skill is added, removed or renamed: the
+    /// folders listed, and the skill folders that hold no `SKILL.md` yet (see [`Stamp`]).
+    dirs: Vec<PathBuf>,
 }
 
 impl Inventory {
@@ -296,6 +300,7 @@ fn list_folder(
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
+    inv.dirs.push(dir.to_path_buf());
     // Names fetched once: sorting by `DirEntry::file_name` would allocate on every comparison.
     let mut listed: Vec<(std::ffi::OsString, fs::DirEntry)> = Vec::new();
     for e in entries.filter_map(Result::ok) {
@@ -337,6 +342,8 @@ fn list_folder(
             let skill_dir = path.parent().unwrap_or(dir);
             if folder.nested && depth + 1 < NESTED_DEPTH && skill_dir.is_dir() {
                 list_folder(folder, skill_dir, rel, depth + 1, jail, inv);
+            } else {
+                inv.dirs.push(skill_dir.to_path_buf());
             }
             continue;
         };
@@ -568,6 +575,346 @@ pub fn cache_path(cache_dir: &Path, host: Host, cwd: &Path, root: &Path) -> Path
         .join(format!("{hash:016x}.tsv"))
 }
 
+/// How long a full check of the sources vouches for the catalog the hook routes with. Within it
+/// a prompt proves the compiled catalog fresh from the freshness stamp ([`Stamp`]): a `stat` of
+/// each skill folder and of the catalog file instead of one per `SKILL.md`. A skill folder
+/// added, removed or renamed is seen on the next prompt; an edit inside an existing skill folder
+/// (a `SKILL.md` rewritten in place or saved by rename) within this many seconds.
+pub const FRESHNESS_WINDOW_SECS: i64 = 10;
+/// A folder modified this close to a full check may change again without its modification time
+/// moving (file-system timestamps are coarse): no stamp is written then, the next prompt checks
+/// in full again.
+const RACY_SECS: i64 = 2;
+/// Folders a stamp watches at most; an inventory with more is checked in full on every prompt.
+const MAX_WATCHED: usize = 256;
+
+/// How the hook proves its catalog fresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Through the freshness stamp when it vouches, else in full (the hook).
+    Quick,
+    /// One `stat` per `SKILL.md`, every time (`explain`).
+    Full,
+}
+
+/// The skill catalog of a hook run, ready to route.
+pub struct HookSkills {
+    pub router: SkillRouter,
+    pub source: CatalogSource,
+    pub warnings: Vec<String>,
+    /// The freshness stamp vouched for the catalog: no `SKILL.md` was looked at this run.
+    pub stamped: bool,
+}
+
+/// The hook's catalog ([`load_for_host_within`], routed): with a cache folder and
+/// [`Freshness::Quick`], a catalog proved fresh less than [`FRESHNESS_WINDOW_SECS`] ago (at
+/// `now`, seconds since the epoch) whose skill folders have not changed since is read from the
+/// same compiled file and decoded lazily ([`SkillRouter::from_index`]); otherwise the sources are
+/// checked in full and, when the catalog came from a compiled file, a new stamp is written.
+#[allow(clippy::too_many_arguments)]
+pub fn load_router_within(
+    host: Host,
+    cwd: &Path,
+    root: &Path,
+    homes: &Homes,
+    index: impl FnOnce() -> PathBuf,
+    cache_dir: Option<&Path>,
+    over_budget: &dyn Fn() -> bool,
+    now: i64,
+    freshness: Freshness,
+) -> HookSkills {
+    let folders = skill_folders(host, cwd, root, homes);
+    let cache = cache_dir.map(|dir| cache_path(dir, host, cwd, root));
+    let mut index = Some(index);
+    let mut index_path: Option<PathBuf> = None;
+    let mut index_path = || {
+        index_path
+            .get_or_insert_with(|| {
+                index
+                    .take()
+                    .map_or_else(PathBuf::new, |f| host_index_path(&f(), host))
+            })
+            .clone()
+    };
+    let stamp_path = cache.as_ref().map(|c| c.with_extension("fresh"));
+    if let (Freshness::Quick, Some(stamp), Some(cache)) = (freshness, &stamp_path, &cache)
+        && let Some(hit) =
+            Stamp::read(stamp).and_then(|stamp| stamp.vouch(&folders, &mut index_path, cache, now))
+    {
+        return hit;
+    }
+    let inventory = inventory(folders, root);
+    let watched: Vec<PathBuf> = inventory
+        .folders
+        .iter()
+        .map(|f| f.path.clone())
+        .chain(inventory.dirs.iter().cloned())
+        .collect();
+    let roots: Vec<PathBuf> = inventory.folders.iter().map(|f| f.path.clone()).collect();
+    let loaded = load_inventory(inventory, &mut index_path, cache.clone(), over_budget);
+    if let (Some(stamp), Some(cache)) = (&stamp_path, &cache)
+        && matches!(loaded.source, CatalogSource::Index | CatalogSource::Cache)
+    {
+        let catalog_file = match loaded.source {
+            CatalogSource::Index => index_path(),
+            _ => cache.clone(),
+        };
+        Stamp::write(
+            stamp,
+            &roots,
+            &watched,
+            &index_path(),
+            &catalog_file,
+            &loaded,
+            now,
+        );
+    }
+    HookSkills {
+        router: SkillRouter::new(loaded.catalog),
+        source: loaded.source,
+        warnings: loaded.warnings,
+        stamped: false,
+    }
+}
+
+/// The identity of a file or folder for the freshness stamp: device, inode, size and
+/// modification time (`-` when it does not exist). A folder's changes when an entry is added,
+/// removed or renamed; a file rewritten by rename gets a new inode.
+fn file_state(path: &Path) -> (String, Option<i64>) {
+    use std::os::unix::fs::MetadataExt;
+    match fs::metadata(path) {
+        Ok(m) => (
+            format!(
+                "{}.{}.{}.{}.{}",
+                m.dev(),
+                m.ino(),
+                m.len(),
+                m.mtime(),
+                m.mtime_nsec()
+            ),
+            Some(m.mtime()),
+        ),
+        Err(_) => ("-".to_owned(), None),
+    }
+}
+
+/// A path as stamp text: `None` when it cannot be written back exactly on one field.
+fn stamp_text(path: &Path) -> Option<&str> {
+    path.to_str().filter(|p| !p.contains(['\t', '\n', '\r']))
+}
+
+/// The freshness stamp, `<cache>/sophia-hook/skills/<key>.fresh` next to the machine's compiled
+/// copy (the user's cache folder: a repository never chooses it). Written after a full check
+/// found the compiled index (or the cached copy) fresh, it records when, the fingerprint proved,
+/// the catalog file's identity, and the identity of every folder whose change means a skill was
+/// added, removed or renamed. Read back as untrusted text: bounded, and anything malformed or
+/// different means a full check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    checked_at: i64,
+    source: CatalogSource,
+    fingerprint: String,
+    index_path: String,
+    index_state: String,
+    /// The state of the file the catalog was read from (the index, or the cached copy).
+    catalog_state: String,
+    /// The host's skill folders, in order.
+    roots: Vec<String>,
+    /// (state, path) of each watched folder.
+    dirs: Vec<(String, String)>,
+    warnings: Vec<String>,
+}
+
+impl Stamp {
+    const VERSION: &'static str = "1";
+
+    fn write(
+        path: &Path,
+        roots: &[PathBuf],
+        watched: &[PathBuf],
+        index: &Path,
+        catalog_file: &Path,
+        loaded: &LoadedCatalog,
+        now: i64,
+    ) {
+        if watched.len() > MAX_WATCHED {
+            return;
+        }
+        let mut dirs = Vec::with_capacity(watched.len());
+        for dir in watched {
+            let (state, mtime) = file_state(dir);
+            // Racy: a change within the timestamp granularity might not move the time.
+            if mtime.is_some_and(|m| m > now - RACY_SECS) {
+                return;
+            }
+            let Some(text) = stamp_text(dir) else {
+                return;
+            };
+            dirs.push((state, text.to_owned()));
+        }
+        let (Some(roots), Some(index_text)) = (
+            roots
+                .iter()
+                .map(|r| stamp_text(r).map(str::to_owned))
+                .collect::<Option<Vec<_>>>(),
+            stamp_text(index),
+        ) else {
+            return;
+        };
+        let stamp = Stamp {
+            checked_at: now,
+            source: loaded.source,
+            fingerprint: loaded.catalog.source_fingerprint.clone(),
+            index_path: index_text.to_owned(),
+            index_state: file_state(index).0,
+            catalog_state: file_state(catalog_file).0,
+            roots,
+            dirs,
+            warnings: loaded.warnings.clone(),
+        };
+        if let Some(text) = stamp.to_text() {
+            let _ = write_atomic(path, text.as_bytes());
+        }
+    }
+
+    fn to_text(&self) -> Option<String> {
+        let fields = [&self.fingerprint, &self.index_path]
+            .into_iter()
+            .chain(&self.warnings);
+        if fields.into_iter().any(|f| f.contains(['\t', '\n', '\r'])) {
+            return None;
+        }
+        let mut out = format!(
+            "F\t{}\t{}\t{}\t{}\nI\t{}\t{}\nC\t{}\n",
+            Self::VERSION,
+            self.checked_at,
+            self.source.as_str(),
+            self.fingerprint,
+            self.index_state,
+            self.index_path,
+            self.catalog_state
+        );
+        for r in &self.roots {
+            out.push_str(&format!("R\t{r}\n"));
+        }
+        for (state, path) in &self.dirs {
+            out.push_str(&format!("D\t{state}\t{path}\n"));
+        }
+        for w in &self.warnings {
+            out.push_str(&format!("W\t{w}\n"));
+        }
+        out.push_str("E\n");
+        Some(out)
+    }
+
+    fn read(path: &Path) -> Option<Stamp> {
+        let text = read_bounded_string(path, caps::STATE).ok()?;
+        Stamp::parse(&text)
+    }
+
+    fn parse(text: &str) -> Option<Stamp> {
+        let mut lines = text.split('\n');
+        let mut f = lines.next()?.split('\t');
+        if (f.next(), f.next()) != (Some("F"), Some(Self::VERSION)) {
+            return None;
+        }
+        let checked_at = f.next()?.parse().ok()?;
+        let source = match f.next()? {
+            "index" => CatalogSource::Index,
+            "cache" => CatalogSource::Cache,
+            _ => return None,
+        };
+        let fingerprint = f.next()?.to_owned();
+        let mut f = lines.next()?.split('\t');
+        if f.next() != Some("I") {
+            return None;
+        }
+        let index_state = f.next()?.to_owned();
+        let index_path = f.next()?.to_owned();
+        let mut f = lines.next()?.split('\t');
+        if f.next() != Some("C") {
+            return None;
+        }
+        let mut stamp = Stamp {
+            checked_at,
+            source,
+            fingerprint,
+            index_path,
+            index_state,
+            catalog_state: f.next()?.to_owned(),
+            roots: Vec::new(),
+            dirs: Vec::new(),
+            warnings: Vec::new(),
+        };
+        for line in lines {
+            let mut f = line.split('\t');
+            match (f.next()?, f.next(), f.next()) {
+                ("R", Some(root), None) => stamp.roots.push(root.to_owned()),
+                ("D", Some(state), Some(path)) => {
+                    stamp.dirs.push((state.to_owned(), path.to_owned()));
+                }
+                // A warning is shown by `explain`: catalog text only, like the index's own.
+                ("W", Some(w), None) if w.len() <= 4096 && !w.chars().any(char::is_control) => {
+                    stamp.warnings.push(w.to_owned());
+                }
+                ("E", None, None) => return (stamp.dirs.len() <= MAX_WATCHED).then_some(stamp),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The hook's catalog when this stamp still vouches for it at `now`: recent enough, the
+    /// same folders unchanged, the same catalog file with the fingerprint proved.
+    fn vouch(
+        &self,
+        folders: &[SkillFolder],
+        index: &mut dyn FnMut() -> PathBuf,
+        cache: &Path,
+        now: i64,
+    ) -> Option<HookSkills> {
+        let age = now.checked_sub(self.checked_at)?;
+        if !(0..FRESHNESS_WINDOW_SECS).contains(&age)
+            || self.roots.len() != folders.len()
+            || !folders
+                .iter()
+                .zip(&self.roots)
+                .all(|(f, r)| stamp_text(&f.path) == Some(r.as_str()))
+            || !self
+                .dirs
+                .iter()
+                .all(|(state, dir)| file_state(Path::new(dir)).0 == *state)
+        {
+            return None;
+        }
+        let index = index();
+        if stamp_text(&index) != Some(self.index_path.as_str())
+            || file_state(&index).0 != self.index_state
+        {
+            return None;
+        }
+        let file = match self.source {
+            CatalogSource::Index => index,
+            _ if file_state(cache).0 == self.catalog_state => cache.to_path_buf(),
+            _ => return None,
+        };
+        let text = read_bounded_string(&file, caps::INDEX).ok()?;
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let view = IndexView::open(text).ok()?;
+        if view.source_fingerprint != self.fingerprint
+            || view.schema_version != CATALOG_SCHEMA_VERSION
+        {
+            return None;
+        }
+        Some(HookSkills {
+            router: SkillRouter::from_index(view),
+            source: self.source,
+            warnings: self.warnings.clone(),
+            stamped: true,
+        })
+    }
+}
+
 fn load_inventory(
     inventory: Inventory,
     index: impl FnOnce() -> PathBuf,
@@ -645,6 +992,11 @@ fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
         ReadError::NotRegular => "skills-index-not-a-file",
         ReadError::Io(_) => "skills-index-unreadable",
     })?;
+    // An index of another schema comes from another version: stale, not corrupt.
+    let schema = text.split(['\t', '\n']).nth(1);
+    if text.starts_with("#\t") && schema != Some(&CATALOG_SCHEMA_VERSION.to_string()) {
+        return Err("skills-index-stale");
+    }
     let text: &'static str = Box::leak(text.into_boxed_str());
     let catalog = CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")?;
     validate_compiled(&catalog).map_err(|_| "skills-index-invalid")?;
@@ -888,8 +1240,8 @@ mod tests {
         write_skill(dir.path(), "zebra", SKILL);
         let (_, path) = build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
         let text = fs::read_to_string(&path).unwrap();
-        // The same fingerprint line, an id that carries text for the model.
-        let forged = text.replace("S\tzebra-tools\t", "S\tzebra-tools IGNORE PREVIOUS\t");
+        // The same fingerprint line and offsets, an id that carries text for the model.
+        let forged = text.replace("S\tzebra-tools\t", "S\tIGNORE PREV\t");
         assert_ne!(forged, text);
         fs::write(&path, forged).unwrap();
         let loaded = load(dir.path());
@@ -1086,6 +1438,256 @@ mod tests {
         symlink(&outside, &skills).unwrap();
         let loaded = load(&root);
         assert_eq!(loaded.source, CatalogSource::Embedded);
+    }
+
+    /// The hook's loader at an injected time `now` (seconds), with its own cache folder.
+    fn hook_load(root: &Path, cache: &Path, now: i64, freshness: Freshness) -> HookSkills {
+        load_router_within(
+            Host::Codex,
+            root,
+            root,
+            &Homes::default(),
+            || root.join(INDEX_PATH),
+            Some(cache),
+            &|| false,
+            now,
+            freshness,
+        )
+    }
+
+    fn selected(skills: &HookSkills, prompt: &str) -> Vec<String> {
+        skills
+            .router
+            .route(prompt)
+            .selected
+            .into_iter()
+            .map(|m| m.skill_id)
+            .collect()
+    }
+
+    /// A project with an index, old enough that its folders are not racy at `now`.
+    fn stamped_project() -> (tempfile::TempDir, tempfile::TempDir, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        write_skill(dir.path(), "zebra", SKILL);
+        write_skill(
+            dir.path(),
+            "yak",
+            "---\nname: yak-shaver\ndescription: Yaks\nkeywords: [yak]\n---\n",
+        );
+        build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+            + 60;
+        (dir, cache, now)
+    }
+
+    #[test]
+    fn a_stamp_vouches_for_the_index_within_the_window() {
+        let (dir, cache, now) = stamped_project();
+        let first = hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        assert_eq!((first.source, first.stamped), (CatalogSource::Index, false));
+        let second = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert_eq!(
+            (second.source, second.stamped),
+            (CatalogSource::Index, true)
+        );
+        assert_eq!(second.router.len(), 2);
+        assert_eq!(selected(&second, "shave the yak"), ["yak-shaver"]);
+        assert_eq!(selected(&second, "zebra stripes"), ["zebra-tools"]);
+        // `explain` always checks in full.
+        let full = hook_load(dir.path(), cache.path(), now + 1, Freshness::Full);
+        assert!(!full.stamped);
+        // Past the window, or before the stamp (a clock set back), the check is full again (and
+        // stamps anew: the full check at `now + 1` above wrote the stamp these are measured from).
+        for later in [
+            now + 1 + FRESHNESS_WINDOW_SECS,
+            now + 2 + 3 * FRESHNESS_WINDOW_SECS,
+            now - 1,
+        ] {
+            assert!(!hook_load(dir.path(), cache.path(), later, Freshness::Quick).stamped);
+        }
+    }
+
+    #[test]
+    fn an_added_skill_folder_is_seen_on_the_next_prompt() {
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        write_skill(
+            dir.path(),
+            "otter",
+            "---\nname: otter\ndescription: Otters\nkeywords: [otter]\n---\n",
+        );
+        let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert!(!next.stamped);
+        assert_eq!(next.source, CatalogSource::Scan);
+        assert_eq!(next.warnings[0], "skills-index-stale");
+        assert_eq!(selected(&next, "feed the otter"), ["otter"]);
+    }
+
+    #[test]
+    fn a_removed_or_renamed_skill_folder_is_gone_on_the_next_prompt() {
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        fs::remove_dir_all(dir.path().join("skills/yak")).unwrap();
+        let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert!(!next.stamped);
+        assert!(selected(&next, "shave the yak").is_empty());
+        assert_eq!(next.router.len(), 1);
+
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        fs::rename(
+            dir.path().join("skills/yak"),
+            dir.path().join("skills/yak2"),
+        )
+        .unwrap();
+        let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert!(!next.stamped);
+        assert_eq!(next.router.ids(), ["yak-shaver", "zebra-tools"]);
+    }
+
+    #[test]
+    fn a_skill_added_to_an_empty_skill_folder_or_a_new_skill_root_is_seen() {
+        let (dir, cache, now) = stamped_project();
+        fs::create_dir_all(dir.path().join("skills/later")).unwrap();
+        // Built again so that the folder is part of the proved state, then stamped.
+        build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        assert!(hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick).stamped);
+        fs::write(
+            dir.path().join("skills/later/SKILL.md"),
+            "---\nname: later\ndescription: Later\nkeywords: [afterwards]\n---\n",
+        )
+        .unwrap();
+        let next = hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick);
+        assert!(!next.stamped);
+        assert_eq!(selected(&next, "do it afterwards"), ["later"]);
+
+        // A skill root the host reads that did not exist (`.agents/skills`).
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        mk(&dir.path().join(".agents/skills"), "newcomer");
+        let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert!(!next.stamped);
+        assert!(next.router.ids().contains(&"newcomer".to_owned()));
+    }
+
+    #[test]
+    fn an_in_place_edit_is_seen_once_the_window_has_passed() {
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        // Rewritten in place: the skill folders keep their modification times.
+        let file = dir.path().join("skills/yak/SKILL.md");
+        fs::write(
+            &file,
+            "---\nname: yak-shaver\ndescription: Yaks\nkeywords: [llama]\n---\n",
+        )
+        .unwrap();
+        let within = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert!(within.stamped, "within the window the stamp vouches");
+        assert_eq!(selected(&within, "a llama"), Vec::<String>::new());
+        let after = hook_load(
+            dir.path(),
+            cache.path(),
+            now + FRESHNESS_WINDOW_SECS,
+            Freshness::Quick,
+        );
+        assert!(!after.stamped);
+        assert_eq!(after.warnings[0], "skills-index-stale");
+        assert_eq!(selected(&after, "a llama"), ["yak-shaver"]);
+        // `explain` sees it at once.
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        fs::write(
+            dir.path().join("skills/yak/SKILL.md"),
+            "---\nname: yak-shaver\ndescription: Yaks\nkeywords: [llama]\n---\n",
+        )
+        .unwrap();
+        let explain = hook_load(dir.path(), cache.path(), now + 1, Freshness::Full);
+        assert_eq!(selected(&explain, "a llama"), ["yak-shaver"]);
+    }
+
+    #[test]
+    fn a_rebuilt_index_or_a_cached_copy_is_stamped_too() {
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        // A new index file (a new inode): the stamp no longer vouches, the next full check does.
+        build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
+        assert!(!hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick).stamped);
+        assert!(hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick).stamped);
+
+        // No index: a scan, then the cached copy, stamped.
+        let (dir, cache, now) = stamped_project();
+        fs::remove_file(dir.path().join(INDEX_PATH)).unwrap();
+        let scan = hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        assert_eq!(scan.source, CatalogSource::Scan);
+        let cached = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert_eq!(
+            (cached.source, cached.stamped),
+            (CatalogSource::Cache, false)
+        );
+        let stamped = hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick);
+        assert_eq!(
+            (stamped.source, stamped.stamped),
+            (CatalogSource::Cache, true)
+        );
+        assert_eq!(stamped.warnings, cached.warnings);
+        assert_eq!(selected(&stamped, "shave the yak"), ["yak-shaver"]);
+    }
+
+    #[test]
+    fn a_corrupt_stamp_or_catalog_means_a_full_check() {
+        let (dir, cache, now) = stamped_project();
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        let stamp =
+            cache_path(cache.path(), Host::Codex, dir.path(), dir.path()).with_extension("fresh");
+        let good = fs::read_to_string(&stamp).unwrap();
+        assert!(good.starts_with("F\t1\t"), "{good}");
+        for bad in [
+            String::new(),
+            "garbage".to_owned(),
+            good[..good.len() - 3].to_owned(),
+            good.replacen("F\t1\t", "F\t9\t", 1),
+            good.replacen("\nE\n", "\nW\tinjected\u{7}\nE\n", 1),
+        ] {
+            fs::write(&stamp, &bad).unwrap();
+            let loaded = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+            assert!(!loaded.stamped, "{bad:?}");
+            assert_eq!(loaded.source, CatalogSource::Index);
+            assert_eq!(selected(&loaded, "shave the yak"), ["yak-shaver"]);
+            fs::write(&stamp, &good).unwrap();
+        }
+        // The index damaged in place with its identity kept (same size, same time): the stamp
+        // matches, the lazy reader refuses the file, the full check finds it corrupt.
+        let index = dir.path().join(INDEX_PATH);
+        let text = fs::read_to_string(&index).unwrap();
+        let mtime = fs::metadata(&index).unwrap().modified().unwrap();
+        let damaged = format!("{}X\n", &text[..text.len() - 2]);
+        assert_eq!(damaged.len(), text.len());
+        let file = fs::OpenOptions::new().write(true).open(&index).unwrap();
+        std::io::Write::write_all(&mut &file, damaged.as_bytes()).unwrap();
+        file.set_modified(mtime).unwrap();
+        drop(file);
+        let loaded = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+        assert!(!loaded.stamped);
+        assert_eq!(loaded.warnings[0], "skills-index-corrupt");
+        assert_eq!(loaded.source, CatalogSource::Scan);
+        assert_eq!(selected(&loaded, "shave the yak"), ["yak-shaver"]);
+    }
+
+    #[test]
+    fn racy_folders_write_no_stamp() {
+        let (dir, cache, _) = stamped_project();
+        // `now` is the folders' own time: they could still change unseen within it.
+        let now = std::time::SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+        assert!(!hook_load(dir.path(), cache.path(), now, Freshness::Quick).stamped);
     }
 
     #[test]

@@ -134,25 +134,28 @@ pub type StaticSkill = (
 pub type StaticPosting = (&'static str, u32, u32);
 
 impl CompiledCatalog {
-    /// The compact line format the binary embeds for the default catalog: parsed on every prompt,
-    /// so it borrows every string from the embedded text and costs a fraction of JSON.
-    /// `#\tschema\tfingerprint`, then per skill `S\tid\tscope\tphases` followed by its terms
-    /// `T\tfield\tstems\tlabel`, the sorted postings `P\tstem\tskill\tterm`, warnings `W\ttext`,
-    /// and `E\tskills` last (a file without it is truncated).
+    /// The compact line format of the compiled index (`.sophia/skills-index.tsv` and the
+    /// per-machine cache): `#\tschema\tfingerprint`, `H\tskills\tlengths\tpostings
+    /// offset\tpostings bytes`, then per skill `S\tid\tscope\tphases\tsource` followed by its
+    /// terms `T\tfield\tstems\tlabel`, the postings `P\tstem\tskill offset` sorted by stem (one
+    /// per stem and skill), warnings `W\ttext`, and `E\tskills` last (a file without it is
+    /// truncated). Offsets count bytes from the line after `H`; `lengths` is the sum of the
+    /// skills' name and description terms (BM25's mean length). The header and the postings let
+    /// [`IndexView`] decode only the skills a prompt's words reach.
     pub fn to_lines(&self) -> String {
         let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
-        let mut out = format!(
-            "#\t{}\t{}\n",
-            self.schema_version,
-            clean(&self.source_fingerprint)
-        );
+        let mut body = String::new();
+        let mut offsets = Vec::with_capacity(self.skills.len());
+        let mut lengths = 0usize;
         for skill in &self.skills {
+            offsets.push(body.len());
+            lengths += bm25_length(&skill.terms);
             let scope = match skill.scope {
                 Scope::Specialist => "specialist",
                 Scope::MultiSource => "multi-source",
                 Scope::MultiPhase => "multi-phase",
             };
-            out.push_str(&format!(
+            body.push_str(&format!(
                 "S\t{}\t{scope}\t{}\t{}\n",
                 skill.id,
                 skill.phases.join(","),
@@ -166,22 +169,29 @@ impl CompiledCatalog {
                     Field::NotFor => "x",
                     Field::Avoid => "a",
                 };
-                out.push_str(&format!(
+                body.push_str(&format!(
                     "T\t{field}\t{}\t{}\n",
                     clean(&t.stems),
                     clean(&t.label)
                 ));
             }
         }
-        for p in &self.postings {
-            out.push_str(&format!("P\t{}\t{}\t{}\n", p.0, p.1, p.2));
+        let postings_at = body.len();
+        for (stem, si) in skill_postings(&postings(&self.skills)) {
+            body.push_str(&format!("P\t{stem}\t{}\n", offsets[si as usize]));
         }
+        let postings_len = body.len() - postings_at;
         for w in &self.warnings {
-            out.push_str(&format!("W\t{}\n", clean(w)));
+            body.push_str(&format!("W\t{}\n", clean(w)));
         }
         // The end marker: a truncated file is refused rather than read as a smaller catalog.
-        out.push_str(&format!("E\t{}\n", self.skills.len()));
-        out
+        body.push_str(&format!("E\t{}\n", self.skills.len()));
+        format!(
+            "#\t{}\t{}\nH\t{}\t{lengths}\t{postings_at}\t{postings_len}\n{body}",
+            self.schema_version,
+            clean(&self.source_fingerprint),
+            self.skills.len(),
+        )
     }
 
     /// Rust source for the catalog as static data (`SKILLS`, `POSTINGS`, `FINGERPRINT`), for the
@@ -259,7 +269,9 @@ impl CompiledCatalog {
         }
     }
 
-    /// Parses [`CompiledCatalog::to_lines`] output, borrowing its strings.
+    /// Parses [`CompiledCatalog::to_lines`] output whole, borrowing its strings, and checks that
+    /// its header and postings are exactly what its skills give (so an [`IndexView`] of a file
+    /// that passed here decodes the same catalog).
     pub fn from_lines(text: &'static str) -> Result<CompiledCatalog, String> {
         let mut catalog = CompiledCatalog {
             schema_version: 0,
@@ -268,62 +280,49 @@ impl CompiledCatalog {
             warnings: Vec::new(),
             postings: Vec::new(),
         };
+        let mut header: Option<Header> = None;
+        let mut body_at = 0usize;
+        let mut offsets: Vec<usize> = Vec::new();
+        let mut listed: Vec<(&'static str, u32)> = Vec::new();
+        let mut postings_span: Option<(usize, usize)> = None;
         let mut ended = false;
         for (n, line) in Fields(Some(text), b'\n').enumerate() {
             let bad = || format!("line {}: malformed", n + 1);
+            let at = line.as_ptr() as usize - text.as_ptr() as usize;
             let mut f = Fields(Some(line), b'\t');
-            match f.next() {
-                Some("#") => {
+            let kind = f.next();
+            if ended && kind.is_some_and(|k| !k.is_empty()) {
+                return Err(bad());
+            }
+            match kind {
+                Some("#") if n == 0 => {
                     catalog.schema_version =
                         f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
                     catalog.source_fingerprint = f.next().ok_or_else(bad)?.to_owned();
                 }
-                Some("S") => {
-                    let id = f.next().ok_or_else(bad)?.to_owned();
-                    let scope = match f.next() {
-                        Some("specialist") => Scope::Specialist,
-                        Some("multi-source") => Scope::MultiSource,
-                        Some("multi-phase") => Scope::MultiPhase,
-                        _ => return Err(bad()),
-                    };
-                    let phases = f.next().ok_or_else(bad)?;
-                    let phases = phases
-                        .split(',')
-                        .filter(|p| !p.is_empty())
-                        .map(str::to_owned)
-                        .collect();
-                    let source = f.next().unwrap_or_default().to_owned();
-                    catalog.skills.push(CompiledSkill {
-                        id,
-                        source,
-                        phases,
-                        scope,
-                        terms: Vec::new(),
-                    });
+                Some("H") if n == 1 => {
+                    header = Some(Header::parse(f).ok_or_else(bad)?);
+                    body_at = at + line.len() + 1;
                 }
-                Some("T") => {
-                    let field = match f.next() {
-                        Some("k") => Field::Keyword,
-                        Some("n") => Field::Name,
-                        Some("d") => Field::Description,
-                        Some("x") => Field::NotFor,
-                        Some("a") => Field::Avoid,
-                        _ => return Err(bad()),
-                    };
-                    let stems = Cow::Borrowed(f.next().ok_or_else(bad)?);
-                    let label = Cow::Borrowed(f.next().ok_or_else(bad)?);
+                Some("S") if header.is_some() && postings_span.is_none() => {
+                    offsets.push(at - body_at);
+                    catalog.skills.push(parse_skill_line(f).ok_or_else(bad)?);
+                }
+                Some("T") if postings_span.is_none() => {
+                    let term = parse_term_line(f).ok_or_else(bad)?;
                     let skill = catalog.skills.last_mut().ok_or_else(bad)?;
-                    skill.terms.push(Term {
-                        stems,
-                        field,
-                        label,
-                    });
+                    skill.terms.push(term);
                 }
-                Some("P") => {
+                Some("P") if header.is_some() => {
+                    let span = postings_span.get_or_insert((at - body_at, at - body_at));
+                    if span.1 != at - body_at {
+                        return Err(bad());
+                    }
+                    span.1 += line.len() + 1;
                     let stem = f.next().ok_or_else(bad)?;
-                    let si = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
-                    let ti = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
-                    catalog.postings.push(Posting(Cow::Borrowed(stem), si, ti));
+                    let offset: usize = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                    let si = offsets.binary_search(&offset).map_err(|_| bad())?;
+                    listed.push((stem, si as u32));
                 }
                 Some("W") => catalog
                     .warnings
@@ -342,12 +341,283 @@ impl CompiledCatalog {
         if !ended {
             return Err("no end marker: the index is truncated".into());
         }
+        let header = header.ok_or("no header line")?;
+        catalog.postings = postings(&catalog.skills);
+        let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
+        let span = postings_span.unwrap_or((header.postings_at, header.postings_at));
+        if header.skills != catalog.skills.len()
+            || header.lengths != lengths
+            || (header.postings_at, header.postings_at + header.postings_len) != span
+            || listed.iter().copied().ne(skill_postings(&catalog.postings))
+        {
+            return Err("the header or the postings do not match the skills".into());
+        }
         Ok(catalog)
+    }
+}
+
+/// The `H` line of the line format.
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    skills: usize,
+    lengths: usize,
+    postings_at: usize,
+    postings_len: usize,
+}
+
+impl Header {
+    fn parse(mut f: Fields) -> Option<Header> {
+        let mut num = || f.next().and_then(|v| v.parse::<usize>().ok());
+        Some(Header {
+            skills: num()?,
+            lengths: num()?,
+            postings_at: num()?,
+            postings_len: num()?,
+        })
+    }
+}
+
+/// An `S` line (after its tag) as a skill without terms.
+fn parse_skill_line(mut f: Fields) -> Option<CompiledSkill> {
+    let id = f.next()?.to_owned();
+    let scope = match f.next()? {
+        "specialist" => Scope::Specialist,
+        "multi-source" => Scope::MultiSource,
+        "multi-phase" => Scope::MultiPhase,
+        _ => return None,
+    };
+    let phases = f
+        .next()?
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let source = f.next().unwrap_or_default().to_owned();
+    Some(CompiledSkill {
+        id,
+        source,
+        phases,
+        scope,
+        terms: Vec::new(),
+    })
+}
+
+/// A `T` line (after its tag), borrowing its strings.
+fn parse_term_line(mut f: Fields) -> Option<Term> {
+    let field = match f.next()? {
+        "k" => Field::Keyword,
+        "n" => Field::Name,
+        "d" => Field::Description,
+        "x" => Field::NotFor,
+        "a" => Field::Avoid,
+        _ => return None,
+    };
+    let stems = Cow::Borrowed(f.next()?);
+    let label = Cow::Borrowed(f.next()?);
+    Some(Term {
+        stems,
+        field,
+        label,
+    })
+}
+
+/// BM25's length of a skill: its name and description terms.
+pub fn bm25_length(terms: &[Term]) -> usize {
+    terms
+        .iter()
+        .filter(|t| matches!(t.field, Field::Name | Field::Description))
+        .count()
+}
+
+/// Sorted postings reduced to one (first stem, skill) pair each: the `P` lines.
+fn skill_postings(postings: &[Posting]) -> impl Iterator<Item = (&str, u32)> {
+    let mut last: Option<(&str, u32)> = None;
+    postings.iter().filter_map(move |p| {
+        let key = (p.0.as_ref(), p.1);
+        (last != Some(key)).then(|| {
+            last = Some(key);
+            key
+        })
+    })
+}
+
+/// A compiled index read lazily, for the hook: the header is checked when it is opened, and a
+/// prompt decodes only the postings of its own words (found by binary search in the sorted
+/// `P` lines) and the skills they point at. Building the full [`CompiledCatalog`] of a
+/// 1,000-skill index costs tens of times more than routing one prompt. The file must have passed
+/// [`CompiledCatalog::from_lines`] and [`validate_compiled`] before (the caller proves that it is
+/// the same file); what is decoded here is still checked, and a record that fails is left out,
+/// never trusted and never a panic.
+#[derive(Debug, Clone)]
+pub struct IndexView {
+    pub schema_version: u32,
+    pub source_fingerprint: &'static str,
+    /// The skills' lines (`S`, `T`, `P`, `W`, `E`): offsets count from here.
+    body: &'static str,
+    skills: usize,
+    lengths: usize,
+    /// The `P` lines.
+    postings: &'static str,
+}
+
+impl IndexView {
+    /// Checks the two header lines and the end marker; decodes nothing else.
+    pub fn open(text: &'static str) -> Result<IndexView, String> {
+        let mut lines = Fields(Some(text), b'\n');
+        let mut first = Fields(Some(lines.next().ok_or("empty")?), b'\t');
+        let second = lines.next().ok_or("no header line")?;
+        if first.next() != Some("#") {
+            return Err("no schema line".into());
+        }
+        let schema_version = first
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or("bad schema line")?;
+        let source_fingerprint = first.next().ok_or("bad schema line")?;
+        let mut h = Fields(Some(second), b'\t');
+        if h.next() != Some("H") {
+            return Err("no header line".into());
+        }
+        let header = Header::parse(h).ok_or("bad header line")?;
+        let at = second.as_ptr() as usize - text.as_ptr() as usize + second.len() + 1;
+        let body = text.get(at..).ok_or("no body")?;
+        let end = format!("E\t{}\n", header.skills);
+        let postings = header
+            .postings_at
+            .checked_add(header.postings_len)
+            .and_then(|stop| body.get(header.postings_at..stop))
+            .ok_or("postings out of range")?;
+        if !body.ends_with(&end) || header.skills > limits::SKILLS {
+            return Err("no end marker: the index is truncated".into());
+        }
+        Ok(IndexView {
+            schema_version,
+            source_fingerprint,
+            body,
+            skills: header.skills,
+            lengths: header.lengths,
+            postings,
+        })
+    }
+
+    /// How many skills the index holds.
+    pub fn len(&self) -> usize {
+        self.skills
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.skills == 0
+    }
+
+    /// BM25's mean length over the whole catalog, as [`crate::skills::router::SkillRouter`]
+    /// computes it from all the skills.
+    pub fn mean_length(&self) -> f64 {
+        if self.skills == 0 {
+            1.0
+        } else {
+            (self.lengths as f64 / self.skills as f64).max(1.0)
+        }
+    }
+
+    /// The skill offsets of the `P` lines of `stem`.
+    fn skills_of(&self, stem: &str, out: &mut Vec<usize>) {
+        let block = self.postings;
+        let bytes = block.as_bytes();
+        let line_stem = |start: usize| -> &str {
+            let line = &block[start..];
+            let line = line.get(2..).unwrap_or_default();
+            &line[..line.find(['\t', '\n']).unwrap_or(line.len())]
+        };
+        let next_line = |start: usize| {
+            bytes[start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |i| start + i + 1)
+        };
+        // Binary search on line starts: every line before `lo` sorts below `stem`, every line
+        // from `hi` on sorts at or above it.
+        let (mut lo, mut hi) = (0, bytes.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = bytes[lo..mid]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(lo, |i| lo + i + 1);
+            if line_stem(start) < stem {
+                lo = next_line(start);
+            } else {
+                hi = start;
+            }
+        }
+        let mut at = lo;
+        while at < bytes.len() && line_stem(at) == stem {
+            let stop = next_line(at);
+            let mut f = Fields(Some(block[at..stop].trim_end_matches('\n')), b'\t');
+            if let Some(offset) = f.nth(2).and_then(|v| v.parse().ok()) {
+                out.push(offset);
+            }
+            at = stop;
+        }
+    }
+
+    /// The skill whose `S` line starts at `offset`, with its terms; `None` when the record is
+    /// malformed or fails validation.
+    fn skill_at(&self, offset: usize) -> Option<CompiledSkill> {
+        let rest = self.body.get(offset..)?;
+        let mut lines = Fields(Some(rest), b'\n');
+        let mut f = Fields(Some(lines.next()?), b'\t');
+        if f.next() != Some("S") {
+            return None;
+        }
+        let mut skill = parse_skill_line(f)?;
+        for line in lines {
+            let mut f = Fields(Some(line), b'\t');
+            if f.next() != Some("T") {
+                break;
+            }
+            skill.terms.push(parse_term_line(f)?);
+        }
+        validate_skill(&skill).ok()?;
+        Some(skill)
+    }
+
+    /// The catalog of the skills that have a term starting with one of `stems`, in index order,
+    /// without postings (the router sorts them): what scoring a prompt with those stems needs.
+    pub fn subset<'a>(&self, stems: impl IntoIterator<Item = &'a str>) -> CompiledCatalog {
+        let mut offsets = Vec::new();
+        for stem in stems {
+            self.skills_of(stem, &mut offsets);
+        }
+        offsets.sort_unstable();
+        offsets.dedup();
+        CompiledCatalog {
+            schema_version: self.schema_version,
+            source_fingerprint: self.source_fingerprint.to_owned(),
+            skills: offsets
+                .into_iter()
+                .filter_map(|at| self.skill_at(at))
+                .collect(),
+            warnings: Vec::new(),
+            postings: Vec::new(),
+        }
+    }
+
+    /// Every skill id, in index order (reads every `S` line, not the terms).
+    pub fn ids(&self) -> Vec<String> {
+        Fields(Some(self.body), b'\n')
+            .filter_map(|line| {
+                let mut f = Fields(Some(line), b'\t');
+                (f.next() == Some("S")).then(|| f.next()).flatten()
+            })
+            .filter(|id| is_valid_id(id))
+            .map(str::to_owned)
+            .collect()
     }
 }
 
 /// Tab-separated fields by a plain byte scan (`str::split` costs several times more here, and
 /// this runs on every prompt).
+#[derive(Clone)]
 struct Fields(Option<&'static str>, u8);
 
 impl Iterator for Fields {
@@ -389,7 +659,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 4;
+pub const CATALOG_SCHEMA_VERSION: u32 = 5;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -540,36 +810,8 @@ pub fn validate_compiled(catalog: &CompiledCatalog) -> Result<(), String> {
             limits::SKILLS
         ));
     }
-    let clean = |s: &str, max: usize| s.len() <= max && !s.chars().any(char::is_control);
     for skill in &catalog.skills {
-        if !is_valid_id(&skill.id) {
-            return Err(format!(
-                "skill id {:?} is not a valid id",
-                truncate(&skill.id)
-            ));
-        }
-        if skill.phases.len() > limits::PHASES
-            || !skill
-                .phases
-                .iter()
-                .all(|p| clean(p, 4 * limits::TERM_CHARS))
-        {
-            return Err(format!("skill {}: bad phases", skill.id));
-        }
-        if skill.terms.len() > limits::TERMS_PER_SKILL {
-            return Err(format!("skill {}: {} terms", skill.id, skill.terms.len()));
-        }
-        // Stems and labels are bytes of at most TERM_CHARS characters (4 bytes each at most).
-        if !skill.terms.iter().all(|t| {
-            !t.stems.is_empty()
-                && clean(&t.stems, 4 * limits::TERM_CHARS)
-                && clean(&t.label, 4 * limits::TERM_CHARS)
-        }) {
-            return Err(format!(
-                "skill {}: a term is too long or carries control characters",
-                skill.id
-            ));
-        }
+        validate_skill(skill)?;
     }
     for p in &catalog.postings {
         let term = catalog
@@ -579,6 +821,41 @@ pub fn validate_compiled(catalog: &CompiledCatalog) -> Result<(), String> {
         if term.is_none_or(|t| t.stems.split(' ').next() != Some(p.0.as_ref())) {
             return Err("a posting does not match its term".into());
         }
+    }
+    Ok(())
+}
+
+/// One skill of a compiled catalog read back from a file: id in the id grammar, bounded
+/// phases and terms, no control characters.
+fn validate_skill(skill: &CompiledSkill) -> Result<(), String> {
+    let clean = |s: &str, max: usize| s.len() <= max && !s.chars().any(char::is_control);
+    if !is_valid_id(&skill.id) {
+        return Err(format!(
+            "skill id {:?} is not a valid id",
+            truncate(&skill.id)
+        ));
+    }
+    if skill.phases.len() > limits::PHASES
+        || !skill
+            .phases
+            .iter()
+            .all(|p| clean(p, 4 * limits::TERM_CHARS))
+    {
+        return Err(format!("skill {}: bad phases", skill.id));
+    }
+    if skill.terms.len() > limits::TERMS_PER_SKILL {
+        return Err(format!("skill {}: {} terms", skill.id, skill.terms.len()));
+    }
+    // Stems and labels are bytes of at most TERM_CHARS characters (4 bytes each at most).
+    if !skill.terms.iter().all(|t| {
+        !t.stems.is_empty()
+            && clean(&t.stems, 4 * limits::TERM_CHARS)
+            && clean(&t.label, 4 * limits::TERM_CHARS)
+    }) {
+        return Err(format!(
+            "skill {}: a term is too long or carries control characters",
+            skill.id
+        ));
     }
     Ok(())
 }
@@ -936,20 +1213,17 @@ mod tests {
         );
         let full: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
         assert_eq!(CompiledCatalog::from_lines(full).unwrap(), catalog);
-        let mut no_postings = CompiledCatalog::from_lines(Box::leak(
-            full.lines()
-                .filter(|l| !l.starts_with("P\t"))
-                .collect::<Vec<_>>()
-                .join("\n")
-                .into_boxed_str(),
-        ))
-        .unwrap();
-        assert!(
-            no_postings.postings.is_empty(),
-            "postings are optional: the router sorts them then"
-        );
-        no_postings.postings = postings(&no_postings.skills);
-        assert_eq!(no_postings, catalog);
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        // Postings are checked against the skills: one left out, or pointing elsewhere, is refused.
+        let p_line = full.lines().find(|l| l.starts_with("P\t")).unwrap();
+        let without = leak(full.replacen(&format!("{p_line}\n"), "", 1));
+        assert!(CompiledCatalog::from_lines(without).is_err());
+        let moved = leak(full.replacen(p_line, &format!("{p_line}9"), 1));
+        assert!(CompiledCatalog::from_lines(moved).is_err());
+        let header = full.lines().nth(1).unwrap();
+        assert!(header.starts_with("H\t2\t"), "{header}");
+        let lying = leak(full.replacen("H\t2\t", "H\t3\t", 1));
+        assert!(CompiledCatalog::from_lines(lying).is_err());
         let truncated: &'static str = &full[..full.len() - 4];
         assert!(CompiledCatalog::from_lines(truncated).is_err());
         let cut: &'static str = &full[..full.find("T\t").unwrap()];
@@ -959,6 +1233,67 @@ mod tests {
             CompiledCatalog::from_lines("T\tk\ta\tb").is_err(),
             "a term before any skill"
         );
+    }
+
+    fn catalog_of(n: usize) -> CompiledCatalog {
+        let defs: Vec<SkillDef> = (0..n)
+            .map(|k| SkillDef {
+                id: format!("skill-{k:03}"),
+                description: format!("Reports about topic{k} and shared words for everyone."),
+                keywords: vec![format!("zeta{k}x"), format!("topic{k} widget")],
+                not_for: vec![],
+                phases: vec![],
+                scope: Scope::Specialist,
+            })
+            .collect();
+        compile(&defs, "fp".into(), vec![])
+    }
+
+    #[test]
+    fn an_index_view_decodes_only_the_skills_a_stem_reaches() {
+        let catalog = catalog_of(40);
+        let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+        let view = IndexView::open(text).unwrap();
+        assert_eq!(view.len(), 40);
+        assert_eq!(view.source_fingerprint, "fp");
+        let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
+        assert_eq!(view.mean_length(), lengths as f64 / 40.0);
+        for k in [0, 1, 17, 38, 39] {
+            let sub = view.subset([format!("zeta{k}x").as_str()]);
+            assert_eq!(sub.skills, [catalog.skills[k].clone()], "k={k}");
+        }
+        // A stem several skills share reaches each of them once, in catalog order.
+        let both = view.subset(["topic3", "zeta3x", "topic30"]);
+        let ids: Vec<&str> = both.skills.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["skill-003", "skill-030"]);
+        assert!(view.subset(["nothing", "", "zzz"]).skills.is_empty());
+        let ids = view.ids();
+        assert_eq!(ids.len(), 40);
+        assert_eq!(ids[39], "skill-039");
+    }
+
+    #[test]
+    fn an_index_view_refuses_a_truncated_or_foreign_file_and_skips_bad_records() {
+        let catalog = catalog_of(5);
+        let full = catalog.to_lines();
+        for bad in [
+            &full[..full.len() - 1],
+            &full[..full.len() / 2],
+            "",
+            "#\t5\tfp\n",
+            "#\t5\tfp\nH\t1\t1\t999\t10\nE\t1\n",
+        ] {
+            let text: &'static str = Box::leak(bad.to_owned().into_boxed_str());
+            assert!(IndexView::open(text).is_err(), "{bad:?}");
+        }
+        // A record forged in place (same length) is left out, never trusted.
+        let forged = full.replacen("S\tskill-002\t", "S\tSKILL 002\t", 1);
+        assert_ne!(forged, full);
+        let text: &'static str = Box::leak(forged.into_boxed_str());
+        let view = IndexView::open(text).unwrap();
+        assert!(view.subset(["zeta2x"]).skills.is_empty());
+        assert_eq!(view.subset(["zeta1x"]).skills.len(), 1);
+        assert!(!view.ids().iter().any(|id| id.contains("002")));
     }
 
     #[test]

@@ -17,7 +17,9 @@
 
 use std::collections::HashMap;
 
-use crate::skills::catalog::{CompiledCatalog, CompiledSkill, Field, Posting, Scope, postings};
+use crate::skills::catalog::{
+    CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, postings,
+};
 use crate::skills::vocab::expansions;
 use crate::skills::{SkillMatch, SkillRouting};
 use crate::text::{fold, routing_window, routing_words, stem};
@@ -124,6 +126,11 @@ pub struct SkillRouter {
     mean_length: f64,
     /// Skills with hand-written keywords (held to [`THRESHOLD`]).
     keyworded: Vec<bool>,
+    /// The number of skills in the catalog, for the IDF: `skills` holds only part of it when
+    /// it was decoded for one prompt from an [`IndexView`].
+    total: usize,
+    /// A compiled index decoded per prompt (then `skills` is empty).
+    lazy: Option<IndexView>,
 }
 
 /// One word of the prompt: its stem, and the prompt word it came through when the vocabulary
@@ -151,25 +158,45 @@ impl SkillRouter {
     /// Builds the matcher; takes the catalog by value so its terms are not copied. A compiled
     /// index carries its sorted postings; a catalog without them gets them computed here.
     pub fn new(catalog: CompiledCatalog) -> SkillRouter {
-        let postings = if catalog.postings.is_empty() {
-            postings(&catalog.skills)
-        } else {
-            catalog.postings
-        };
+        let total = catalog.skills.len();
         let lengths: Vec<f64> = catalog
             .skills
             .iter()
-            .map(|s| {
-                s.terms
-                    .iter()
-                    .filter(|t| matches!(t.field, Field::Name | Field::Description))
-                    .count() as f64
-            })
+            .map(|s| bm25_length(&s.terms) as f64)
             .collect();
         let mean_length = if lengths.is_empty() {
             1.0
         } else {
             (lengths.iter().sum::<f64>() / lengths.len() as f64).max(1.0)
+        };
+        SkillRouter::with_totals(catalog, lengths, total, mean_length)
+    }
+
+    /// A router over a compiled index that decodes, for each prompt, only the skills its words
+    /// reach (see [`IndexView`]); it selects what [`SkillRouter::new`] over the whole catalog
+    /// selects.
+    pub fn from_index(view: IndexView) -> SkillRouter {
+        SkillRouter {
+            skills: Vec::new(),
+            postings: Vec::new(),
+            lengths: Vec::new(),
+            mean_length: view.mean_length(),
+            keyworded: Vec::new(),
+            total: view.len(),
+            lazy: Some(view),
+        }
+    }
+
+    fn with_totals(
+        catalog: CompiledCatalog,
+        lengths: Vec<f64>,
+        total: usize,
+        mean_length: f64,
+    ) -> SkillRouter {
+        let postings = if catalog.postings.is_empty() {
+            postings(&catalog.skills)
+        } else {
+            catalog.postings
         };
         let keyworded = catalog
             .skills
@@ -182,6 +209,16 @@ impl SkillRouter {
             lengths,
             mean_length,
             keyworded,
+            total,
+            lazy: None,
+        }
+    }
+
+    /// Every skill id, in catalog order.
+    pub fn ids(&self) -> Vec<String> {
+        match &self.lazy {
+            Some(view) => view.ids(),
+            None => self.skills.iter().map(|s| s.id.clone()).collect(),
         }
     }
 
@@ -193,13 +230,15 @@ impl SkillRouter {
     }
 
     pub fn len(&self) -> usize {
-        self.skills.len()
+        self.total
     }
 
     pub fn is_empty(&self) -> bool {
-        self.skills.is_empty()
+        self.total == 0
     }
 
+    /// A skill of a router built from a whole catalog ([`SkillRouter::new`]); `None` for an index
+    /// read lazily.
     pub fn skill(&self, id: &str) -> Option<&CompiledSkill> {
         self.skills.iter().find(|s| s.id == id)
     }
@@ -215,7 +254,7 @@ impl SkillRouter {
                 last = si;
             }
         }
-        let n = self.skills.len() as f64;
+        let n = self.total as f64;
         let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         if n <= 1.0 {
             return 1.0;
@@ -231,6 +270,28 @@ impl SkillRouter {
     /// [`route`](Self::route) with the shared-word rule at `ambiguous_share` (above 1 turns it
     /// off): the calibration sweep's entry point.
     pub fn route_with(&self, stripped: &str, ambiguous_share: f64) -> SkillRouting {
+        if let Some(view) = &self.lazy {
+            // Only the skills that one of the prompt's stems (or their vocabulary expansions)
+            // reaches can score; with the catalog's size and mean length, they score as they
+            // would in the whole catalog.
+            let folded = without_source_file_names(fold(routing_window(stripped)));
+            let mut stems: Vec<String> = Vec::new();
+            for word in routing_words(&folded) {
+                let s = stem(word);
+                stems.extend(expansions(word, &s).iter().map(|e| (*e).to_owned()));
+                stems.push(s);
+            }
+            stems.sort_unstable();
+            stems.dedup();
+            let subset = view.subset(stems.iter().map(String::as_str));
+            let lengths = subset
+                .skills
+                .iter()
+                .map(|s| bm25_length(&s.terms) as f64)
+                .collect();
+            return SkillRouter::with_totals(subset, lengths, self.total, self.mean_length)
+                .route_with(stripped, ambiguous_share);
+        }
         // A project whose every SKILL.md was skipped (or whose scan ran out of time) has an empty
         // catalog: it selects nothing (scoring indexed per-skill tables and panicked).
         if self.skills.is_empty() {
