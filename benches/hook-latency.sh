@@ -59,8 +59,18 @@ mkdir -p "$gen/.git"
 "$bin" skills index --root "$gen" >/dev/null
 cp -r "$gen" "$work/p1000-stale"
 touch "$work/p1000-stale/skills/gen-skill-0500/SKILL.md"
+cp -r "$gen" "$work/p1000-noindex"
+rm -r "$work/p1000-noindex/.sophia"
+# Skill folders modified in the last 2 s are checked in full on every prompt (their time may not
+# have moved yet); a real inventory is not being edited while it is used.
+find "$work"/p1000* -type d -exec touch -d '-1 minute' {} +
 payload "$work/fresh.json" UserPromptSubmit "please use zeta499x on the report" "$gen"
 payload "$work/stale.json" UserPromptSubmit "please use zeta499x on the report" "$work/p1000-stale"
+payload "$work/noindex.json" UserPromptSubmit "please use zeta499x on the report" "$work/p1000-noindex"
+# A cache folder that cannot be created: no freshness stamp and no cached copy, so every run
+# checks the sources in full (what one prompt per freshness window pays) or scans them.
+nocache=$work/nocache
+touch "$nocache"
 
 # Large prompts: the request first, then pasted log lines up to the size.
 big() { # file, bytes
@@ -105,7 +115,9 @@ measure "default catalog, !quick" "$work/quick.json" "$bin"
 measure "default catalog, !agents" "$work/agents.json" "$bin"
 measure "default catalog, SessionStart" "$work/session.json" "$bin"
 measure "1,000 skills, fresh index" "$work/fresh.json" "$bin"
-measure "1,000 skills, stale index (scan)" "$work/stale.json" "$bin"
+SOPHIA_CACHE_DIR=$nocache/x measure "1,000 skills, fresh index, full check" "$work/fresh.json" "$bin"
+measure "1,000 skills, stale index (cached copy)" "$work/stale.json" "$bin"
+SOPHIA_CACHE_DIR=$nocache/x measure "1,000 skills, no index (scan and compile)" "$work/noindex.json" "$bin"
 measure "10 KiB prompt" "$work/p10k.json" "$bin"
 measure "1 MiB prompt" "$work/p1m.json" "$bin"
 measure "8 MiB prompt" "$work/p8m.json" "$bin"

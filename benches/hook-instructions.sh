@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Instructions per hook run under callgrind, next to the floor binary: a repeatable figure where
+# wall time on a shared machine is not (see docs/performance.md).
+#
+#   benches/hook-instructions.sh          # builds the release binaries, prints the table
+#   BIN=path/to/sophia-hook benches/hook-instructions.sh   # another build of the hook (before/after)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install -y valgrind)" >&2; exit 1; }
+if [ -z "${BIN:-}" ] || [ ! -x target/release/sophia-floor ]; then
+  cargo build --release --locked --quiet --features bench-floor --bins
+fi
+bin=${BIN:-$PWD/target/release/sophia-hook}
+floor=$PWD/target/release/sophia-floor
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Valgrind is ~50x slower: a raised budget keeps the run from degrading.
+export HOME=$work/home SOPHIA_ANALYTICS=off SOPHIA_TIME_BUDGET_MS=100000
+mkdir -p "$HOME" "$work/empty/.git"
+
+payload() { # file, prompt, cwd
+  printf '{"session_id":"bench","turn_id":"t1","transcript_path":null,"cwd":"%s","hook_event_name":"UserPromptSubmit","model":"gpt-5.5","permission_mode":"default","prompt":"%s"}' "$3" "$2" >"$1"
+}
+# The 1,000-skill project of benches/hook-latency.sh.
+gen=$work/p1000
+for k in $(seq 0 999); do
+  d=$gen/skills/gen-skill-$(printf %04d "$k")
+  mkdir -p "$d"
+  printf -- '---\nname: gen-skill-%04d\ndescription: Generated skill number %d for files, reports and data about topic%d.\nkeywords: [zeta%dx, topic%d widget, alpha%d, beta%d]\n---\n# body\n' "$k" "$k" "$k" "$k" "$k" "$k" "$k" >"$d/SKILL.md"
+done
+mkdir -p "$gen/.git"
+cp -r "$gen" "$work/p1000-noindex"
+"$bin" skills index --root "$gen" >/dev/null
+find "$work"/p1000* -type d -exec touch -d '-1 minute' {} +
+payload "$work/typical.json" "esegui una query sul database per verificare i record della tabella clienti" "$work/empty"
+payload "$work/fresh.json" "please use zeta499x on the report" "$gen"
+payload "$work/noindex.json" "please use zeta499x on the report" "$work/p1000-noindex"
+touch "$work/nocache"
+
+count() { # payload, command...
+  local input=$1
+  shift
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" <"$input" 2>&1 >/dev/null |
+    awk '/refs:/ {gsub(",", "", $NF); print $NF}'
+}
+base=$(count "$work/typical.json" "$floor")
+row() { # name, payload, [VAR=value...]: the variables apply to this row only
+  local name=$1 input=$2
+  shift 2
+  (
+    [ $# -gt 0 ] && export "$@"
+    "$bin" <"$input" >/dev/null 2>&1 # the first run writes the cached copy and the stamp
+    n=$(count "$input" "$bin")
+    awk -v n="$name" -v c="$n" -v f="$base" 'BEGIN { printf "| %s | %d | %.2f× |\n", n, c, c / f }'
+  )
+}
+echo "| row | instructions | ratio to floor |"
+echo "|---|---:|---:|"
+awk -v f="$base" 'BEGIN { printf "| floor (reads stdin, prints {}) | %d | 1.00× |\n", f }'
+row "default catalog, typical prompt" "$work/typical.json"
+row "1,000 skills, fresh index" "$work/fresh.json"
+row "1,000 skills, fresh index, full check" "$work/fresh.json" SOPHIA_CACHE_DIR="$work/nocache/x"
+row "1,000 skills, no index (scan and compile)" "$work/noindex.json" SOPHIA_CACHE_DIR="$work/nocache/x"
