@@ -15,7 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use crate::edge::files::{ReadError, caps, read_bounded_string, write_atomic};
+use crate::edge::files::{ReadError, caps, read_bounded, read_bounded_string, write_atomic};
 use crate::payload::Host;
 use crate::skills::catalog::{
     CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexView, apply_limits, compile, parse_skill_md,
@@ -898,9 +898,10 @@ impl Stamp {
             _ if file_state(cache).0 == self.catalog_state => cache.to_path_buf(),
             _ => return None,
         };
-        let text = read_bounded_string(&file, caps::INDEX).ok()?;
-        let text: &'static str = Box::leak(text.into_boxed_str());
-        let view = IndexView::open(text).ok()?;
+        // Bytes, leaked like the index text of a full check: the view borrows from them and
+        // checks as UTF-8 only the records it decodes.
+        let bytes = read_bounded(&file, caps::INDEX).ok()?;
+        let view = IndexView::open(Box::leak(bytes.into_boxed_slice())).ok()?;
         if view.source_fingerprint != self.fingerprint
             || view.schema_version != CATALOG_SCHEMA_VERSION
         {

@@ -472,20 +472,29 @@ fn skill_postings(postings: &[Posting]) -> impl Iterator<Item = (&str, u32)> {
 pub struct IndexView {
     pub schema_version: u32,
     pub source_fingerprint: &'static str,
-    /// The skills' lines (`S`, `T`, `P`, `W`, `E`): offsets count from here.
-    body: &'static str,
+    /// The skills' lines (`S`, `T`, `P`, `W`, `E`): offsets count from here. Bytes: only the
+    /// records decoded are checked as UTF-8 (checking the whole file costs more than routing).
+    body: &'static [u8],
     skills: usize,
     lengths: usize,
     /// The `P` lines.
-    postings: &'static str,
+    postings: &'static [u8],
 }
 
 impl IndexView {
     /// Checks the two header lines and the end marker; decodes nothing else.
-    pub fn open(text: &'static str) -> Result<IndexView, String> {
-        let mut lines = Fields(Some(text), b'\n');
-        let mut first = Fields(Some(lines.next().ok_or("empty")?), b'\t');
-        let second = lines.next().ok_or("no header line")?;
+    pub fn open(bytes: &'static [u8]) -> Result<IndexView, String> {
+        let newline = |from: usize| {
+            bytes
+                .get(from..)
+                .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+                .map(|i| from + i)
+        };
+        let first_end = newline(0).ok_or("empty")?;
+        let second_end = newline(first_end + 1).ok_or("no header line")?;
+        let head = std::str::from_utf8(&bytes[..second_end]).map_err(|_| "bad header")?;
+        let (first, second) = head.split_at(first_end);
+        let mut first = Fields(Some(first), b'\t');
         if first.next() != Some("#") {
             return Err("no schema line".into());
         }
@@ -494,20 +503,19 @@ impl IndexView {
             .and_then(|v| v.parse().ok())
             .ok_or("bad schema line")?;
         let source_fingerprint = first.next().ok_or("bad schema line")?;
-        let mut h = Fields(Some(second), b'\t');
+        let mut h = Fields(Some(&second[1..]), b'\t');
         if h.next() != Some("H") {
             return Err("no header line".into());
         }
         let header = Header::parse(h).ok_or("bad header line")?;
-        let at = second.as_ptr() as usize - text.as_ptr() as usize + second.len() + 1;
-        let body = text.get(at..).ok_or("no body")?;
+        let body = &bytes[second_end + 1..];
         let end = format!("E\t{}\n", header.skills);
         let postings = header
             .postings_at
             .checked_add(header.postings_len)
             .and_then(|stop| body.get(header.postings_at..stop))
             .ok_or("postings out of range")?;
-        if !body.ends_with(&end) || header.skills > limits::SKILLS {
+        if !body.ends_with(end.as_bytes()) || header.skills > limits::SKILLS {
             return Err("no end marker: the index is truncated".into());
         }
         Ok(IndexView {
@@ -541,18 +549,20 @@ impl IndexView {
 
     /// The skill offsets of the `P` lines of `stem`.
     fn skills_of(&self, stem: &str, out: &mut Vec<usize>) {
-        let block = self.postings;
-        let bytes = block.as_bytes();
-        let line_stem = |start: usize| -> &str {
-            let line = &block[start..];
-            let line = line.get(2..).unwrap_or_default();
-            &line[..line.find(['\t', '\n']).unwrap_or(line.len())]
-        };
+        let bytes = self.postings;
+        let stem = stem.as_bytes();
         let next_line = |start: usize| {
             bytes[start..]
                 .iter()
                 .position(|&b| b == b'\n')
                 .map_or(bytes.len(), |i| start + i + 1)
+        };
+        // A line's stem and the rest of it; bytes compare in `str` order.
+        let line = |start: usize| -> (&[u8], &[u8]) {
+            let line = &bytes[start..next_line(start)];
+            let line = line.get(2..).unwrap_or_default();
+            let cut = line.iter().position(|&b| b == b'\t').unwrap_or(line.len());
+            (&line[..cut], &line[cut..])
         };
         // Binary search on line starts: every line before `lo` sorts below `stem`, every line
         // from `hi` on sorts at or above it.
@@ -563,20 +573,27 @@ impl IndexView {
                 .iter()
                 .rposition(|&b| b == b'\n')
                 .map_or(lo, |i| lo + i + 1);
-            if line_stem(start) < stem {
+            if line(start).0 < stem {
                 lo = next_line(start);
             } else {
                 hi = start;
             }
         }
         let mut at = lo;
-        while at < bytes.len() && line_stem(at) == stem {
-            let stop = next_line(at);
-            let mut f = Fields(Some(block[at..stop].trim_end_matches('\n')), b'\t');
-            if let Some(offset) = f.nth(2).and_then(|v| v.parse().ok()) {
+        while at < bytes.len() {
+            let (line_stem, rest) = line(at);
+            if line_stem != stem {
+                break;
+            }
+            let digits = rest.get(1..).unwrap_or_default();
+            let digits = &digits[..digits.iter().take_while(|b| b.is_ascii_digit()).count()];
+            if let Some(offset) = std::str::from_utf8(digits)
+                .ok()
+                .and_then(|d| d.parse().ok())
+            {
                 out.push(offset);
             }
-            at = stop;
+            at = next_line(at);
         }
     }
 
@@ -584,17 +601,25 @@ impl IndexView {
     /// malformed or fails validation.
     fn skill_at(&self, offset: usize) -> Option<CompiledSkill> {
         let rest = self.body.get(offset..)?;
-        let mut lines = Fields(Some(rest), b'\n');
-        let mut f = Fields(Some(lines.next()?), b'\t');
-        if f.next() != Some("S") {
+        if !rest.starts_with(b"S\t") {
             return None;
         }
+        // The record: the `S` line and the `T` lines after it.
+        let mut end = 0;
+        loop {
+            end += rest[end..].iter().position(|&b| b == b'\n')? + 1;
+            if !rest[end..].starts_with(b"T\t") {
+                break;
+            }
+        }
+        let record = std::str::from_utf8(&rest[..end - 1]).ok()?;
+        let mut lines = Fields(Some(record), b'\n');
+        let mut f = Fields(Some(lines.next()?), b'\t');
+        f.next();
         let mut skill = parse_skill_line(f)?;
         for line in lines {
             let mut f = Fields(Some(line), b'\t');
-            if f.next() != Some("T") {
-                break;
-            }
+            f.next();
             skill.terms.push(parse_term_line(f)?);
         }
         validate_skill(&skill).ok()?;
@@ -624,9 +649,11 @@ impl IndexView {
 
     /// Every skill id, in index order (reads every `S` line, not the terms).
     pub fn ids(&self) -> Vec<String> {
-        Fields(Some(self.body), b'\n')
+        let at = self.postings.as_ptr() as usize - self.body.as_ptr() as usize;
+        String::from_utf8_lossy(&self.body[..at])
+            .split('\n')
             .filter_map(|line| {
-                let mut f = Fields(Some(line), b'\t');
+                let mut f = line.split('\t');
                 (f.next() == Some("S")).then(|| f.next()).flatten()
             })
             .filter(|id| is_valid_id(id))
@@ -1282,7 +1309,7 @@ mod tests {
     fn an_index_view_decodes_only_the_skills_a_stem_reaches() {
         let catalog = catalog_of(40);
         let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
-        let view = IndexView::open(text).unwrap();
+        let view = IndexView::open(text.as_bytes()).unwrap();
         assert_eq!(view.len(), 40);
         assert_eq!(view.source_fingerprint, "fp");
         let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
@@ -1313,16 +1340,23 @@ mod tests {
             "#\t5\tfp\nH\t1\t1\t999\t10\nE\t1\n",
         ] {
             let text: &'static str = Box::leak(bad.to_owned().into_boxed_str());
-            assert!(IndexView::open(text).is_err(), "{bad:?}");
+            assert!(IndexView::open(text.as_bytes()).is_err(), "{bad:?}");
         }
         // A record forged in place (same length) is left out, never trusted.
         let forged = full.replacen("S\tskill-002\t", "S\tSKILL 002\t", 1);
         assert_ne!(forged, full);
         let text: &'static str = Box::leak(forged.into_boxed_str());
-        let view = IndexView::open(text).unwrap();
+        let view = IndexView::open(text.as_bytes()).unwrap();
         assert!(view.subset(["zeta2x"]).skills.is_empty());
         assert_eq!(view.subset(["zeta1x"]).skills.len(), 1);
         assert!(!view.ids().iter().any(|id| id.contains("002")));
+        // Bytes that are not UTF-8 in a record: that record is left out too.
+        let mut bytes = full.clone().into_bytes();
+        let at = full.find("T\tk\tzeta3x\t").unwrap() + 4;
+        bytes[at] = 0xff;
+        let view = IndexView::open(Box::leak(bytes.into_boxed_slice())).unwrap();
+        assert!(view.subset(["zeta3x", "topic3"]).skills.is_empty());
+        assert_eq!(view.subset(["zeta4x"]).skills.len(), 1);
     }
 
     #[test]
