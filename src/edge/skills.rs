@@ -644,13 +644,15 @@ pub fn load_router_within(
         return hit;
     }
     let inventory = inventory(folders, root);
-    let watched: Vec<PathBuf> = inventory
-        .folders
-        .iter()
-        .map(|f| f.path.clone())
-        .chain(inventory.dirs.iter().cloned())
-        .collect();
     let roots: Vec<PathBuf> = inventory.folders.iter().map(|f| f.path.clone()).collect();
+    let mut watched = roots.clone();
+    watched.extend(
+        inventory
+            .dirs
+            .iter()
+            .filter(|d| !roots.contains(d))
+            .cloned(),
+    );
     let loaded = load_inventory(inventory, &mut index_path, cache.clone(), over_budget);
     if let (Some(stamp), Some(cache)) = (&stamp_path, &cache)
         && matches!(loaded.source, CatalogSource::Index | CatalogSource::Cache)
