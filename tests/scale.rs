@@ -66,7 +66,7 @@ fn lazy(catalog: &CompiledCatalog) -> SkillRouter {
 }
 
 /// The lazily read index selects what the whole catalog selects, with the same scores, reasons
-/// and runners-up: on every eval prompt of the three public catalogs and of the embedded one,
+/// and runners-up: on every eval prompt of the five public catalogs and of the embedded one,
 /// and on the 1,000-skill project.
 #[test]
 fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
@@ -83,7 +83,13 @@ fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
             .collect()
     };
     let mut cases = vec![(default_catalog(), prompts("routing.jsonl"))];
-    for c in ["devops", "marketing", "scientific-python"] {
+    for c in [
+        "devops",
+        "docs-design",
+        "eng-process",
+        "marketing",
+        "scientific-python",
+    ] {
         let loaded = load(&manifest.join("fixtures/catalogs").join(c));
         assert_eq!(loaded.source, CatalogSource::Scan, "{c}");
         let mut all = prompts(&format!("catalogs/{c}.dev.jsonl"));
