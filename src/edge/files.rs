@@ -121,6 +121,53 @@ pub fn read_bounded_string(path: &Path, cap: u64) -> Result<String, ReadError> {
     })
 }
 
+/// A regular file of at most a cap's bytes, opened for reads at offsets: a compiled skills index
+/// read lazily (only the parts a prompt needs). Opened with the checks of [`read_bounded`]; every
+/// read is bounded by the length found on the opened handle.
+#[derive(Debug)]
+pub struct BoundedFile {
+    file: File,
+    len: u64,
+}
+
+/// Opens `path` like [`read_bounded`] (regular file only, checked before and on the handle,
+/// non-blocking, at most `cap` bytes) without reading it.
+pub fn open_bounded(path: &Path, cap: u64) -> Result<BoundedFile, ReadError> {
+    let meta = fs::metadata(path)?;
+    check_regular(&meta, cap)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    check_regular(&meta, cap)?;
+    Ok(BoundedFile {
+        file,
+        len: meta.len(),
+    })
+}
+
+impl BoundedFile {
+    /// The length of the file when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Up to `len` bytes from `offset`: fewer at the end of the file, none past it. A file that
+    /// shrank since it was opened is an error.
+    pub fn read_at(&self, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let n = (len as u64).min(self.len.saturating_sub(offset)) as usize;
+        let mut buf = vec![0; n];
+        self.file.read_exact_at(&mut buf, offset)?;
+        Ok(buf)
+    }
+}
+
 fn check_regular(meta: &fs::Metadata, cap: u64) -> Result<(), ReadError> {
     if !meta.is_file() {
         return Err(ReadError::NotRegular);
@@ -686,6 +733,40 @@ mod tests {
             read_bounded(&dir.path().join("nope"), 10),
             Err(ReadError::Missing)
         ));
+    }
+
+    #[test]
+    fn open_bounded_refuses_what_read_bounded_refuses_and_reads_within_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        assert!(matches!(
+            open_bounded(&fifo, 10),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            open_bounded(dir.path(), 10),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            open_bounded(&dir.path().join("none"), 10),
+            Err(ReadError::Missing)
+        ));
+        let file = dir.path().join("f");
+        fs::write(&file, b"0123456789").unwrap();
+        assert!(matches!(
+            open_bounded(&file, 9),
+            Err(ReadError::TooLarge { cap: 9 })
+        ));
+        let f = open_bounded(&file, 10).unwrap();
+        assert_eq!(f.len(), 10);
+        assert_eq!(f.read_at(2, 3).unwrap(), b"234");
+        assert_eq!(f.read_at(8, 100).unwrap(), b"89", "cut at the end");
+        assert!(f.read_at(10, 5).unwrap().is_empty());
+        assert!(f.read_at(u64::MAX, 5).unwrap().is_empty());
+        // Shrunk after it was opened: an error, not a short read taken for the whole.
+        fs::write(&file, b"01").unwrap();
+        assert!(f.read_at(0, 10).is_err());
     }
 
     #[test]

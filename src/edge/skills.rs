@@ -15,11 +15,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use crate::edge::files::{ReadError, caps, read_bounded, read_bounded_string, write_atomic};
+use crate::edge::files::{
+    BoundedFile, ReadError, caps, open_bounded, read_bounded_string, write_atomic,
+};
 use crate::payload::Host;
 use crate::skills::catalog::{
-    CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexView, apply_limits, compile, parse_skill_md,
-    validate_compiled,
+    CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexSource, IndexView, apply_limits, compile,
+    parse_skill_md, validate_compiled,
 };
 use crate::skills::default_catalog;
 use crate::skills::router::SkillRouter;
@@ -679,6 +681,17 @@ pub fn load_router_within(
     }
 }
 
+/// A compiled index read lazily by positional reads.
+impl IndexSource for BoundedFile {
+    fn byte_len(&self) -> u64 {
+        BoundedFile::len(self)
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> Option<Vec<u8>> {
+        BoundedFile::read_at(self, offset, len).ok()
+    }
+}
+
 /// The identity of a file or folder for the freshness stamp: device, inode, size and
 /// modification time (`-` when it does not exist). A folder's changes when an entry is added,
 /// removed or renamed; a file rewritten by rename gets a new inode.
@@ -900,10 +913,9 @@ impl Stamp {
             _ if file_state(cache).0 == self.catalog_state => cache.to_path_buf(),
             _ => return None,
         };
-        // Bytes, leaked like the index text of a full check: the view borrows from them and
-        // checks as UTF-8 only the records it decodes.
-        let bytes = read_bounded(&file, caps::INDEX).ok()?;
-        let view = IndexView::open(Box::leak(bytes.into_boxed_slice())).ok()?;
+        // Opened, not read: the view reads the header, the postings and the records it decodes.
+        let file = open_bounded(&file, caps::INDEX).ok()?;
+        let view = IndexView::open(Box::new(file)).ok()?;
         if view.source_fingerprint != self.fingerprint
             || view.schema_version != CATALOG_SCHEMA_VERSION
         {

@@ -135,27 +135,27 @@ pub type StaticPosting = (&'static str, u32, u32);
 
 impl CompiledCatalog {
     /// The compact line format of the compiled index (`.sophia/skills-index.tsv` and the
-    /// per-machine cache): `#\tschema\tfingerprint`, `H\tskills\tlengths\tpostings
-    /// offset\tpostings bytes`, then per skill `S\tid\tscope\tphases\tsource` followed by its
-    /// terms `T\tfield\tstems\tlabel`, the postings `P\tstem\tskill offset` sorted by stem (one
-    /// per stem and skill), warnings `W\ttext`, and `E\tskills` last (a file without it is
-    /// truncated). Offsets count bytes from the line after `H`; `lengths` is the sum of the
-    /// skills' name and description terms (BM25's mean length). The header and the postings let
-    /// [`IndexView`] decode only the skills a prompt's words reach.
+    /// per-machine cache): `#\tschema\tfingerprint`, `H\tskills\tlengths\tpostings bytes`, the
+    /// postings `P\tstem\tskill offset` sorted by stem (one per stem and skill), then per skill
+    /// `S\tid\tscope\tphases\tsource` followed by its terms `T\tfield\tstems\tlabel`, warnings
+    /// `W\ttext`, and `E\tskills` last (a file without it is truncated). A skill offset counts
+    /// bytes from the first `S` line; `lengths` is the sum of the skills' name and description
+    /// terms (BM25's mean length). The header and the postings first let [`IndexView`] read and
+    /// decode only the skills a prompt's words reach.
     pub fn to_lines(&self) -> String {
         let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
-        let mut body = String::new();
+        let mut records = String::new();
         let mut offsets = Vec::with_capacity(self.skills.len());
         let mut lengths = 0usize;
         for skill in &self.skills {
-            offsets.push(body.len());
+            offsets.push(records.len());
             lengths += bm25_length(&skill.terms);
             let scope = match skill.scope {
                 Scope::Specialist => "specialist",
                 Scope::MultiSource => "multi-source",
                 Scope::MultiPhase => "multi-phase",
             };
-            body.push_str(&format!(
+            records.push_str(&format!(
                 "S\t{}\t{scope}\t{}\t{}\n",
                 skill.id,
                 skill.phases.join(","),
@@ -169,28 +169,28 @@ impl CompiledCatalog {
                     Field::NotFor => "x",
                     Field::Avoid => "a",
                 };
-                body.push_str(&format!(
+                records.push_str(&format!(
                     "T\t{field}\t{}\t{}\n",
                     clean(&t.stems),
                     clean(&t.label)
                 ));
             }
         }
-        let postings_at = body.len();
-        for (stem, si) in skill_postings(&postings(&self.skills)) {
-            body.push_str(&format!("P\t{stem}\t{}\n", offsets[si as usize]));
-        }
-        let postings_len = body.len() - postings_at;
         for w in &self.warnings {
-            body.push_str(&format!("W\t{}\n", clean(w)));
+            records.push_str(&format!("W\t{}\n", clean(w)));
         }
         // The end marker: a truncated file is refused rather than read as a smaller catalog.
-        body.push_str(&format!("E\t{}\n", self.skills.len()));
+        records.push_str(&format!("E\t{}\n", self.skills.len()));
+        let mut lines = String::new();
+        for (stem, si) in skill_postings(&postings(&self.skills)) {
+            lines.push_str(&format!("P\t{stem}\t{}\n", offsets[si as usize]));
+        }
         format!(
-            "#\t{}\t{}\nH\t{}\t{lengths}\t{postings_at}\t{postings_len}\n{body}",
+            "#\t{}\t{}\nH\t{}\t{lengths}\t{}\n{lines}{records}",
             self.schema_version,
             clean(&self.source_fingerprint),
             self.skills.len(),
+            lines.len(),
         )
     }
 
@@ -281,10 +281,12 @@ impl CompiledCatalog {
             postings: Vec::new(),
         };
         let mut header: Option<Header> = None;
+        // Where the postings start and the records start (the byte after the `H` line, and the
+        // first `S` line).
         let mut body_at = 0usize;
+        let mut records_at: Option<usize> = None;
         let mut offsets: Vec<usize> = Vec::new();
-        let mut listed: Vec<(&'static str, u32)> = Vec::new();
-        let mut postings_span: Option<(usize, usize)> = None;
+        let mut listed: Vec<(&'static str, usize)> = Vec::new();
         let mut ended = false;
         for (n, line) in Fields(Some(text), b'\n').enumerate() {
             let bad = || format!("line {}: malformed", n + 1);
@@ -304,30 +306,29 @@ impl CompiledCatalog {
                     header = Some(Header::parse(f).ok_or_else(bad)?);
                     body_at = at + line.len() + 1;
                 }
-                Some("S") if header.is_some() && postings_span.is_none() => {
-                    offsets.push(at - body_at);
+                Some("P") if header.is_some() && records_at.is_none() => {
+                    let stem = f.next().ok_or_else(bad)?;
+                    let offset: usize = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
+                    listed.push((stem, offset));
+                }
+                Some("S") if header.is_some() => {
+                    let start = *records_at.get_or_insert(at);
+                    offsets.push(at - start);
                     catalog.skills.push(parse_skill_line(f).ok_or_else(bad)?);
                 }
-                Some("T") if postings_span.is_none() => {
+                Some("T") if catalog.warnings.is_empty() => {
                     let term = parse_term_line(f).ok_or_else(bad)?;
                     let skill = catalog.skills.last_mut().ok_or_else(bad)?;
                     skill.terms.push(term);
                 }
-                Some("P") if header.is_some() => {
-                    let span = postings_span.get_or_insert((at - body_at, at - body_at));
-                    if span.1 != at - body_at {
-                        return Err(bad());
-                    }
-                    span.1 += line.len() + 1;
-                    let stem = f.next().ok_or_else(bad)?;
-                    let offset: usize = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
-                    let si = offsets.binary_search(&offset).map_err(|_| bad())?;
-                    listed.push((stem, si as u32));
+                Some("W") if header.is_some() => {
+                    records_at.get_or_insert(at);
+                    catalog
+                        .warnings
+                        .push(f.next().unwrap_or_default().to_owned());
                 }
-                Some("W") => catalog
-                    .warnings
-                    .push(f.next().unwrap_or_default().to_owned()),
-                Some("E") => {
+                Some("E") if header.is_some() => {
+                    records_at.get_or_insert(at);
                     let count: usize = f.next().and_then(|v| v.parse().ok()).ok_or_else(bad)?;
                     if count != catalog.skills.len() {
                         return Err(bad());
@@ -343,19 +344,23 @@ impl CompiledCatalog {
         }
         let header = header.ok_or("no header line")?;
         let mismatch = || "the header or the postings do not match the skills".to_owned();
+        if records_at != Some(body_at + header.postings_len) {
+            return Err(mismatch());
+        }
         // The postings, expanded from the `P` lines to every term they stand for. Strictly
         // sorted lines that each reach at least one term and, together, every term are exactly
         // the postings the skills give (a term has one first stem), without sorting them again.
         let terms: usize = catalog.skills.iter().map(|s| s.terms.len()).sum();
         let mut expanded = Vec::with_capacity(terms);
-        for (k, &(stem, si)) in listed.iter().enumerate() {
-            if k > 0 && listed[k - 1] >= (stem, si) {
+        for (k, &(stem, offset)) in listed.iter().enumerate() {
+            let si = offsets.binary_search(&offset).map_err(|_| mismatch())?;
+            if k > 0 && listed[k - 1] >= (stem, offset) {
                 return Err(mismatch());
             }
             let before = expanded.len();
-            for (ti, term) in catalog.skills[si as usize].terms.iter().enumerate() {
+            for (ti, term) in catalog.skills[si].terms.iter().enumerate() {
                 if first_stem(&term.stems) == stem {
-                    expanded.push(Posting(Cow::Borrowed(stem), si, ti as u32));
+                    expanded.push(Posting(Cow::Borrowed(stem), si as u32, ti as u32));
                 }
             }
             if expanded.len() == before {
@@ -364,10 +369,8 @@ impl CompiledCatalog {
         }
         catalog.postings = expanded;
         let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
-        let span = postings_span.unwrap_or((header.postings_at, header.postings_at));
         if header.skills != catalog.skills.len()
             || header.lengths != lengths
-            || (header.postings_at, header.postings_at + header.postings_len) != span
             || catalog.postings.len() != terms
         {
             return Err(mismatch());
@@ -381,7 +384,6 @@ impl CompiledCatalog {
 struct Header {
     skills: usize,
     lengths: usize,
-    postings_at: usize,
     postings_len: usize,
 }
 
@@ -391,7 +393,6 @@ impl Header {
         Some(Header {
             skills: num()?,
             lengths: num()?,
-            postings_at: num()?,
             postings_len: num()?,
         })
     }
@@ -461,40 +462,75 @@ fn skill_postings(postings: &[Posting]) -> impl Iterator<Item = (&str, u32)> {
     })
 }
 
-/// A compiled index read lazily, for the hook: the header is checked when it is opened, and a
-/// prompt decodes only the postings of its own words (found by binary search in the sorted
-/// `P` lines) and the skills they point at. Building the full [`CompiledCatalog`] of a
-/// 1,000-skill index costs tens of times more than routing one prompt. The file must have passed
-/// [`CompiledCatalog::from_lines`] and [`validate_compiled`] before (the caller proves that it is
-/// the same file); what is decoded here is still checked, and a record that fails is left out,
-/// never trusted and never a panic.
-#[derive(Debug, Clone)]
+/// Where an [`IndexView`] reads its bytes: a file opened by the edge (positional reads), or bytes
+/// already in memory.
+pub trait IndexSource: Send + Sync {
+    /// The length in bytes.
+    fn byte_len(&self) -> u64;
+    /// Up to `len` bytes from `offset` (fewer at the end); `None` when reading failed.
+    fn read_at(&self, offset: u64, len: usize) -> Option<Vec<u8>>;
+}
+
+impl IndexSource for &'static [u8] {
+    fn byte_len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> Option<Vec<u8>> {
+        let start = usize::try_from(offset).ok()?.min(<[u8]>::len(self));
+        let end = start.saturating_add(len).min(<[u8]>::len(self));
+        Some(self[start..end].to_vec())
+    }
+}
+
+/// A compiled index read lazily, for the hook: the header, the postings and the end marker are
+/// read when it is opened, and a prompt decodes only the postings of its own words (found by
+/// binary search) and reads and decodes only the skills they point at. Reading, parsing and
+/// validating the whole of a 1,000-skill index costs tens of times more than routing one prompt.
+/// The file must have passed [`CompiledCatalog::from_lines`] and [`validate_compiled`] before
+/// (the caller proves that it is the same file); what is decoded here is still checked, and a
+/// record that fails is left out, never trusted and never a panic. The records read are leaked
+/// (the catalog borrows its strings): this is for short-lived processes.
 pub struct IndexView {
     pub schema_version: u32,
-    pub source_fingerprint: &'static str,
-    /// The skills' lines (`S`, `T`, `P`, `W`, `E`): offsets count from here. Bytes: only the
-    /// records decoded are checked as UTF-8 (checking the whole file costs more than routing).
-    body: &'static [u8],
+    pub source_fingerprint: String,
+    source: Box<dyn IndexSource>,
     skills: usize,
     lengths: usize,
     /// The `P` lines.
-    postings: &'static [u8],
+    postings: Vec<u8>,
+    /// Where the first `S` line starts: skill offsets count from here.
+    records_at: u64,
 }
 
+impl std::fmt::Debug for IndexView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexView")
+            .field("source_fingerprint", &self.source_fingerprint)
+            .field("skills", &self.skills)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How much of a record is read first; a longer one is read again, twice as much each time.
+const RECORD_READ: usize = 2048;
+
 impl IndexView {
-    /// Checks the two header lines and the end marker; decodes nothing else.
-    pub fn open(bytes: &'static [u8]) -> Result<IndexView, String> {
+    /// Reads and checks the two header lines, the postings and the end marker; decodes nothing
+    /// else.
+    pub fn open(source: Box<dyn IndexSource>) -> Result<IndexView, String> {
+        let total = source.byte_len();
+        let head = source.read_at(0, 1024).ok_or("unreadable")?;
         let newline = |from: usize| {
-            bytes
-                .get(from..)
+            head.get(from..)
                 .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
                 .map(|i| from + i)
         };
-        let first_end = newline(0).ok_or("empty")?;
+        let first_end = newline(0).ok_or("no schema line")?;
         let second_end = newline(first_end + 1).ok_or("no header line")?;
-        let head = std::str::from_utf8(&bytes[..second_end]).map_err(|_| "bad header")?;
-        let (first, second) = head.split_at(first_end);
-        let mut first = Fields(Some(first), b'\t');
+        let text = std::str::from_utf8(&head[..second_end]).map_err(|_| "bad header")?;
+        let (first, second) = text.split_at(first_end);
+        let mut first = first.split('\t');
         if first.next() != Some("#") {
             return Err("no schema line".into());
         }
@@ -502,29 +538,39 @@ impl IndexView {
             .next()
             .and_then(|v| v.parse().ok())
             .ok_or("bad schema line")?;
-        let source_fingerprint = first.next().ok_or("bad schema line")?;
-        let mut h = Fields(Some(&second[1..]), b'\t');
+        let source_fingerprint = first.next().ok_or("bad schema line")?.to_owned();
+        let mut h = second[1..].split('\t');
         if h.next() != Some("H") {
             return Err("no header line".into());
         }
-        let header = Header::parse(h).ok_or("bad header line")?;
-        let body = &bytes[second_end + 1..];
-        let end = format!("E\t{}\n", header.skills);
-        let postings = header
-            .postings_at
-            .checked_add(header.postings_len)
-            .and_then(|stop| body.get(header.postings_at..stop))
+        let mut num = || h.next().and_then(|v| v.parse::<usize>().ok());
+        let (skills, lengths, postings_len) = (
+            num().ok_or("bad header line")?,
+            num().ok_or("bad header line")?,
+            num().ok_or("bad header line")?,
+        );
+        let body_at = second_end as u64 + 1;
+        let records_at = body_at
+            .checked_add(postings_len as u64)
+            .filter(|&at| at <= total)
             .ok_or("postings out of range")?;
-        if !body.ends_with(end.as_bytes()) || header.skills > limits::SKILLS {
+        let postings = source
+            .read_at(body_at, postings_len)
+            .filter(|p| p.len() == postings_len)
+            .ok_or("postings out of range")?;
+        let end = format!("E\t{skills}\n");
+        let tail = source.read_at(total.saturating_sub(end.len() as u64), end.len());
+        if tail.as_deref() != Some(end.as_bytes()) || skills > limits::SKILLS {
             return Err("no end marker: the index is truncated".into());
         }
         Ok(IndexView {
             schema_version,
             source_fingerprint,
-            body,
-            skills: header.skills,
-            lengths: header.lengths,
+            source,
+            skills,
+            lengths,
             postings,
+            records_at,
         })
     }
 
@@ -549,7 +595,7 @@ impl IndexView {
 
     /// The skill offsets of the `P` lines of `stem`.
     fn skills_of(&self, stem: &str, out: &mut Vec<usize>) {
-        let bytes = self.postings;
+        let bytes = &self.postings[..];
         let stem = stem.as_bytes();
         let next_line = |start: usize| {
             bytes[start..]
@@ -600,22 +646,25 @@ impl IndexView {
     /// The skill whose `S` line starts at `offset`, with its terms; `None` when the record is
     /// malformed or fails validation.
     fn skill_at(&self, offset: usize) -> Option<CompiledSkill> {
-        let rest = self.body.get(offset..)?;
-        if !rest.starts_with(b"S\t") {
-            return None;
-        }
-        // The record: the `S` line and the `T` lines after it.
-        let mut end = 0;
-        loop {
-            end += rest[end..].iter().position(|&b| b == b'\n')? + 1;
-            if !rest[end..].starts_with(b"T\t") {
-                break;
+        let at = self.records_at.checked_add(offset as u64)?;
+        let room = self.source.byte_len().saturating_sub(at);
+        let mut want = RECORD_READ;
+        let record = loop {
+            let chunk = self.source.read_at(at, want)?;
+            let complete = chunk.len() as u64 >= room;
+            match record_len(&chunk, complete) {
+                Some(len) => break Box::leak(chunk.into_boxed_slice()).get(..len)?,
+                None if complete => return None,
+                None => want = want.saturating_mul(2),
             }
-        }
-        let record = std::str::from_utf8(&rest[..end - 1]).ok()?;
+        };
+        // The record without its last newline.
+        let record = std::str::from_utf8(&record[..record.len() - 1]).ok()?;
         let mut lines = Fields(Some(record), b'\n');
         let mut f = Fields(Some(lines.next()?), b'\t');
-        f.next();
+        if f.next() != Some("S") {
+            return None;
+        }
         let mut skill = parse_skill_line(f)?;
         for line in lines {
             let mut f = Fields(Some(line), b'\t');
@@ -647,10 +696,14 @@ impl IndexView {
         }
     }
 
-    /// Every skill id, in index order (reads every `S` line, not the terms).
+    /// Every skill id, in index order (reads the records whole).
     pub fn ids(&self) -> Vec<String> {
-        let at = self.postings.as_ptr() as usize - self.body.as_ptr() as usize;
-        String::from_utf8_lossy(&self.body[..at])
+        let room = self.source.byte_len().saturating_sub(self.records_at) as usize;
+        let records = self
+            .source
+            .read_at(self.records_at, room)
+            .unwrap_or_default();
+        String::from_utf8_lossy(&records)
             .split('\n')
             .filter_map(|line| {
                 let mut f = line.split('\t');
@@ -659,6 +712,23 @@ impl IndexView {
             .filter(|id| is_valid_id(id))
             .map(str::to_owned)
             .collect()
+    }
+}
+
+/// The length of the record at the start of `chunk`: its `S` line and the `T` lines after it,
+/// with the last newline. `None` when `chunk` ends first (unless it is `complete`, the rest of
+/// the file: then the record ends with it).
+fn record_len(chunk: &[u8], complete: bool) -> Option<usize> {
+    let mut pos = chunk.iter().position(|&b| b == b'\n')? + 1;
+    loop {
+        let rest = &chunk[pos..];
+        if rest.len() < 2 {
+            return complete.then_some(pos);
+        }
+        if !rest.starts_with(b"T\t") {
+            return Some(pos);
+        }
+        pos += rest.iter().position(|&b| b == b'\n')? + 1;
     }
 }
 
@@ -1309,7 +1379,7 @@ mod tests {
     fn an_index_view_decodes_only_the_skills_a_stem_reaches() {
         let catalog = catalog_of(40);
         let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
-        let view = IndexView::open(text.as_bytes()).unwrap();
+        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
         assert_eq!(view.len(), 40);
         assert_eq!(view.source_fingerprint, "fp");
         let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
@@ -1329,6 +1399,37 @@ mod tests {
     }
 
     #[test]
+    fn an_index_view_reads_a_long_record_in_several_reads() {
+        let mut defs: Vec<SkillDef> = catalog_of(3)
+            .skills
+            .iter()
+            .map(|s| SkillDef {
+                id: s.id.clone(),
+                description: "Short.".into(),
+                keywords: vec![format!("only{}", s.id.replace('-', ""))],
+                not_for: vec![],
+                phases: vec![],
+                scope: Scope::Specialist,
+            })
+            .collect();
+        // Far longer than one read of a record.
+        defs[1].keywords = (0..64)
+            .map(|k| format!("kw{k:02} {}", "x".repeat(70)))
+            .collect();
+        let catalog = compile(&defs, "fp".into(), vec![]);
+        let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+        let record = text.lines().filter(|l| l.starts_with("T\t")).count();
+        assert!(record > 60, "{record}");
+        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+        assert_eq!(view.subset(["kw07"]).skills, [catalog.skills[1].clone()]);
+        // The last record ends at the warnings and end marker.
+        assert_eq!(
+            view.subset(["onlyskill002"]).skills,
+            [catalog.skills[2].clone()]
+        );
+    }
+
+    #[test]
     fn an_index_view_refuses_a_truncated_or_foreign_file_and_skips_bad_records() {
         let catalog = catalog_of(5);
         let full = catalog.to_lines();
@@ -1337,16 +1438,19 @@ mod tests {
             &full[..full.len() / 2],
             "",
             "#\t5\tfp\n",
-            "#\t5\tfp\nH\t1\t1\t999\t10\nE\t1\n",
+            "#\t5\tfp\nH\t1\t1\t999\nE\t1\n",
         ] {
             let text: &'static str = Box::leak(bad.to_owned().into_boxed_str());
-            assert!(IndexView::open(text.as_bytes()).is_err(), "{bad:?}");
+            assert!(
+                IndexView::open(Box::new(text.as_bytes())).is_err(),
+                "{bad:?}"
+            );
         }
         // A record forged in place (same length) is left out, never trusted.
         let forged = full.replacen("S\tskill-002\t", "S\tSKILL 002\t", 1);
         assert_ne!(forged, full);
         let text: &'static str = Box::leak(forged.into_boxed_str());
-        let view = IndexView::open(text.as_bytes()).unwrap();
+        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
         assert!(view.subset(["zeta2x"]).skills.is_empty());
         assert_eq!(view.subset(["zeta1x"]).skills.len(), 1);
         assert!(!view.ids().iter().any(|id| id.contains("002")));
@@ -1354,7 +1458,8 @@ mod tests {
         let mut bytes = full.clone().into_bytes();
         let at = full.find("T\tk\tzeta3x\t").unwrap() + 4;
         bytes[at] = 0xff;
-        let view = IndexView::open(Box::leak(bytes.into_boxed_slice())).unwrap();
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let view = IndexView::open(Box::new(bytes)).unwrap();
         assert!(view.subset(["zeta3x", "topic3"]).skills.is_empty());
         assert_eq!(view.subset(["zeta4x"]).skills.len(), 1);
     }
