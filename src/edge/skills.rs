@@ -581,8 +581,10 @@ pub fn cache_path(cache_dir: &Path, host: Host, cwd: &Path, root: &Path) -> Path
 /// a prompt proves the compiled catalog fresh from the freshness stamp ([`Stamp`]): a `stat` of
 /// each skill folder and of the catalog file instead of one per `SKILL.md`. A skill folder
 /// added, removed or renamed is seen on the next prompt; an edit inside an existing skill folder
-/// (a `SKILL.md` rewritten in place or saved by rename) within this many seconds.
-pub const FRESHNESS_WINDOW_SECS: i64 = 10;
+/// (a `SKILL.md` rewritten in place or saved by rename) within this many seconds. Past it, a full
+/// check that finds the same fingerprint and the same, already validated, catalog file still
+/// reads it lazily instead of parsing it again.
+pub const FRESHNESS_WINDOW_SECS: i64 = 60;
 /// A folder modified this close to a full check may change again without its modification time
 /// moving (file-system timestamps are coarse): no stamp is written then, the next prompt checks
 /// in full again.
@@ -604,8 +606,20 @@ pub struct HookSkills {
     pub router: SkillRouter,
     pub source: CatalogSource,
     pub warnings: Vec<String>,
-    /// The freshness stamp vouched for the catalog: no `SKILL.md` was looked at this run.
-    pub stamped: bool,
+    /// How the catalog was proved fresh this run.
+    pub proof: Proof,
+}
+
+/// How the hook's catalog was proved fresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proof {
+    /// The freshness stamp vouched: no `SKILL.md` was looked at.
+    Stamp,
+    /// A full check found the fingerprint and the catalog file the stamp had validated: the file
+    /// was read lazily, not parsed again.
+    Fingerprint,
+    /// A full check that parsed the catalog file (or scanned the sources).
+    Full,
 }
 
 /// The hook's catalog ([`load_for_host_within`], routed): with a cache folder and
@@ -639,9 +653,10 @@ pub fn load_router_within(
             .clone()
     };
     let stamp_path = cache.as_ref().map(|c| c.with_extension("fresh"));
-    if let (Freshness::Quick, Some(stamp), Some(cache)) = (freshness, &stamp_path, &cache)
-        && let Some(hit) =
-            Stamp::read(stamp).and_then(|stamp| stamp.vouch(&folders, &mut index_path, cache, now))
+    let stamp = stamp_path.as_deref().and_then(Stamp::read);
+    if let (Freshness::Quick, Some(stamp), Some(cache)) = (freshness, &stamp, &cache)
+        && stamp.within_window(&folders, now)
+        && let Some(hit) = stamp.catalog(&mut index_path, cache, Proof::Stamp)
     {
         return hit;
     }
@@ -655,11 +670,46 @@ pub fn load_router_within(
             .filter(|d| !roots.contains(d))
             .cloned(),
     );
-    let loaded = load_inventory(inventory, &mut index_path, cache.clone(), over_budget);
+    let fp = fingerprint(&inventory.files);
+    // The sources are what the stamp proved, with the same folders and warnings: the catalog file
+    // it validated, if unchanged, needs no parsing again.
+    let reused = match (&stamp, &cache) {
+        (Some(stamp), Some(cache))
+            if !inventory.is_empty()
+                && stamp.fingerprint == fp
+                && stamp.inventory_warnings == inventory.warnings
+                && stamp.same_roots(&inventory.folders) =>
+        {
+            stamp.catalog(&mut index_path, cache, Proof::Fingerprint)
+        }
+        _ => None,
+    };
+    let inventory_warnings = inventory.warnings.clone();
+    let (hook, loaded_warnings, fingerprint) = match reused {
+        Some(hit) => {
+            let warnings = hit.warnings.clone();
+            (hit, warnings, fp)
+        }
+        None => {
+            let loaded = load_inventory(inventory, &mut index_path, cache.clone(), over_budget);
+            let warnings = loaded.warnings.clone();
+            let fingerprint = loaded.catalog.source_fingerprint.clone();
+            (
+                HookSkills {
+                    router: SkillRouter::new(loaded.catalog),
+                    source: loaded.source,
+                    warnings: loaded.warnings,
+                    proof: Proof::Full,
+                },
+                warnings,
+                fingerprint,
+            )
+        }
+    };
     if let (Some(stamp), Some(cache)) = (&stamp_path, &cache)
-        && matches!(loaded.source, CatalogSource::Index | CatalogSource::Cache)
+        && matches!(hook.source, CatalogSource::Index | CatalogSource::Cache)
     {
-        let catalog_file = match loaded.source {
+        let catalog_file = match hook.source {
             CatalogSource::Index => index_path(),
             _ => cache.clone(),
         };
@@ -669,16 +719,24 @@ pub fn load_router_within(
             &watched,
             &index_path(),
             &catalog_file,
-            &loaded,
+            Proved {
+                source: hook.source,
+                fingerprint,
+                warnings: loaded_warnings,
+                inventory_warnings,
+            },
             now,
         );
     }
-    HookSkills {
-        router: SkillRouter::new(loaded.catalog),
-        source: loaded.source,
-        warnings: loaded.warnings,
-        stamped: false,
-    }
+    hook
+}
+
+/// What a full check proved, for the freshness stamp.
+struct Proved {
+    source: CatalogSource,
+    fingerprint: String,
+    warnings: Vec<String>,
+    inventory_warnings: Vec<String>,
 }
 
 /// A compiled index read lazily by positional reads.
@@ -738,6 +796,8 @@ struct Stamp {
     /// (state, path) of each watched folder.
     dirs: Vec<(String, String)>,
     warnings: Vec<String>,
+    /// The inventory's own warnings (refused links, caps), part of `warnings`.
+    inventory_warnings: Vec<String>,
 }
 
 impl Stamp {
@@ -749,7 +809,7 @@ impl Stamp {
         watched: &[PathBuf],
         index: &Path,
         catalog_file: &Path,
-        loaded: &LoadedCatalog,
+        proved: Proved,
         now: i64,
     ) {
         if watched.len() > MAX_WATCHED {
@@ -778,14 +838,15 @@ impl Stamp {
         };
         let stamp = Stamp {
             checked_at: now,
-            source: loaded.source,
-            fingerprint: loaded.catalog.source_fingerprint.clone(),
+            source: proved.source,
+            fingerprint: proved.fingerprint,
             index_path: index_text.to_owned(),
             index_state: file_state(index).0,
             catalog_state: file_state(catalog_file).0,
             roots,
             dirs,
-            warnings: loaded.warnings.clone(),
+            warnings: proved.warnings,
+            inventory_warnings: proved.inventory_warnings,
         };
         if let Some(text) = stamp.to_text() {
             let _ = write_atomic(path, text.as_bytes());
@@ -795,7 +856,8 @@ impl Stamp {
     fn to_text(&self) -> Option<String> {
         let fields = [&self.fingerprint, &self.index_path]
             .into_iter()
-            .chain(&self.warnings);
+            .chain(&self.warnings)
+            .chain(&self.inventory_warnings);
         if fields.into_iter().any(|f| f.contains(['\t', '\n', '\r'])) {
             return None;
         }
@@ -817,6 +879,9 @@ impl Stamp {
         }
         for w in &self.warnings {
             out.push_str(&format!("W\t{w}\n"));
+        }
+        for w in &self.inventory_warnings {
+            out.push_str(&format!("V\t{w}\n"));
         }
         out.push_str("E\n");
         Some(out)
@@ -860,6 +925,7 @@ impl Stamp {
             roots: Vec::new(),
             dirs: Vec::new(),
             warnings: Vec::new(),
+            inventory_warnings: Vec::new(),
         };
         for line in lines {
             let mut f = line.split('\t');
@@ -872,6 +938,9 @@ impl Stamp {
                 ("W", Some(w), None) if w.len() <= 4096 && !w.chars().any(char::is_control) => {
                     stamp.warnings.push(w.to_owned());
                 }
+                ("V", Some(w), None) if w.len() <= 4096 && !w.chars().any(char::is_control) => {
+                    stamp.inventory_warnings.push(w.to_owned());
+                }
                 ("E", None, None) => return (stamp.dirs.len() <= MAX_WATCHED).then_some(stamp),
                 _ => return None,
             }
@@ -879,29 +948,34 @@ impl Stamp {
         None
     }
 
-    /// The hook's catalog when this stamp still vouches for it at `now`: recent enough, the
-    /// same folders unchanged, the same catalog file with the fingerprint proved.
-    fn vouch(
-        &self,
-        folders: &[SkillFolder],
-        index: &mut dyn FnMut() -> PathBuf,
-        cache: &Path,
-        now: i64,
-    ) -> Option<HookSkills> {
-        let age = now.checked_sub(self.checked_at)?;
-        if !(0..FRESHNESS_WINDOW_SECS).contains(&age)
-            || self.roots.len() != folders.len()
-            || !folders
+    /// The host's skill folders are the ones the stamp was written for, in the same order.
+    fn same_roots(&self, folders: &[SkillFolder]) -> bool {
+        self.roots.len() == folders.len()
+            && folders
                 .iter()
                 .zip(&self.roots)
                 .all(|(f, r)| stamp_text(&f.path) == Some(r.as_str()))
-            || !self
+    }
+
+    /// The stamp still vouches at `now`: recent enough, the same folders, none of them changed.
+    fn within_window(&self, folders: &[SkillFolder], now: i64) -> bool {
+        now.checked_sub(self.checked_at)
+            .is_some_and(|age| (0..FRESHNESS_WINDOW_SECS).contains(&age))
+            && self.same_roots(folders)
+            && self
                 .dirs
                 .iter()
                 .all(|(state, dir)| file_state(Path::new(dir)).0 == *state)
-        {
-            return None;
-        }
+    }
+
+    /// The catalog the stamp proved, read lazily, when the index path and the file read are
+    /// still the ones it recorded (same device, inode, size and time) and carry its fingerprint.
+    fn catalog(
+        &self,
+        index: &mut dyn FnMut() -> PathBuf,
+        cache: &Path,
+        proof: Proof,
+    ) -> Option<HookSkills> {
         let index = index();
         if stamp_text(&index) != Some(self.index_path.as_str())
             || file_state(&index).0 != self.index_state
@@ -925,7 +999,7 @@ impl Stamp {
             router: SkillRouter::from_index(view),
             source: self.source,
             warnings: self.warnings.clone(),
-            stamped: true,
+            proof,
         })
     }
 }
@@ -1503,18 +1577,23 @@ mod tests {
     fn a_stamp_vouches_for_the_index_within_the_window() {
         let (dir, cache, now) = stamped_project();
         let first = hook_load(dir.path(), cache.path(), now, Freshness::Quick);
-        assert_eq!((first.source, first.stamped), (CatalogSource::Index, false));
+        assert_eq!(
+            (first.source, first.proof),
+            (CatalogSource::Index, Proof::Full)
+        );
         let second = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
         assert_eq!(
-            (second.source, second.stamped),
-            (CatalogSource::Index, true)
+            (second.source, second.proof),
+            (CatalogSource::Index, Proof::Stamp)
         );
         assert_eq!(second.router.len(), 2);
         assert_eq!(selected(&second, "shave the yak"), ["yak-shaver"]);
         assert_eq!(selected(&second, "zebra stripes"), ["zebra-tools"]);
-        // `explain` always checks in full.
+        // `explain` always checks in full: every `SKILL.md` is looked at; the index it validated
+        // before, unchanged and with the same fingerprint, is read lazily, not parsed again.
         let full = hook_load(dir.path(), cache.path(), now + 1, Freshness::Full);
-        assert!(!full.stamped);
+        assert_eq!(full.proof, Proof::Fingerprint);
+        assert_eq!(selected(&full, "shave the yak"), ["yak-shaver"]);
         // Past the window, or before the stamp (a clock set back), the check is full again (and
         // stamps anew: the full check at `now + 1` above wrote the stamp these are measured from).
         for later in [
@@ -1522,8 +1601,27 @@ mod tests {
             now + 2 + 3 * FRESHNESS_WINDOW_SECS,
             now - 1,
         ] {
-            assert!(!hook_load(dir.path(), cache.path(), later, Freshness::Quick).stamped);
+            let loaded = hook_load(dir.path(), cache.path(), later, Freshness::Quick);
+            assert_eq!(loaded.proof, Proof::Fingerprint, "{later}");
+            assert_eq!(loaded.source, CatalogSource::Index);
+            assert_eq!(selected(&loaded, "zebra stripes"), ["zebra-tools"]);
         }
+        // With no cache folder there is no stamp: a full check that parses the index.
+        let none = load_router_within(
+            Host::Codex,
+            dir.path(),
+            dir.path(),
+            &Homes::default(),
+            || dir.path().join(INDEX_PATH),
+            None,
+            &|| false,
+            now,
+            Freshness::Quick,
+        );
+        assert_eq!(
+            (none.source, none.proof),
+            (CatalogSource::Index, Proof::Full)
+        );
     }
 
     #[test]
@@ -1536,7 +1634,7 @@ mod tests {
             "---\nname: otter\ndescription: Otters\nkeywords: [otter]\n---\n",
         );
         let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-        assert!(!next.stamped);
+        assert_ne!(next.proof, Proof::Stamp);
         assert_eq!(next.source, CatalogSource::Scan);
         assert_eq!(next.warnings[0], "skills-index-stale");
         assert_eq!(selected(&next, "feed the otter"), ["otter"]);
@@ -1548,7 +1646,7 @@ mod tests {
         hook_load(dir.path(), cache.path(), now, Freshness::Quick);
         fs::remove_dir_all(dir.path().join("skills/yak")).unwrap();
         let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-        assert!(!next.stamped);
+        assert_ne!(next.proof, Proof::Stamp);
         assert!(selected(&next, "shave the yak").is_empty());
         assert_eq!(next.router.len(), 1);
 
@@ -1560,7 +1658,7 @@ mod tests {
         )
         .unwrap();
         let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-        assert!(!next.stamped);
+        assert_ne!(next.proof, Proof::Stamp);
         assert_eq!(next.router.ids(), ["yak-shaver", "zebra-tools"]);
     }
 
@@ -1571,14 +1669,17 @@ mod tests {
         // Built again so that the folder is part of the proved state, then stamped.
         build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
         hook_load(dir.path(), cache.path(), now, Freshness::Quick);
-        assert!(hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick).stamped);
+        assert_eq!(
+            hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick).proof,
+            Proof::Stamp
+        );
         fs::write(
             dir.path().join("skills/later/SKILL.md"),
             "---\nname: later\ndescription: Later\nkeywords: [afterwards]\n---\n",
         )
         .unwrap();
         let next = hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick);
-        assert!(!next.stamped);
+        assert_ne!(next.proof, Proof::Stamp);
         assert_eq!(selected(&next, "do it afterwards"), ["later"]);
 
         // A skill root the host reads that did not exist (`.agents/skills`).
@@ -1586,7 +1687,7 @@ mod tests {
         hook_load(dir.path(), cache.path(), now, Freshness::Quick);
         mk(&dir.path().join(".agents/skills"), "newcomer");
         let next = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-        assert!(!next.stamped);
+        assert_ne!(next.proof, Proof::Stamp);
         assert!(next.router.ids().contains(&"newcomer".to_owned()));
     }
 
@@ -1602,7 +1703,11 @@ mod tests {
         )
         .unwrap();
         let within = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-        assert!(within.stamped, "within the window the stamp vouches");
+        assert_eq!(
+            within.proof,
+            Proof::Stamp,
+            "within the window the stamp vouches"
+        );
         assert_eq!(selected(&within, "a llama"), Vec::<String>::new());
         let after = hook_load(
             dir.path(),
@@ -1610,7 +1715,7 @@ mod tests {
             now + FRESHNESS_WINDOW_SECS,
             Freshness::Quick,
         );
-        assert!(!after.stamped);
+        assert_eq!(after.proof, Proof::Full, "the fingerprint changed");
         assert_eq!(after.warnings[0], "skills-index-stale");
         assert_eq!(selected(&after, "a llama"), ["yak-shaver"]);
         // `explain` sees it at once.
@@ -1631,8 +1736,14 @@ mod tests {
         hook_load(dir.path(), cache.path(), now, Freshness::Quick);
         // A new index file (a new inode): the stamp no longer vouches, the next full check does.
         build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
-        assert!(!hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick).stamped);
-        assert!(hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick).stamped);
+        assert_ne!(
+            hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick).proof,
+            Proof::Stamp
+        );
+        assert_eq!(
+            hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick).proof,
+            Proof::Stamp
+        );
 
         // No index: a scan, then the cached copy, stamped.
         let (dir, cache, now) = stamped_project();
@@ -1641,13 +1752,13 @@ mod tests {
         assert_eq!(scan.source, CatalogSource::Scan);
         let cached = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
         assert_eq!(
-            (cached.source, cached.stamped),
-            (CatalogSource::Cache, false)
+            (cached.source, cached.proof),
+            (CatalogSource::Cache, Proof::Full)
         );
         let stamped = hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick);
         assert_eq!(
-            (stamped.source, stamped.stamped),
-            (CatalogSource::Cache, true)
+            (stamped.source, stamped.proof),
+            (CatalogSource::Cache, Proof::Stamp)
         );
         assert_eq!(stamped.warnings, cached.warnings);
         assert_eq!(selected(&stamped, "shave the yak"), ["yak-shaver"]);
@@ -1670,7 +1781,7 @@ mod tests {
         ] {
             fs::write(&stamp, &bad).unwrap();
             let loaded = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-            assert!(!loaded.stamped, "{bad:?}");
+            assert_ne!(loaded.proof, Proof::Stamp, "{bad:?}");
             assert_eq!(loaded.source, CatalogSource::Index);
             assert_eq!(selected(&loaded, "shave the yak"), ["yak-shaver"]);
             fs::write(&stamp, &good).unwrap();
@@ -1687,7 +1798,7 @@ mod tests {
         file.set_modified(mtime).unwrap();
         drop(file);
         let loaded = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
-        assert!(!loaded.stamped);
+        assert_ne!(loaded.proof, Proof::Stamp);
         assert_eq!(loaded.warnings[0], "skills-index-corrupt");
         assert_eq!(loaded.source, CatalogSource::Scan);
         assert_eq!(selected(&loaded, "shave the yak"), ["yak-shaver"]);
@@ -1702,7 +1813,10 @@ mod tests {
             .unwrap()
             .as_secs() as i64;
         hook_load(dir.path(), cache.path(), now, Freshness::Quick);
-        assert!(!hook_load(dir.path(), cache.path(), now, Freshness::Quick).stamped);
+        assert_ne!(
+            hook_load(dir.path(), cache.path(), now, Freshness::Quick).proof,
+            Proof::Stamp
+        );
     }
 
     #[test]
