@@ -59,5 +59,13 @@ echo "|---|---:|---:|"
 awk -v f="$base" 'BEGIN { printf "| floor (reads stdin, prints {}) | %d | 1.00× |\n", f }'
 row "default catalog, typical prompt" "$work/typical.json"
 row "1,000 skills, fresh index" "$work/fresh.json"
+(
+  export SOPHIA_CACHE_DIR=$work/expired
+  "$bin" <"$work/fresh.json" >/dev/null 2>&1
+  stamp=$(find "$work/expired" -name '*.fresh')
+  sed -i -E 's/^F\t1\t[0-9]+/F\t1\t1000/' "$stamp"
+  n=$(count "$work/fresh.json" "$bin")
+  awk -v c="$n" -v f="$base" 'BEGIN { printf "| 1,000 skills, fresh index, stamp expired | %d | %.2f× |\n", c, c / f }'
+)
 row "1,000 skills, fresh index, full check" "$work/fresh.json" SOPHIA_CACHE_DIR="$work/nocache/x"
 row "1,000 skills, no index (scan and compile)" "$work/noindex.json" SOPHIA_CACHE_DIR="$work/nocache/x"

@@ -100,6 +100,7 @@ rows=()
 measure() {
   local name=$1 input=$2 cmd=$3 csv=$work/$RANDOM.csv
   "$hyperfine" -N --warmup "$warmup" --runs "$runs" --input "$input" --export-csv "$csv" \
+    ${PREPARE:+--prepare "$PREPARE"} \
     -n floor "$floor" -n "$name" "$cmd" >"$csv.log" 2>&1 || { cat "$csv.log" >&2; return 1; }
   [ -n "${DEBUG_BENCH:-}" ] && cat "$csv" >&2
   local f c rss
@@ -115,6 +116,13 @@ measure "default catalog, !quick" "$work/quick.json" "$bin"
 measure "default catalog, !agents" "$work/agents.json" "$bin"
 measure "default catalog, SessionStart" "$work/session.json" "$bin"
 measure "1,000 skills, fresh index" "$work/fresh.json" "$bin"
+# The freshness stamp dated back before every run: a full check of every SKILL.md that finds the
+# index it validated unchanged (what a prompt pays when the previous one is over a minute old).
+expired=$work/cache-expired
+SOPHIA_CACHE_DIR=$expired "$bin" <"$work/fresh.json" >/dev/null
+stamp=$(find "$expired" -name '*.fresh')
+SOPHIA_CACHE_DIR=$expired PREPARE="sed -i -E 's/^F\t1\t[0-9]+/F\t1\t1000/' $stamp" \
+  measure "1,000 skills, fresh index, stamp expired" "$work/fresh.json" "$bin"
 SOPHIA_CACHE_DIR=$nocache/x measure "1,000 skills, fresh index, full check" "$work/fresh.json" "$bin"
 measure "1,000 skills, stale index (cached copy)" "$work/stale.json" "$bin"
 SOPHIA_CACHE_DIR=$nocache/x measure "1,000 skills, no index (scan and compile)" "$work/noindex.json" "$bin"
