@@ -1347,8 +1347,8 @@ mod tests {
         let moved = leak(full.replacen(p_line, &format!("{p_line}9"), 1));
         assert!(CompiledCatalog::from_lines(moved).is_err());
         let header = full.lines().nth(1).unwrap();
-        assert!(header.starts_with("H\t2\t"), "{header}");
-        let lying = leak(full.replacen("H\t2\t", "H\t3\t", 1));
+        assert!(header.starts_with("H\t3\t"), "{header}");
+        let lying = leak(full.replacen("H\t3\t", "H\t4\t", 1));
         assert!(CompiledCatalog::from_lines(lying).is_err());
         let truncated: &'static str = &full[..full.len() - 4];
         assert!(CompiledCatalog::from_lines(truncated).is_err());
