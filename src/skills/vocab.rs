@@ -1,22 +1,36 @@
 //! A general bilingual vocabulary for skill routing: Italian software and office words, file
-//! extensions and a few English synonyms, each with the English words it also stands for, so an
-//! Italian prompt ("converti il foglio di calcolo in una presentazione") meets English skill
-//! descriptions ("spreadsheet", "slides"). General on purpose: it names no skill and no catalog.
-//! Keys and values are stems (`crate::text::stem` of the words), so inflections meet.
-//! Pure data and one lookup.
+//! extensions, abbreviations and the words people use for a *situation* ("the build is broken",
+//! "il test fallisce", "rendi il codice leggibile"), each with the English words a description
+//! uses for the *practice* (debug, fix, simplify, review, ship, plan, spec…), so a prompt meets
+//! an English skill description that names the practice. General on purpose: every entry is a
+//! synonym, translation or standard term of the trade that holds in any software or office
+//! context; it names no skill and no catalog. Keys and values are stems (`crate::text::stem` of
+//! the words), so inflections meet. Pure data and one lookup.
 
-/// Three-letter file extensions of the table, which are keys as written.
-const EXTENSIONS: &[&str] = &[
-    "csv", "gif", "htm", "jpg", "mov", "mp3", "mp4", "png", "ppt", "svg", "wav", "xls", "yml",
+/// Keys of at most three letters that are not Italian-looking words but count as written: file
+/// extensions and abbreviations of the trade.
+const AS_WRITTEN: &[&str] = &[
+    "adr", "bdd", "bug", "csv", "gif", "htm", "jpg", "jwt", "mov", "mp3", "mp4", "png", "ppt",
+    "prd", "svg", "tdd", "wav", "xls", "xss", "yml",
 ];
+
+/// Keys that are also English words with another meaning (`lent` of `lento`, `stamp` of
+/// `stampa`, `contest` of `contesto`, `registr` of `registry`, `tapp` of `tapping`): they count
+/// only for an Italian-looking word. (An Italian word whose English twin also ends with a vowel,
+/// `finito`/`finite`, cannot be told apart that way and is left out of the table.)
+const ITALIAN_ONLY: &[&str] = &["contest", "lent", "registr", "stamp", "tapp"];
 
 /// The English stems a prompt word (folded) with stem `stem` also stands for (empty when it has
 /// none). A short stem (`sit` of `sito`) also needs an Italian-looking word, one that ends with
-/// a vowel, unless the word is an extension (`py`, `csv`), so English `sit` is not read as
-/// `sito`.
+/// a vowel, unless the stem is an extension or an abbreviation (`csv`, `bug`) or the word has
+/// two letters (`py`, `pr`), so English `sit` is not read as `sito`; so does a key that is an
+/// English false friend ([`ITALIAN_ONLY`]).
 pub fn expansions(word: &str, stem: &str) -> &'static [&'static str] {
     let italian = word.ends_with(['a', 'e', 'i', 'o', 'u']);
-    if stem.len() <= 3 && !italian && word.len() > 2 && !EXTENSIONS.contains(&word) {
+    if stem.len() <= 3 && !italian && word.len() > 2 && !AS_WRITTEN.contains(&stem) {
+        return &[];
+    }
+    if !italian && ITALIAN_ONLY.contains(&stem) {
         return &[];
     }
     VOCABULARY
@@ -28,80 +42,179 @@ pub fn expansions(word: &str, stem: &str) -> &'static [&'static str] {
 #[rustfmt::skip]
 pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("abbonam", &["subscri"]),
+    ("accepta", &["require"]),
     ("access", &["login", "auth"]),
     ("addestr", &["train"]),
+    ("adr", &["archite", "decisio", "record"]),
+    ("affin", &["refin"]),
+    ("affinar", &["refin"]),
     ("aggiorn", &["updat"]),
+    ("aggiust", &["fix", "fixing", "repair"]),
     ("allarm", &["alert"]),
     ("ambient", &["environ"]),
+    ("ambigu", &["ambiguo", "unclear"]),
     ("analis", &["analyz", "analys"]),
     ("analizz", &["analyz", "analys"]),
     ("animazi", &["animati"]),
     ("annunci", &["announc"]),
     ("applica", &["app"]),
     ("apprend", &["learn"]),
+    ("approv", &["review"]),
+    ("approva", &["approv", "review"]),
     ("appunt", &["not"]),
     ("archivi", &["archiv"]),
     ("articol", &["articl", "post"]),
+    ("asserzi", &["assert", "asserti"]),
+    ("assess", &["evaluat", "review"]),
+    ("assessm", &["evaluat", "review"]),
+    ("attacc", &["attack", "securit"]),
+    ("attacch", &["attack", "securit"]),
     ("attivit", &["task", "activit"]),
+    ("audit", &["review"]),
     ("autenti", &["authent", "auth"]),
     ("automaz", &["automat"]),
+    ("avvi", &["start", "launch"]),
+    ("avviar", &["start", "launch"]),
     ("avvis", &["alert"]),
+    ("backlog", &["task", "plan", "plann"]),
+    ("bdd", &["behavio", "driven"]),
     ("bilanci", &["budget", "financi"]),
+    ("blocc", &["hang", "freez", "stuck", "block"]),
+    ("bloccar", &["hang", "freez", "stuck", "block"]),
+    ("bloccat", &["stuck", "hang", "freez"]),
+    ("bottlen", &["perform"]),
     ("botton", &["button"]),
+    ("bozz", &["draft", "mockup"]),
+    ("brainst", &["ide", "ideat"]),
+    ("branch", &["git"]),
+    ("brok", &["break", "fail", "failur", "error", "fix", "fixing"]),
+    ("broken", &["break", "fail", "failur", "error", "fix", "fixing"]),
+    ("bug", &["debug", "debugg", "error", "fix", "fixing"]),
+    ("buggy", &["bug", "debug", "debugg", "error"]),
     ("calcol", &["spreads", "calcula"]),
+    ("cambi", &["chang"]),
+    ("cambiam", &["chang"]),
+    ("cambiar", &["chang"]),
     ("campagn", &["campaig"]),
+    ("canal", &["channel"]),
+    ("canary", &["rollout", "deploy"]),
     ("cancell", &["delet", "remov"]),
     ("capir", &["underst"]),
     ("capisc", &["underst"]),
     ("capisci", &["underst"]),
     ("caratte", &["font", "charact"]),
+    ("caric", &["load", "upload"]),
+    ("caricam", &["load"]),
+    ("caricar", &["load", "upload"]),
     ("cartell", &["folder", "directo"]),
+    ("cattur", &["captur"]),
+    ("cattura", &["captur"]),
+    ("caus", &["root"]),
     ("cerc", &["search", "find", "researc"]),
     ("cercar", &["search", "find", "researc"]),
+    ("changel", &["releas", "version", "documen"]),
+    ("cherry", &["git"]),
+    ("chiar", &["clear", "clarity"]),
+    ("chiarez", &["clear", "clarity"]),
     ("chiav", &["key"]),
+    ("cifrar", &["encrypt"]),
+    ("cifratu", &["encrypt"]),
+    ("circlec", &["pipelin", "automat"]),
     ("citazio", &["citatio"]),
+    ("cleanup", &["clean"]),
     ("client", &["custome"]),
     ("codic", &["cod"]),
     ("collaud", &["test"]),
+    ("collegh", &["colleag"]),
     ("colonn", &["column"]),
     ("color", &["colour"]),
     ("comand", &["command"]),
+    ("committ", &["commit", "git"]),
     ("compila", &["build", "compil"]),
     ("compit", &["task"]),
+    ("comples", &["complex"]),
+    ("complic", &["complex", "simplif"]),
+    ("comunic", &["communi", "announc"]),
     ("concorr", &["competi"]),
+    ("condivi", &["shar"]),
     ("configu", &["config"]),
-    ("consegn", &["handoff"]),
+    ("conflic", &["merg"]),
+    ("conflit", &["conflic", "merg"]),
+    ("confron", &["compar", "compari"]),
+    ("consegn", &["handoff", "deliver"]),
+    ("consigl", &["tip", "advic"]),
     ("conteni", &["contain"]),
+    ("contest", &["context"]),
     ("contrat", &["contrac"]),
     ("control", &["verify", "check", "validat"]),
+    ("convolu", &["complex", "simplif"]),
     ("copertu", &["coverag"]),
-    ("corregg", &["fix"]),
-    ("correzi", &["fix"]),
+    ("corregg", &["fix", "fixing"]),
+    ("correzi", &["fix", "fixing"]),
+    ("crash", &["error", "fail", "failur", "debug", "debugg"]),
+    ("crashed", &["error", "fail", "failur", "debug", "debugg"]),
     ("cre", &["creat"]),
     ("crear", &["creat"]),
     ("crittog", &["encrypt"]),
+    ("cronolo", &["history"]),
+    ("csrf", &["securit"]),
     ("csv", &["spreads", "dat"]),
+    ("debt", &["refacto", "cleanup"]),
+    ("debug", &["debugg"]),
+    ("debugg", &["debug"]),
+    ("debugga", &["debug", "debugg"]),
     ("deck", &["slid", "present"]),
+    ("definir", &["defin"]),
+    ("definis", &["defin"]),
+    ("definiz", &["defin"]),
+    ("deploy", &["ship", "shipp", "releas", "deploym"]),
+    ("deploya", &["deploy"]),
+    ("deploym", &["deploy", "ship", "shipp", "releas"]),
+    ("diagnos", &["debug", "debugg"]),
     ("diaposi", &["slid", "present"]),
     ("dipende", &["depende"]),
     ("disegn", &["draw", "design"]),
     ("disegna", &["draw", "design"]),
+    ("disordi", &["messy", "clean"]),
+    ("disserv", &["inciden", "failur"]),
     ("distrib", &["deploy", "deploym"]),
-    ("divider", &["split"]),
+    ("divid", &["split", "splitt"]),
+    ("divider", &["split", "splitt"]),
     ("documen", &["doc"]),
     ("docx", &["word", "documen"]),
     ("domand", &["questio"]),
+    ("downtim", &["inciden", "failur"]),
     ("eccezio", &["excepti"]),
+    ("elenc", &["list"]),
     ("elimin", &["delet", "remov"]),
     ("elimina", &["delet", "remov"]),
+    ("endpoin", &["api"]),
+    ("errat", &["wrong", "incorre", "error"]),
     ("error", &["bug"]),
+    ("esegu", &["run", "execut"]),
+    ("eseguir", &["run", "execut"]),
     ("esperim", &["experim"]),
+    ("esport", &["export"]),
+    ("esporta", &["export"]),
     ("estra", &["extract"]),
     ("estrarr", &["extract"]),
     ("excel", &["spreads"]),
+    ("excepti", &["error"]),
+    ("fail", &["failur", "error"]),
+    ("failed", &["fail", "error"]),
+    ("failur", &["fail", "error"]),
+    ("fallime", &["failur", "fail"]),
+    ("fallir", &["fail", "failur"]),
+    ("fallisc", &["fail", "failur"]),
+    ("fallit", &["failed", "fail", "failur"]),
+    ("fas", &["phas"]),
     ("fattur", &["invoic"]),
+    ("filmat", &["vide"]),
+    ("finir", &["finish", "complet"]),
     ("firm", &["signatu", "sign"]),
     ("firmar", &["signatu", "sign"]),
+    ("flaky", &["intermi", "fail", "failur", "test"]),
+    ("fluss", &["flow"]),
     ("fogl", &["spreads", "sheet"]),
     ("fogli", &["spreads", "sheet"]),
     ("font", &["sourc"]),
@@ -110,36 +223,72 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("funzion", &["functio"]),
     ("gif", &["imag"]),
     ("gioc", &["gam"]),
+    ("github", &["git", "reposit"]),
+    ("gitlab", &["git", "reposit"]),
+    ("gradual", &["increme", "step"]),
     ("graf", &["graph", "network"]),
     ("grafic", &["chart", "graph", "plot", "graphic", "design"]),
+    ("graphql", &["api", "endpoin"]),
+    ("guast", &["broken", "failur", "fault"]),
+    ("hotfix", &["fix", "fixing", "bug", "releas"]),
     ("htm", &["html", "web"]),
     ("html", &["web"]),
     ("immagin", &["imag", "pictur"]),
-    ("indagar", &["investi", "debug"]),
+    ("impagin", &["layout"]),
+    ("incorre", &["wrong", "error"]),
+    ("indagar", &["investi", "debug", "debugg"]),
     ("indiciz", &["index"]),
+    ("iniezio", &["securit", "input"]),
+    ("inizi", &["start", "begin"]),
+    ("iniziar", &["start", "begin"]),
+    ("injecti", &["securit", "input"]),
     ("interfa", &["ui"]),
+    ("intermi", &["flaky"]),
     ("interro", &["query"]),
+    ("investi", &["debug", "debugg"]),
     ("ipynb", &["jupyter", "noteboo"]),
     ("iscritt", &["subscri", "signup"]),
     ("iscrizi", &["subscri", "signup"]),
+    ("ispezio", &["inspect"]),
+    ("jenkin", &["pipelin", "automat"]),
     ("jpeg", &["imag"]),
     ("jpg", &["imag"]),
     ("js", &["javascr"]),
+    ("jwt", &["authent", "auth", "token"]),
+    ("lanci", &["launch"]),
+    ("lanciar", &["launch"]),
+    ("latency", &["perform"]),
+    ("latenz", &["latency"]),
+    ("launch", &["releas", "ship", "shipp"]),
     ("lavor", &["work", "job"]),
+    ("leak", &["memory"]),
+    ("legg", &["read"]),
+    ("legger", &["read"]),
+    ("leggibi", &["readabl", "read", "clarity"]),
     ("lent", &["slow", "perform"]),
+    ("lentezz", &["slow", "perform"]),
+    ("lezion", &["lesson"]),
     ("libr", &["book"]),
     ("libreri", &["library"]),
     ("licenz", &["licens"]),
+    ("malfunz", &["bug", "failur", "error"]),
     ("mancant", &["miss"]),
     ("manifes", &["poster"]),
+    ("manuten", &["mainten", "maintai"]),
     ("mapp", &["map"]),
     ("marchi", &["brand"]),
     ("memori", &["memory"]),
+    ("mergear", &["merg", "git"]),
+    ("mergiar", &["merg", "git"]),
     ("messagg", &["messag"]),
+    ("messy", &["clean", "simplif", "complex"]),
+    ("miglior", &["improv"]),
     ("migrar", &["migrati", "migrat"]),
     ("migrazi", &["migrati", "migrat"]),
+    ("milesto", &["plan", "plann"]),
     ("misur", &["measur"]),
     ("misurar", &["measur"]),
+    ("mockup", &["prototy", "design"]),
     ("modell", &["model", "templat"]),
     ("modific", &["edit", "modify", "chang"]),
     ("modul", &["form"]),
@@ -147,100 +296,222 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("mov", &["vide"]),
     ("mp3", &["audi"]),
     ("mp4", &["vide"]),
+    ("mr", &["merg", "request", "review"]),
     ("neural", &["network"]),
+    ("oauth", &["authent", "auth", "token"]),
+    ("obietti", &["goal", "objecti"]),
     ("orari", &["schedul"]),
     ("ottimiz", &["optimiz"]),
+    ("outag", &["inciden", "failur"]),
     ("pacchet", &["packag"]),
     ("pagamen", &["pay", "payment"]),
     ("pagar", &["pay", "payment"]),
     ("pagin", &["pag"]),
+    ("panic", &["crash", "error"]),
+    ("passwor", &["authent", "credent", "secret"]),
+    ("patch", &["fix", "fixing"]),
+    ("perdit", &["leak", "loss"]),
+    ("perfezi", &["refin", "improv", "polish"]),
     ("permess", &["permiss"]),
     ("pian", &["plan", "plann"]),
     ("pianifi", &["plan", "plann"]),
+    ("pipelin", &["automat"]),
     ("png", &["imag"]),
     ("powerpo", &["present", "slid"]),
     ("ppt", &["powerpo", "present", "slid"]),
     ("pptx", &["powerpo", "present", "slid"]),
+    ("pr", &["pull", "request", "review", "merg"]),
+    ("prd", &["require", "spec", "product"]),
     ("present", &["slid", "deck"]),
     ("prestaz", &["perform"]),
     ("prevent", &["quot", "estimat"]),
     ("previsi", &["predict", "forecas"]),
     ("prezz", &["pric"]),
+    ("prod", &["product"]),
+    ("produzi", &["product"]),
+    ("profila", &["profil", "perform"]),
     ("progett", &["design", "project"]),
+    ("propost", &["proposa"]),
+    ("protegg", &["protect", "securit"]),
+    ("protezi", &["protect", "securit"]),
+    ("prototi", &["prototy", "mockup"]),
     ("prov", &["test"]),
-    ("pubblic", &["adverti", "ads", "publish"]),
-    ("pulir", &["clean"]),
-    ("pulizi", &["clean"]),
+    ("provar", &["test"]),
+    ("pubblic", &["adverti", "ads", "publish", "releas"]),
+    ("pulir", &["clean", "cleanup"]),
+    ("pulisc", &["clean", "cleanup"]),
+    ("pulit", &["clean"]),
+    ("pulizi", &["clean", "cleanup"]),
     ("pulsant", &["button"]),
+    ("pushar", &["push", "git"]),
     ("py", &["python"]),
     ("qualit", &["quality"]),
-    ("ram", &["branch"]),
+    ("raffin", &["refin"]),
+    ("raffina", &["refin"]),
+    ("rallent", &["slow", "perform"]),
+    ("ram", &["branch", "git"]),
     ("rapport", &["report"]),
+    ("readabl", &["clarity", "read"]),
+    ("rebas", &["git", "branch"]),
     ("recensi", &["review"]),
-    ("registr", &["signup"]),
+    ("refacto", &["simplif", "clean", "restruc"]),
+    ("refatto", &["refacto"]),
+    ("registr", &["signup", "record"]),
+    ("regol", &["rul"]),
+    ("regress", &["bug"]),
     ("relazio", &["report"]),
+    ("rep", &["reposit", "git"]),
     ("reperib", &["call", "oncall"]),
+    ("reposit", &["git"]),
     ("requisi", &["require", "spec"]),
+    ("resocon", &["report", "summary", "minut"]),
     ("ret", &["network", "neural"]),
     ("revisio", &["review"]),
+    ("rfc", &["spec", "design", "proposa"]),
     ("riassum", &["summary", "summari"]),
     ("riassun", &["summary", "summari"]),
     ("ricerc", &["search", "find", "researc"]),
+    ("ricevut", &["receipt"]),
+    ("richies", &["request"]),
     ("rifatto", &["refacto"]),
     ("riferim", &["referen"]),
     ("rig", &["row"]),
     ("righ", &["row"]),
-    ("rilasci", &["releas"]),
-    ("riprist", &["restor", "recover"]),
+    ("rilasci", &["releas", "ship", "shipp", "deploy", "launch"]),
+    ("rimuov", &["remov", "delet"]),
+    ("rimuove", &["remov", "delet"]),
+    ("rinomin", &["renam"]),
+    ("ripar", &["fix", "fixing", "repair"]),
+    ("riparar", &["fix", "fixing", "repair"]),
+    ("riprist", &["restor", "recover", "rollbac"]),
+    ("riprodu", &["reprodu"]),
+    ("ripulir", &["clean", "cleanup"]),
+    ("ripulis", &["clean", "cleanup"]),
+    ("riscriv", &["rewrit", "refacto"]),
+    ("risolv", &["fix", "fixing", "resolv", "solv"]),
+    ("risolve", &["fix", "fixing", "resolv", "solv"]),
     ("rispost", &["answer"]),
     ("ritorn", &["return"]),
     ("riunion", &["meet"]),
     ("rived", &["review"]),
     ("riveder", &["review"]),
+    ("rivist", &["review"]),
+    ("roadmap", &["plan", "plann"]),
+    ("rollbac", &["revert"]),
+    ("rollout", &["deploy", "releas"]),
+    ("romp", &["break", "broken"]),
+    ("romper", &["break", "broken"]),
+    ("rompon", &["break", "broken"]),
+    ("rott", &["broken", "break"]),
     ("rs", &["rust"]),
+    ("runner", &["pipelin"]),
     ("salvata", &["backup", "sav"]),
+    ("sbaglia", &["wrong", "incorre", "error"]),
     ("scadenz", &["deadlin"]),
     ("scansio", &["crawl", "scan"]),
     ("scherm", &["screen", "screens"]),
     ("scherma", &["screen", "screens"]),
+    ("scompon", &["break", "breakdo", "split", "splitt"]),
+    ("scompor", &["break", "breakdo", "split", "splitt"]),
     ("scriv", &["writ"]),
     ("scriver", &["writ"]),
+    ("segfaul", &["crash", "error"]),
     ("segret", &["secret"]),
+    ("semplif", &["simplif"]),
+    ("sensibi", &["sensiti"]),
     ("sequenz", &["sequenc"]),
     ("seri", &["sery"]),
+    ("ship", &["shipp", "releas", "deploy"]),
+    ("shipp", &["ship", "releas", "deploy"]),
+    ("sicur", &["secur", "securit"]),
     ("sicurez", &["securit"]),
+    ("simplif", &["refacto", "clean"]),
     ("sintes", &["summary", "summari"]),
-    ("sistema", &["fix"]),
+    ("sistema", &["fix", "fixing"]),
     ("sit", &["websit", "web"]),
     ("slid", &["present"]),
+    ("slow", &["perform", "latency"]),
+    ("slownes", &["perform", "latency"]),
+    ("snellir", &["simplif"]),
+    ("snellis", &["simplif"]),
+    ("sostitu", &["replac"]),
+    ("spec", &["specifi", "require"]),
     ("specifi", &["spec"]),
+    ("speed", &["perform", "fast"]),
+    ("spezz", &["split", "splitt", "break"]),
+    ("spezzar", &["split", "splitt", "break"]),
+    ("sporadi", &["intermi", "flaky"]),
+    ("sporc", &["dirty", "messy", "clean"]),
     ("spreads", &["excel"]),
+    ("sprint", &["plan", "plann", "task"]),
+    ("squash", &["git", "commit"]),
+    ("stacktr", &["error", "excepti", "debug", "debugg"]),
+    ("stag", &["deploy", "environ"]),
+    ("stamp", &["print"]),
+    ("stampab", &["printab", "print"]),
+    ("stampar", &["print"]),
+    ("stash", &["git"]),
     ("stil", &["styl"]),
+    ("stim", &["estimat"]),
+    ("stimar", &["estimat"]),
+    ("storic", &["history"]),
+    ("stran", &["strang", "unexpec"]),
+    ("strang", &["unexpec"]),
+    ("strumen", &["tool"]),
     ("struttu", &["structu"]),
+    ("subtask", &["task"]),
+    ("suddivi", &["break", "breakdo", "split", "splitt"]),
     ("suon", &["sound", "audi"]),
     ("svg", &["vector", "imag"]),
     ("svilupp", &["develop"]),
     ("tabell", &["tabl"]),
+    ("tapp", &["milesto", "step"]),
+    ("tavoloz", &["palett", "color"]),
+    ("tdd", &["test", "driven"]),
     ("tem", &["them"]),
     ("termina", &["shell"]),
     ("testar", &["test"]),
     ("tf", &["terrafo"]),
+    ("ticket", &["task", "issu"]),
+    ("tidy", &["clean", "refacto"]),
+    ("tipogra", &["typogra", "font"]),
+    ("tod", &["task"]),
+    ("token", &["authent", "auth"]),
+    ("traceba", &["error", "excepti", "debug", "debugg"]),
+    ("traduc", &["transla"]),
     ("tradurr", &["transla"]),
     ("traduzi", &["transla"]),
+    ("trascri", &["transcr"]),
+    ("trasfor", &["transfo", "convert"]),
+    ("trouble", &["debug", "debugg", "fix", "fixing", "diagnos"]),
     ("ts", &["typescr"]),
     ("tsx", &["typescr"]),
     ("turn", &["shift"]),
+    ("unexpec", &["error"]),
     ("unir", &["merg", "combin"]),
+    ("unisc", &["merg", "combin"]),
     ("utent", &["user"]),
+    ("vag", &["vagu", "unclear"]),
     ("valor", &["valu"]),
+    ("valut", &["assess", "evaluat"]),
+    ("valutar", &["assess", "evaluat"]),
+    ("valutaz", &["assess", "evaluat"]),
+    ("veloc", &["fast", "speed", "perform"]),
+    ("velocit", &["fast", "speed", "perform"]),
     ("vendit", &["sal"]),
-    ("verbal", &["minut", "not"]),
+    ("verbal", &["minut", "not", "meet"]),
     ("verific", &["verify", "check", "validat"]),
     ("volanti", &["flyer", "poster"]),
+    ("vulnera", &["securit"]),
     ("wav", &["audi"]),
     ("webp", &["imag"]),
+    ("weird", &["unexpec"]),
+    ("wik", &["documen", "doc"]),
+    ("wirefra", &["mockup", "design"]),
+    ("wrong", &["error", "incorre"]),
     ("xls", &["excel", "spreads"]),
     ("xlsx", &["excel", "spreads"]),
+    ("xss", &["securit"]),
     ("yaml", &["config"]),
     ("yml", &["yaml", "config"]),
 ];
@@ -257,14 +528,55 @@ mod tests {
         }
         for (key, values) in VOCABULARY {
             assert!(!values.is_empty() && !values.contains(key), "{key}");
+            for (i, v) in values.iter().enumerate() {
+                assert!(!values[..i].contains(v), "{key}: {v} twice");
+            }
         }
+        for list in [AS_WRITTEN, ITALIAN_ONLY] {
+            for pair in list.windows(2) {
+                assert!(pair[0] < pair[1], "{} / {}", pair[0], pair[1]);
+            }
+        }
+        for key in ITALIAN_ONLY {
+            assert!(
+                VOCABULARY.binary_search_by(|(k, _)| k.cmp(key)).is_ok(),
+                "{key}"
+            );
+        }
+    }
+
+    /// A key or value is something `stem` returns for a folded word: the word itself, or the
+    /// word with the final vowel that `stem` drops (`slid` of `slide`, `ide` of `idea`).
+    fn is_stem(s: &str) -> bool {
+        let folded = s
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        folded
+            && [String::new(), "a".into(), "e".into(), "o".into()]
+                .iter()
+                .any(|end| stem(&format!("{s}{end}")) == s)
+    }
+
+    #[test]
+    fn keys_and_values_are_stems() {
+        for (key, values) in VOCABULARY {
+            assert!(is_stem(key), "key {key}");
+            for v in *values {
+                assert!(is_stem(v), "{key}: value {v}");
+            }
+        }
+        for key in AS_WRITTEN {
+            assert!(is_stem(key) && key.len() <= 3, "{key}");
+        }
+        assert!(!is_stem("document") && !is_stem("Test") && !is_stem("go-live"));
+    }
+
+    fn has(word: &str, english: &str) -> bool {
+        expansions(word, &stem(word)).contains(&stem(english).as_str())
     }
 
     #[test]
     fn italian_words_meet_english_descriptions() {
-        let has = |word: &str, english: &str| {
-            expansions(word, &stem(word)).contains(&stem(english).as_str())
-        };
         assert!(has("foglio", "spreadsheet"));
         assert!(has("presentazioni", "slides"));
         assert!(has("xlsx", "spreadsheet"));
@@ -276,5 +588,52 @@ mod tests {
         assert!(has("csv", "spreadsheet"));
         assert!(has("png", "image"));
         assert!(expansions("zzz", "zzz").is_empty());
+    }
+
+    #[test]
+    fn situation_words_meet_the_practice_a_description_names() {
+        let table = [
+            // debugging
+            ("bugs", "debugging"),
+            ("crashes", "error"),
+            ("flaky", "intermittent"),
+            ("broken", "fix"),
+            ("fallisce", "fail"),
+            ("rotto", "broken"),
+            // review, shipping, git, CI
+            ("pr", "review"),
+            ("rivedi", "review"),
+            ("rilascio", "shipping"),
+            ("deploy", "release"),
+            ("committing", "git"),
+            ("rebase", "git"),
+            ("pipeline", "automation"),
+            // simplification, TDD, spec, planning
+            ("refactoring", "simplification"),
+            ("semplifica", "simplify"),
+            ("leggibile", "readable"),
+            ("tdd", "test"),
+            ("requisiti", "requirements"),
+            ("specifica", "spec"),
+            ("suddividi", "breakdown"),
+            ("pianificazione", "planning"),
+            // performance, security, office
+            ("lento", "performance"),
+            ("vulnerabilita", "security"),
+            ("verbale", "minutes"),
+            ("trascrizione", "transcript"),
+        ];
+        for (word, english) in table {
+            assert!(has(word, english), "{word} -> {english}");
+        }
+        // A short English abbreviation of the trade counts as written, inflected too; a short
+        // English word that is not one still does not.
+        assert!(has("bug", "debug") && has("bugs", "fix"));
+        assert!(has("ramo", "branch") && expansions("ram", "ram").is_empty());
+        // An English false friend of an Italian key does not stand for the Italian word.
+        assert!(has("stampa", "print") && !has("stamp", "print") && !has("stamped", "print"));
+        assert!(has("contesto", "context") && !has("contest", "context"));
+        assert!(has("lento", "slow") && !has("lent", "slow"));
+        assert!(has("registrazione", "record") && !has("registry", "record"));
     }
 }
