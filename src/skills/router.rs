@@ -698,6 +698,22 @@ mod tests {
                 .iter()
                 .any(|r| r.starts_with("multi-source-bonus"))
         );
+        // Three specialists pass their threshold (db, tickets, zeta): two extra domains, 2 × 4
+        // on top of analizza and causa (5 each). A specialist gets no bonus.
+        assert_eq!(
+            got.selected[0].reasons,
+            ["keyword:analizza", "keyword:causa", "multi-source-bonus:+8"],
+            "{got:?}"
+        );
+        assert_eq!(got.selected[0].score, 18, "{got:?}");
+        assert!(
+            got.selected
+                .iter()
+                .chain(&got.runners_up)
+                .skip(1)
+                .all(|m| m.reasons.iter().all(|r| !r.contains("-bonus"))),
+            "{got:?}"
+        );
         let single = r.route("analizza la tabella sql");
         assert_ne!(single.selected[0].skill_id, "analyst");
     }
@@ -815,6 +831,8 @@ mod tests {
         assert!(got.selected.is_empty(), "{got:?}");
         let ids: Vec<&str> = got.runners_up.iter().map(|m| m.skill_id.as_str()).collect();
         assert_eq!(ids, ["alpha", "beta"], "{got:?}");
+        // Undecided already by the margin rule: no shared-word reason is added.
+        assert_eq!(got.runners_up[0].reasons, ["description:zebra"], "{got:?}");
         assert_eq!(
             got.runners_up[0].score, got.runners_up[1].score,
             "a tie above the plain threshold, below the weak level: {got:?}"
@@ -979,6 +997,29 @@ mod tests {
         assert!(phrase("a page clean of ads"));
         assert!(!phrase("read every page. clean it up"));
         assert!(!phrase("read every page; clean it up"));
+    }
+
+    #[test]
+    fn a_sentence_end_at_the_start_or_after_a_wide_character() {
+        // The next sentence starts after the delimiter, whatever comes before it.
+        assert_eq!(sentence_stems("; pdf"), ["", "pdf", ""]);
+        assert_eq!(sentence_stems("\npdf!"), ["", "pdf", ""]);
+        assert_eq!(sentence_stems("表格. pdf"), ["表格", "", "pdf", ""]);
+    }
+
+    #[test]
+    fn a_keyword_phrase_needs_its_words_together_and_in_order() {
+        let r = router();
+        let db = |prompt: &str| {
+            let got = r.route(prompt);
+            got.selected
+                .iter()
+                .chain(&got.runners_up)
+                .any(|m| m.skill_id == "db")
+        };
+        assert!(db("mostrami il query plan"));
+        assert!(!db("mostrami la query"), "the first word alone");
+        assert!(!db("il plan della query"), "the words out of order");
     }
 
     #[test]
@@ -1201,6 +1242,41 @@ mod tests {
             one.idf(one.postings_for(&stem("zebra")), Field::Description),
             1.0
         ));
+    }
+
+    #[test]
+    fn a_name_word_weighs_by_its_idf_over_the_names() {
+        // lion is a name word of two skills and a description word of one (nine skills, all
+        // of the same length): over the names its IDF is ln 4 / ln(20/3) ≈ 0.73 of a word of
+        // one skill, over the descriptions 1. So zoo-vet scores highest, and the name skills
+        // stay under 80% of it (no shared-word abstention); with the descriptions' IDF for a
+        // name word the three would tie and abstain.
+        let mut defs = vec![
+            plain("lion-keeper", "Sweeps cages."),
+            plain("lion-tamer", "Cracks whips."),
+            plain("zoo-vet", "Feeds lion."),
+        ];
+        for (id, description) in [
+            ("ant-farm", "Digs tunnels."),
+            ("bee-hive", "Makes honey."),
+            ("cat-flap", "Opens doors."),
+            ("dog-walk", "Finds parks."),
+            ("eel-tank", "Fills water."),
+            ("fox-hole", "Hides kits."),
+        ] {
+            defs.push(plain(id, description));
+        }
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        assert!(
+            r.lengths.iter().all(|&l| l == r.lengths[0]),
+            "{:?}",
+            r.lengths
+        );
+        let got = r.route("lion");
+        assert_eq!(selected(&got), ["zoo-vet"], "{got:?}");
+        assert_eq!(got.selected[0].reasons, ["description:lion"], "{got:?}");
+        let runners: Vec<&str> = got.runners_up.iter().map(|m| m.skill_id.as_str()).collect();
+        assert_eq!(runners, ["lion-keeper", "lion-tamer"], "{got:?}");
     }
 
     #[test]
