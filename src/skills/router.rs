@@ -923,6 +923,24 @@ mod tests {
     }
 
     #[test]
+    fn an_everyday_word_beside_a_shared_word_is_not_a_second_word() {
+        // Both skills have zebra in the name and tools (an everyday word) in the description,
+        // as long: the top's evidence is still the one shared word, so it abstains.
+        let r = shared_word_router(("zebra-keeper", "Feeds herds with tools."));
+        let got = r.route("zebra tools");
+        assert!(got.selected.is_empty(), "{got:?}");
+        assert_eq!(
+            got.runners_up[0].reasons,
+            [
+                "name:zebra",
+                "description:tools",
+                "abstain:shared-word:zebra(also zebra-keeper)"
+            ],
+            "{got:?}"
+        );
+    }
+
+    #[test]
     fn a_name_word_another_skill_has_only_in_its_description_is_not_shared() {
         // zebra is zebra-care's name word and a word of zoo-keeper's description, as long: the
         // same tie, but the name says whose subject it is.
