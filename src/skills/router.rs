@@ -845,6 +845,35 @@ mod tests {
     }
 
     #[test]
+    fn weak_evidence_selects_only_when_it_beats_the_runner_up() {
+        // alpha and beta match different rare words, as well: the shared-word rule has nothing
+        // to say, so the margin rule alone decides.
+        let mut defs = vec![
+            plain(
+                "alpha",
+                "Grooms zebra stripes, hooves, tails, ears and hides.",
+            ),
+            plain("beta", "Grooms lion manes, paws, claws, teeth and dens."),
+        ];
+        // Shorter skills around them, so that one word of theirs is weak evidence.
+        for id in ["gamma", "delta", "epsilon", "zeta"] {
+            defs.push(plain(id, &format!("Tracks {id}one.")));
+        }
+        let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+        // One word, one skill: weak (1 rounded, below 1.5) but ahead of everything else.
+        let got = r.route("zebra");
+        assert_eq!(selected(&got), ["alpha"], "{got:?}");
+        assert_eq!(got.selected[0].score, 1, "{got:?}");
+        // A tie on weak evidence abstains.
+        let got = r.route("zebra lion");
+        assert!(got.selected.is_empty(), "{got:?}");
+        let ids: Vec<&str> = got.runners_up.iter().map(|m| m.skill_id.as_str()).collect();
+        assert_eq!(ids, ["alpha", "beta"], "{got:?}");
+        assert_eq!(got.runners_up[0].score, 1, "{got:?}");
+        assert_eq!(got.runners_up[0].reasons, ["description:zebra"], "{got:?}");
+    }
+
+    #[test]
     fn the_shared_word_rule_at_its_edges() {
         let e = |words, keyword, rival| Evidence {
             score: 2.0,
