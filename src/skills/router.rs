@@ -619,7 +619,11 @@ mod tests {
     }
 
     fn router() -> SkillRouter {
-        let defs = vec![
+        SkillRouter::new(compile(&router_defs(), "fp".into(), vec![]))
+    }
+
+    fn router_defs() -> Vec<SkillDef> {
+        vec![
             def(
                 "db",
                 &["sql", "query plan", "tabella"],
@@ -630,8 +634,7 @@ mod tests {
             def("tickets", &["ticket", "mantis"], &[], Scope::Specialist),
             def("analyst", &["analizza", "causa"], &[], Scope::MultiSource),
             def("zeta", &["sql"], &[], Scope::Specialist),
-        ];
-        SkillRouter::new(compile(&defs, "fp".into(), vec![]))
+        ]
     }
 
     fn selected(r: &SkillRouting) -> Vec<&str> {
@@ -731,7 +734,11 @@ mod tests {
 
     /// A catalog of skills with a name and a description only, as third-party skills come.
     fn plain_router() -> SkillRouter {
-        let defs = vec![
+        SkillRouter::new(compile(&plain_defs(), "fp".into(), vec![]))
+    }
+
+    fn plain_defs() -> Vec<SkillDef> {
+        vec![
             plain(
                 "spreadsheet-tools",
                 "Read, edit and chart spreadsheet files. Use when the user works with workbooks \
@@ -751,8 +758,7 @@ mod tests {
                 "invoice-parser",
                 "Extract totals and line items from invoices.",
             ),
-        ];
-        SkillRouter::new(compile(&defs, "fp".into(), vec![]))
+        ]
     }
 
     #[test]
@@ -1345,6 +1351,60 @@ mod tests {
             got.runners_up[0].reasons,
             ["keyword:spreadsheet(via foglio)"]
         );
+    }
+
+    #[test]
+    fn the_lazy_index_routes_like_the_whole_catalog() {
+        // Each catalog written in the index's line format and read back lazily, as the hook
+        // reads a compiled index: per prompt only the skills its words (or their translations)
+        // reach are decoded, and they must score as in the whole catalog.
+        let lazy = |defs: &[SkillDef]| {
+            let text = compile(defs, "fp".into(), vec![]).to_lines();
+            let bytes: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
+            SkillRouter::from_index(IndexView::open(Box::new(bytes)).unwrap())
+        };
+        let prompts = [
+            "",
+            "ciao, come stai?",
+            "mostrami il query plan delle tabelle",
+            "sql ticket excel",
+            "esporta la tabella sql in excel",
+            "analizza il ticket mantis e la tabella sql per trovare la causa",
+            "add a pivot table to this workbook",
+            "turn my outline into slides",
+            "estrai i totali dalle fatture di marzo",
+            "crea una presentazione da questa scaletta",
+            "forecast the time series of demand planning for Q3",
+            "slide decks",
+            "fix the failing build",
+            "the invoice-parser in parser.py",
+        ];
+        for defs in [router_defs(), plain_defs()] {
+            let whole = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
+            let lazy = lazy(&defs);
+            let ids: Vec<String> = defs.iter().map(|d| d.id.clone()).collect();
+            assert_eq!(lazy.ids(), ids);
+            assert_eq!(whole.ids(), ids);
+            assert_eq!((lazy.len(), lazy.is_empty()), (defs.len(), false));
+            assert!(
+                lazy.skill(&ids[0]).is_none(),
+                "no whole skill from a lazy index"
+            );
+            for prompt in prompts {
+                assert_eq!(lazy.route(prompt), whole.route(prompt), "{prompt}");
+            }
+        }
+        // What the lazy router selects, written out: a word reached through the vocabulary
+        // decodes the skill it names.
+        let got = lazy(&plain_defs()).route("estrai i totali dalle fatture di marzo");
+        assert_eq!(selected(&got), ["invoice-parser"], "{got:?}");
+        let got = lazy(&router_defs()).route("mostrami il query plan delle tabelle");
+        assert_eq!(selected(&got), ["db"], "{got:?}");
+        assert_eq!(got.selected[0].score, 12, "{got:?}");
+        let empty = lazy(&[]);
+        assert_eq!((empty.len(), empty.is_empty()), (0, true));
+        assert!(empty.ids().is_empty());
+        assert_eq!(empty.route("sql ticket"), SkillRouting::default());
     }
 
     #[test]
