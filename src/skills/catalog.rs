@@ -1761,3 +1761,217 @@ pub static POSTINGS: &[StaticPosting] = &[
         );
     }
 }
+
+#[cfg(test)]
+mod index_tests {
+    use super::*;
+
+    fn leak(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+
+    /// Why `from_lines` refuses `text`.
+    fn refused(text: &str) -> String {
+        CompiledCatalog::from_lines(leak(text.to_owned())).unwrap_err()
+    }
+
+    const MALFORMED: &str = ": malformed";
+    const MISMATCH: &str = "the header or the postings do not match the skills";
+
+    fn catalog_of(n: usize) -> CompiledCatalog {
+        let defs: Vec<SkillDef> = (0..n)
+            .map(|k| SkillDef {
+                id: format!("skill-{k:03}"),
+                description: format!("Reports about topic{k} and shared words for everyone."),
+                keywords: vec![format!("zeta{k}x"), format!("topic{k} widget")],
+                not_for: vec![],
+                phases: vec![],
+                scope: Scope::Specialist,
+            })
+            .collect();
+        compile(&defs, "fp".into(), vec![])
+    }
+
+    /// `text` with its `H` line rewritten by `edit` (skills, lengths, postings bytes).
+    fn with_header(text: &str, edit: impl Fn(&mut [usize; 3])) -> String {
+        let h = text.lines().nth(1).unwrap();
+        let mut n = [0usize; 3];
+        for (k, v) in h.split('\t').skip(1).enumerate() {
+            n[k] = v.parse().unwrap();
+        }
+        edit(&mut n);
+        text.replacen(h, &format!("H\t{}\t{}\t{}", n[0], n[1], n[2]), 1)
+    }
+
+    /// The `P` lines of `text`, each with its newline, and where the first `S` line starts.
+    fn p_lines(text: &str) -> (Vec<&str>, usize) {
+        let records = text.find("\nS\t").unwrap() + 1;
+        let body = text.match_indices('\n').nth(1).unwrap().0 + 1;
+        (text[body..records].split_inclusive('\n').collect(), records)
+    }
+
+    #[test]
+    fn from_lines_refuses_a_line_out_of_place() {
+        let full = catalog_of(5).to_lines();
+        assert!(CompiledCatalog::from_lines(leak(full.clone())).is_ok());
+        let end = full.find("\nE\t").unwrap() + 1;
+        let before_end = |extra: &str| format!("{}{extra}{}", &full[..end], &full[end..]);
+        // A second schema line, among the records.
+        assert!(refused(&before_end("#\t5\tforged\n")).ends_with(MALFORMED));
+        // A term after a warning (a copy of the last skill's last keyword, which has its posting).
+        let t_at = full.rfind("\nT\tk\t").unwrap() + 1;
+        let t_line = &full[t_at..t_at + full[t_at..].find('\n').unwrap() + 1];
+        assert!(refused(&before_end(&format!("W\tw\n{t_line}"))).ends_with(MALFORMED));
+        assert!(CompiledCatalog::from_lines(leak(before_end("W\tw\n"))).is_ok());
+        // A header line first, without a schema line; the same catalog with one parses.
+        assert_eq!(refused("H\t0\t0\t0\nE\t0\n"), "line 1: malformed");
+        let empty = CompiledCatalog::from_lines("#\t5\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
+        assert_eq!((empty.schema_version, empty.skills.len()), (5, 0));
+        // The last posting line moved among the records, the header's postings bytes cut to match.
+        let (p, records) = p_lines(&full);
+        let last = p[p.len() - 1];
+        let moved = format!(
+            "{}{}{last}{}",
+            &full[..records - last.len()],
+            &full[records..end],
+            &full[end..]
+        );
+        let moved = with_header(&moved, |n| n[2] -= last.len());
+        assert!(refused(&moved).ends_with(MALFORMED), "{moved}");
+        // Two posting lines swapped (same bytes, out of order).
+        let swapped = full.replacen(
+            &format!("{}{}", p[0], p[1]),
+            &format!("{}{}", p[1], p[0]),
+            1,
+        );
+        assert_ne!(swapped, full);
+        assert_eq!(refused(&swapped), MISMATCH);
+    }
+
+    #[test]
+    fn from_lines_refuses_a_header_that_lies_about_one_figure() {
+        let full = catalog_of(5).to_lines();
+        for edit in [
+            |n: &mut [usize; 3]| n[0] += 1,
+            |n: &mut [usize; 3]| n[1] += 1,
+            |n: &mut [usize; 3]| n[1] -= 1,
+        ] {
+            assert_eq!(refused(&with_header(&full, edit)), MISMATCH);
+        }
+        // A posting line left out, the header's postings bytes cut to match: a term has no posting.
+        let (p, _) = p_lines(&full);
+        let short = with_header(&full.replacen(p[0], "", 1), |n| n[2] -= p[0].len());
+        assert_eq!(refused(&short), MISMATCH);
+    }
+
+    #[test]
+    fn bm25_length_counts_name_and_description_terms() {
+        let term = |field| Term {
+            stems: Cow::Borrowed("s"),
+            field,
+            label: Cow::Borrowed("s"),
+        };
+        let terms: Vec<Term> = [
+            Field::Keyword,
+            Field::Name,
+            Field::Description,
+            Field::NotFor,
+            Field::Avoid,
+            Field::Description,
+        ]
+        .into_iter()
+        .map(term)
+        .collect();
+        assert_eq!(bm25_length(&terms), 3);
+        assert_eq!(bm25_length(&terms[..1]), 0);
+    }
+
+    #[test]
+    fn an_index_view_of_no_skills_and_of_the_skill_bound() {
+        let text = leak(compile(&[], "fp".into(), vec![]).to_lines());
+        assert_eq!(text, "#\t5\tfp\nH\t0\t0\t0\nE\t0\n");
+        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+        assert!(view.is_empty());
+        assert_eq!(view.len(), 0);
+        assert_eq!(view.mean_length(), 1.0);
+        assert!(view.subset(["", "x"]).skills.is_empty());
+        assert!(view.ids().is_empty());
+        let view = IndexView::open(Box::new(leak(catalog_of(2).to_lines()).as_bytes())).unwrap();
+        assert!(!view.is_empty());
+        assert_eq!(
+            format!("{view:?}"),
+            "IndexView { source_fingerprint: \"fp\", skills: 2, .. }"
+        );
+        // The header may claim up to 1,000 skills (each is checked when it is read), no more.
+        let at_bound = leak("#\t5\tfp\nH\t1000\t0\t0\nE\t1000\n".into());
+        assert_eq!(
+            IndexView::open(Box::new(at_bound.as_bytes()))
+                .unwrap()
+                .len(),
+            1000
+        );
+        let over = leak("#\t5\tfp\nH\t1001\t0\t0\nE\t1001\n".into());
+        assert!(IndexView::open(Box::new(over.as_bytes())).is_err());
+    }
+
+    #[test]
+    fn an_index_view_skips_a_posting_that_points_past_the_end_or_inside_a_record() {
+        let catalog = catalog_of(3);
+        let full = catalog.to_lines();
+        let (p, _) = p_lines(&full);
+        let line = *p.iter().find(|l| l.starts_with("P\tzeta1x\t")).unwrap();
+        for offset in [
+            full.len() * 10,
+            line[9..line.len() - 1].parse::<usize>().unwrap() + 1,
+        ] {
+            let forged = format!("P\tzeta1x\t{offset}\n");
+            let text = with_header(&full.replacen(line, &forged, 1), |n| {
+                n[2] = n[2] + forged.len() - line.len()
+            });
+            let view = IndexView::open(Box::new(leak(text).as_bytes())).unwrap();
+            assert!(view.subset(["zeta1x"]).skills.is_empty(), "{offset}");
+            assert_eq!(view.subset(["zeta2x"]).skills, [catalog.skills[2].clone()]);
+        }
+    }
+
+    /// A skill whose record has a line ending `gap` bytes before the end of the first read, and
+    /// more term lines after it.
+    fn record_across_first_read(gap: usize) -> CompiledCatalog {
+        let term = |k: usize, label: String| Term {
+            stems: Cow::Owned(format!("pad{k:02}")),
+            field: Field::Keyword,
+            label: Cow::Owned(label),
+        };
+        // `S\tpad\tspecialist\t\t\n` is 19 bytes, `T\tk\tpadNN\t<label>\n` 11 plus the label.
+        let mut terms: Vec<Term> = (0..9).map(|k| term(k, "l".repeat(200))).collect();
+        terms.push(term(9, "l".repeat(RECORD_READ - gap - 19 - 9 * 211 - 11)));
+        terms.extend((10..13).map(|k| term(k, "l".repeat(50))));
+        let skill = CompiledSkill {
+            id: "pad".into(),
+            source: String::new(),
+            phases: vec![],
+            scope: Scope::Specialist,
+            terms,
+        };
+        CompiledCatalog {
+            schema_version: CATALOG_SCHEMA_VERSION,
+            source_fingerprint: "fp".into(),
+            postings: postings(std::slice::from_ref(&skill)),
+            skills: vec![skill],
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn an_index_view_reads_on_when_the_first_read_ends_at_or_just_after_a_line() {
+        for gap in [0, 1] {
+            let catalog = record_across_first_read(gap);
+            let text = leak(catalog.to_lines());
+            let (_, records) = p_lines(text);
+            let cut = records + RECORD_READ - gap;
+            assert_eq!(&text[cut - 1..cut + 2], "\nT\t", "gap {gap}");
+            let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+            assert_eq!(view.subset(["pad00"]).skills, catalog.skills, "gap {gap}");
+        }
+    }
+}
