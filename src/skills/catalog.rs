@@ -1823,6 +1823,11 @@ mod index_tests {
         let t_line = &full[t_at..t_at + full[t_at..].find('\n').unwrap() + 1];
         assert!(refused(&before_end(&format!("W\tw\n{t_line}"))).ends_with(MALFORMED));
         assert!(CompiledCatalog::from_lines(leak(before_end("W\tw\n"))).is_ok());
+        // A record line before the header: the error names that line.
+        for early in ["S\tx\tspecialist\t\t", "W\tw", "E\t0"] {
+            let text = format!("#\t5\tfp\n{early}\nH\t0\t0\t0\nE\t0\n");
+            assert_eq!(refused(&text), "line 2: malformed", "{early}");
+        }
         // A header line first, without a schema line; the same catalog with one parses.
         assert_eq!(refused("H\t0\t0\t0\nE\t0\n"), "line 1: malformed");
         let empty = CompiledCatalog::from_lines("#\t5\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
