@@ -79,14 +79,7 @@ impl From<io::Error> for ReadError {
 /// never opened, and again on the opened handle, so a swap in between is caught. The open is
 /// non-blocking, so a FIFO never blocks, and the read stops at `cap + 1` bytes whatever `stat` said.
 pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let meta = fs::metadata(path)?;
-    check_regular(&meta, cap)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = file.metadata()?;
-    check_regular(&meta, cap)?;
+    let (file, meta) = open_regular(path, cap)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
@@ -99,14 +92,7 @@ pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// used as a truncated prefix (`AGENTS.md`). The same checks as [`read_bounded`], but a longer
 /// file is cut instead of refused.
 pub fn read_prefix(path: &Path, cap: u64) -> Result<(Vec<u8>, u64), ReadError> {
-    let meta = fs::metadata(path)?;
-    check_regular(&meta, u64::MAX)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = file.metadata()?;
-    check_regular(&meta, u64::MAX)?;
+    let (file, meta) = open_regular(path, u64::MAX)?;
     let mut bytes = Vec::with_capacity(meta.len().min(cap) as usize);
     file.take(cap).read_to_end(&mut bytes)?;
     Ok((bytes, meta.len()))
@@ -133,14 +119,7 @@ pub struct BoundedFile {
 /// Opens `path` like [`read_bounded`] (regular file only, checked before and on the handle,
 /// non-blocking, at most `cap` bytes) without reading it.
 pub fn open_bounded(path: &Path, cap: u64) -> Result<BoundedFile, ReadError> {
-    let meta = fs::metadata(path)?;
-    check_regular(&meta, cap)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = file.metadata()?;
-    check_regular(&meta, cap)?;
+    let (file, meta) = open_regular(path, cap)?;
     Ok(BoundedFile {
         file,
         len: meta.len(),
@@ -166,6 +145,20 @@ impl BoundedFile {
         self.file.read_exact_at(&mut buf, offset)?;
         Ok(buf)
     }
+}
+
+/// Opens a regular file of at most `cap` bytes for reading: checked before opening (a device is
+/// never opened) and again on the handle (a swap in between is caught), opened non-blocking (a
+/// FIFO never blocks). The metadata is the handle's.
+fn open_regular(path: &Path, cap: u64) -> Result<(File, fs::Metadata), ReadError> {
+    check_regular(&fs::metadata(path)?, cap)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    check_regular(&meta, cap)?;
+    Ok((file, meta))
 }
 
 fn check_regular(meta: &fs::Metadata, cap: u64) -> Result<(), ReadError> {
