@@ -314,7 +314,19 @@ pub fn stem(word: &str) -> String {
         owned = format!("{base}y");
         w = &owned;
     } else if let Some(base) = w.strip_suffix("ing").filter(|b| b.len() >= 4) {
-        w = base;
+        // `committing` meets `commit`, `planning` `plan`: a doubled final consonant is
+        // undoubled (not l, s, z: `installing`, `passing`).
+        let b = base.as_bytes();
+        let n = b.len();
+        w = if b[n - 1] == b[n - 2]
+            && !matches!(
+                b[n - 1],
+                b'a' | b'e' | b'i' | b'o' | b'u' | b'l' | b's' | b'z'
+            ) {
+            &base[..n - 1]
+        } else {
+            base
+        };
     } else if let Some(base) = w
         .strip_suffix('s')
         .filter(|b| b.len() >= 3 && !b.ends_with('s'))
@@ -368,10 +380,19 @@ mod stem_tests {
             ("files", "file"),
             ("logs", "log"),
             ("indice", "indici"),
+            // A doubled consonant before -ing is undoubled.
+            ("committing", "commits"),
+            ("debugging", "debug"),
+            ("planning", "plans"),
+            ("logging", "log"),
         ];
         for (a, b) in pairs {
             assert_eq!(stem(a), stem(b), "{a} / {b}");
         }
+        // l, s and z stay doubled: `installing` is `install`, not `instal`.
+        assert_eq!(stem("installing"), "install");
+        assert_eq!(stem("passing"), stem("pass"));
+        assert_eq!(stem("buzzing"), "buzz");
         assert_ne!(stem("log"), stem("login"));
         assert_ne!(stem("class"), stem("cla"));
         assert_ne!(stem("topic499"), stem("topic49"));

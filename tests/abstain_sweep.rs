@@ -26,7 +26,7 @@ use serde_json::Value;
 use sophia_hook::eval::{Case, parse_cases};
 use sophia_hook::routing::route_with_prefix;
 use sophia_hook::skills::bm25::Bm25;
-use sophia_hook::skills::router::{AMBIGUOUS, SkillRouter};
+use sophia_hook::skills::router::{AMBIGUOUS, Calibration, SkillRouter, THRESHOLD_PLAIN};
 use sophia_hook::text::routing_window;
 
 /// The shares swept: 0.50 to 1.00 by 0.05, then the rule off.
@@ -137,10 +137,20 @@ fn show((hits, total): (usize, usize)) -> String {
 }
 
 fn router_figures(split: &DevSplit, share: f64) -> Figures {
+    calibrated_figures(
+        split,
+        Calibration {
+            ambiguous_share: share,
+            ..Calibration::HOOK
+        },
+    )
+}
+
+fn calibrated_figures(split: &DevSplit, calibration: Calibration) -> Figures {
     figures(&split.cases, |p| {
         split
             .router
-            .route_with(p, share)
+            .route_with(p, calibration)
             .selected_ids()
             .next()
             .map(str::to_owned)
@@ -240,6 +250,145 @@ fn the_shared_word_share_is_the_one_the_procedure_picks() {
         "the procedure picks {chosen}, the router uses {AMBIGUOUS}: re-calibrate \
          (router::AMBIGUOUS and the curve in docs/skills.md)"
     );
+}
+
+/// The plain-skill threshold (`router::THRESHOLD_PLAIN`): the score a skill with only a name and
+/// a description needs. Raising it silences weak answers, right and wrong alike. The procedure
+/// sweeps it from 0.5 to 2.0 by 0.1 with the hook's shared-word share and takes **the highest
+/// threshold at which pooled top-1 over the dev splits is still its maximum over the grid**: the
+/// bar goes up as far as it can without costing one right answer, so every prompt it silences
+/// had a wrong one (or none). The curve is printed with `--nocapture`.
+#[test]
+fn the_plain_threshold_is_the_one_the_procedure_picks() {
+    let splits = dev_splits();
+    assert!(splits.len() >= 3, "the dev splits were not found");
+    let curve: Vec<(f64, Figures)> = (5..=20)
+        .map(|tenths| {
+            let threshold = f64::from(tenths) / 10.0;
+            let calibration = Calibration {
+                plain_threshold: threshold,
+                ..Calibration::HOOK
+            };
+            let pooled = splits
+                .iter()
+                .map(|s| calibrated_figures(s, calibration))
+                .fold(Figures::default(), pool);
+            (threshold, pooled)
+        })
+        .collect();
+    for (threshold, f) in &curve {
+        println!(
+            "threshold {threshold:.1}  pooled top-1 {}  no-skill precision {}  no-skill recall {}",
+            show(f.top1),
+            show(f.no_skill_precision),
+            show(f.no_skill_recall)
+        );
+    }
+    let chosen = plain_threshold_procedure(&curve);
+    assert!(
+        (chosen - THRESHOLD_PLAIN).abs() < 1e-9,
+        "the procedure picks {chosen}, the router uses {THRESHOLD_PLAIN}: re-calibrate \
+         (router::THRESHOLD_PLAIN and the curve in docs/skills.md)"
+    );
+}
+
+/// The sum of two splits' figures.
+fn pool(a: Figures, b: Figures) -> Figures {
+    let add = |x: (usize, usize), y: (usize, usize)| (x.0 + y.0, x.1 + y.1);
+    Figures {
+        top1: add(a.top1, b.top1),
+        no_skill_precision: add(a.no_skill_precision, b.no_skill_precision),
+        no_skill_recall: add(a.no_skill_recall, b.no_skill_recall),
+    }
+}
+
+/// The highest threshold of an ascending curve whose pooled top-1 hits are the curve's maximum.
+fn plain_threshold_procedure(curve: &[(f64, Figures)]) -> f64 {
+    let best = curve.iter().map(|(_, f)| f.top1.0).max().unwrap_or(0);
+    curve
+        .iter()
+        .rev()
+        .find(|(_, f)| f.top1.0 == best)
+        .map_or(f64::NAN, |(t, _)| *t)
+}
+
+#[test]
+fn the_threshold_procedure_takes_the_highest_threshold_that_costs_no_right_answer() {
+    let at = |hits: usize| Figures {
+        top1: (hits, 10),
+        ..Figures::default()
+    };
+    // A plateau at the maximum: its highest threshold, not its first.
+    let curve = [(0.5, at(7)), (0.6, at(8)), (0.7, at(8)), (0.8, at(7))];
+    assert_eq!(plain_threshold_procedure(&curve), 0.7);
+    // One right answer lost past the plateau moves nothing; a later equal maximum wins.
+    let curve = [(0.5, at(8)), (0.6, at(7)), (0.7, at(8)), (0.8, at(6))];
+    assert_eq!(plain_threshold_procedure(&curve), 0.7);
+    assert!(plain_threshold_procedure(&[]).is_nan());
+}
+
+/// The targets of the skill-routing issue, over the pooled dev set (every dev split's cases
+/// together): top-1 at least 0.85 on the prompts that have a skill and no-skill precision at least
+/// 0.90, each strictly above the BM25 baseline's. A CI gate: `.ci/run` runs `cargo test`.
+fn meets_dev_targets(router: &Figures, bm25: &Figures) -> bool {
+    let at_least = |f: (usize, usize), min: f64, baseline: (usize, usize)| {
+        ratio(f).is_some_and(|r| r >= min && r > ratio(baseline).unwrap_or(0.0))
+    };
+    at_least(router.top1, 0.85, bm25.top1)
+        && at_least(router.no_skill_precision, 0.90, bm25.no_skill_precision)
+}
+
+#[test]
+fn the_pooled_dev_set_meets_the_targets() {
+    let splits = dev_splits();
+    assert!(splits.len() >= 3, "the dev splits were not found");
+    let router = splits
+        .iter()
+        .map(|s| calibrated_figures(s, Calibration::HOOK))
+        .fold(Figures::default(), pool);
+    let bm25 = splits
+        .iter()
+        .map(bm25_figures)
+        .fold(Figures::default(), pool);
+    println!(
+        "pooled dev: router top-1 {}, no-skill precision {}; BM25 top-1 {}, no-skill precision {}",
+        show(router.top1),
+        show(router.no_skill_precision),
+        show(bm25.top1),
+        show(bm25.no_skill_precision)
+    );
+    assert!(
+        router.top1.1 >= 200,
+        "the dev set has too few prompts with a skill"
+    );
+    assert!(
+        meets_dev_targets(&router, &bm25),
+        "the pooled dev set misses the targets: router {router:?}, BM25 {bm25:?}"
+    );
+}
+
+#[test]
+fn the_dev_target_gate_fails_just_below_each_target() {
+    let f = |top1: (usize, usize), nsp: (usize, usize)| Figures {
+        top1,
+        no_skill_precision: nsp,
+        no_skill_recall: (0, 0),
+    };
+    let bm25 = f((240, 300), (28, 33));
+    assert!(meets_dev_targets(&f((255, 300), (45, 50)), &bm25));
+    // Top-1 just under 0.85; no-skill precision just under 0.90.
+    assert!(!meets_dev_targets(&f((254, 300), (45, 50)), &bm25));
+    assert!(!meets_dev_targets(&f((255, 300), (44, 49)), &bm25));
+    // At the targets but not above BM25; or nothing left unselected.
+    assert!(!meets_dev_targets(
+        &f((255, 300), (45, 50)),
+        &f((255, 300), (1, 1))
+    ));
+    assert!(!meets_dev_targets(
+        &f((260, 300), (45, 50)),
+        &f((260, 300), (28, 33))
+    ));
+    assert!(!meets_dev_targets(&f((260, 300), (0, 0)), &bm25));
 }
 
 /// The sweep counts what `eval` counts: at the hook's share its figures are `eval`'s.

@@ -785,7 +785,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 5;
+pub const CATALOG_SCHEMA_VERSION: u32 = 6;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -1830,8 +1830,8 @@ mod index_tests {
         }
         // A header line first, without a schema line; the same catalog with one parses.
         assert_eq!(refused("H\t0\t0\t0\nE\t0\n"), "line 1: malformed");
-        let empty = CompiledCatalog::from_lines("#\t5\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
-        assert_eq!((empty.schema_version, empty.skills.len()), (5, 0));
+        let empty = CompiledCatalog::from_lines("#\t6\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
+        assert_eq!((empty.schema_version, empty.skills.len()), (6, 0));
         // The last posting line moved among the records, the header's postings bytes cut to match.
         let (p, records) = p_lines(&full);
         let last = p[p.len() - 1];
@@ -1894,7 +1894,7 @@ mod index_tests {
     #[test]
     fn an_index_view_of_no_skills_and_of_the_skill_bound() {
         let text = leak(compile(&[], "fp".into(), vec![]).to_lines());
-        assert_eq!(text, "#\t5\tfp\nH\t0\t0\t0\nE\t0\n");
+        assert_eq!(text, "#\t6\tfp\nH\t0\t0\t0\nE\t0\n");
         let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
         assert!(view.is_empty());
         assert_eq!(view.len(), 0);

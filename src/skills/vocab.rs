@@ -10,8 +10,8 @@
 /// Keys of at most three letters that are not Italian-looking words but count as written: file
 /// extensions and abbreviations of the trade.
 const AS_WRITTEN: &[&str] = &[
-    "adr", "bdd", "bug", "csv", "gif", "htm", "jpg", "jwt", "mov", "mp3", "mp4", "png", "ppt",
-    "prd", "svg", "tdd", "wav", "xls", "xss", "yml",
+    "adr", "bdd", "bug", "css", "csv", "gif", "htm", "jpg", "jwt", "mov", "mp3", "mp4", "png",
+    "ppt", "prd", "svg", "tdd", "wav", "xls", "xss", "yml",
 ];
 
 /// Keys that are also English words with another meaning (`lent` of `lento`, `stamp` of
@@ -33,10 +33,38 @@ pub fn expansions(word: &str, stem: &str) -> &'static [&'static str] {
     if !italian && ITALIAN_ONLY.contains(&stem) {
         return &[];
     }
+    // The name of an error or exception type (`TypeError`, `IndexError`,
+    // `NullPointerException`): a report of an error, whatever the language.
+    if ["error", "exception"]
+        .iter()
+        .any(|e| word.len() > e.len() && word.ends_with(e))
+    {
+        return ERROR_TYPE;
+    }
+    let found = lookup(stem);
+    if !found.is_empty() || !italian {
+        return found;
+    }
+    // An Italian verb with a pronoun joined to it (`puliscila`, `sistemalo`, `dividili`):
+    // the verb without the pronoun.
+    ENCLITICS
+        .iter()
+        .filter_map(|e| word.strip_suffix(e))
+        .find(|verb| verb.len() >= 5)
+        .map_or(&[], |verb| lookup(&crate::text::stem(verb)))
+}
+
+/// Pronouns an Italian verb takes at its end, longest first.
+const ENCLITICS: &[&str] = &["gli", "la", "le", "li", "lo", "ne"];
+
+fn lookup(stem: &str) -> &'static [&'static str] {
     VOCABULARY
         .binary_search_by(|(key, _)| (*key).cmp(stem))
         .map_or(&[], |i| VOCABULARY[i].1)
 }
+
+/// What the name of an error type stands for.
+const ERROR_TYPE: &[&str] = &["error", "excepti", "debug", "bug"];
 
 /// (stem of the prompt word, English stems it also stands for), sorted by key.
 #[rustfmt::skip]
@@ -76,12 +104,13 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("avvi", &["start", "launch"]),
     ("avviar", &["start", "launch"]),
     ("avvis", &["alert"]),
-    ("backlog", &["task", "plan", "plann"]),
+    ("backlog", &["task", "plan"]),
     ("bdd", &["behavio", "driven"]),
     ("bilanci", &["budget", "financi"]),
     ("blocc", &["hang", "freez", "stuck", "block"]),
     ("bloccar", &["hang", "freez", "stuck", "block"]),
     ("bloccat", &["stuck", "hang", "freez"]),
+    ("bottigl", &["bottlen", "perform"]),
     ("bottlen", &["perform"]),
     ("botton", &["button"]),
     ("bozz", &["draft", "mockup"]),
@@ -89,8 +118,8 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("branch", &["git"]),
     ("brok", &["break", "fail", "failur", "error", "fix", "fixing"]),
     ("broken", &["break", "fail", "failur", "error", "fix", "fixing"]),
-    ("bug", &["debug", "debugg", "error", "fix", "fixing"]),
-    ("buggy", &["bug", "debug", "debugg", "error"]),
+    ("bug", &["debug", "error", "fix", "fixing"]),
+    ("buggy", &["bug", "debug", "error"]),
     ("calcol", &["spreads", "calcula"]),
     ("cambi", &["chang"]),
     ("cambiam", &["chang"]),
@@ -129,11 +158,13 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("colonn", &["column"]),
     ("color", &["colour"]),
     ("comand", &["command"]),
-    ("committ", &["commit", "git"]),
+    ("commit", &["git"]),
+    ("compil", &["build"]),
     ("compila", &["build", "compil"]),
     ("compit", &["task"]),
     ("comples", &["complex"]),
     ("complic", &["complex", "simplif"]),
+    ("comport", &["behavio"]),
     ("comunic", &["communi", "announc"]),
     ("concorr", &["competi"]),
     ("condivi", &["shar"]),
@@ -151,26 +182,25 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("copertu", &["coverag"]),
     ("corregg", &["fix", "fixing"]),
     ("correzi", &["fix", "fixing"]),
-    ("crash", &["error", "fail", "failur", "debug", "debugg"]),
-    ("crashed", &["error", "fail", "failur", "debug", "debugg"]),
+    ("crash", &["error", "fail", "failur", "debug"]),
+    ("crashed", &["error", "fail", "failur", "debug"]),
     ("cre", &["creat"]),
     ("crear", &["creat"]),
     ("crittog", &["encrypt"]),
     ("cronolo", &["history"]),
     ("csrf", &["securit"]),
+    ("css", &["styl", "layout", "fronten", "ui"]),
     ("csv", &["spreads", "dat"]),
     ("debt", &["refacto", "cleanup"]),
-    ("debug", &["debugg"]),
-    ("debugg", &["debug"]),
-    ("debugga", &["debug", "debugg"]),
+    ("debugga", &["debug"]),
     ("deck", &["slid", "present"]),
     ("definir", &["defin"]),
     ("definis", &["defin"]),
     ("definiz", &["defin"]),
-    ("deploy", &["ship", "shipp", "releas", "deploym"]),
+    ("deploy", &["ship", "releas", "deploym"]),
     ("deploya", &["deploy"]),
-    ("deploym", &["deploy", "ship", "shipp", "releas"]),
-    ("diagnos", &["debug", "debugg"]),
+    ("deploym", &["deploy", "ship", "releas"]),
+    ("diagnos", &["debug"]),
     ("diaposi", &["slid", "present"]),
     ("dipende", &["depende"]),
     ("disegn", &["draw", "design"]),
@@ -178,8 +208,8 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("disordi", &["messy", "clean"]),
     ("disserv", &["inciden", "failur"]),
     ("distrib", &["deploy", "deploym"]),
-    ("divid", &["split", "splitt"]),
-    ("divider", &["split", "splitt"]),
+    ("divid", &["split"]),
+    ("divider", &["split"]),
     ("documen", &["doc"]),
     ("docx", &["word", "documen"]),
     ("domand", &["questio"]),
@@ -236,7 +266,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("immagin", &["imag", "pictur"]),
     ("impagin", &["layout"]),
     ("incorre", &["wrong", "error"]),
-    ("indagar", &["investi", "debug", "debugg"]),
+    ("indagar", &["investi", "debug"]),
     ("indiciz", &["index"]),
     ("iniezio", &["securit", "input"]),
     ("inizi", &["start", "begin"]),
@@ -245,7 +275,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("interfa", &["ui"]),
     ("intermi", &["flaky"]),
     ("interro", &["query"]),
-    ("investi", &["debug", "debugg"]),
+    ("investi", &["debug"]),
     ("ipynb", &["jupyter", "noteboo"]),
     ("iscritt", &["subscri", "signup"]),
     ("iscrizi", &["subscri", "signup"]),
@@ -259,7 +289,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("lanciar", &["launch"]),
     ("latency", &["perform"]),
     ("latenz", &["latency"]),
-    ("launch", &["releas", "ship", "shipp"]),
+    ("launch", &["releas", "ship"]),
     ("lavor", &["work", "job"]),
     ("leak", &["memory"]),
     ("legg", &["read"]),
@@ -285,7 +315,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("miglior", &["improv"]),
     ("migrar", &["migrati", "migrat"]),
     ("migrazi", &["migrati", "migrat"]),
-    ("milesto", &["plan", "plann"]),
+    ("milesto", &["plan"]),
     ("misur", &["measur"]),
     ("misurar", &["measur"]),
     ("mockup", &["prototy", "design"]),
@@ -303,6 +333,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("orari", &["schedul"]),
     ("ottimiz", &["optimiz"]),
     ("outag", &["inciden", "failur"]),
+    ("overeng", &["complex", "simplif"]),
     ("pacchet", &["packag"]),
     ("pagamen", &["pay", "payment"]),
     ("pagar", &["pay", "payment"]),
@@ -313,8 +344,8 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("perdit", &["leak", "loss"]),
     ("perfezi", &["refin", "improv", "polish"]),
     ("permess", &["permiss"]),
-    ("pian", &["plan", "plann"]),
-    ("pianifi", &["plan", "plann"]),
+    ("pian", &["plan"]),
+    ("pianifi", &["plan"]),
     ("pipelin", &["automat"]),
     ("png", &["imag"]),
     ("powerpo", &["present", "slid"]),
@@ -338,8 +369,8 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("prov", &["test"]),
     ("provar", &["test"]),
     ("pubblic", &["adverti", "ads", "publish", "releas"]),
-    ("pulir", &["clean", "cleanup"]),
-    ("pulisc", &["clean", "cleanup"]),
+    ("pulir", &["clean", "cleanup", "refacto", "simplif"]),
+    ("pulisc", &["clean", "cleanup", "refacto", "simplif"]),
     ("pulit", &["clean"]),
     ("pulizi", &["clean", "cleanup"]),
     ("pulsant", &["button"]),
@@ -351,6 +382,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("rallent", &["slow", "perform"]),
     ("ram", &["branch", "git"]),
     ("rapport", &["report"]),
+    ("react", &["fronten", "ui", "compone", "interfa"]),
     ("readabl", &["clarity", "read"]),
     ("rebas", &["git", "branch"]),
     ("recensi", &["review"]),
@@ -377,7 +409,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("riferim", &["referen"]),
     ("rig", &["row"]),
     ("righ", &["row"]),
-    ("rilasci", &["releas", "ship", "shipp", "deploy", "launch"]),
+    ("rilasci", &["releas", "ship", "deploy", "launch"]),
     ("rimuov", &["remov", "delet"]),
     ("rimuove", &["remov", "delet"]),
     ("rinomin", &["renam"]),
@@ -385,8 +417,8 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("riparar", &["fix", "fixing", "repair"]),
     ("riprist", &["restor", "recover", "rollbac"]),
     ("riprodu", &["reprodu"]),
-    ("ripulir", &["clean", "cleanup"]),
-    ("ripulis", &["clean", "cleanup"]),
+    ("ripulir", &["clean", "cleanup", "refacto", "simplif"]),
+    ("ripulis", &["clean", "cleanup", "refacto", "simplif"]),
     ("riscriv", &["rewrit", "refacto"]),
     ("risolv", &["fix", "fixing", "resolv", "solv"]),
     ("risolve", &["fix", "fixing", "resolv", "solv"]),
@@ -396,7 +428,7 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("rived", &["review"]),
     ("riveder", &["review"]),
     ("rivist", &["review"]),
-    ("roadmap", &["plan", "plann"]),
+    ("roadmap", &["plan"]),
     ("rollbac", &["revert"]),
     ("rollout", &["deploy", "releas"]),
     ("romp", &["break", "broken"]),
@@ -405,14 +437,15 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("rott", &["broken", "break"]),
     ("rs", &["rust"]),
     ("runner", &["pipelin"]),
+    ("saf", &["secur", "securit"]),
     ("salvata", &["backup", "sav"]),
     ("sbaglia", &["wrong", "incorre", "error"]),
     ("scadenz", &["deadlin"]),
     ("scansio", &["crawl", "scan"]),
     ("scherm", &["screen", "screens"]),
     ("scherma", &["screen", "screens"]),
-    ("scompon", &["break", "breakdo", "split", "splitt"]),
-    ("scompor", &["break", "breakdo", "split", "splitt"]),
+    ("scompon", &["break", "breakdo", "split"]),
+    ("scompor", &["break", "breakdo", "split"]),
     ("scriv", &["writ"]),
     ("scriver", &["writ"]),
     ("segfaul", &["crash", "error"]),
@@ -421,14 +454,14 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("sensibi", &["sensiti"]),
     ("sequenz", &["sequenc"]),
     ("seri", &["sery"]),
-    ("ship", &["shipp", "releas", "deploy"]),
-    ("shipp", &["ship", "releas", "deploy"]),
+    ("ship", &["releas", "deploy"]),
     ("sicur", &["secur", "securit"]),
     ("sicurez", &["securit"]),
     ("simplif", &["refacto", "clean"]),
     ("sintes", &["summary", "summari"]),
     ("sistema", &["fix", "fixing"]),
     ("sit", &["websit", "web"]),
+    ("slic", &["increme", "step"]),
     ("slid", &["present"]),
     ("slow", &["perform", "latency"]),
     ("slownes", &["perform", "latency"]),
@@ -438,14 +471,14 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("spec", &["specifi", "require"]),
     ("specifi", &["spec"]),
     ("speed", &["perform", "fast"]),
-    ("spezz", &["split", "splitt", "break"]),
-    ("spezzar", &["split", "splitt", "break"]),
+    ("spezz", &["split", "break"]),
+    ("spezzar", &["split", "break"]),
     ("sporadi", &["intermi", "flaky"]),
     ("sporc", &["dirty", "messy", "clean"]),
     ("spreads", &["excel"]),
-    ("sprint", &["plan", "plann", "task"]),
+    ("sprint", &["plan", "task"]),
     ("squash", &["git", "commit"]),
-    ("stacktr", &["error", "excepti", "debug", "debugg"]),
+    ("stacktr", &["error", "excepti", "debug"]),
     ("stag", &["deploy", "environ"]),
     ("stamp", &["print"]),
     ("stampab", &["printab", "print"]),
@@ -460,11 +493,12 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("strumen", &["tool"]),
     ("struttu", &["structu"]),
     ("subtask", &["task"]),
-    ("suddivi", &["break", "breakdo", "split", "splitt"]),
+    ("suddivi", &["break", "breakdo", "split"]),
     ("suon", &["sound", "audi"]),
     ("svg", &["vector", "imag"]),
     ("svilupp", &["develop"]),
     ("tabell", &["tabl"]),
+    ("tailwin", &["css", "styl", "fronten"]),
     ("tapp", &["milesto", "step"]),
     ("tavoloz", &["palett", "color"]),
     ("tdd", &["test", "driven"]),
@@ -477,19 +511,21 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("tipogra", &["typogra", "font"]),
     ("tod", &["task"]),
     ("token", &["authent", "auth"]),
-    ("traceba", &["error", "excepti", "debug", "debugg"]),
+    ("traceba", &["error", "excepti", "debug"]),
     ("traduc", &["transla"]),
     ("tradurr", &["transla"]),
     ("traduzi", &["transla"]),
     ("trascri", &["transcr"]),
     ("trasfor", &["transfo", "convert"]),
-    ("trouble", &["debug", "debugg", "fix", "fixing", "diagnos"]),
+    ("trouble", &["debug", "fix", "fixing", "diagnos"]),
     ("ts", &["typescr"]),
     ("tsx", &["typescr"]),
     ("turn", &["shift"]),
     ("unexpec", &["error"]),
     ("unir", &["merg", "combin"]),
     ("unisc", &["merg", "combin"]),
+    ("unsaf", &["secur", "securit"]),
+    ("upload", &["input"]),
     ("utent", &["user"]),
     ("vag", &["vagu", "unclear"]),
     ("valor", &["valu"]),
@@ -504,10 +540,12 @@ pub static VOCABULARY: &[(&str, &[&str])] = &[
     ("volanti", &["flyer", "poster"]),
     ("vulnera", &["securit"]),
     ("wav", &["audi"]),
+    ("webhook", &["integra", "externa"]),
     ("webp", &["imag"]),
     ("weird", &["unexpec"]),
     ("wik", &["documen", "doc"]),
     ("wirefra", &["mockup", "design"]),
+    ("worktre", &["git", "branch", "paralle"]),
     ("wrong", &["error", "incorre"]),
     ("xls", &["excel", "spreads"]),
     ("xlsx", &["excel", "spreads"]),
@@ -635,5 +673,24 @@ mod tests {
         assert!(has("contesto", "context") && !has("contest", "context"));
         assert!(has("lento", "slow") && !has("lent", "slow"));
         assert!(has("registrazione", "record") && !has("registry", "record"));
+    }
+
+    #[test]
+    fn an_italian_verb_with_a_pronoun_joined_meets_the_verb() {
+        // `puliscila` ("clean it") is `pulisci` + `la`; `dividili` is `dividi` + `li`.
+        assert!(has("puliscila", "clean") && has("pulisci", "clean"));
+        assert!(has("dividili", "split"));
+        // Only Italian-looking words, and only when the word itself has no entry.
+        assert!(expansions("bella", &stem("bella")).is_empty());
+        assert!(!has("parallel", "clean"));
+    }
+
+    #[test]
+    fn the_name_of_an_error_type_is_an_error() {
+        for name in ["typeerror", "indexerror", "nullpointerexception"] {
+            assert!(has(name, "error") && has(name, "debug"), "{name}");
+        }
+        // The bare words keep their own entries.
+        assert!(!has("error", "debug") && has("error", "bug"));
     }
 }
