@@ -12,6 +12,7 @@ pub mod agents;
 pub mod analytics;
 pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod config;
 pub mod context;
 pub mod decision;

@@ -7,27 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::catalog::AgentCatalog;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Availability {
-    /// A runtime definition for the agent exists and is enabled on some host.
-    Configured,
-    /// No runtime definition was found; the host may still provide the role.
-    Unknown,
-    /// A runtime definition exists but is disabled, or the user marked the agent unavailable.
-    Unavailable,
-}
-
-impl Availability {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Availability::Configured => "configured",
-            Availability::Unknown => "unknown",
-            Availability::Unavailable => "unavailable",
-        }
-    }
-}
+/// Defined beside the catalog record that carries it, so the catalog needs nothing from here.
+pub use crate::agents::catalog::Availability;
 
 /// `~/.mcp-servers/agent-availability.json`. Only `agents` is required: a hand-written manifest
 /// such as `{"schemaVersion":1,"agents":{"code_reviewer":"unavailable"}}` is read, and keys

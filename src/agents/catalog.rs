@@ -13,13 +13,34 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::availability::Availability;
 use crate::fingerprint::{canonical_json, sha256};
 use crate::skills::catalog::is_valid_id;
 
 pub const AGENT_CATALOG_SCHEMA_VERSION: u32 = 1;
 /// The task phases a role may declare, and that the policy detects in prompts.
 pub const PHASES: [&str; 5] = ["discovery", "analysis", "implementation", "review", "test"];
+
+/// An agent's availability: `configured | unknown | unavailable` (see `agents::availability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Availability {
+    /// A runtime definition for the agent exists and is enabled on some host.
+    Configured,
+    /// No runtime definition was found; the host may still provide the role.
+    Unknown,
+    /// A runtime definition exists but is disabled, or the user marked the agent unavailable.
+    Unavailable,
+}
+
+impl Availability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Availability::Configured => "configured",
+            Availability::Unknown => "unknown",
+            Availability::Unavailable => "unavailable",
+        }
+    }
+}
 
 /// A role in the generated catalog: routing metadata only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -34,6 +34,9 @@ pub struct StaticAgent {
     pub write_policy: &'static str,
 }
 
+/// The canonical source, relative to the project root.
+pub const SOURCE_PATH: &str = "docs/agents/canonical-subagents.yaml";
+
 /// The canonical source the embedded catalog was built from; `agents sync` generates runtime
 /// definitions from it in a project that has no source of its own.
 pub const DEFAULT_SOURCE: &str = include_str!("../../docs/agents/canonical-subagents.yaml");

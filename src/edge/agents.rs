@@ -17,8 +17,7 @@ use crate::edge::files::{
 };
 use crate::planning::CarryForwardState;
 
-/// The canonical source, relative to the project root.
-pub const SOURCE_PATH: &str = "docs/agents/canonical-subagents.yaml";
+pub use crate::agents::SOURCE_PATH;
 /// The generated catalog, relative to the project root (git-ignored through `.sophia/.gitignore`).
 pub const CATALOG_PATH: &str = ".sophia/agent-catalog.json";
 

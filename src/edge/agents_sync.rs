@@ -44,55 +44,6 @@ impl SyncTarget {
     }
 }
 
-/// Runs `agents sync` or `agents check`; `Ok(false)` is a failed check (exit 1).
-pub fn run(
-    out: &mut dyn Write,
-    host: Option<Host>,
-    command: crate::cli::AgentsCommand,
-    settings: &Settings,
-    clock: &dyn crate::clock::Clock,
-) -> anyhow::Result<bool> {
-    use crate::cli::AgentsCommand;
-    let (t, force) = match command {
-        AgentsCommand::Sync { target, force } => (target, Some(force)),
-        AgentsCommand::Check { target } => (target, None),
-    };
-    let target = SyncTarget {
-        hosts: SyncTarget::hosts_for(host)?,
-        scope: t.scope,
-        root: crate::cli::project_root_arg(t.root)?,
-    };
-    match force {
-        Some(force) => {
-            let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
-            sync(out, &target, force, settings, &stamp)?;
-            Ok(true)
-        }
-        None => check(out, &target, settings),
-    }
-}
-
-/// `agents … --host all` means every host, which is the default: the value is dropped before
-/// clap reads the global `--host` (whose values are the hosts themselves).
-pub fn host_all_as_default(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    if !args.iter().any(|a| a == "agents") {
-        return args;
-    }
-    let mut out = Vec::with_capacity(args.len());
-    let mut iter = args.into_iter().peekable();
-    while let Some(arg) = iter.next() {
-        if arg == "--host=all" {
-            continue;
-        }
-        if arg == "--host" && iter.peek().is_some_and(|v| v == "all") {
-            iter.next();
-            continue;
-        }
-        out.push(arg);
-    }
-    out
-}
-
 /// The folder that holds `host`'s agent definitions for `scope`.
 pub fn agents_dir(
     host: Host,
@@ -124,7 +75,7 @@ pub fn agents_dir(
 /// with where they came from. The source must build as a catalog (ids, routing fields) and its
 /// runtime fields must pass [`runtime::parse`].
 pub fn load_runtime(root: &Path) -> anyhow::Result<(Vec<RuntimeAgent>, String)> {
-    let path = root.join(crate::edge::agents::SOURCE_PATH);
+    let path = root.join(crate::agents::SOURCE_PATH);
     let (text, label, skill_ids) = match read_bounded_string(&path, SOURCE_CAP) {
         Ok(text) => {
             let ids = crate::edge::skills::load(root)
@@ -495,7 +446,7 @@ mod tests {
     #[test]
     fn a_project_source_with_a_secret_in_runtime_is_refused_and_nothing_written() {
         let root = tempfile::tempdir().unwrap();
-        let src = root.path().join(crate::edge::agents::SOURCE_PATH);
+        let src = root.path().join(crate::agents::SOURCE_PATH);
         fs::create_dir_all(src.parent().unwrap()).unwrap();
         fs::write(
             &src,

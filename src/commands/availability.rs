@@ -1,0 +1,107 @@
+//! `sophia-hook availability`: which catalog agents have a runtime definition on this machine.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::{project_root_arg, skill_ids_of};
+use crate::clock::Clock;
+use crate::edge::settings::Settings;
+
+#[derive(Debug, clap::Args)]
+pub struct AvailabilityArgs {
+    /// The project root (default: the git root above the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Write the manifest.
+    #[arg(long)]
+    pub write: bool,
+}
+
+pub fn availability(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    write: bool,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> anyhow::Result<()> {
+    use crate::agents::availability::Manifest;
+    let root = project_root_arg(root)?;
+    let now = crate::edge::hook::timestamp(clock.now());
+    let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
+    let dirs = crate::edge::agents::definition_dirs(&root, settings);
+    let states = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
+    let hosts = ["codex", "claude", "gemini"];
+    // Per host: `configured` for Codex is not `configured` on Claude Code.
+    let per_host: std::collections::BTreeMap<String, std::collections::BTreeMap<String, _>> = hosts
+        .iter()
+        .map(|h| {
+            let by_agent = states
+                .iter()
+                .map(|(id, (_, defs))| {
+                    let state = crate::edge::agents::state_of(defs.iter().filter(|d| d.host == *h));
+                    (id.clone(), state)
+                })
+                .collect();
+            ((*h).to_owned(), by_agent)
+        })
+        .collect();
+    writeln!(
+        stdout,
+        "catalog: {} ({})",
+        effective.catalog.fingerprint,
+        effective.source.as_str()
+    )?;
+    writeln!(
+        stdout,
+        "{:<20} {:<12} {:<12} {:<12} {:<12} definitions",
+        "agent", "any host", "codex", "claude", "gemini"
+    )?;
+    for (id, (state, defs)) in &states {
+        let where_: Vec<String> = defs
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}:{}{}",
+                    d.host,
+                    d.path.display(),
+                    if d.enabled { "" } else { " (disabled)" }
+                )
+            })
+            .collect();
+        let host_state = |h: &str| per_host[h][id].as_str();
+        writeln!(
+            stdout,
+            "{id:<20} {:<12} {:<12} {:<12} {:<12} {}",
+            state.as_str(),
+            host_state("codex"),
+            host_state("claude"),
+            host_state("gemini"),
+            if where_.is_empty() {
+                "-".to_owned()
+            } else {
+                where_.join(", ")
+            }
+        )?;
+    }
+    if write {
+        let path = settings
+            .availability_file
+            .clone()
+            .context("no manifest path: set SOPHIA_AGENT_AVAILABILITY or HOME")?;
+        let manifest = Manifest {
+            schema_version: 1,
+            generated_at: Some(now),
+            catalog_fingerprint: Some(effective.catalog.fingerprint.clone()),
+            agents: states.iter().map(|(id, (s, _))| (id.clone(), *s)).collect(),
+            hosts: per_host,
+        };
+        let mut json = serde_json::to_string_pretty(&manifest)?;
+        json.push('\n');
+        crate::edge::files::write_atomic(&path, json.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        writeln!(stdout, "wrote {}", path.display())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! `sophia-hook catalog build` and `catalog check`: the agent catalog v1.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+
+use super::{project_root_arg, skill_ids_of};
+use crate::clock::Clock;
+use crate::edge::skills;
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Build the agent catalog v1 from `docs/agents/canonical-subagents.yaml`.
+    Build {
+        /// The project root (default: the git root above the current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The canonical source (default: <root>/docs/agents/canonical-subagents.yaml).
+        #[arg(long)]
+        source: Option<PathBuf>,
+        /// The project whose skill catalog the affinities must resolve against (default: <root>;
+        /// the embedded skills when it has none).
+        #[arg(long)]
+        skills_root: Option<PathBuf>,
+        /// Where to write the catalog (default: <root>/.sophia/agent-catalog.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Verify a generated catalog: its fingerprint, and that it matches its source.
+    Check {
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The generated catalog (default: <root>/.sophia/agent-catalog.json).
+        #[arg(long)]
+        catalog: Option<PathBuf>,
+        /// The canonical source (default: <root>/docs/agents/canonical-subagents.yaml).
+        #[arg(long)]
+        source: Option<PathBuf>,
+        #[arg(long)]
+        skills_root: Option<PathBuf>,
+    },
+}
+
+fn read_source(path: &std::path::Path) -> anyhow::Result<String> {
+    use crate::edge::files::{caps, read_bounded_string};
+    read_bounded_string(path, caps::CATALOG)
+        .with_context(|| format!("reading the canonical source {}", path.display()))
+}
+
+/// The generated catalog's path for `catalog build`/`check`: `--out`/`--catalog` from the
+/// command line as given (the user's choice), else the project's, which must stay inside it.
+fn project_catalog_path(root: &std::path::Path, given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    if let Some(path) = given {
+        return Ok(path);
+    }
+    match crate::edge::agents::catalog_location(root) {
+        (Some(path), None) => Ok(path),
+        (_, Some(why)) => bail!(
+            "refusing the agent catalog path: {why} (it must stay inside the project, out of .git/); nothing was written"
+        ),
+        (None, None) => bail!("refusing an agent catalog path outside the project"),
+    }
+}
+
+pub fn catalog_build(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    source: Option<PathBuf>,
+    skills_root: Option<PathBuf>,
+    out: Option<PathBuf>,
+    clock: &dyn Clock,
+) -> anyhow::Result<()> {
+    let root = project_root_arg(root)?;
+    let source = match source {
+        Some(source) => source,
+        None => crate::edge::files::inside_project(
+            &root,
+            std::path::Path::new(crate::edge::agents::SOURCE_PATH),
+        )
+        .map_err(|why| {
+            anyhow::anyhow!(
+                "refusing {}: {why}; nothing was written",
+                crate::edge::agents::SOURCE_PATH
+            )
+        })?,
+    };
+    let out = project_catalog_path(&root, out)?;
+    let text = read_source(&source)?;
+    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
+    let catalog =
+        crate::agents::catalog::build(&text, &skill_ids, crate::edge::hook::timestamp(clock.now()))
+            .with_context(|| format!("refusing {}; nothing was written", source.display()))?;
+    let mut json = serde_json::to_string_pretty(&catalog)?;
+    json.push('\n');
+    crate::edge::files::write_atomic(&out, json.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    if let Some(dir) = out.parent() {
+        skills::ignore_folder(dir);
+    }
+    writeln!(
+        stdout,
+        "wrote {} ({} agents, fingerprint {})",
+        out.display(),
+        catalog.agents.len(),
+        catalog.fingerprint
+    )?;
+    Ok(())
+}
+
+pub fn catalog_check(
+    stdout: &mut dyn Write,
+    root: Option<PathBuf>,
+    catalog: Option<PathBuf>,
+    source: Option<PathBuf>,
+    skills_root: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let root = project_root_arg(root)?;
+    let path = project_catalog_path(&root, catalog)?;
+    let generated = crate::edge::agents::read_catalog(&path)
+        .map_err(|reason| anyhow::anyhow!("{}: {reason}", path.display()))?;
+    let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
+    let text = read_source(&source)?;
+    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
+    let fresh = crate::agents::catalog::build(&text, &skill_ids, String::new())
+        .with_context(|| format!("the source {} does not build", source.display()))?;
+    if fresh.fingerprint != generated.fingerprint {
+        bail!(
+            "{} is stale: its fingerprint {} differs from the source's {}; run `sophia-hook catalog build`",
+            path.display(),
+            generated.fingerprint,
+            fresh.fingerprint
+        );
+    }
+    writeln!(
+        stdout,
+        "{}: fingerprint valid and fresh ({})",
+        path.display(),
+        generated.fingerprint
+    )?;
+    Ok(())
+}

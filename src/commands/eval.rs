@@ -1,0 +1,121 @@
+//! `sophia-hook eval`: routing measured against labelled cases.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::decision::Project;
+use crate::edge::skills;
+use crate::skills::router::SkillRouter;
+
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The cases file (one JSON object per line).
+    pub cases: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Evaluate against this project's skill catalog (default: the embedded defaults).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_context_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_subagent_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_hotword_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_skill_precision_at_1: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_skill_precision: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_skill_recall: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_no_skill_precision: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_no_skill_recall: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_precision_at_1: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_precision: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_recall: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_lock_accuracy: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_agent_skill_pairing: Option<f64>,
+    #[arg(long, value_name = "RATIO")]
+    pub min_carry_forward_accuracy: Option<f64>,
+}
+
+/// Runs `eval`; `Ok(false)` when a floor is missed or an invariant broken.
+pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
+    let text = std::fs::read_to_string(&args.cases)
+        .with_context(|| format!("reading {}", args.cases.display()))?;
+    let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
+    let cases = crate::eval::parse_cases_in(&text, base)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.display()))?;
+    let loaded = match &args.root {
+        Some(root) => skills::load(root),
+        None => skills::LoadedCatalog {
+            catalog: crate::skills::default_catalog(),
+            source: skills::CatalogSource::Embedded,
+            warnings: Vec::new(),
+            inventory: skills::Inventory::default(),
+        },
+    };
+    let skill_ids: std::collections::BTreeSet<String> =
+        loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
+    let agents = match &args.root {
+        Some(root) => crate::edge::agents::load_catalog(root, &skill_ids, String::new()).catalog,
+        None => crate::agents::default_catalog(),
+    };
+    let mut project = Project {
+        skill_source: Some(loaded.source.as_str()),
+        skill_warnings: loaded.warnings,
+        skills: Some(SkillRouter::new(loaded.catalog)),
+        agents: Some(agents),
+        ..Project::default()
+    };
+    let mut report = crate::eval::run(&cases, &mut project);
+    let definitions = match &args.root {
+        Some(root) => skills::definitions(root),
+        None => crate::skills::default_definitions(),
+    };
+    let bm25 = crate::skills::bm25::Bm25::new(&definitions);
+    report.skills_bm25_baseline = Some(crate::eval::bm25_baseline(&cases, &bm25));
+    let floors = crate::eval::Floors {
+        context_accuracy: args.min_context_accuracy,
+        subagent_accuracy: args.min_subagent_accuracy,
+        hotword_accuracy: args.min_hotword_accuracy,
+        skill_precision_at_1: args.min_skill_precision_at_1,
+        skill_precision: args.min_skill_precision,
+        skill_recall: args.min_skill_recall,
+        no_skill_precision: args.min_no_skill_precision,
+        no_skill_recall: args.min_no_skill_recall,
+        agent_precision_at_1: args.min_agent_precision_at_1,
+        agent_precision: args.min_agent_precision,
+        agent_recall: args.min_agent_recall,
+        lock_accuracy: args.min_lock_accuracy,
+        agent_skill_pairing: args.min_agent_skill_pairing,
+        carry_forward_accuracy: args.min_carry_forward_accuracy,
+    };
+    let failures = floors.failures(&report);
+    let broken = crate::eval::invariant_failures(&report);
+    if args.json {
+        let mut json = serde_json::to_value(&report)?;
+        json["floorFailures"] = serde_json::to_value(&failures)?;
+        json["invariantFailures"] = serde_json::to_value(&broken)?;
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&json)?)?;
+    } else {
+        write!(stdout, "{}", crate::eval::render_table(&report))?;
+        for failure in &failures {
+            writeln!(stdout, "FLOOR MISSED: {failure}")?;
+        }
+        for failure in &broken {
+            writeln!(stdout, "INVARIANT BROKEN: {failure}")?;
+        }
+    }
+    Ok(failures.is_empty() && broken.is_empty())
+}

@@ -1,0 +1,87 @@
+//! `sophia-hook explain`: the whole routing decision as JSON.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+
+use crate::decision::{self, HookRequest};
+use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_project};
+use crate::edge::settings::Settings;
+use crate::payload::{Event, Payload};
+
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The prompt text; without it the payload is read from stdin.
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// The working directory to resolve the project from (default: the payload's `cwd`, else
+    /// the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}
+
+pub fn explain(
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    args: &HookArgs,
+    settings: &Settings,
+    prompt: Option<String>,
+    cwd: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let mut payload = match prompt {
+        Some(prompt) => Payload {
+            hook_event_name: Some(args.host().event_name(Event::UserPromptSubmit).to_owned()),
+            prompt: Some(prompt),
+            ..Payload::default()
+        },
+        None => {
+            let mut bytes = Vec::new();
+            stdin
+                .take(MAX_PAYLOAD_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .context("reading the payload from stdin")?;
+            if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+                bail!("the payload is larger than {MAX_PAYLOAD_BYTES} bytes");
+            }
+            Payload::parse(&bytes)
+                .context("parsing the payload on stdin (or pass --prompt TEXT)")?
+        }
+    };
+    if let Some(cwd) = cwd {
+        payload.cwd = Some(cwd.to_string_lossy().into_owned());
+    }
+    let Some((event, wire_event)) =
+        decision::resolve_event(args.host(), args.event.as_deref(), &payload)
+    else {
+        bail!(
+            "no event sophia-hook answers (got {:?}); use --event SessionStart or --event UserPromptSubmit",
+            args.event
+                .as_deref()
+                .or(payload.hook_event_name.as_deref())
+                .unwrap_or("none")
+        );
+    };
+    let request = HookRequest {
+        host: args.host(),
+        event,
+        wire_event,
+        payload: &payload,
+        planning_flag: args.planning || settings.planning,
+    };
+    let project = load_project(
+        &request,
+        settings,
+        chrono::Utc::now(),
+        None,
+        &|| false,
+        crate::edge::skills::Freshness::Full,
+    );
+    let decision = decision::decide(&request, &project);
+    let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
+    json.push('\n');
+    stdout
+        .write_all(json.as_bytes())
+        .context("writing the decision")?;
+    Ok(())
+}

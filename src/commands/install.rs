@@ -1,0 +1,182 @@
+//! `sophia-hook install` and `uninstall`: sophia-hook's entries merged into (or removed from) a
+//! host's settings file, and the host's agent definitions.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::{binary_path, project_root_arg, settings_path};
+use crate::clock::Clock;
+use crate::edge::settings::Settings;
+use crate::install::Scope;
+use crate::payload::Host;
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// The project's settings (default) or the user's.
+    #[arg(long, value_enum, default_value = "project")]
+    pub scope: Scope,
+    /// Print the resulting file instead of writing it.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The binary to register (default: this executable).
+    #[arg(long)]
+    pub binary: Option<PathBuf>,
+    /// The project root (default: the git root above the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Leave the host's agent definitions alone (install does not generate them, uninstall
+    /// does not remove them).
+    #[arg(long)]
+    pub no_agents: bool,
+}
+
+pub fn install(
+    stdout: &mut dyn Write,
+    host: Option<Host>,
+    args: &InstallArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+    add: bool,
+) -> anyhow::Result<()> {
+    use crate::edge::hostconfig;
+    let host = host.context("name the host: --host codex|claude|gemini|antigravity")?;
+    let root = project_root_arg(args.root.clone())?;
+    let path = settings_path(host, args.scope, &root, settings)?;
+    let target = hostconfig::write_target(&path, args.scope, &root)?;
+    let before = hostconfig::read(&target)?;
+    let after = if add {
+        let binary = binary_path(args.binary.as_deref())?;
+        let binary = binary.to_string_lossy();
+        if binary.contains(' ') {
+            writeln!(
+                stdout,
+                "warning: the binary path contains spaces ({binary}); Windows shells break on them — install it under a path without spaces"
+            )?;
+        }
+        Some(
+            crate::install::install(before.clone(), host, &binary)
+                .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?,
+        )
+    } else {
+        crate::install::uninstall(before.clone(), host)
+            .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
+    };
+    let unchanged = match &after {
+        Some(doc) => *doc == before,
+        None => before.is_null(),
+    };
+    if args.dry_run {
+        match &after {
+            Some(doc) => write!(stdout, "{}", hostconfig::render(doc))?,
+            None => writeln!(
+                stdout,
+                "(the file would be removed: nothing but sophia-hook's entries is left)"
+            )?,
+        }
+        return Ok(());
+    }
+    let verb = if add { "installed" } else { "uninstalled" };
+    if unchanged {
+        writeln!(
+            stdout,
+            "{}: already {verb} for {} ({} scope); nothing changed",
+            path.display(),
+            host.as_str(),
+            args.scope.as_str()
+        )?;
+    } else {
+        let backups = settings
+            .state_dir
+            .as_deref()
+            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
+        hostconfig::write(&path, &target, backups.as_deref(), after.as_ref())?;
+        writeln!(
+            stdout,
+            "{verb} sophia-hook for {} ({} scope): {}",
+            host.as_str(),
+            args.scope.as_str(),
+            path.display()
+        )?;
+        if let (false, Some(dir)) = (before.is_null(), &backups) {
+            writeln!(
+                stdout,
+                "previous file kept in {} (original.json: before sophia-hook's first change; last.json: before this one)",
+                dir.display()
+            )?;
+        }
+    }
+    let roles = crate::edge::agents_sync::SyncTarget::hosts_for(Some(host))
+        .ok()
+        .filter(|_| !args.no_agents)
+        .map(|hosts| crate::edge::agents_sync::SyncTarget {
+            hosts,
+            scope: args.scope,
+            root: root.clone(),
+        });
+    if !add {
+        if let Some(target) = &roles {
+            crate::edge::agents_sync::remove_generated(stdout, target, settings)?;
+        }
+        return Ok(());
+    }
+    if host == Host::Codex {
+        let other = match args.scope {
+            crate::install::Scope::User => crate::install::Scope::Project,
+            crate::install::Scope::Project => crate::install::Scope::User,
+        };
+        let other_path = settings_path(host, other, &root, settings)?;
+        let other_doc = hostconfig::read(&other_path).unwrap_or(serde_json::Value::Null);
+        if !crate::install::registered(&other_doc, host).is_empty() {
+            writeln!(
+                stdout,
+                "warning: sophia-hook is also installed at {} scope ({}): Codex runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host codex --scope {}`",
+                other.as_str(),
+                other_path.display(),
+                other.as_str()
+            )?;
+        }
+    }
+    // Nothing changed: nothing to trust or accept again.
+    let next = if unchanged { None } else { Some(host) };
+    match next {
+        None => {}
+        Some(Host::Codex) if args.scope == crate::install::Scope::Project => writeln!(
+            stdout,
+            "next: open the Codex TUI in the project, trust the folder (Codex ignores .codex/hooks.json in an untrusted folder), then trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
+        )?,
+        Some(Host::Codex) => writeln!(
+            stdout,
+            "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
+        )?,
+        Some(Host::Claude) => writeln!(
+            stdout,
+            "next: nothing — Claude Code picks the settings up by itself"
+        )?,
+        Some(Host::Gemini) => writeln!(
+            stdout,
+            "next: Gemini CLI may warn once that the project's hooks changed; accept them"
+        )?,
+        Some(Host::Antigravity) => writeln!(
+            stdout,
+            "EXPERIMENTAL: built from the hooks guide inside the Antigravity engine, not yet run in a real Antigravity host (see docs/hosts.md); check `agy --version` and test that the context arrives"
+        )?,
+    }
+    if let Some(target) = &roles {
+        let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
+        crate::edge::agents_sync::sync(stdout, target, false, settings, &stamp)?;
+    }
+    let has_source = root.join(crate::edge::agents::SOURCE_PATH).is_file();
+    if has_source || roles.is_some() {
+        writeln!(
+            stdout,
+            "refreshing the agent catalog and the availability manifest:"
+        )?;
+        if has_source {
+            super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
+        }
+        super::availability::availability(stdout, Some(root), true, settings, clock)?;
+    }
+    Ok(())
+}

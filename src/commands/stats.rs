@@ -1,0 +1,51 @@
+//! `sophia-hook stats`: a summary of the analytics log.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::edge::settings::Settings;
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// Only runs at or after this date (2026-11-01) or RFC 3339 timestamp.
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The log file (default: the analytics file).
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+}
+
+pub fn stats(
+    stdout: &mut dyn Write,
+    since: Option<String>,
+    json: bool,
+    file: Option<PathBuf>,
+    settings: &Settings,
+) -> anyhow::Result<()> {
+    let path = file
+        .or_else(|| settings.analytics_file.clone())
+        .context("no analytics file: analytics are off (SOPHIA_ANALYTICS=off) or HOME is not set; pass --file")?;
+    let since = since
+        .map(|s| crate::stats::parse_since(&s))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let text =
+        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::ANALYTICS) {
+            Ok(text) => text,
+            Err(crate::edge::files::ReadError::Missing) => String::new(),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+    let summary = crate::stats::summarise(&text, since);
+    if json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else {
+        writeln!(stdout, "{}", path.display())?;
+        write!(stdout, "{}", crate::stats::render(&summary))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,178 @@
+//! The module layers (docs/architecture.md, "Layers"): `cli.rs` parses and dispatches, the tool
+//! subcommands live in `src/commands/`, the adapters in `src/edge/` import nothing from either,
+//! the pure stages import nothing from the edge, and no two modules import each other through any
+//! chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
+//! modules is an edge of the module graph.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Module path (`edge::agents_sync`) to its source text, tests and comments removed.
+fn modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(src()).unwrap().with_extension("");
+                let name = rel
+                    .to_string_lossy()
+                    .replace('\\', "/")
+                    .trim_end_matches("/mod")
+                    .replace('/', "::");
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text
+                    .split("#[cfg(test)]\nmod tests")
+                    .next()
+                    .unwrap()
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                out.insert(name, code);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&src(), &mut out);
+    out
+}
+
+fn src() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The modules each module names through `crate::…` (the longest prefix that is a module).
+fn graph(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let path = regex::Regex::new(r"crate::([a-z_][a-z0-9_]*(?:::[a-z_][a-z0-9_]*)*)").unwrap();
+    modules
+        .iter()
+        .map(|(name, code)| {
+            let mut deps = BTreeSet::new();
+            for cap in path.captures_iter(code) {
+                let parts: Vec<&str> = cap[1].split("::").collect();
+                if let Some(target) = (1..=parts.len())
+                    .rev()
+                    .map(|k| parts[..k].join("::"))
+                    .find(|m| modules.contains_key(m))
+                    && target != *name
+                {
+                    deps.insert(target);
+                }
+            }
+            (name.clone(), deps)
+        })
+        .collect()
+}
+
+fn layer_violations(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    from: impl Fn(&str) -> bool,
+    to: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    graph
+        .iter()
+        .filter(|(m, _)| from(m))
+        .flat_map(|(m, deps)| {
+            deps.iter()
+                .filter(|d| to(d))
+                .map(move |d| format!("{m} -> {d}"))
+        })
+        .collect()
+}
+
+fn in_layer(module: &str, layer: &str) -> bool {
+    module == layer || module.starts_with(&format!("{layer}::"))
+}
+
+/// The cycles of the graph (strongly connected components with more than one module).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    // Reachability by depth-first search per module: the graph has a few dozen nodes.
+    let reach = |start: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![start.to_owned()];
+        while let Some(m) = stack.pop() {
+            for d in graph.get(&m).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    stack.push(d.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut out: Vec<BTreeSet<String>> = Vec::new();
+    for m in graph.keys() {
+        let component: BTreeSet<String> = graph
+            .keys()
+            .filter(|o| *o == m || (reaches[m].contains(*o) && reaches[o].contains(m)))
+            .cloned()
+            .collect();
+        if component.len() > 1 && !out.contains(&component) {
+            out.push(component);
+        }
+    }
+    out
+}
+
+#[test]
+fn adapters_import_no_command_and_stages_import_no_edge() {
+    let graph = graph(&modules());
+    assert!(graph.contains_key("edge::agents_sync") && graph.contains_key("commands::agents"));
+    let edge = layer_violations(
+        &graph,
+        |m| in_layer(m, "edge"),
+        |d| in_layer(d, "commands") || d == "cli",
+    );
+    assert_eq!(
+        edge,
+        Vec::<String>::new(),
+        "src/edge/ must not import commands or cli"
+    );
+    let commands = layer_violations(&graph, |m| in_layer(m, "commands"), |d| d == "cli");
+    assert_eq!(
+        commands,
+        Vec::<String>::new(),
+        "commands must not import cli"
+    );
+    let outer =
+        |m: &str| in_layer(m, "edge") || in_layer(m, "commands") || m == "cli" || m == "main";
+    let pure = layer_violations(&graph, |m| !outer(m), outer);
+    assert_eq!(
+        pure,
+        Vec::<String>::new(),
+        "the pure stages must not import the edge"
+    );
+}
+
+#[test]
+fn no_module_imports_itself_through_a_chain() {
+    let found = cycles(&graph(&modules()));
+    assert!(found.is_empty(), "import cycles: {found:?}");
+}
+
+#[test]
+fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
+    // The same functions over a graph with one back edge each: they must report it.
+    let mut modules = modules();
+    modules
+        .get_mut("agents::catalog")
+        .unwrap()
+        .push_str("\nuse crate::agents::availability::Manifest;\n");
+    modules
+        .get_mut("edge::files")
+        .unwrap()
+        .push_str("\nfn f() { crate::commands::project_root_arg(None); }\n");
+    let graph = graph(&modules);
+    assert!(
+        cycles(&graph)
+            .iter()
+            .any(|c| c.contains("agents::catalog") && c.contains("agents::availability")),
+        "{:?}",
+        cycles(&graph)
+    );
+    let edge = layer_violations(&graph, |m| in_layer(m, "edge"), |d| in_layer(d, "commands"));
+    assert_eq!(edge, ["edge::files -> commands"]);
+}
