@@ -1,0 +1,432 @@
+//! `install` / `uninstall` as round-trip properties over generated host settings files
+//! (docs/hosts.md): user groups, user handlers sharing a group with one of ours, other events,
+//! odd entries and odd numbers.
+//!
+//! The rules, from the spec:
+//! - installing merges: every other key, hook and setting is kept; running it twice changes
+//!   nothing;
+//! - uninstall removes only our handlers (a command line exactly one `install` writes, with any
+//!   path to a binary named `sophia-hook`) and the groups, event lists and `hooks` object that
+//!   this leaves empty; a file that held nothing else is removed; "the result has the meaning of
+//!   the file before `install`": install then uninstall gives back the same JSON value;
+//! - a user's handler is never lost, even in a group that also holds one of ours.
+//!
+//! Planted bug this catches: uninstall dropping the whole group that holds one of our handlers,
+//! and with it the user's own handler in that group.
+
+mod common;
+
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+use sophia_hook::install::{self, events, handler};
+use sophia_hook::payload::Host;
+
+const BINARY: &str = "/opt/bin/sophia-hook";
+/// Paths an earlier install may have written: still ours.
+const OUR_PATHS: &[&str] = &[
+    BINARY,
+    "/old/place/sophia-hook",
+    "/Users/me/.cargo/bin/sophia-hook",
+];
+
+const HOSTS: [Host; 3] = [Host::Codex, Host::Claude, Host::Gemini];
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20),
+        ..ProptestConfig::default()
+    }
+}
+
+/// Handlers that are the user's, per the spec: not exactly our command line.
+fn user_handler() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        prop::sample::select(
+            &[
+                "echo hi",
+                "sophia-hook-notify.sh",
+                "/usr/local/bin/sophia-hook-notify --host codex",
+                "/opt/bin/sophia-hook --host codex --event SessionStart --debug",
+                "/opt/bin/sophia-hook --host gemini --event BeforeAgent && say done",
+                "python3 .claude/check.py",
+                "sophia-hooks --host claude --event UserPromptSubmit",
+            ][..]
+        )
+        .prop_flat_map(|cmd| (Just(cmd), prop::option::of(odd_number()), any::<bool>()))
+        .prop_map(|(cmd, timeout, named)| {
+            let mut h = json!({"type": "command", "command": cmd});
+            if let Some(t) = timeout {
+                h["timeout"] = t;
+            }
+            if named {
+                // Gemini's hook name of ours, borrowed: still the user's handler.
+                h["name"] = Value::from("sophia-hook-session-start");
+            }
+            h
+        }),
+        // Claude's exec form with other arguments: the user's.
+        Just(
+            json!({"type": "command", "command": "/opt/bin/sophia-hook", "args": ["--host", "claude"]})
+        ),
+        Just(
+            json!({"type": "command", "command": "/opt/bin/sophia-hook", "args": ["--host", "claude", "--event", "Stop"]})
+        ),
+    ]
+}
+
+fn odd_number() -> impl Strategy<Value = Value> {
+    prop::sample::select(vec![
+        json!(0),
+        json!(-0.0),
+        json!(5),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        json!(1.5e300),
+        json!(1e-7),
+        json!(0.1),
+    ])
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        odd_number(),
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        prop::sample::select(&["", "dark", "è🙂", "a\"b\\c", "\u{2028}"][..]).prop_map(Value::from),
+        Just(json!({"nested": [1, {"x": null}], "sophia-hook": "a user's value"})),
+    ]
+}
+
+/// A group of user handlers: (matcher, handlers, extra key).
+fn group() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        8 => (
+            prop::option::of(prop::sample::select(&["", "*", "startup", "Bash", "ExitPlanMode", "startup|resume|clear|compact"][..])),
+            prop::collection::vec(user_handler(), 1..4),
+            prop::option::of(leaf()),
+        )
+            .prop_map(|(matcher, handlers, extra)| {
+                let mut g = Map::new();
+                if let Some(m) = matcher {
+                    g.insert("matcher".into(), Value::from(m));
+                }
+                g.insert("hooks".into(), Value::Array(handlers));
+                if let Some(e) = extra {
+                    g.insert("note".into(), e);
+                }
+                Value::Object(g)
+            }),
+        // Odd entries a host would ignore: kept as they are.
+        1 => prop::sample::select(vec![json!({"matcher": "x"}), json!({"hooks": []}), json!(7), json!("text")]),
+    ]
+}
+
+/// A user's settings document for `host`: other keys, and a `hooks` object whose event lists
+/// (ours and others) are non-empty.
+fn user_doc(host: Host) -> impl Strategy<Value = Value> {
+    let mut names: Vec<&'static str> = events(host).iter().map(|e| host.event_name(*e)).collect();
+    names.extend(["PreToolUse", "Stop", "Notification", "AfterAgent"]);
+    (
+        prop::collection::vec(
+            (
+                prop::sample::select(
+                    &["model", "theme", "$schema", "env", "numbers", "hooksConfig"][..],
+                ),
+                leaf(),
+            ),
+            0..4,
+        ),
+        prop::option::of(prop::collection::vec(
+            (
+                prop::sample::select(names),
+                prop::collection::vec(group(), 1..4),
+            ),
+            1..5,
+        )),
+    )
+        .prop_map(|(keys, hooks)| {
+            let mut root = Map::new();
+            for (k, v) in keys {
+                root.insert(k.to_owned(), v);
+            }
+            if let Some(events) = hooks {
+                let mut h = Map::new();
+                for (name, groups) in events {
+                    h.insert(name.to_owned(), Value::Array(groups));
+                }
+                root.insert("hooks".into(), Value::Object(h));
+            }
+            Value::Object(root)
+        })
+}
+
+/// Puts our handlers into `doc`: each (event index, group position, handler position, path
+/// index, own group?) places one handler for one of our events, inside a user group of that
+/// event when there is one (shared) or in a group of its own.
+fn with_ours(host: Host, mut doc: Value, places: &[(usize, usize, usize, usize, bool)]) -> Value {
+    let evs = events(host);
+    for &(e, g, h, p, own) in places {
+        let event = evs[e % evs.len()];
+        let name = host.event_name(event);
+        let ours = handler(OUR_PATHS[p % OUR_PATHS.len()], host, event);
+        let root = doc.as_object_mut().unwrap();
+        let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+        let groups = hooks
+            .as_object_mut()
+            .unwrap()
+            .entry(name)
+            .or_insert_with(|| json!([]));
+        let groups = groups.as_array_mut().unwrap();
+        let shared: Vec<usize> = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.get("hooks").is_some_and(Value::is_array))
+            .map(|(i, _)| i)
+            .collect();
+        if own || shared.is_empty() {
+            let at = g % (groups.len() + 1);
+            groups.insert(at, json!({"hooks": [ours]}));
+        } else {
+            let handlers = groups[shared[g % shared.len()]]["hooks"]
+                .as_array_mut()
+                .unwrap();
+            let at = h % (handlers.len() + 1);
+            handlers.insert(at, ours);
+        }
+    }
+    doc
+}
+
+/// Our handler, by the spec: exactly what `install` writes for one of our events, any path.
+fn spec_is_ours(host: Host, h: &Value) -> bool {
+    events(host)
+        .iter()
+        .any(|e| OUR_PATHS.iter().any(|p| *h == handler(p, host, *e)))
+}
+
+/// The spec's uninstall: our handlers out, then the groups, event lists and `hooks` object that
+/// this leaves empty; `None` when nothing else is left.
+fn spec_uninstall(host: Host, doc: &Value) -> Option<Value> {
+    let mut doc = doc.clone();
+    let root = doc.as_object_mut().unwrap();
+    if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+        let mut emptied_events = Vec::new();
+        for (name, groups) in hooks.iter_mut() {
+            let Some(groups) = groups.as_array_mut() else {
+                continue;
+            };
+            let before = groups.len();
+            let mut removed_group = false;
+            groups.retain_mut(|g| {
+                let Some(handlers) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    return true;
+                };
+                let n = handlers.len();
+                handlers.retain(|h| !spec_is_ours(host, h));
+                let emptied = handlers.len() != n && handlers.is_empty();
+                removed_group |= emptied;
+                !emptied
+            });
+            if removed_group && groups.is_empty() && before > 0 {
+                emptied_events.push(name.clone());
+            }
+        }
+        let any = !emptied_events.is_empty();
+        for name in emptied_events {
+            hooks.shift_remove(&name);
+        }
+        if any && hooks.is_empty() {
+            root.shift_remove("hooks");
+        }
+    }
+    (!root.is_empty()).then_some(doc)
+}
+
+/// Every user handler of `doc`, with the event and the group's matcher it sits under, in order.
+fn user_handlers(host: Host, doc: &Value) -> Vec<(String, Option<Value>, Value)> {
+    let mut out = Vec::new();
+    if let Some(hooks) = doc.get("hooks").and_then(Value::as_object) {
+        for (name, groups) in hooks {
+            for g in groups.as_array().into_iter().flatten() {
+                for h in g
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if !spec_is_ours(host, h) {
+                        out.push((name.clone(), g.get("matcher").cloned(), h.clone()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn places() -> impl Strategy<Value = Vec<(usize, usize, usize, usize, bool)>> {
+    prop::collection::vec(
+        (0..3usize, 0..8usize, 0..8usize, 0..3usize, any::<bool>()),
+        0..5,
+    )
+}
+
+fn host_and_doc() -> impl Strategy<Value = (Host, Value)> {
+    prop::sample::select(HOSTS.to_vec()).prop_flat_map(|h| (Just(h), user_doc(h)))
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// A user's file without our handlers: install then uninstall gives it back exactly.
+    #[test]
+    fn install_then_uninstall_gives_back_the_users_file((host, doc) in host_and_doc()) {
+        let installed = install::install(doc.clone(), host, BINARY).unwrap();
+        let back = install::uninstall(installed, host).unwrap();
+        let want = (!doc.as_object().unwrap().is_empty()).then(|| doc.clone());
+        prop_assert_eq!(back, want);
+    }
+
+    /// Install twice changes nothing, whatever the file holds, ours included anywhere.
+    #[test]
+    fn install_twice_changes_nothing((host, doc) in host_and_doc(), places in places()) {
+        let doc = with_ours(host, doc, &places);
+        let once = install::install(doc, host, BINARY).unwrap();
+        let twice = install::install(once.clone(), host, BINARY).unwrap();
+        prop_assert_eq!(&twice, &once);
+        // Exactly one handler of ours per event, and every user handler kept.
+        for e in events(host) {
+            let name = host.event_name(*e);
+            let count = once["hooks"][name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+                .filter(|h| spec_is_ours(host, h))
+                .count();
+            prop_assert_eq!(count, 1, "{}", name);
+        }
+    }
+
+    /// Our handlers anywhere, also inside a user's group: uninstall removes exactly them (and
+    /// what that leaves empty) and keeps every user handler in its group and order; the same
+    /// after an install over that file.
+    #[test]
+    fn uninstall_keeps_every_user_handler((host, doc) in host_and_doc(), places in places()) {
+        let doc = with_ours(host, doc, &places);
+        let users = user_handlers(host, &doc);
+        let want = spec_uninstall(host, &doc);
+        let got = install::uninstall(doc.clone(), host).unwrap();
+        prop_assert_eq!(&got, &want);
+        let after = got.unwrap_or(Value::Object(Map::new()));
+        prop_assert_eq!(user_handlers(host, &after), users.clone());
+        let reinstalled = install::install(doc, host, BINARY).unwrap();
+        let again = install::uninstall(reinstalled, host).unwrap().unwrap_or(Value::Object(Map::new()));
+        prop_assert_eq!(user_handlers(host, &again), users);
+    }
+
+    /// Antigravity keeps its hooks under our own top-level key: the rest of any file survives
+    /// install then uninstall, and install twice changes nothing.
+    #[test]
+    fn antigravity_round_trip(keys in prop::collection::vec((prop::sample::select(&["other-hook", "model", "x"][..]), leaf()), 0..4)) {
+        let mut root = Map::new();
+        for (k, v) in keys {
+            root.insert(k.to_owned(), v);
+        }
+        let doc = Value::Object(root);
+        let once = install::install(doc.clone(), Host::Antigravity, BINARY).unwrap();
+        prop_assert_eq!(install::install(once.clone(), Host::Antigravity, BINARY).unwrap(), once.clone());
+        let back = install::uninstall(once, Host::Antigravity).unwrap();
+        prop_assert_eq!(back, (!doc.as_object().unwrap().is_empty()).then_some(doc));
+    }
+}
+
+/// The issue's case as a table: one of ours in a user's group, for every host and event.
+#[test]
+fn a_user_handler_sharing_a_group_with_ours_survives_uninstall() {
+    for host in HOSTS {
+        for event in events(host) {
+            let name = host.event_name(*event);
+            let mine = json!({"type": "command", "command": "my-own-hook.sh"});
+            let doc = json!({"hooks": {name: [{"matcher": "*", "hooks": [mine.clone(), handler(BINARY, host, *event)]}]}});
+            let got = install::uninstall(doc, host).unwrap();
+            assert_eq!(
+                got,
+                Some(json!({"hooks": {name: [{"matcher": "*", "hooks": [mine]}]}})),
+                "{host:?} {name}"
+            );
+        }
+    }
+}
+
+/// Through the real binary and files on disk, with odd number literals the JSON value model
+/// cannot tell apart: install then uninstall gives back the same JSON value, and every member
+/// install does not change keeps its bytes.
+#[test]
+fn binary_round_trip_keeps_the_file_and_its_number_literals() {
+    let files = [
+        (Host::Codex, ".codex/hooks.json"),
+        (Host::Claude, ".claude/settings.json"),
+        (Host::Gemini, ".gemini/settings.json"),
+        (Host::Antigravity, ".agents/hooks.json"),
+    ];
+    for (host, rel) in files {
+        let name = host.event_name(events(host)[0]);
+        let text = format!(
+            "{{\n  \"big\": 18446744073709551616,\n  \"tiny\": 1e-400,\n  \"exp\": 1E2,\n  \"neg\": -0,\n  \"hooks\": {{\n    \"{name}\": [{{\"matcher\": \"*\", \"hooks\": [{{\"type\": \"command\", \"command\": \"my-hook.sh\", \"timeout\": 30}}]}}],\n    \"Stop\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"stop.sh\"}}]}}]\n  }},\n  \"after\": [1.50, 2e0]\n}}\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let path = project.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let root = project.to_str().unwrap();
+        let run = |args: &[&str]| {
+            let mut all = args.to_vec();
+            all.extend([
+                "--host",
+                host.as_str(),
+                "--root",
+                root,
+                "--no-agents",
+                "--binary",
+                BINARY,
+            ]);
+            if args[0] == "uninstall" {
+                all.retain(|a| *a != "--no-agents" && *a != "--binary" && *a != BINARY);
+            }
+            let r = common::run_binary(&all, b"", &home, &[("SOPHIA_ANALYTICS", "off")]);
+            assert_eq!(r.code, 0, "{host:?} {args:?}: {}", r.stderr);
+        };
+        run(&["install"]);
+        let installed = std::fs::read_to_string(&path).unwrap();
+        for literal in ["18446744073709551616", "1e-400", "1E2", "-0", "[1.50, 2e0]"] {
+            assert!(
+                installed.contains(literal),
+                "{host:?}: {literal} rewritten:\n{installed}"
+            );
+        }
+        run(&["install"]);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            installed,
+            "{host:?}: twice"
+        );
+        run(&["uninstall"]);
+        let back = std::fs::read_to_string(&path).unwrap();
+        let parse = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+        assert_eq!(parse(&back), parse(&text), "{host:?}:\n{back}");
+        for literal in ["18446744073709551616", "1e-400", "1E2", "[1.50, 2e0]"] {
+            assert!(
+                back.contains(literal),
+                "{host:?}: {literal} rewritten:\n{back}"
+            );
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Render and payload rules over generated text (docs/routing.md, "Hints and output"; docs/
+//! architecture.md §2), with multi-byte characters wherever a count could be bytes:
+//!
+//! - `AGENTS.md` injected at SessionStart is cut at 6,000 *characters*; when it is cut, the note
+//!   says how many characters were kept and the file's size in bytes; a file of at most 6,000
+//!   characters is never cut, however many bytes it has;
+//! - `additionalContext` is cut to 10,000 characters on every host, and only when it is longer;
+//! - on Gemini CLI, any number of leading `<hook_context>…</hook_context>` blocks followed by a
+//!   blank line are removed before routing, the first closing tag ending each block; nothing
+//!   else (a block later in the text, a block without the blank line, an unclosed one) is.
+//!
+//! Planted bug this catches: the truncation note counting bytes but saying characters.
+
+mod common;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use sophia_hook::payload::{Host, strip_leading_hook_context};
+use sophia_hook::render;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20),
+        ..ProptestConfig::default()
+    }
+}
+
+/// Characters of 1 to 4 bytes, and line breaks.
+const CHARS: &[char] = &[
+    'a', 'Z', ' ', '\n', 'è', 'ß', '€', '日', '本', '🙂', '𝄞', '-',
+];
+
+const AGENTS_MD_CAP: usize = 6_000;
+const HOST_CAP: usize = 10_000;
+
+fn text_of(len: usize, seed: &[usize]) -> String {
+    // Never starts or ends with whitespace, so trimming cannot blur the counts.
+    (0..len)
+        .map(|i| {
+            let c = CHARS[seed[i % seed.len()] % CHARS.len()];
+            if (i == 0 || i + 1 == len) && c.is_whitespace() {
+                'x'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Runs SessionStart for `host` in a project whose `AGENTS.md` is `text`; returns the context.
+fn session_start_context(host: Host, text: &str, claude_md: bool) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), text).unwrap();
+    if claude_md {
+        std::fs::write(dir.path().join("CLAUDE.md"), "see AGENTS.md\n").unwrap();
+    }
+    let payload = serde_json::json!({
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "session_id": "s",
+        "cwd": dir.path().to_str().unwrap(),
+    });
+    let run = common::run_in_process(&["--host", host.as_str()], payload.to_string().as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).expect("SessionStart prints JSON");
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("a context")
+        .to_owned()
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// Any `AGENTS.md` of multi-byte text around and over the cap, on Gemini CLI (which does not
+    /// load it itself) and Claude Code with a `CLAUDE.md`.
+    #[test]
+    fn agents_md_is_cut_at_characters_and_the_note_counts_characters(
+        len in prop_oneof![1usize..200, 5_990usize..6_010, 6_010usize..9_000],
+        seed in prop::collection::vec(0usize..64, 1..40),
+        claude in any::<bool>(),
+    ) {
+        let text = text_of(len, &seed);
+        let (host, claude_md) = if claude { (Host::Claude, true) } else { (Host::Gemini, false) };
+        let context = session_start_context(host, &text, claude_md);
+        prop_assert!(context.chars().count() <= HOST_CAP);
+        let kept: String = text.chars().take(AGENTS_MD_CAP).collect();
+        if len <= AGENTS_MD_CAP {
+            prop_assert!(context.contains(&text), "the whole file, {} chars / {} bytes", len, text.len());
+            prop_assert!(!context.contains("truncated"), "{} chars are not over the cap", len);
+        } else {
+            // The kept text is the first 6,000 characters, then the note.
+            let at = context.find("\n[AGENTS.md truncated");
+            prop_assert!(at.is_some(), "no truncation note");
+            prop_assert!(context[..at.unwrap()].ends_with(kept.trim_end()));
+            let note = format!(
+                "[AGENTS.md truncated: first {AGENTS_MD_CAP} characters of a {}-byte file; read the file for the rest.]",
+                text.len()
+            );
+            let end: String = context.chars().skip(context.chars().count().saturating_sub(120)).collect();
+            prop_assert!(context.contains(&note), "want {:?}, the context ends …{:?}", note, end);
+        }
+    }
+
+    /// The host cap: any hint blocks (multi-byte), on every host and event; the context is the
+    /// joined blocks when they fit in 10,000 characters, else their first 10,000 characters.
+    #[test]
+    fn additional_context_is_capped_at_ten_thousand_characters(
+        blocks in prop::collection::vec((0usize..7_000, prop::collection::vec(0usize..64, 1..20)), 1..=2),
+        host in prop::sample::select(Host::ALL.to_vec()),
+    ) {
+        let hints: Vec<String> = blocks.iter().map(|(n, seed)| text_of(*n + 1, seed)).collect();
+        let joined = hints.join("\n\n");
+        let out = render::output(host, "UserPromptSubmit", &hints).expect("hints make output");
+        let context = out.hook_specific_output.additional_context.expect("context");
+        let want: String = joined.chars().take(HOST_CAP).collect();
+        prop_assert_eq!(context.chars().count(), joined.chars().count().min(HOST_CAP));
+        prop_assert_eq!(context, want);
+    }
+
+    /// Any number of leading `<hook_context>` blocks (text, line breaks, escaped tags inside),
+    /// before any user text, which may itself hold such blocks anywhere but at its very start.
+    #[test]
+    fn leading_hook_context_blocks_are_removed_and_nothing_else(
+        blocks in prop::collection::vec(
+            prop::collection::vec(prop::sample::select(&[
+                "Sophia", "bootstrap", "\n", " ", "&lt;hook_context&gt;", "&lt;/hook_context&gt;",
+                "è", "🙂", "", "\n\n",
+            ][..]), 0..8),
+            0..5,
+        ),
+        user in prop::collection::vec(prop::sample::select(&[
+            "!quick", "spiegami", "SQL", " ", "\n", "\n\n", "<hook_context>", "</hook_context>",
+            "<hook_context>x</hook_context>\n\n", "è", "🙂",
+        ][..]), 0..10),
+    ) {
+        let user: String = user.concat();
+        // The user's text is what follows the blocks: it must not itself open with a block.
+        prop_assume!(!user.starts_with("<hook_context>"));
+        let mut prompt = String::new();
+        for inner in &blocks {
+            prompt.push_str("<hook_context>");
+            prompt.push_str(&inner.concat());
+            prompt.push_str("</hook_context>\n\n");
+        }
+        prompt.push_str(&user);
+        prop_assert_eq!(strip_leading_hook_context(&prompt), user.as_str());
+        prop_assert_eq!(Host::Gemini.user_text(&prompt), user.as_str());
+        // The other hosts never strip.
+        for host in [Host::Codex, Host::Claude, Host::Antigravity] {
+            prop_assert_eq!(host.user_text(&prompt), prompt.as_str());
+        }
+    }
+
+    /// A block that is not closed, or not followed by a blank line, ends the stripping there.
+    #[test]
+    fn a_malformed_block_is_left_in_place(
+        good in 0usize..4,
+        bad in prop::sample::select(&[
+            "<hook_context>never closed",
+            "<hook_context>x</hook_context>\nno blank line",
+            "<hook_context>x</hook_context> and text",
+            "<hook_context>x</hook_context>",
+            "<HOOK_CONTEXT>x</HOOK_CONTEXT>\n\n",
+            " <hook_context>x</hook_context>\n\n",
+        ][..]),
+        tail in prop::sample::select(&["", "!quick spiegami", "\n</hook_context>"][..]),
+    ) {
+        let prompt = format!("{}{bad}{tail}", "<hook_context>a</hook_context>\n\n".repeat(good));
+        let want = format!("{bad}{tail}");
+        prop_assert_eq!(strip_leading_hook_context(&prompt), want.as_str());
+    }
+}
+
+/// Through the whole hook on Gemini CLI: the hotword after the blocks is the user's first word.
+#[test]
+fn a_hotword_after_hook_context_blocks_counts_on_gemini() {
+    for n in 0..4 {
+        let prompt = format!(
+            "{}!quick spiegami SQL e poi </hook_context>\n\nfine",
+            "<hook_context>Sophia bootstrap &lt;/hook_context&gt;</hook_context>\n\n".repeat(n)
+        );
+        let payload = serde_json::json!({
+            "hook_event_name": "BeforeAgent",
+            "prompt": prompt,
+            "session_id": "s",
+        });
+        let run = common::run_in_process(
+            &["explain", "--host", "gemini"],
+            payload.to_string().as_bytes(),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let v: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            v["routing"]["detectedHotwords"],
+            serde_json::json!(["!quick"]),
+            "{n} blocks"
+        );
+        assert_eq!(v["routing"]["contextMode"], "light");
+        assert_eq!(
+            v["routing"]["strippedPrompt"],
+            "spiegami SQL e poi </hook_context>\n\nfine"
+        );
+    }
+}
