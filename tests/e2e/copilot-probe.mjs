@@ -269,6 +269,21 @@ const CASES = [
     checks: (c) => [c.fired('ss', 0), c.fired('ups', 0), c.exitCode(0), c.logHas('the CLI logs the unknown events', /Ignoring unknown hook event\(s\) in .*: session_start, user_prompt_submitted/)],
   },
   {
+    name: 'event-name-inventory',
+    about: 'every candidate event key with a no-op handler: which ones the CLI skips as unknown',
+    repoHooks: (h) => ({ version: 1, hooks: Object.fromEntries(EVENT_CANDIDATES.map((e) => [e, [h(`ev-${e}`, { out: '' })]])) }),
+    env: { COPILOT_ALLOW_ALL: 'true' },
+    checks: (c) => {
+      const ignored = c.logMatch(/Ignoring unknown hook event\(s\) in [^:]*: (.*)/)?.[1]?.split(', ').map((x) => x.trim()) || [];
+      return [
+        c.report('skipped as unknown', JSON.stringify(ignored)),
+        c.report('accepted', JSON.stringify(EVENT_CANDIDATES.filter((e) => !ignored.includes(e)))),
+        ...['sessionStart', 'userPromptSubmitted', 'SessionStart', 'UserPromptSubmit'].map((e) => c.notWritten(`${e} is accepted`, () => !ignored.includes(e))),
+        ...['session_start', 'user_prompt_submitted', 'UserPromptSubmitted', 'BeforeAgent'].map((e) => c.notWritten(`${e} is skipped as unknown`, () => ignored.includes(e))),
+      ];
+    },
+  },
+  {
     name: 'matchers',
     about: 'Claude-style groups with matchers on SessionStart / UserPromptSubmit: matchers are not applied to these events',
     repoHooks: (h) => ({
@@ -570,6 +585,15 @@ const CASES = [
   },
 ];
 
+const EVENT_CANDIDATES = [
+  'sessionStart', 'sessionEnd', 'userPromptSubmitted', 'userPromptTransformed', 'preToolUse', 'preMcpToolCall', 'postToolUse',
+  'postToolUseFailure', 'postResult', 'prePRDescription', 'errorOccurred', 'agentStop', 'subagentStart', 'subagentStop', 'preCompact',
+  'permissionRequest', 'notification',
+  'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'UserPromptSubmitted', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop',
+  'SubagentStart', 'SubagentStop', 'PreCompact', 'PermissionRequest', 'Notification', 'ErrorOccurred',
+  'session_start', 'user_prompt_submitted', 'user_prompt_submit', 'BeforeAgent',
+];
+
 function agentMd(name) {
   return `---\nname: ${name}\ndescription: Probe agent ${name} for the hook-contract probe.\ntools: ["view", "rg", "glob"]\n---\n\nYou are ${name}. Answer briefly.\n`;
 }
@@ -829,6 +853,17 @@ function caseChecks(kase, r) {
         return fs.existsSync(d) ? fs.readdirSync(d).map((f) => fs.readFileSync(path.join(d, f), 'utf8')) : [];
       });
       return ck(name, logs.some((t) => re.test(t)), `no log line matches ${re}`);
+    },
+    logMatch: (re) => {
+      for (const [i] of runs.entries()) {
+        const d = path.join(r.dir, `step${i}`, 'logs');
+        if (!fs.existsSync(d)) continue;
+        for (const f of fs.readdirSync(d)) {
+          const m = fs.readFileSync(path.join(d, f), 'utf8').match(re);
+          if (m) return m;
+        }
+      }
+      return null;
     },
     hookEnds: (hookType) => events().filter((e) => e.type === 'hook.end' && e.data?.hookType === hookType).map((e) => e.data),
     report: (name, detail) => ({ name, ok: true, detail, info: true }),
