@@ -367,6 +367,13 @@ const CASES = [
     checks: (c) => [c.fired('ups', 1), c.count(M('UPS'), 1)],
   },
   {
+    name: 'trailing-newline',
+    about: 'the JSON output followed by a newline (what a println! prints)',
+    repoHooks: (h) => ({ version: 1, hooks: { sessionStart: [h('ss', { out: JSON.stringify(ctxOut(M('SS'))) + '\n' })], userPromptSubmitted: [h('ups', { out: JSON.stringify(ctxOut(M('UPS'))) + '\n' })] } }),
+    env: { COPILOT_ALLOW_ALL: 'true' },
+    checks: (c) => [c.count(M('SS'), 1), c.count(M('UPS'), 1), c.landed(M('UPS'), 'no newline is added inside the <system_reminder>', (w) => w.text.includes(`<system_reminder>\n${M('UPS')}\n</system_reminder>`))],
+  },
+  {
     name: 'empty-output',
     about: 'a hook printing nothing, then one printing {} (the no-op answers)',
     repoHooks: (h) => ({ version: 1, hooks: { sessionStart: [h('ss', { out: '' })], userPromptSubmitted: [h('ups', { out: {} })] } }),
@@ -545,6 +552,43 @@ const CASES = [
         c.notWritten('a hidden skill folder is not offered', () => !skills.includes('probe-hidden-skill')),
       ];
     },
+  },
+  {
+    name: 'agents-skills-untrusted',
+    about: 'repository agents and skills in an untrusted folder (only --allow-all-tools): offered anyway, unlike hooks',
+    files: {
+      '.github/agents/probe-untrusted-agent.agent.md': agentMd('probe-untrusted-agent'),
+      '.github/skills/probe-untrusted-skill/SKILL.md': skillMd('probe-untrusted-skill'),
+    },
+    homeFiles: { '.copilot/agents/probe-home-agent.agent.md': agentMd('probe-home-agent'), '.copilot/skills/probe-home-skill/SKILL.md': skillMd('probe-home-skill') },
+    checks: (c) => {
+      const types = c.taskAgentTypes() || [];
+      const skills = c.skillsOffered();
+      return [
+        c.report('task agent_type values', JSON.stringify(types)),
+        c.report('skills offered', JSON.stringify(skills)),
+        c.notWritten('the repository agent is offered', () => types.includes('probe-untrusted-agent')),
+        c.notWritten('the repository skill is offered', () => skills.includes('probe-untrusted-skill')),
+        c.notWritten('the user agent is offered', () => types.includes('probe-home-agent')),
+        c.notWritten('the user skill is offered', () => skills.includes('probe-home-skill')),
+        c.count('AGENTS-MD-PROBE', 1),
+      ];
+    },
+  },
+  {
+    name: 'agents-md-with-claude-md',
+    about: 'AGENTS.md next to CLAUDE.md: the CLI loads both',
+    files: { 'CLAUDE.md': '# Claude file\n\nCLAUDE-MD-PROBE marker line.\n' },
+    env: { COPILOT_ALLOW_ALL: 'true' },
+    checks: (c) => [c.count('AGENTS-MD-PROBE', 1), c.count('CLAUDE-MD-PROBE', 1)],
+  },
+  {
+    name: 'hotword-bang-p',
+    about: 'copilot -p with a prompt starting with "!": sent as a prompt, to the hook and the model',
+    repoHooks: (h) => ({ version: 1, hooks: { userPromptSubmitted: [h('ups', { out: ctxOut(M('UPS')) })] } }),
+    env: { COPILOT_ALLOW_ALL: 'true' },
+    steps: [{ prompt: '!quick probe the bang prompt' }],
+    checks: (c) => [c.fired('ups', 1), c.payload('ups', 'prompt is the text, "!" included', (p) => p.prompt === '!quick probe the bang prompt'), c.count('!quick probe the bang prompt', 1), c.count(M('UPS'), 1)],
   },
   {
     name: 'agents-spawn',
