@@ -6,6 +6,7 @@
 //
 //   node tests/e2e/copilot-probe.mjs                 # every case
 //   node tests/e2e/copilot-probe.mjs trust resume    # only cases whose name contains one of these
+//   node tests/e2e/copilot-probe.mjs --tui           # the interactive TUI under tmux (trust dialog, first characters)
 //
 // Env: SOPHIA_E2E_BIN_COPILOT (the `copilot` executable; default: installed from npm into
 //      ${SOPHIA_E2E_CACHE:-~/.cache/sophia-hook-e2e}/@github/copilot@<version>/ like tests/e2e/run does),
@@ -34,6 +35,7 @@ export const COPILOT = { pkg: '@github/copilot', version: '1.0.102' };
 const here = path.dirname(new URL(import.meta.url).pathname);
 const timeoutMs = 1000 * Number(process.env.SOPHIA_E2E_TIMEOUT || 120);
 const filters = process.argv.slice(2);
+const tuiMode = filters[0] === '--tui';
 
 // A private network namespace with only loopback up, when the machine allows it (as tests/e2e/run does).
 if (process.env.SOPHIA_E2E_NETNS !== '0' && !process.env.SOPHIA_PROBE_IN_NETNS) {
@@ -941,6 +943,127 @@ function caseChecks(kase, r) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// --tui: the interactive TUI under tmux (a server of its own), against the same mock: the folder-trust
+// dialog and where it records trust, when sessionStart fires, and which first characters of a typed
+// message reach the hook and the model. One TUI; each candidate is typed into an empty composer.
+
+const TUI_CANDIDATES = [
+  { chars: '!', expect: 'not-sent' }, // shell command
+  { chars: ' !', expect: 'not-sent' }, // the leading space is trimmed: still a shell command
+  { chars: '?', expect: 'swallowed' },
+  { chars: '/', expect: 'not-sent' }, // "Unknown command"
+  { chars: '#', expect: 'typed' },
+  { chars: '%', expect: 'typed' },
+  { chars: '+', expect: 'typed' },
+  { chars: '@', expect: 'typed' },
+  { chars: '&', expect: 'typed' },
+];
+
+async function tuiProbe(exe, root, pkgCache) {
+  if (spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status !== 0) throw new Error('tmux is not installed (apt-get install tmux)');
+  const dir = path.join(root, 'tui');
+  const ws = { home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp') };
+  for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
+  execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: { PATH: process.env.PATH, HOME: ws.home }, timeout: 30_000 });
+  const h = handlerFactory(dir);
+  writeJson(path.join(ws.project, '.github', 'hooks', 'probe.json'), {
+    version: 1,
+    hooks: { sessionStart: [h('ss', { out: ctxOut(M('SS')) })], userPromptSubmitted: [h('ups', { out: ctxOut(M('UPS')) })] },
+  });
+  const logFile = path.join(dir, 'requests.jsonl');
+  const mock = await startMock({ api: 'responses', logFile });
+  const env = {
+    PATH: process.env.PATH, HOME: ws.home, TMPDIR: ws.tmp, TERM: 'xterm-256color', LANG: 'C.UTF-8', NO_PROXY: '127.0.0.1,localhost',
+    COPILOT_PROVIDER_BASE_URL: `${mock.url}/v1`, COPILOT_PROVIDER_WIRE_API: 'responses', COPILOT_MODEL: 'gpt-5.4', COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false', COPILOT_PKG_CACHE_HOME: pkgCache,
+  };
+  const script = path.join(dir, 'run-tui.sh');
+  const envArgs = Object.entries(env).map(([k, v]) => shq(`${k}=${v}`)).join(' ');
+  fs.writeFileSync(script, `#!/bin/sh\ncd ${shq(ws.project)} || exit 1\nexec env -i ${envArgs} ${shq(exe)} --no-auto-update --log-level all --log-dir ${shq(path.join(dir, 'logs'))}\n`, { mode: 0o755 });
+  const sock = `sophia-copilot-probe-${process.pid}`;
+  const tmux = (...args) => spawnSync('tmux', ['-L', sock, ...args], { encoding: 'utf8', timeout: 10_000 });
+  const screen = () => tmux('capture-pane', '-p', '-t', 't').stdout || '';
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const waitFor = async (pred, ms) => {
+    for (const end = Date.now() + ms; Date.now() < end; await sleep(250)) if (pred()) return true;
+    return pred();
+  };
+  const callsOf = (label) =>
+    fs.readdirSync(path.join(dir, 'calls')).filter((f) => f.startsWith(`${label}.`) && f.endsWith('.json')).map((f) => {
+      try {
+        return JSON.parse(fs.readFileSync(path.join(dir, 'calls', f), 'utf8'));
+      } catch {
+        return null;
+      }
+    });
+  // The user message that carries `needle`, as the model got it (the CLI's <current_datetime> prefix cut).
+  const sentText = (needle) => {
+    for (const e of readLog(logFile).reverse()) {
+      for (const it of e.body?.input || []) {
+        const t = itemText(it);
+        if (it.role === 'user' && t.includes(needle)) return t.replace(/^<current_datetime>[^<]*<\/current_datetime>\n\n/, '').split('\n\n<system_reminder>')[0];
+      }
+    }
+    return null;
+  };
+  const ck = (name, ok, detail) => ({ name, ok: !!ok, detail });
+  const out = [];
+  try {
+    tmux('new-session', '-d', '-s', 't', '-x', '160', '-y', '45', script);
+    const dialog = await waitFor(() => screen().includes('Confirm folder trust'), 90_000);
+    out.push(ck('the TUI asks to confirm folder trust for a new folder', dialog, screen().slice(-1500)));
+    tmux('send-keys', '-t', 't', '2'); // "Yes, and remember this folder for future sessions"
+    await sleep(500);
+    tmux('send-keys', '-t', 't', 'Enter');
+    const cfg = path.join(ws.home, '.copilot', 'config.json');
+    const saved = await waitFor(() => fs.existsSync(cfg) && fs.readFileSync(cfg, 'utf8').includes(ws.project), 15_000);
+    const text = fs.existsSync(cfg) ? fs.readFileSync(cfg, 'utf8') : '';
+    let parsed = null;
+    try {
+      parsed = JSON.parse(text.split('\n').filter((l) => !l.trim().startsWith('//')).join('\n'));
+    } catch {}
+    out.push(ck('"remember" records the folder in trustedFolders of ~/.copilot/config.json', saved && parsed?.trustedFolders?.includes(ws.project), text));
+    out.push(ck('config.json is JSON after // comment lines', /^\/\//.test(text) && parsed !== null, text.slice(0, 200)));
+    out.push(ck('sessionStart has not fired before the first prompt', callsOf('ss').length === 0, `${callsOf('ss').length} calls`));
+    await waitFor(() => /❯/.test(screen()), 15_000);
+    const first = 'tui first prompt';
+    tmux('send-keys', '-t', 't', '-l', first);
+    await sleep(500);
+    tmux('send-keys', '-t', 't', 'Enter');
+    await waitFor(() => sentText(first) !== null, 30_000);
+    out.push(ck('the first prompt fires sessionStart (source "new", initialPrompt the prompt)', callsOf('ss').length === 1 && callsOf('ss')[0]?.source === 'new' && callsOf('ss')[0]?.initialPrompt === first, JSON.stringify(callsOf('ss'))));
+    const items = readLog(logFile).flatMap((e) => (e.body?.input || []).filter((it) => it.role === 'user').map(itemText));
+    out.push(
+      ck(
+        'both contexts reach the model as in -p mode (own message; <system_reminder> after the prompt)',
+        items.includes(M('SS')) && items.some((t) => t.includes(`${first}\n\n<system_reminder>\n${M('UPS')}\n</system_reminder>`)),
+        JSON.stringify(items).slice(0, 600),
+      ),
+    );
+    for (const [i, cand] of TUI_CANDIDATES.entries()) {
+      await sleep(1500);
+      const tag = `tuiprobe${i}x`;
+      const typed = `${cand.chars}quick ${tag}`;
+      tmux('send-keys', '-t', 't', '-l', typed);
+      await sleep(700);
+      tmux('send-keys', '-t', 't', 'Enter');
+      await waitFor(() => sentText(tag) !== null, 12_000);
+      const sent = sentText(tag);
+      const hooked = callsOf('ups').some((p) => p?.prompt?.includes(tag));
+      const got = sent === null ? 'not-sent' : sent === typed ? 'typed' : sent === typed.replace(cand.chars, '') ? 'swallowed' : `altered: ${sent}`;
+      out.push(ck(`"${typed}": ${cand.expect}`, got === cand.expect && hooked === (got !== 'not-sent'), `got ${got}; hook ${hooked ? 'fired' : 'did not fire'}; screen:\n${screen().split('\n').filter((l) => l.trim()).slice(-6).join('\n')}`));
+      tmux('send-keys', '-t', 't', 'Escape');
+    }
+    out.push(ck('sessionStart fired once for the whole TUI session', callsOf('ss').length === 1, `${callsOf('ss').length} calls`));
+  } finally {
+    tmux('kill-server');
+    await mock.close();
+    killStragglers(dir);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
 
 const exe = findOrInstallCopilot();
 const version = spawnSync(exe, ['--version'], { encoding: 'utf8', timeout: 60_000 }).stdout.trim().split('\n')[0];
@@ -949,20 +1072,33 @@ const pkgCache = path.join(root, 'pkg-cache');
 console.log(`probe: ${version}; work directory ${root}`);
 let passed = 0;
 let failed = 0;
-for (const kase of CASES) {
-  if (filters.length && !filters.some((f) => kase.name.includes(f))) continue;
-  let results;
-  try {
-    const r = await runCase(exe, root, kase, pkgCache);
-    results = caseChecks(kase, r);
-  } catch (e) {
-    results = [{ name: 'case ran', ok: false, detail: String(e && e.stack) }];
-  }
+const report = (label, results) => {
   for (const x of results) {
     const status = x.info ? 'info' : x.ok ? 'ok' : 'FAIL';
     if (!x.info) x.ok ? passed++ : failed++;
     const detail = x.info || !x.ok ? `\n       ${String(x.detail ?? '').replace(/\n/g, '\n       ')}` : '';
-    console.log(`${status.padEnd(5)} ${kase.name}: ${x.name}${detail}`);
+    console.log(`${status.padEnd(5)} ${label}: ${x.name}${detail}`);
+  }
+};
+if (tuiMode) {
+  let results;
+  try {
+    results = await tuiProbe(exe, root, pkgCache);
+  } catch (e) {
+    results = [{ name: 'TUI probe ran', ok: false, detail: String(e && e.stack) }];
+  }
+  report('tui', results);
+} else {
+  for (const kase of CASES) {
+    if (filters.length && !filters.some((f) => kase.name.includes(f))) continue;
+    let results;
+    try {
+      const r = await runCase(exe, root, kase, pkgCache);
+      results = caseChecks(kase, r);
+    } catch (e) {
+      results = [{ name: 'case ran', ok: false, detail: String(e && e.stack) }];
+    }
+    report(kase.name, results);
   }
 }
 if (failed === 0 && process.env.SOPHIA_E2E_KEEP !== '1') fs.rmSync(root, { recursive: true, force: true });
