@@ -1,43 +1,46 @@
-//! The command line: hook mode (no subcommand) and the tool subcommands. Hook mode never fails on
-//! its arguments: a bad argument in a host's configured command must not block a prompt, so it
-//! passes through (exit 0, nothing printed). Tool subcommands fail loudly.
+//! The command line: parses and dispatches, nothing else. Hook mode is the command line with no
+//! positional argument; each tool subcommand lives in its module under `commands/`.
+//!
+//! Exit codes (docs/configuration.md, "Exit codes"): hook mode 0; a tool 0 when it succeeded or
+//! its check passed, 1 when a check failed, 2 when it could not run (ripgrep's convention); a
+//! usage error 2 inside a named subcommand, but 1 for a command line that names none — it may be
+//! a host's misconfigured hook command, and exit 2 from a prompt hook blocks the prompt in Claude
+//! Code, Codex and Gemini CLI, while exit 1 is a non-blocking hook failure everywhere.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::clock::Clock;
 use crate::commands::agents::AgentsCommand;
 use crate::commands::catalog::CatalogCommand;
 use crate::commands::eval::EvalArgs;
-use crate::commands::install::InstallArgs;
+use crate::commands::hook::{CompletionsArgs, HookFlags, ManArgs};
+use crate::commands::install::{InstallArgs, UninstallArgs};
 use crate::commands::skills::SkillsCommand;
-use crate::edge::hook::{HookArgs, run_hook};
+use crate::commands::{self as cmd, Outcome, PipeSafe, Verdict};
+use crate::edge::hook::run_hook;
 use crate::edge::settings::Settings;
-use crate::payload::Host;
+
+pub use crate::commands::hook::{SUBCOMMANDS, hook_args, is_tool_invocation};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "sophia-hook",
     version,
-    about = "Deterministic prompt routing for AI coding hosts (Codex, Claude Code).",
+    about = "Deterministic prompt routing for AI coding hosts (Codex, Claude Code, Gemini CLI, Antigravity).",
     long_about = "Without a subcommand, sophia-hook runs as a command hook: it reads the host's \
-                  JSON payload on stdin and prints the host's hook output on stdout."
+                  JSON payload on stdin and prints the host's hook output on stdout (exit 0, \
+                  always). Set it up with `sophia-hook install --host HOST`.",
+    after_help = "Exit codes: 0 ok; 1 a check failed (or a hook command line is malformed); \
+                  2 could not run, or a usage error."
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// The host that runs the hook.
-    #[arg(long, value_enum, global = true)]
-    pub host: Option<Host>,
-    /// The firing event (SessionStart, UserPromptSubmit); overrides the payload's
-    /// `hook_event_name`.
-    #[arg(long, global = true)]
-    pub event: Option<String>,
-    /// Planning mode, for hosts that do not report it (Codex); same as SOPHIA_PLANNING=1.
-    #[arg(long, global = true)]
-    pub planning: bool,
+    #[command(flatten)]
+    pub hook: HookFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -55,25 +58,29 @@ pub enum Command {
     /// settings file (other settings and hooks are kept; running it twice changes nothing).
     Install(InstallArgs),
     /// Remove sophia-hook's own entries from a host's settings file, and nothing else.
-    Uninstall(InstallArgs),
+    Uninstall(UninstallArgs),
     /// Summarise the analytics log (SOPHIA_ANALYTICS_FILE, default
     /// ~/.mcp-servers/analytics/sophia-hook.jsonl).
-    Stats(crate::commands::stats::StatsArgs),
+    Stats(cmd::stats::StatsArgs),
     /// Check every host's setup and say how to fix what is wrong; exit 1 on a problem.
-    Doctor(crate::commands::doctor::DoctorArgs),
+    Doctor(cmd::doctor::DoctorArgs),
     /// Compute which catalog agents have a runtime definition on this machine; --write saves the
     /// manifest the hook overlays (SOPHIA_AGENT_AVAILABILITY, default
     /// ~/.mcp-servers/agent-availability.json).
-    Availability(crate::commands::availability::AvailabilityArgs),
+    Availability(cmd::availability::AvailabilityArgs),
     /// The hosts' runtime agent definitions, generated from the canonical agent source.
     #[command(subcommand)]
     Agents(AgentsCommand),
     /// Write one self-contained HTML page (no network, no script) with each host's setup, the
     /// agent catalog and its availability, the skill inventory and the routing mix; print its
     /// path. --host limits it to one host.
-    Report(crate::commands::report::ReportArgs),
+    Report(cmd::report::ReportArgs),
     /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
-    Explain(crate::commands::explain::ExplainArgs),
+    Explain(cmd::explain::ExplainArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per subcommand with --out.
+    Man(ManArgs),
 }
 
 /// Runs the program with explicit arguments and streams; returns the process exit code.
@@ -87,224 +94,127 @@ pub fn run(
 ) -> u8 {
     // Hook mode runs on every prompt: its few flags are read without building the clap parser,
     // which costs more than the rest of a run.
-    if let Some(hook_args) = parse_hook_args(&args) {
-        run_hook(stdin, stdout, stderr, &hook_args, settings, clock);
-        return 0;
+    if let Some(hook_args) = cmd::hook::parse_hook_args(&args) {
+        return hook(stdin, stdout, stderr, &hook_args, settings, clock);
     }
-    let args = crate::commands::agents::host_all_as_default(args);
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(err) if is_tool_invocation(&args) || !err.use_stderr() => {
-            let rendered = err.render().to_string();
-            if err.use_stderr() {
-                let _ = write!(stderr, "{rendered}");
-                return 2;
-            }
-            let _ = write!(stdout, "{rendered}");
-            return 0;
-        }
-        Err(_) => {
-            // Hook mode with arguments we do not understand: pass through, with the no-op object
-            // of a host that needs one (Gemini reads an empty stdout as a failure).
-            if settings.debug {
-                let _ = writeln!(stderr, "[sophia-hook] pass-through reason=bad-arguments");
-            }
-            if let Some(noop) = hook_args(&args).host.and_then(crate::render::Printed::noop) {
-                let _ = stdout.write_all(noop.to_line().as_bytes());
-            }
-            return 0;
-        }
+        Err(err) => return usage_error(&err, &args, stdout, stderr, settings),
     };
-    let hook_args = HookArgs {
-        host: cli.host,
-        event: cli.event.clone(),
-        planning: cli.planning,
-    };
-    use crate::commands::{self as cmd, agents, catalog, skills};
-    match cli.command {
+    // A reader that closed the pipe (`stats | head -c1`) is not an error, and never stops a
+    // command half way through its files: the rest of the output is dropped.
+    let mut stdout = PipeSafe::new(stdout);
+    let stdout: &mut dyn Write = &mut stdout;
+    let outcome: Outcome = match cli.command {
         None => {
-            run_hook(stdin, stdout, stderr, &hook_args, settings, clock);
-            0
+            return hook(
+                stdin,
+                stdout,
+                stderr,
+                &cli.hook.hook_args(),
+                settings,
+                clock,
+            );
         }
-        Some(Command::Explain(cmd::explain::ExplainArgs { prompt, cwd })) => report(
-            cmd::explain::explain(stdin, stdout, &hook_args, settings, prompt, cwd),
-            stderr,
-        ),
-        Some(Command::Eval(args)) => match cmd::eval::eval(stdout, &args) {
-            Ok(true) => 0,
-            Ok(false) => 1,
-            Err(err) => report(Err(err), stderr),
-        },
-        Some(Command::Skills(skills::SkillsCommand::Index { root, out })) => report(
-            skills::skills_index(stdout, root, cli.host, out, settings),
-            stderr,
-        ),
-        Some(Command::Catalog(catalog::CatalogCommand::Build {
-            root,
-            source,
-            skills_root,
-            out,
-        })) => report(
-            catalog::catalog_build(stdout, root, source, skills_root, out, clock),
-            stderr,
-        ),
-        Some(Command::Catalog(catalog::CatalogCommand::Check {
-            root,
-            catalog,
-            source,
-            skills_root,
-        })) => report(
-            catalog::catalog_check(stdout, root, catalog, source, skills_root),
-            stderr,
-        ),
-        Some(Command::Install(args)) => report(
-            cmd::install::install(stdout, cli.host, &args, settings, clock, true),
-            stderr,
-        ),
-        Some(Command::Uninstall(args)) => report(
-            cmd::install::install(stdout, cli.host, &args, settings, clock, false),
-            stderr,
-        ),
-        Some(Command::Stats(cmd::stats::StatsArgs { since, json, file })) => report(
-            cmd::stats::stats(stdout, since, json, file, settings),
-            stderr,
-        ),
-        Some(Command::Doctor(cmd::doctor::DoctorArgs { root, binary })) => {
-            match cmd::doctor::doctor(stdout, cli.host, root, binary, settings) {
-                Ok(true) => 0,
-                Ok(false) => 1,
-                Err(err) => report(Err(err), stderr),
-            }
+        Some(Command::Explain(args)) => cmd::explain::explain(stdin, stdout, &args, settings),
+        Some(Command::Eval(args)) => cmd::eval::eval(stdout, &args),
+        Some(Command::Skills(command)) => cmd::skills::run(stdout, stderr, command, settings),
+        Some(Command::Catalog(command)) => cmd::catalog::run(stdout, command, clock),
+        Some(Command::Install(args)) => {
+            cmd::install::install(stdout, stderr, &args, settings, clock)
         }
-        Some(Command::Agents(command)) => {
-            match agents::run(stdout, cli.host, command, settings, clock) {
-                Ok(true) => 0,
-                Ok(false) => 1,
-                Err(err) => report(Err(err), stderr),
-            }
+        Some(Command::Uninstall(args)) => {
+            cmd::install::uninstall(stdout, stderr, &args, settings, clock)
         }
-        Some(Command::Report(cmd::report::ReportArgs {
-            out,
-            since,
-            file,
-            root,
-            binary,
-        })) => report(
-            cmd::report::report_page(
-                stdout, cli.host, out, since, file, root, binary, settings, clock,
-            ),
-            stderr,
-        ),
-        Some(Command::Availability(cmd::availability::AvailabilityArgs { root, write })) => report(
-            cmd::availability::availability(stdout, root, write, settings, clock),
-            stderr,
-        ),
-    }
+        Some(Command::Stats(args)) => cmd::stats::stats(stdout, &args, settings, clock),
+        Some(Command::Doctor(args)) => cmd::doctor::doctor(stdout, &args, settings),
+        Some(Command::Agents(command)) => cmd::agents::run(stdout, command, settings, clock),
+        Some(Command::Report(args)) => cmd::report::report_page(stdout, args, settings, clock),
+        Some(Command::Availability(args)) => {
+            cmd::availability::availability(stdout, &args, settings, clock)
+        }
+        Some(Command::Completions(args)) => {
+            clap_complete::generate(args.shell, &mut Cli::command(), "sophia-hook", stdout);
+            Ok(Verdict::Pass)
+        }
+        Some(Command::Man(args)) => cmd::hook::man(stdout, Cli::command(), args.out.as_deref()),
+    };
+    exit_code(outcome, stderr)
 }
 
-/// The hook-mode arguments, read leniently: when the command line does not parse, the first
-/// well-formed `--host` and `--event` still count (for the no-op object and the analytics of a
-/// pass-through).
-pub fn hook_args(args: &[OsString]) -> HookArgs {
-    if let Some(parsed) = parse_hook_args(args) {
-        return parsed;
+/// Hook mode; with stdin on a terminal nobody is going to type a JSON payload: say what the
+/// command is for instead of waiting.
+fn hook(
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    args: &crate::edge::hook::HookArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> u8 {
+    if settings.stdin_is_terminal {
+        let _ = writeln!(stderr, "{}", cmd::TERMINAL_HINT);
+        return 2;
     }
-    if let Ok(cli) = Cli::try_parse_from(args) {
-        return HookArgs {
-            host: cli.host,
-            event: cli.event,
-            planning: cli.planning,
-        };
-    }
-    let mut out = HookArgs::default();
-    let words: Vec<Option<&str>> = args.iter().skip(1).map(|a| a.to_str()).collect();
-    for (i, word) in words.iter().enumerate() {
-        let Some(word) = word else { continue };
-        let (flag, value) = match word.split_once('=') {
-            Some((f, v)) => (f, Some(v)),
-            None => (*word, words.get(i + 1).copied().flatten()),
-        };
-        match (flag, value) {
-            ("--host", Some(v)) if out.host.is_none() => {
-                out.host = Host::ALL.into_iter().find(|h| h.as_str() == v);
-            }
-            ("--event", Some(v)) if out.event.is_none() && !v.starts_with("--") => {
-                out.event = Some(v.to_owned());
-            }
-            _ => {}
-        }
-    }
-    out
+    run_hook(stdin, stdout, stderr, args, settings, clock);
+    0
 }
 
-/// The subcommands, kept equal to clap's by a test.
-const SUBCOMMANDS: &[&str] = &[
-    "explain",
-    "eval",
-    "skills",
-    "catalog",
-    "install",
-    "uninstall",
-    "doctor",
-    "stats",
-    "availability",
-    "agents",
-    "report",
-    "help",
-];
-
-/// True when the arguments name a subcommand: then errors are the user's to see.
-pub fn is_tool_invocation(args: &[OsString]) -> bool {
-    args.iter()
-        .skip(1)
-        .any(|a| a.to_str().is_some_and(|a| SUBCOMMANDS.contains(&a)))
-}
-
-/// Hook-mode arguments (`--host H`, `--event E`, `--planning`, also in `--flag=value` form),
-/// read by hand; `None` for anything else (a subcommand, `--help`, an unknown host), which goes
-/// to clap.
-fn parse_hook_args(args: &[OsString]) -> Option<HookArgs> {
-    let mut out = HookArgs::default();
-    let mut rest = args.iter().skip(1).map(|a| a.to_str());
-    while let Some(arg) = rest.next() {
-        let arg = arg?;
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) => (f, Some(v)),
-            None => (arg, None),
-        };
-        match flag {
-            "--planning" if inline.is_none() => out.planning = true,
-            "--host" | "--event" => {
-                let value = match inline {
-                    Some(v) => v,
-                    None => rest.next()??,
-                };
-                if flag == "--host" {
-                    out.host = Some(Host::ALL.into_iter().find(|h| h.as_str() == value)?);
-                } else {
-                    out.event = Some(value.to_owned());
-                }
-            }
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
-fn report(result: anyhow::Result<()>, stderr: &mut dyn Write) -> u8 {
-    match result {
-        Ok(()) => 0,
-        Err(err) => {
-            let _ = writeln!(stderr, "sophia-hook: error: {err:#}");
+/// The one place that maps an outcome to an exit code.
+fn exit_code(outcome: Outcome, stderr: &mut dyn Write) -> u8 {
+    match outcome {
+        Ok(Verdict::Pass) => 0,
+        Ok(Verdict::Fail) => 1,
+        Err(err) if cmd::is_broken_pipe(&err) => 0,
+        Err(err) if err.downcast_ref::<cmd::CheckFailed>().is_some() => {
+            let _ = writeln!(stderr, "sophia-hook: check failed: {err:#}");
             1
         }
+        Err(err) => {
+            let _ = writeln!(stderr, "sophia-hook: error: {err:#}");
+            2
+        }
     }
+}
+
+/// A command line clap refused, or `--help`/`--version`.
+fn usage_error(
+    err: &clap::Error,
+    args: &[OsString],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    settings: &Settings,
+) -> u8 {
+    let (to_stdout, terminal) = if err.use_stderr() {
+        (false, std::io::stderr().is_terminal())
+    } else {
+        (true, std::io::stdout().is_terminal())
+    };
+    // clap's own colours, when the stream is a terminal and NO_COLOR is not set.
+    let rendered = err.render();
+    let text = if terminal && !settings.no_color {
+        rendered.ansi().to_string()
+    } else {
+        rendered.to_string()
+    };
+    if to_stdout {
+        let _ = PipeSafe::new(stdout).write_all(text.as_bytes());
+        return 0;
+    }
+    let _ = stderr.write_all(text.as_bytes());
+    if is_tool_invocation(args) {
+        return 2;
+    }
+    // Possibly a host's hook command line: exit 1, which no host reads as "block this prompt",
+    // with the no-op object of a host that reads an empty stdout as a failure (Gemini CLI).
+    if let Some(noop) = hook_args(args).host.and_then(crate::render::Printed::noop) {
+        let _ = stdout.write_all(noop.to_line().as_bytes());
+    }
+    1
 }
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     #[test]
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;
@@ -318,39 +228,5 @@ mod tests {
         let mut listed: Vec<&str> = super::SUBCOMMANDS.to_vec();
         listed.sort();
         assert_eq!(names, listed, "SUBCOMMANDS must list every subcommand");
-    }
-
-    #[test]
-    fn hook_arguments_by_hand_agree_with_clap() {
-        let args = |a: &[&str]| -> Vec<OsString> {
-            std::iter::once("sophia-hook")
-                .chain(a.iter().copied())
-                .map(OsString::from)
-                .collect()
-        };
-        let fast = super::parse_hook_args(&args(&[
-            "--host",
-            "gemini",
-            "--event=BeforeAgent",
-            "--planning",
-        ]))
-        .unwrap();
-        assert_eq!(
-            (fast.host, fast.event.as_deref(), fast.planning),
-            (Some(super::Host::Gemini), Some("BeforeAgent"), true)
-        );
-        let fast = super::parse_hook_args(&args(&["--host=claude"])).unwrap();
-        assert_eq!(fast.host, Some(super::Host::Claude));
-        assert!(super::parse_hook_args(&args(&[])).is_some());
-        for other in [
-            &["explain"][..],
-            &["--help"],
-            &["--host", "nonsense"],
-            &["--host"],
-            &["--bogus"],
-            &["--planning=yes"],
-        ] {
-            assert!(super::parse_hook_args(&args(other)).is_none(), "{other:?}");
-        }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
 use crate::analytics::LoggedRun;
@@ -31,16 +31,39 @@ pub struct Stats {
     pub duration_ms_max: f64,
 }
 
-/// Parses `--since`: a date (`2026-11-01`, midnight UTC) or an RFC 3339 timestamp.
-pub fn parse_since(text: &str) -> Result<DateTime<Utc>, String> {
-    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
-        return Ok(t.to_utc());
+/// Parses `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`), a date (`2026-11-01`,
+/// midnight UTC) or an RFC 3339 timestamp.
+pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+    let t = text.trim();
+    if let Some(unit) = t.chars().last().filter(|c| "mhdw".contains(*c)) {
+        let digits = &t[..t.len() - 1];
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            let n: i64 = digits
+                .parse()
+                .map_err(|_| format!("--since {text:?}: too large"))?;
+            let minutes = match unit {
+                'm' => Some(n),
+                'h' => n.checked_mul(60),
+                'd' => n.checked_mul(24 * 60),
+                _ => n.checked_mul(7 * 24 * 60),
+            };
+            return minutes
+                .and_then(Duration::try_minutes)
+                .and_then(|d| now.checked_sub_signed(d))
+                .ok_or_else(|| format!("--since {text:?}: too large"));
+        }
     }
-    NaiveDate::parse_from_str(text, "%Y-%m-%d")
-        .map(|d| d.and_hms_opt(0, 0, 0).expect("midnight").and_utc())
-        .map_err(|_| {
-            format!("--since {text:?}: expected a date like 2026-11-01 or an RFC 3339 timestamp")
-        })
+    let exact = DateTime::parse_from_rfc3339(t)
+        .map(|t| t.to_utc())
+        .or_else(|_| {
+            NaiveDate::parse_from_str(t, "%Y-%m-%d")
+                .map(|d| d.and_hms_opt(0, 0, 0).expect("midnight").and_utc())
+        });
+    exact.map_err(|_| {
+        format!(
+            "--since {text:?}: expected a duration like 7d, 36h, 2w, 90m, a date like 2026-11-01 or an RFC 3339 timestamp"
+        )
+    })
 }
 
 fn top(counts: BTreeMap<String, usize>, n: usize) -> Vec<(String, usize)> {
@@ -50,12 +73,32 @@ fn top(counts: BTreeMap<String, usize>, n: usize) -> Vec<(String, usize)> {
     v
 }
 
-fn percentile(sorted: &[u64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
+/// Rounds a duration down to three significant digits (4 495 µs is 4 490 µs), so that a
+/// histogram of durations stays small; `stats` and `report` both count durations this way.
+pub fn round3(us: u64) -> u64 {
+    let mut scale = 1;
+    while us / scale >= 1000 {
+        scale *= 10;
     }
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1] as f64 / 1000.0
+    us / scale * scale
+}
+
+/// The nearest-rank percentile `p` (0–1] of a histogram (value → count); 0 when it is empty.
+/// The one percentile of the crate: `stats` and `report` print the same figure for one log.
+pub fn percentile(histogram: &BTreeMap<u64, u64>, p: f64) -> u64 {
+    let total: u64 = histogram.values().sum();
+    if total == 0 {
+        return 0;
+    }
+    let rank = ((p * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    for (value, n) in histogram {
+        seen += n;
+        if seen >= rank {
+            return *value;
+        }
+    }
+    0
 }
 
 /// Summarises the log text.
@@ -63,7 +106,8 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
     let mut s = Stats::default();
     let mut skills = BTreeMap::new();
     let mut agents = BTreeMap::new();
-    let mut durations = Vec::new();
+    let mut durations: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut max_us = 0;
     let mut prompt_runs = 0usize;
     let mut carried = 0usize;
     for raw in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -101,9 +145,9 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
             *agents.entry(a).or_default() += 1;
         }
         carried += usize::from(line.carry_forward);
-        durations.push(line.duration_us);
+        *durations.entry(round3(line.duration_us)).or_default() += 1;
+        max_us = max_us.max(line.duration_us);
     }
-    durations.sort_unstable();
     s.top_skills = top(skills, 10);
     s.top_agents = top(agents, 10);
     s.carry_forward_rate = if prompt_runs == 0 {
@@ -111,9 +155,9 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
     } else {
         carried as f64 / prompt_runs as f64
     };
-    s.duration_ms_p50 = percentile(&durations, 0.50);
-    s.duration_ms_p95 = percentile(&durations, 0.95);
-    s.duration_ms_max = durations.last().map_or(0.0, |d| *d as f64 / 1000.0);
+    s.duration_ms_p50 = percentile(&durations, 0.50) as f64 / 1000.0;
+    s.duration_ms_p95 = percentile(&durations, 0.95) as f64 / 1000.0;
+    s.duration_ms_max = max_us as f64 / 1000.0;
     s
 }
 
@@ -205,9 +249,9 @@ not json at all
 
     #[test]
     fn since_filters_by_timestamp() {
-        let s = summarise(LOG, Some(parse_since("2026-11-03").unwrap()));
+        let s = summarise(LOG, Some(parse_since("2026-11-03", Utc::now()).unwrap()));
         assert_eq!((s.runs, s.skipped_before_since), (2, 2));
-        assert!(parse_since("yesterday").is_err());
-        assert!(parse_since("2026-11-03T10:30:00Z").is_ok());
+        assert!(parse_since("yesterday", Utc::now()).is_err());
+        assert!(parse_since("2026-11-03T10:30:00Z", Utc::now()).is_ok());
     }
 }

@@ -156,7 +156,7 @@ fn refused_sources_write_nothing() {
             project.path(),
             &[],
         );
-        assert_eq!(run.code, 1, "{to}");
+        assert_eq!(run.code, 2, "{to}");
         assert!(run.stderr.contains(want), "{to}: {}", run.stderr);
         assert!(run.stderr.contains("nothing was written"));
         assert_eq!(

@@ -154,28 +154,53 @@ fn a_panic_passes_through_silently() {
     );
 }
 
+/// A command line that names no subcommand may be a host's hook command: a malformed one is a
+/// usage error (clap's message, with "did you mean"), but exits 1, which no host reads as "block
+/// this prompt" (exit 2 is that in Claude Code, Codex and Gemini CLI). Inside a named subcommand
+/// a usage error exits 2, like any tool.
 #[test]
-fn bad_hook_arguments_never_block_a_prompt() {
+fn malformed_hook_command_lines_fail_without_blocking_the_prompt() {
     let home = tempfile::tempdir().unwrap();
     let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick x"}"#;
     // The same payload with good arguments is routed, so the silence below is the arguments'.
     let good = run_binary(&["--host", "codex"], payload, home.path(), &[]);
     assert!(good.stdout.contains("contextMode=light"), "{}", good.stdout);
-    for args in [
-        &["--host", "nonsense"][..],
-        &["--bogus"][..],
-        &["--event", "PreToolUse"][..],
-        &["--host", "codex", "--bogus"][..],
-        &["--host", "claude", "--event"][..],
+    // Well-formed, for an event sophia-hook does not answer: a silent pass-through.
+    let run = run_binary(&["--event", "PreToolUse"], payload, home.path(), &[]);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    for (args, tip) in [
+        (&["--host", "nonsense"][..], Some("possible values")),
+        (&["--bogus"][..], None),
+        (&["-x"][..], None),
+        (
+            &["--hots", "codex"][..],
+            Some("a similar argument exists: '--host'"),
+        ),
+        (&["--host", "codex", "--bogus"][..], None),
+        (
+            &["--host", "claude", "--event"][..],
+            Some("a value is required"),
+        ),
+        (&["frobnicate"][..], None),
+        (&["instal", "--host", "codex"][..], Some("'install'")),
+        (&["complete", "bash"][..], Some("'completions'")),
+        (&["--planning=yes"][..], None),
     ] {
         let run = run_binary(args, payload, home.path(), &[]);
-        assert_eq!(
-            (run.code, run.stdout.as_str(), run.stderr.as_str()),
-            (0, "", ""),
-            "{args:?}"
+        assert_eq!((run.code, run.stdout.as_str()), (1, ""), "{args:?}");
+        assert!(
+            run.stderr.starts_with("error: "),
+            "{args:?}: {}",
+            run.stderr
         );
+        if let Some(tip) = tip {
+            assert!(run.stderr.contains(tip), "{args:?}: {}", run.stderr);
+        }
     }
-    // Gemini reads an empty stdout as a failure: it gets its no-op object.
+    // Gemini reads an empty stdout as a failure: it gets its no-op object as well.
     for args in [
         &["--host", "gemini", "--bogus"][..],
         &["--host=gemini", "--event"][..],
@@ -188,12 +213,37 @@ fn bad_hook_arguments_never_block_a_prompt() {
         ][..],
     ] {
         let run = run_binary(args, payload, home.path(), &[]);
-        assert_eq!((run.code, run.stdout.as_str()), (0, "{}\n"), "{args:?}");
+        assert_eq!((run.code, run.stdout.as_str()), (1, "{}\n"), "{args:?}");
     }
-    // A tool subcommand with a bad argument fails loudly.
-    let run = run_binary(&["explain", "--bogus"], b"", home.path(), &[]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("--bogus"));
+    // A tool subcommand with a bad argument fails loudly, with exit 2.
+    for (args, tip) in [
+        (&["explain", "--bogus"][..], "--bogus"),
+        (
+            &["install", "--hots", "codex"][..],
+            "a similar argument exists: '--host'",
+        ),
+        (&["install"][..], "--host <HOST>"),
+        (
+            &["stats", "--host", "codex"][..],
+            "unexpected argument '--host'",
+        ),
+        (
+            &["install", "--host", "codex", "--event", "Bogus"][..],
+            "'--event'",
+        ),
+        (
+            &["uninstall", "--host", "codex", "--binary", "/x"][..],
+            "'--binary'",
+        ),
+        (
+            &["agents", "sync", "--host", "antigravity"][..],
+            "possible values",
+        ),
+    ] {
+        let run = run_binary(args, b"", home.path(), &[]);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(run.stderr.contains(tip), "{args:?}: {}", run.stderr);
+    }
 }
 
 #[test]
@@ -412,7 +462,7 @@ fn explain_prompt_flag_and_errors() {
         "repo-task-detected-overrides:!quick"
     );
     let run = run_binary(&["explain"], b"not json", home.path(), &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, 2);
     assert!(
         run.stderr
             .starts_with("sophia-hook: error: parsing the payload"),

@@ -202,7 +202,7 @@ fn unparseable_settings_are_left_untouched() {
     let broken = "{ \"model\": \"opus\", // a comment\n }";
     fs::write(&path, broken).unwrap();
     let run = sb.run(&["install", "--host", "claude"]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, 2);
     assert!(
         run.stderr.contains("not valid JSON") && run.stderr.contains("left untouched"),
         "{}",
@@ -443,9 +443,9 @@ fn doctor_checks_codex_folder_trust_and_duplicate_scopes() {
     // Both scopes: install says so, and doctor fails.
     let both = sb.run(&["install", "--host", "codex", "--scope", "user"]);
     assert!(
-        both.stdout.contains("every block is injected twice"),
+        both.stderr.contains("every block is injected twice") && !both.stdout.contains("warning"),
         "{}",
-        both.stdout
+        both.stderr
     );
     let doctor = sb.run(&["doctor", "--host", "codex"]);
     assert_eq!(doctor.code, 1);

@@ -329,10 +329,10 @@ fn configured_index_and_catalog_paths_never_leave_the_project() {
         "# BASHRC-CANARY\n"
     );
     for run in [&index, &build] {
-        assert_eq!(run.code, 1, "{}", run.stdout);
+        assert_eq!(run.code, 2, "{}", run.stdout);
         assert!(run.stderr.contains("refusing"), "{}", run.stderr);
     }
-    assert_eq!(install.code, 1, "{}", install.stdout);
+    assert_eq!(install.code, 2, "{}", install.stdout);
     // The hook reads neither and says why.
     let run = repo.prompt("claude", "!quick zebra stripes", &[("SOPHIA_DEBUG", "1")]);
     assert_eq!(run.code, 0);
@@ -356,7 +356,7 @@ fn a_sophia_folder_symlinked_out_of_the_project_is_never_written() {
         "---\nname: zebra-tools\ndescription: Zebra stripes\n---\n",
     );
     let run = repo.run(&["skills", "index"], b"", &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, 2);
     assert!(!repo.outside.join("skills-index.tsv").exists());
     assert!(!repo.outside.join(".gitignore").exists());
 }
@@ -420,7 +420,7 @@ fn install_refuses_a_project_settings_folder_linked_out_of_the_project() {
     fs::write(repo.outside.join("codex/hooks.json"), "{}").unwrap();
     symlink(repo.outside.join("codex"), repo.project.join(".codex")).unwrap();
     let run = repo.run(&["install", "--host", "codex"], b"", &[]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code, 2);
     assert!(run.stderr.contains("refusing"), "{}", run.stderr);
     assert_eq!(
         fs::read_to_string(repo.outside.join("codex/hooks.json")).unwrap(),

@@ -1,21 +1,26 @@
 //! `sophia-hook agents sync` and `agents check`: the hosts' runtime agent definitions.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 
-use crate::edge::agents_sync::{SyncTarget, check, sync};
+use super::Verdict;
+use crate::agents::runtime::FileState;
+use crate::edge::agents_sync::{SyncTarget, agents_dir, check, load_runtime, plan, sync};
 use crate::edge::settings::Settings;
 use crate::install::Scope;
 use crate::payload::Host;
 
 #[derive(Debug, Subcommand)]
 pub enum AgentsCommand {
-    /// Write one definition per canonical agent for each host (--host codex|claude|gemini|all,
-    /// default all): `.codex/agents/<id>.toml`, `.claude/agents/<id>.md`,
-    /// `.gemini/agents/<id>.md`. Files changed by hand are kept and reported.
+    /// Write one definition per canonical agent for each host: `.codex/agents/<id>.toml`,
+    /// `.claude/agents/<id>.md`, `.gemini/agents/<id>.md` (or the user's folders with --scope
+    /// user). Files changed by hand are kept and reported.
     Sync {
+        /// The host whose definitions to write (default: all).
+        #[arg(long, value_enum, default_value = "all")]
+        host: AgentsHost,
         #[command(flatten)]
         target: AgentsTarget,
         /// Replace files changed by hand, keeping a backup in the user's state folder.
@@ -23,10 +28,39 @@ pub enum AgentsCommand {
         force: bool,
     },
     /// Exit 1 when a definition is missing, stale or changed by hand (for a project's CI).
+    /// Without --host it checks the hosts sophia-hook is installed for in this scope or whose
+    /// agents folder exists, and says which it skipped; --host all checks all three.
     Check {
+        /// The host whose definitions to check (default: the installed or present ones).
+        #[arg(long, value_enum)]
+        host: Option<AgentsHost>,
         #[command(flatten)]
         target: AgentsTarget,
+        /// Print JSON: `{"ok", "checked": [hosts], "skipped": [hosts], "files": [{host, id,
+        /// path, state}]}`.
+        #[arg(long)]
+        json: bool,
     },
+}
+
+/// The hosts with runtime agent definitions (Antigravity has none), or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentsHost {
+    Codex,
+    Claude,
+    Gemini,
+    All,
+}
+
+impl AgentsHost {
+    fn hosts(self) -> Vec<Host> {
+        match self {
+            AgentsHost::Codex => vec![Host::Codex],
+            AgentsHost::Claude => vec![Host::Claude],
+            AgentsHost::Gemini => vec![Host::Gemini],
+            AgentsHost::All => crate::agents::runtime::SYNC_HOSTS.to_vec(),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -39,50 +73,108 @@ pub struct AgentsTarget {
     pub root: Option<PathBuf>,
 }
 
-/// Runs `agents sync` or `agents check`; `Ok(false)` is a failed check (exit 1).
+/// Runs `agents sync` or `agents check`.
 pub fn run(
     out: &mut dyn Write,
-    host: Option<Host>,
     command: AgentsCommand,
     settings: &Settings,
     clock: &dyn crate::clock::Clock,
-) -> anyhow::Result<bool> {
-    let (t, force) = match command {
-        AgentsCommand::Sync { target, force } => (target, Some(force)),
-        AgentsCommand::Check { target } => (target, None),
-    };
-    let target = SyncTarget {
-        hosts: SyncTarget::hosts_for(host)?,
-        scope: t.scope,
-        root: super::project_root_arg(t.root)?,
-    };
-    match force {
-        Some(force) => {
+) -> super::Outcome {
+    match command {
+        AgentsCommand::Sync {
+            host,
+            target,
+            force,
+        } => {
+            let target = SyncTarget {
+                hosts: host.hosts(),
+                scope: target.scope,
+                root: super::project_root_arg(target.root)?,
+            };
             let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
             sync(out, &target, force, settings, &stamp)?;
-            Ok(true)
+            Ok(Verdict::Pass)
         }
-        None => check(out, &target, settings),
+        AgentsCommand::Check { host, target, json } => {
+            let root = super::project_root_arg(target.root)?;
+            let (hosts, skipped) = match host {
+                Some(h) => (h.hosts(), Vec::new()),
+                None => relevant_hosts(target.scope, &root, settings),
+            };
+            let target = SyncTarget {
+                hosts,
+                scope: target.scope,
+                root,
+            };
+            check_hosts(out, &target, &skipped, json, settings)
+        }
     }
 }
 
-/// `agents … --host all` means every host, which is the default: the value is dropped before
-/// clap reads the global `--host` (whose values are the hosts themselves).
-pub fn host_all_as_default(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    if !args.iter().any(|a| a == "agents") {
-        return args;
-    }
-    let mut out = Vec::with_capacity(args.len());
-    let mut iter = args.into_iter().peekable();
-    while let Some(arg) = iter.next() {
-        if arg == "--host=all" {
-            continue;
+/// The hosts `agents check` looks at by default: sophia-hook installed for them in this scope,
+/// or their agents folder there; the others are returned as skipped.
+fn relevant_hosts(scope: Scope, root: &Path, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
+    crate::agents::runtime::SYNC_HOSTS.iter().partition(|host| {
+        let installed = super::settings_path(**host, scope, root, settings)
+            .ok()
+            .and_then(|path| crate::edge::hostconfig::read(&path).ok())
+            .is_some_and(|doc| !crate::install::registered(&doc, **host).is_empty());
+        let present = agents_dir(**host, scope, root, settings).is_ok_and(|d| d.is_dir());
+        installed || present
+    })
+}
+
+fn check_hosts(
+    out: &mut dyn Write,
+    target: &SyncTarget,
+    skipped: &[Host],
+    json: bool,
+    settings: &Settings,
+) -> super::Outcome {
+    let names =
+        |hosts: &[Host]| -> Vec<&'static str> { hosts.iter().map(|h| h.as_str()).collect() };
+    if target.hosts.is_empty() {
+        let why = format!(
+            "nothing to check: sophia-hook is not installed for codex, claude or gemini ({} scope) and none of their agents folders exists; run `sophia-hook agents sync` or name the host with --host",
+            target.scope.as_str()
+        );
+        if json {
+            let value = serde_json::json!({
+                "ok": false, "checked": [], "skipped": names(skipped), "files": [], "message": why,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        } else {
+            writeln!(out, "{why}")?;
         }
-        if arg == "--host" && iter.peek().is_some_and(|v| v == "all") {
-            iter.next();
-            continue;
-        }
-        out.push(arg);
+        return Ok(Verdict::Fail);
     }
-    out
+    if !json {
+        if !skipped.is_empty() {
+            writeln!(
+                out,
+                "skipped {} (not installed in this scope, no agents folder; --host all checks them too)",
+                names(skipped).join(", ")
+            )?;
+        }
+        return Ok(check(out, target, settings)?.into());
+    }
+    let (agents, _) = load_runtime(&target.root)?;
+    let entries = plan(target, &agents, settings)?;
+    let ok = entries.iter().all(|e| e.state == FileState::UpToDate);
+    let files: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "host": e.host.as_str(),
+                "id": e.id,
+                "path": e.path.display().to_string(),
+                "state": e.state.as_str(),
+            })
+        })
+        .collect();
+    let value = serde_json::json!({
+        "ok": ok, "checked": names(&target.hosts), "skipped": names(skipped), "files": files,
+    });
+    writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    Ok(ok.into())
 }

@@ -17,17 +17,21 @@ pub struct AvailabilityArgs {
     /// Write the manifest.
     #[arg(long)]
     pub write: bool,
+    /// Print JSON: the catalog, and per agent its state over every host, per host, and the
+    /// definitions found.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn availability(
     stdout: &mut dyn Write,
-    root: Option<PathBuf>,
-    write: bool,
+    args: &AvailabilityArgs,
     settings: &Settings,
     clock: &dyn Clock,
-) -> anyhow::Result<()> {
+) -> super::Outcome {
     use crate::agents::availability::Manifest;
-    let root = project_root_arg(root)?;
+    let (write, as_json) = (args.write, args.json);
+    let root = project_root_arg(args.root.clone())?;
     let now = crate::edge::hook::timestamp(clock.now());
     let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
     let dirs = crate::edge::agents::definition_dirs(&root, settings);
@@ -47,43 +51,78 @@ pub fn availability(
             ((*h).to_owned(), by_agent)
         })
         .collect();
-    writeln!(
-        stdout,
-        "catalog: {} ({})",
-        effective.catalog.fingerprint,
-        effective.source.as_str()
-    )?;
-    writeln!(
-        stdout,
-        "{:<20} {:<12} {:<12} {:<12} {:<12} definitions",
-        "agent", "any host", "codex", "claude", "gemini"
-    )?;
-    for (id, (state, defs)) in &states {
-        let where_: Vec<String> = defs
+    if as_json {
+        let agents: serde_json::Map<String, serde_json::Value> = states
             .iter()
-            .map(|d| {
-                format!(
-                    "{}:{}{}",
-                    d.host,
-                    d.path.display(),
-                    if d.enabled { "" } else { " (disabled)" }
-                )
+            .map(|(id, (state, defs))| {
+                let hosts: serde_json::Map<String, serde_json::Value> = hosts
+                    .iter()
+                    .map(|h| ((*h).to_owned(), per_host[*h][id].as_str().into()))
+                    .collect();
+                let definitions: Vec<serde_json::Value> = defs
+                    .iter()
+                    .map(|d| {
+                        serde_json::json!({
+                            "host": d.host,
+                            "path": d.path.display().to_string(),
+                            "enabled": d.enabled,
+                        })
+                    })
+                    .collect();
+                let value = serde_json::json!({
+                    "state": state.as_str(),
+                    "hosts": hosts,
+                    "definitions": definitions,
+                });
+                (id.clone(), value)
             })
             .collect();
-        let host_state = |h: &str| per_host[h][id].as_str();
+        let value = serde_json::json!({
+            "catalog": effective.catalog.fingerprint,
+            "source": effective.source.as_str(),
+            "agents": agents,
+            "manifest": write.then(|| settings.availability_file.as_ref().map(|p| p.display().to_string())).flatten(),
+        });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
         writeln!(
             stdout,
-            "{id:<20} {:<12} {:<12} {:<12} {:<12} {}",
-            state.as_str(),
-            host_state("codex"),
-            host_state("claude"),
-            host_state("gemini"),
-            if where_.is_empty() {
-                "-".to_owned()
-            } else {
-                where_.join(", ")
-            }
+            "catalog: {} ({})",
+            effective.catalog.fingerprint,
+            effective.source.as_str()
         )?;
+        writeln!(
+            stdout,
+            "{:<20} {:<12} {:<12} {:<12} {:<12} definitions",
+            "agent", "any host", "codex", "claude", "gemini"
+        )?;
+        for (id, (state, defs)) in &states {
+            let where_: Vec<String> = defs
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{}:{}{}",
+                        d.host,
+                        d.path.display(),
+                        if d.enabled { "" } else { " (disabled)" }
+                    )
+                })
+                .collect();
+            let host_state = |h: &str| per_host[h][id].as_str();
+            writeln!(
+                stdout,
+                "{id:<20} {:<12} {:<12} {:<12} {:<12} {}",
+                state.as_str(),
+                host_state("codex"),
+                host_state("claude"),
+                host_state("gemini"),
+                if where_.is_empty() {
+                    "-".to_owned()
+                } else {
+                    where_.join(", ")
+                }
+            )?;
+        }
     }
     if write {
         let path = settings
@@ -101,7 +140,9 @@ pub fn availability(
         json.push('\n');
         crate::edge::files::write_atomic(&path, json.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
-        writeln!(stdout, "wrote {}", path.display())?;
+        if !as_json {
+            writeln!(stdout, "wrote {}", path.display())?;
+        }
     }
-    Ok(())
+    Ok(super::Verdict::Pass)
 }

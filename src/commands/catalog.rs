@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Subcommand;
 
-use super::{project_root_arg, skill_ids_of};
+use super::{CheckFailed, Verdict, project_root_arg, skill_ids_of};
 use crate::clock::Clock;
 use crate::edge::skills;
 
@@ -30,6 +30,7 @@ pub enum CatalogCommand {
     },
     /// Verify a generated catalog: its fingerprint, and that it matches its source.
     Check {
+        /// The project root (default: the git root above the current directory).
         #[arg(long)]
         root: Option<PathBuf>,
         /// The generated catalog (default: <root>/.sophia/agent-catalog.json).
@@ -38,9 +39,75 @@ pub enum CatalogCommand {
         /// The canonical source (default: <root>/docs/agents/canonical-subagents.yaml).
         #[arg(long)]
         source: Option<PathBuf>,
+        /// The project whose skill catalog the affinities must resolve against (default: <root>).
         #[arg(long)]
         skills_root: Option<PathBuf>,
+        /// Print the result as JSON (`ok`, `catalog`, `reason`, `message`).
+        #[arg(long)]
+        json: bool,
     },
+}
+
+/// Runs `catalog …`.
+pub fn run(stdout: &mut dyn Write, command: CatalogCommand, clock: &dyn Clock) -> super::Outcome {
+    match command {
+        CatalogCommand::Build {
+            root,
+            source,
+            skills_root,
+            out,
+        } => catalog_build(stdout, root, source, skills_root, out, clock).map(|()| Verdict::Pass),
+        CatalogCommand::Check {
+            root,
+            catalog,
+            source,
+            skills_root,
+            json,
+        } => {
+            let root = project_root_arg(root)?;
+            let path = project_catalog_path(&root, catalog)?;
+            let result = catalog_check(&root, &path, source, skills_root)?;
+            let (reason, message) = match &result {
+                Ok(fingerprint) => (None, format!("fingerprint valid and fresh ({fingerprint})")),
+                Err((reason, message)) => (Some(*reason), message.clone()),
+            };
+            if json {
+                let value = serde_json::json!({
+                    "ok": result.is_ok(),
+                    "catalog": path.display().to_string(),
+                    "reason": reason,
+                    "message": message,
+                });
+                writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
+            } else if result.is_ok() {
+                writeln!(stdout, "{}: {message}", path.display())?;
+            }
+            if result.is_err() {
+                if !json {
+                    // The check's finding, for the person reading the CI log.
+                    return Err(CheckFailed(format!("{}: {message}", path.display())).into());
+                }
+                return Ok(Verdict::Fail);
+            }
+            Ok(Verdict::Pass)
+        }
+    }
+}
+
+/// What a generated catalog's reason code means, in words.
+fn reason_text(reason: &str) -> &'static str {
+    match reason {
+        "agent-catalog-missing" => "there is no generated catalog; run `sophia-hook catalog build`",
+        "agent-catalog-too-large" => "the file is larger than a catalog can be",
+        "agent-catalog-corrupt" => "the file is not a catalog (it does not parse as catalog JSON)",
+        "agent-catalog-fingerprint-mismatch" => {
+            "its fingerprint does not match its content (edited by hand?); run `sophia-hook catalog build`"
+        }
+        "agent-catalog-invalid" => {
+            "it is not a valid catalog (ids, phases or routing fields); run `sophia-hook catalog build`"
+        }
+        _ => "the file cannot be read",
+    }
 }
 
 fn read_source(path: &std::path::Path) -> anyhow::Result<String> {
@@ -109,35 +176,32 @@ pub fn catalog_build(
     Ok(())
 }
 
+/// Checks the generated catalog at `path`: `Ok(Ok(fingerprint))` when it is valid and matches
+/// its source, `Ok(Err((reason code, message)))` when the check failed, `Err` when it could not
+/// run (the source cannot be read or does not build).
 pub fn catalog_check(
-    stdout: &mut dyn Write,
-    root: Option<PathBuf>,
-    catalog: Option<PathBuf>,
+    root: &std::path::Path,
+    path: &std::path::Path,
     source: Option<PathBuf>,
     skills_root: Option<PathBuf>,
-) -> anyhow::Result<()> {
-    let root = project_root_arg(root)?;
-    let path = project_catalog_path(&root, catalog)?;
-    let generated = crate::edge::agents::read_catalog(&path)
-        .map_err(|reason| anyhow::anyhow!("{}: {reason}", path.display()))?;
+) -> anyhow::Result<Result<String, (&'static str, String)>> {
+    let generated = match crate::edge::agents::read_catalog(path) {
+        Ok(generated) => generated,
+        Err(reason) => return Ok(Err((reason, format!("{reason}: {}", reason_text(reason))))),
+    };
     let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
     let text = read_source(&source)?;
-    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
+    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(root));
     let fresh = crate::agents::catalog::build(&text, &skill_ids, String::new())
         .with_context(|| format!("the source {} does not build", source.display()))?;
     if fresh.fingerprint != generated.fingerprint {
-        bail!(
-            "{} is stale: its fingerprint {} differs from the source's {}; run `sophia-hook catalog build`",
-            path.display(),
-            generated.fingerprint,
-            fresh.fingerprint
-        );
+        return Ok(Err((
+            "agent-catalog-stale",
+            format!(
+                "is stale: its fingerprint {} differs from the source's {}; run `sophia-hook catalog build`",
+                generated.fingerprint, fresh.fingerprint
+            ),
+        )));
     }
-    writeln!(
-        stdout,
-        "{}: fingerprint valid and fresh ({})",
-        path.display(),
-        generated.fingerprint
-    )?;
-    Ok(())
+    Ok(Ok(generated.fingerprint))
 }

@@ -9,25 +9,26 @@ use crate::payload::Host;
 
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
+    /// Check only this host (default: every host; one that is not installed is not a failure).
+    #[arg(long, value_enum)]
+    pub host: Option<Host>,
     /// The project root (default: the git root above the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
     /// The binary the hosts should run (default: this executable).
     #[arg(long)]
     pub binary: Option<PathBuf>,
+    /// Print the checks as JSON: `{"ok": bool, "checks": [{status, area, detail, fix}]}`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `doctor`; `Ok(false)` when a check failed.
-pub fn doctor(
-    stdout: &mut dyn Write,
-    host: Option<Host>,
-    root: Option<PathBuf>,
-    binary: Option<PathBuf>,
-    settings: &Settings,
-) -> anyhow::Result<bool> {
+pub fn doctor(stdout: &mut dyn Write, args: &DoctorArgs, settings: &Settings) -> super::Outcome {
     use crate::edge::doctor;
-    let root = project_root_arg(root)?;
-    let binary = binary_path(binary.as_deref())?;
+    let host = args.host;
+    let root = project_root_arg(args.root.clone())?;
+    let binary = binary_path(args.binary.as_deref())?;
     let input = doctor::DoctorInput {
         root: &root,
         settings,
@@ -37,6 +38,12 @@ pub fn doctor(
         live_runs: true,
     };
     let checks = doctor::run(&input);
-    write!(stdout, "{}", doctor::render(&checks))?;
-    Ok(!checks.iter().any(|c| c.status == doctor::Status::Fail))
+    let ok = !checks.iter().any(|c| c.status == doctor::Status::Fail);
+    if args.json {
+        let value = serde_json::json!({ "ok": ok, "checks": checks });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        write!(stdout, "{}", doctor::render(&checks))?;
+    }
+    Ok(ok.into())
 }

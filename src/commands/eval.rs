@@ -19,38 +19,52 @@ pub struct EvalArgs {
     /// Evaluate against this project's skill catalog (default: the embedded defaults).
     #[arg(long)]
     pub root: Option<PathBuf>,
+    /// Fail (exit 1) below this share of cases with the expected context mode (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_context_accuracy: Option<f64>,
+    /// Fail below this share of cases with the expected subagent decision (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_subagent_accuracy: Option<f64>,
+    /// Fail below this share of cases whose hotwords parse as expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_hotword_accuracy: Option<f64>,
+    /// Fail below this share of skill-routed cases whose first skill is expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_skill_precision_at_1: Option<f64>,
+    /// Fail below this skill precision: routed skills that were expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_skill_precision: Option<f64>,
+    /// Fail below this skill recall: expected skills that were routed (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_skill_recall: Option<f64>,
+    /// Fail below this precision of "no skill": cases left without a skill that expected none (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_no_skill_precision: Option<f64>,
+    /// Fail below this recall of "no skill": cases that expected none and got none (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_no_skill_recall: Option<f64>,
+    /// Fail below this share of agent-routed cases whose first agent is expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_precision_at_1: Option<f64>,
+    /// Fail below this agent precision: recommended agents that were expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_precision: Option<f64>,
+    /// Fail below this agent recall: expected agents that were recommended (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_recall: Option<f64>,
+    /// Fail below this share of cases with the expected delegation lock (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_lock_accuracy: Option<f64>,
+    /// Fail below this share of cases whose agent carries the expected skill (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_skill_pairing: Option<f64>,
+    /// Fail below this share of multi-turn cases whose planned delegation carries forward as expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_carry_forward_accuracy: Option<f64>,
 }
 
 /// Runs `eval`; `Ok(false)` when a floor is missed or an invariant broken.
-pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
+pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
     let text = std::fs::read_to_string(&args.cases)
         .with_context(|| format!("reading {}", args.cases.display()))?;
     let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
@@ -117,5 +131,5 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> anyhow::Result<bool> {
             writeln!(stdout, "INVARIANT BROKEN: {failure}")?;
         }
     }
-    Ok(failures.is_empty() && broken.is_empty())
+    Ok((failures.is_empty() && broken.is_empty()).into())
 }

@@ -12,6 +12,8 @@ use crate::payload::{Event, Payload};
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {
+    #[command(flatten)]
+    pub hook: super::hook::HookFlags,
     /// The prompt text; without it the payload is read from stdin.
     #[arg(long)]
     pub prompt: Option<String>,
@@ -24,11 +26,17 @@ pub struct ExplainArgs {
 pub fn explain(
     stdin: &mut dyn Read,
     stdout: &mut dyn Write,
-    args: &HookArgs,
+    explain: &ExplainArgs,
     settings: &Settings,
-    prompt: Option<String>,
-    cwd: Option<PathBuf>,
-) -> anyhow::Result<()> {
+) -> super::Outcome {
+    let args: &HookArgs = &explain.hook.hook_args();
+    let (prompt, cwd) = (explain.prompt.clone(), explain.cwd.clone());
+    if let Some(cwd) = &cwd {
+        super::existing_dir("--cwd", cwd)?;
+    }
+    if prompt.is_none() && settings.stdin_is_terminal {
+        bail!("stdin is a terminal: pass --prompt TEXT, or pipe a hook payload in");
+    }
     let mut payload = match prompt {
         Some(prompt) => Payload {
             hook_event_name: Some(args.host().event_name(Event::UserPromptSubmit).to_owned()),
@@ -83,5 +91,5 @@ pub fn explain(
     stdout
         .write_all(json.as_bytes())
         .context("writing the decision")?;
-    Ok(())
+    Ok(super::Verdict::Pass)
 }

@@ -4,8 +4,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use super::{binary_path, project_root_arg, settings_path};
 use crate::clock::Clock;
 use crate::edge::settings::Settings;
@@ -14,15 +12,24 @@ use crate::payload::Host;
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
+    #[command(flatten)]
+    pub target: UninstallArgs,
+    /// The binary to register (default: this executable).
+    #[arg(long)]
+    pub binary: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UninstallArgs {
+    /// The host whose settings to change.
+    #[arg(long, value_enum)]
+    pub host: Host,
     /// The project's settings (default) or the user's.
     #[arg(long, value_enum, default_value = "project")]
     pub scope: Scope,
     /// Print the resulting file instead of writing it.
     #[arg(long)]
     pub dry_run: bool,
-    /// The binary to register (default: this executable).
-    #[arg(long)]
-    pub binary: Option<PathBuf>,
     /// The project root (default: the git root above the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
@@ -32,26 +39,58 @@ pub struct InstallArgs {
     pub no_agents: bool,
 }
 
+/// Runs `install`.
 pub fn install(
     stdout: &mut dyn Write,
-    host: Option<Host>,
+    stderr: &mut dyn Write,
     args: &InstallArgs,
     settings: &Settings,
     clock: &dyn Clock,
-    add: bool,
+) -> super::Outcome {
+    change(
+        stdout,
+        stderr,
+        &args.target,
+        Some(args.binary.as_deref()),
+        settings,
+        clock,
+    )?;
+    Ok(super::Verdict::Pass)
+}
+
+/// Runs `uninstall`.
+pub fn uninstall(
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    args: &UninstallArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> super::Outcome {
+    change(stdout, stderr, args, None, settings, clock)?;
+    Ok(super::Verdict::Pass)
+}
+
+/// Installs (`binary` is `Some`: the `--binary` given, if any) or uninstalls.
+fn change(
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    args: &UninstallArgs,
+    binary: Option<Option<&std::path::Path>>,
+    settings: &Settings,
+    clock: &dyn Clock,
 ) -> anyhow::Result<()> {
     use crate::edge::hostconfig;
-    let host = host.context("name the host: --host codex|claude|gemini|antigravity")?;
+    let (host, add) = (args.host, binary.is_some());
     let root = project_root_arg(args.root.clone())?;
     let path = settings_path(host, args.scope, &root, settings)?;
     let target = hostconfig::write_target(&path, args.scope, &root)?;
     let before = hostconfig::read(&target)?;
     let after = if add {
-        let binary = binary_path(args.binary.as_deref())?;
+        let binary = binary_path(binary.flatten())?;
         let binary = binary.to_string_lossy();
         if binary.contains(' ') {
             writeln!(
-                stdout,
+                stderr,
                 "warning: the binary path contains spaces ({binary}); Windows shells break on them — install it under a path without spaces"
             )?;
         }
@@ -102,7 +141,7 @@ pub fn install(
         if let (false, Some(dir)) = (before.is_null(), &backups) {
             writeln!(
                 stdout,
-                "previous file kept in {} (original.json: before sophia-hook's first change; last.json: before this one)",
+                "previous file kept in {} (original.json, or original.absent when there was none: before sophia-hook's first change; last.json: before this one)",
                 dir.display()
             )?;
         }
@@ -119,6 +158,14 @@ pub fn install(
         if let Some(target) = &roles {
             crate::edge::agents_sync::remove_generated(stdout, target, settings)?;
         }
+        if args.scope == Scope::Project {
+            // A name inside the agents folder, so the folder itself is tried first.
+            let agents = crate::edge::agents_sync::agents_dir(host, args.scope, &root, settings)
+                .ok()
+                .map(|dir| dir.join("-"));
+            remove_empty_folders(&root, [Some(path.as_path()), agents.as_deref()]);
+        }
+        refresh_availability(stdout, &root, settings, clock)?;
         return Ok(());
     }
     if host == Host::Codex {
@@ -130,7 +177,7 @@ pub fn install(
         let other_doc = hostconfig::read(&other_path).unwrap_or(serde_json::Value::Null);
         if !crate::install::registered(&other_doc, host).is_empty() {
             writeln!(
-                stdout,
+                stderr,
                 "warning: sophia-hook is also installed at {} scope ({}): Codex runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host codex --scope {}`",
                 other.as_str(),
                 other_path.display(),
@@ -176,7 +223,63 @@ pub fn install(
         if has_source {
             super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
         }
-        super::availability::availability(stdout, Some(root), true, settings, clock)?;
+        let args = super::availability::AvailabilityArgs {
+            root: Some(root),
+            write: true,
+            json: false,
+        };
+        super::availability::availability(stdout, &args, settings, clock)?;
     }
     Ok(())
+}
+
+/// After an uninstall, the machine-wide availability manifest must not say that the removed
+/// roles are still configured: rewritten from what is on disk now, when there is one.
+fn refresh_availability(
+    stdout: &mut dyn Write,
+    root: &std::path::Path,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> anyhow::Result<()> {
+    let exists = settings
+        .availability_file
+        .as_deref()
+        .is_some_and(|p| std::fs::symlink_metadata(p).is_ok());
+    if !exists {
+        return Ok(());
+    }
+    writeln!(stdout, "refreshing the availability manifest:")?;
+    let args = super::availability::AvailabilityArgs {
+        root: Some(root.to_path_buf()),
+        write: true,
+        json: false,
+    };
+    super::availability::availability(&mut std::io::sink(), &args, settings, clock)?;
+    if let Some(path) = &settings.availability_file {
+        writeln!(stdout, "wrote {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// Removes the folders that held `files` (`.codex/`, `.claude/agents/`, …) when they are empty
+/// now, up to but not including `root`: what install created and uninstall emptied goes. A
+/// folder with anything left in it, a symlink, or `root` itself is kept.
+fn remove_empty_folders<'a>(
+    root: &std::path::Path,
+    files: impl IntoIterator<Item = Option<&'a std::path::Path>>,
+) {
+    for file in files.into_iter().flatten() {
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if d == root || !d.starts_with(root) {
+                break;
+            }
+            let real_dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_dir());
+            // `remove_dir` removes only an empty folder; a non-empty one ends the walk.
+            if !real_dir || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
 }

@@ -8,12 +8,14 @@ pub mod catalog;
 pub mod doctor;
 pub mod eval;
 pub mod explain;
+pub mod hook;
 pub mod install;
 pub mod report;
 pub mod skills;
 pub mod stats;
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
@@ -24,7 +26,10 @@ use crate::payload::Host;
 
 pub fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match root {
-        Some(root) => Ok(root),
+        Some(root) => {
+            existing_dir("--root", &root)?;
+            Ok(root)
+        }
         None => {
             let cwd = std::env::current_dir().context("reading the current directory")?;
             Ok(project_root(&cwd))
@@ -73,3 +78,103 @@ pub fn skill_ids_of(root: &std::path::Path) -> std::collections::BTreeSet<String
         .map(|s| s.id)
         .collect()
 }
+
+/// What a tool subcommand found: it ran and passed (exit 0) or a check failed (exit 1); an
+/// `Err` is "could not run" (exit 2). `cli::exit_code` alone turns this into the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+}
+
+pub type Outcome = anyhow::Result<Verdict>;
+
+impl From<bool> for Verdict {
+    fn from(passed: bool) -> Verdict {
+        if passed { Verdict::Pass } else { Verdict::Fail }
+    }
+}
+
+/// What hook mode and `explain` say when stdin is a terminal instead of waiting for a payload.
+pub const TERMINAL_HINT: &str = "sophia-hook: stdin is a terminal. Without a subcommand, \
+sophia-hook is a command hook that the host runs with its JSON payload on stdin, e.g.\n  \
+echo '{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"!quick hi\"}' | sophia-hook --host claude\n\
+Try `sophia-hook explain --prompt TEXT`, `sophia-hook install --host HOST` or `sophia-hook --help`.";
+
+/// True when the error is a write to a closed pipe (the reader went away): not a failure.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Standard output that drops everything once the reader has closed the pipe, so a command
+/// finishes its work (every file of `agents sync`) and exits 0 instead of stopping half way.
+pub struct PipeSafe<'a> {
+    inner: &'a mut dyn Write,
+    closed: bool,
+}
+
+impl<'a> PipeSafe<'a> {
+    pub fn new(inner: &'a mut dyn Write) -> PipeSafe<'a> {
+        PipeSafe {
+            inner,
+            closed: false,
+        }
+    }
+}
+
+impl Write for PipeSafe<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+/// A folder the user named on the command line (`--root`, `--cwd`) must exist: a typo is an
+/// error, not a run against nothing.
+pub fn existing_dir(flag: &str, path: &Path) -> anyhow::Result<()> {
+    if !path.is_dir() {
+        bail!(
+            "{flag} {}: no such folder{}",
+            path.display(),
+            if path.exists() { " (it is a file)" } else { "" }
+        );
+    }
+    Ok(())
+}
+
+/// A check that ran and failed, reported on stderr like an error but exiting 1 (see
+/// [`Verdict`]).
+#[derive(Debug)]
+pub struct CheckFailed(pub String);
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CheckFailed {}

@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::bail;
+
 use super::{binary_path, project_root_arg};
 use crate::clock::Clock;
 use crate::edge::settings::Settings;
@@ -10,15 +12,18 @@ use crate::payload::Host;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// Where to write the page (default: <state dir>/sophia-hook/report.html, e.g.
-    /// ~/.local/state/sophia-hook/report.html).
+    /// Only this host's setup and routing (default: every host).
+    #[arg(long, value_enum)]
+    pub host: Option<Host>,
+    /// Where to write the page, in a folder that exists (default: <state
+    /// dir>/sophia-hook/report.html, e.g. ~/.local/state/sophia-hook/report.html).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// The period: a duration back from now (7d, 36h, 2w, 90m), a date (2026-11-01) or an
     /// RFC 3339 timestamp. Default: 7d.
     #[arg(long)]
     pub since: Option<String>,
-    /// The analytics log (default: the analytics file).
+    /// The analytics log (default: the analytics file); it must exist when named.
     #[arg(long)]
     pub file: Option<PathBuf>,
     /// The project root (default: the git root above the current directory).
@@ -30,27 +35,37 @@ pub struct ReportArgs {
 }
 
 /// Runs `report`: writes the page and prints its path.
-#[allow(clippy::too_many_arguments)]
 pub fn report_page(
     stdout: &mut dyn Write,
-    host: Option<Host>,
-    out: Option<PathBuf>,
-    since: Option<String>,
-    file: Option<PathBuf>,
-    root: Option<PathBuf>,
-    binary: Option<PathBuf>,
+    args: ReportArgs,
     settings: &Settings,
     clock: &dyn Clock,
-) -> anyhow::Result<()> {
+) -> super::Outcome {
+    // Named on the command line: a typo is an error, and no folder is made for it.
+    if let Some(file) = &args.file
+        && std::fs::symlink_metadata(file).is_err()
+    {
+        bail!("--file {}: no such file", file.display());
+    }
+    if let Some(out) = &args.out {
+        let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(dir) = parent.filter(|d| !d.is_dir()) {
+            bail!(
+                "--out {}: the folder {} does not exist (create it first); nothing was written",
+                out.display(),
+                dir.display()
+            );
+        }
+    }
     let args = crate::edge::report::ReportArgs {
-        out,
-        since,
-        host,
-        root: project_root_arg(root)?,
-        binary: binary_path(binary.as_deref())?,
-        file,
+        out: args.out,
+        since: args.since,
+        host: args.host,
+        root: project_root_arg(args.root)?,
+        binary: binary_path(args.binary.as_deref())?,
+        file: args.file,
     };
     let path = crate::edge::report::run(&args, settings, clock)?;
     writeln!(stdout, "{}", path.display())?;
-    Ok(())
+    Ok(super::Verdict::Pass)
 }

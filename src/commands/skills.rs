@@ -19,6 +19,9 @@ pub enum SkillsCommand {
         /// The project root (default: the git root above the current directory).
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Index only the folders this host sees (default: one index per host that has skills).
+        #[arg(long, value_enum)]
+        host: Option<Host>,
         /// Where to write the index (only with `--host`: without it, one index is written per
         /// host that has skills, since each host sees its own folders).
         #[arg(long)]
@@ -26,8 +29,24 @@ pub enum SkillsCommand {
     },
 }
 
+/// Runs `skills …`.
+pub fn run(
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    command: SkillsCommand,
+    settings: &Settings,
+) -> super::Outcome {
+    match command {
+        SkillsCommand::Index { root, host, out } => {
+            skills_index(stdout, stderr, root, host, out, settings)?;
+        }
+    }
+    Ok(super::Verdict::Pass)
+}
+
 pub fn skills_index(
     stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
     root: Option<PathBuf>,
     host: Option<Host>,
     out: Option<PathBuf>,
@@ -58,7 +77,7 @@ pub fn skills_index(
                     catalog.source_fingerprint
                 )?;
                 for warning in &catalog.warnings {
-                    writeln!(stdout, "  warning: {warning}")?;
+                    writeln!(stderr, "sophia-hook: warning: {}: {warning}", host.as_str())?;
                 }
             }
             Err(e) => last_error = Some(e),

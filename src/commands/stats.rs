@@ -9,7 +9,8 @@ use crate::edge::settings::Settings;
 
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
-    /// Only runs at or after this date (2026-11-01) or RFC 3339 timestamp.
+    /// Only runs since then: a duration back from now (7d, 36h, 2w, 90m), a date (2026-11-01)
+    /// or an RFC 3339 timestamp.
     #[arg(long)]
     pub since: Option<String>,
     /// Print JSON.
@@ -22,22 +23,27 @@ pub struct StatsArgs {
 
 pub fn stats(
     stdout: &mut dyn Write,
-    since: Option<String>,
-    json: bool,
-    file: Option<PathBuf>,
+    args: &StatsArgs,
     settings: &Settings,
-) -> anyhow::Result<()> {
+    clock: &dyn crate::clock::Clock,
+) -> super::Outcome {
+    let (since, json, file) = (args.since.clone(), args.json, args.file.clone());
+    // A file named on the command line must be there; the default log may not exist yet.
+    let explicit = file.is_some();
     let path = file
         .or_else(|| settings.analytics_file.clone())
         .context("no analytics file: analytics are off (SOPHIA_ANALYTICS=off) or HOME is not set; pass --file")?;
     let since = since
-        .map(|s| crate::stats::parse_since(&s))
+        .map(|s| crate::stats::parse_since(&s, clock.now()))
         .transpose()
         .map_err(|e| anyhow::anyhow!(e))?;
     let text =
         match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::ANALYTICS) {
             Ok(text) => text,
-            Err(crate::edge::files::ReadError::Missing) => String::new(),
+            Err(crate::edge::files::ReadError::Missing) if !explicit => String::new(),
+            Err(crate::edge::files::ReadError::Missing) => {
+                anyhow::bail!("--file {}: no such file", path.display())
+            }
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
     let summary = crate::stats::summarise(&text, since);
@@ -47,5 +53,5 @@ pub fn stats(
         writeln!(stdout, "{}", path.display())?;
         write!(stdout, "{}", crate::stats::render(&summary))?;
     }
-    Ok(())
+    Ok(super::Verdict::Pass)
 }

@@ -18,7 +18,8 @@ use crate::edge::{agents, hostconfig, skills};
 use crate::install::{Registered, Scope, config_path, registered};
 use crate::payload::{Event, Host};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
     Info,
@@ -37,7 +38,7 @@ impl Status {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Check {
     pub status: Status,
     pub area: String,

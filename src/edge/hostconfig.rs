@@ -180,12 +180,25 @@ pub fn write(
         Err(ReadError::Missing) => None,
         Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
     };
-    if let (Some(bytes), Some(dir)) = (&current, backups) {
+    // The first change keeps what was there before: the file (`original.json`), or the fact
+    // that there was none (`original.absent`), so the "original" never holds our own entries.
+    if let (true, Some(dir)) = (current.is_some() || doc.is_some(), backups) {
         let original = dir.join("original.json");
-        if fs::symlink_metadata(&original).is_err() {
-            write_atomic(&original, bytes)
-                .with_context(|| format!("keeping a backup in {}", original.display()))?;
+        let absent = dir.join("original.absent");
+        let kept = fs::symlink_metadata(&original).is_ok() || fs::symlink_metadata(&absent).is_ok();
+        let (file, bytes): (&Path, &[u8]) = match &current {
+            Some(bytes) => (&original, bytes),
+            None => (
+                &absent,
+                b"the file did not exist before sophia-hook's first change\n",
+            ),
+        };
+        if !kept {
+            write_atomic(file, bytes)
+                .with_context(|| format!("keeping a backup in {}", file.display()))?;
         }
+    }
+    if let (Some(bytes), Some(dir)) = (&current, backups) {
         let last = dir.join("last.json");
         write_atomic(&last, bytes)
             .with_context(|| format!("keeping a backup in {}", last.display()))?;

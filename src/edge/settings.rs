@@ -53,6 +53,11 @@ pub struct Settings {
     /// When a run has used this much time before loading catalogs or scoring, it emits the minimal
     /// safe output instead (`SOPHIA_TIME_BUDGET_MS`, default 100 ms).
     pub time_budget: std::time::Duration,
+    /// `NO_COLOR` is set (not empty): clap's usage errors and help stay plain.
+    pub no_color: bool,
+    /// Standard input is a terminal (read in [`Settings::from_env`] only): nobody will type a
+    /// payload, so hook mode and `explain` print a hint instead of waiting.
+    pub stdin_is_terminal: bool,
 }
 
 impl Default for Settings {
@@ -79,6 +84,7 @@ impl Settings {
             crate::edge::files::set_lock_wait(std::time::Duration::from_millis(ms));
         }
         let mut settings = Settings::from_lookup(get);
+        settings.stdin_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
         if !settings.analytics_from_env
             && let Some(dir) = &settings.config_dir
         {
@@ -178,6 +184,8 @@ impl Settings {
             planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
             home,
             inject_panic: get(ENV_FAULT).is_some_and(|v| v == "panic"),
+            no_color: get("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            stdin_is_terminal: false,
         }
     }
 }

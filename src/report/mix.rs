@@ -83,14 +83,7 @@ fn id(text: String) -> String {
     }
 }
 
-/// Rounds to three significant digits, so that the map of durations stays small.
-fn round3(us: u64) -> u64 {
-    let mut scale = 1;
-    while us / scale >= 1000 {
-        scale *= 10;
-    }
-    us / scale * scale
-}
+use crate::stats::round3;
 
 /// Accumulates the routing mix of the runs in `[since, until]`, of `host` when one is given.
 #[derive(Debug, Clone)]
@@ -179,19 +172,7 @@ impl MixBuilder {
 impl RoutingMix {
     /// The nearest-rank percentile `p` (0–1] of the durations, in microseconds.
     fn percentile(&self, p: f64) -> u64 {
-        let total: u64 = self.durations.values().sum();
-        if total == 0 {
-            return 0;
-        }
-        let rank = ((p * total as f64).ceil() as u64).clamp(1, total);
-        let mut seen = 0;
-        for (us, n) in &self.durations {
-            seen += n;
-            if seen >= rank {
-                return *us;
-            }
-        }
-        0
+        crate::stats::percentile(&self.durations, p)
     }
 
     pub fn latency(&self) -> Latency {

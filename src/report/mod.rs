@@ -11,7 +11,7 @@
 pub mod html;
 pub mod mix;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 
 pub use mix::{MixBuilder, RoutingMix};
 
@@ -162,34 +162,8 @@ pub struct ReportInput {
     pub skills: Vec<SkillInventory>,
 }
 
-/// Parses `--since`: a duration back from `now` (`90m`, `36h`, `7d`, `2w`), a date (`2026-11-01`,
-/// midnight UTC) or an RFC 3339 timestamp.
-pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
-    let t = text.trim();
-    if let Some(unit) = t.chars().last().filter(|c| "mhdw".contains(*c)) {
-        let digits = &t[..t.len() - 1];
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            let n: i64 = digits
-                .parse()
-                .map_err(|_| format!("--since {text:?}: too large"))?;
-            let minutes = match unit {
-                'm' => Some(n),
-                'h' => n.checked_mul(60),
-                'd' => n.checked_mul(24 * 60),
-                _ => n.checked_mul(7 * 24 * 60),
-            };
-            return minutes
-                .and_then(Duration::try_minutes)
-                .and_then(|d| now.checked_sub_signed(d))
-                .ok_or_else(|| format!("--since {text:?}: too large"));
-        }
-    }
-    crate::stats::parse_since(t).map_err(|_| {
-        format!(
-            "--since {text:?}: expected a duration like 7d, 36h, 2w, 90m, a date like 2026-11-01 or an RFC 3339 timestamp"
-        )
-    })
-}
+/// The one `--since` parser (`stats` and `report`).
+pub use crate::stats::parse_since;
 
 /// The default period: the last seven days.
 pub const DEFAULT_SINCE: &str = "7d";

@@ -1,0 +1,115 @@
+//! The command line's shape, read from clap's own model of it: every flag documented, the hook
+//! flags only where they mean something, required flags marked required, and the values each
+//! flag lists exactly the ones it accepts.
+
+use clap::CommandFactory;
+use sophia_hook::cli::Cli;
+
+/// Every command and subcommand, with its path (`agents sync`).
+fn commands() -> Vec<(String, clap::Command)> {
+    fn walk(prefix: &str, cmd: &clap::Command, out: &mut Vec<(String, clap::Command)>) {
+        for sub in cmd.get_subcommands() {
+            let path = format!("{prefix} {}", sub.get_name()).trim().to_owned();
+            out.push((path.clone(), sub.clone()));
+            walk(&path, sub, out);
+        }
+    }
+    let root = Cli::command();
+    let mut out = vec![(String::new(), root.clone())];
+    walk("", &root, &mut out);
+    out
+}
+
+#[test]
+fn every_argument_of_every_command_has_help_text() {
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for (path, cmd) in commands() {
+        for arg in cmd.get_arguments() {
+            seen += 1;
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") {
+                continue;
+            }
+            if arg
+                .get_help()
+                .is_none_or(|h| h.to_string().trim().is_empty())
+            {
+                missing.push(format!("{path} --{id}"));
+            }
+        }
+    }
+    assert!(seen > 60, "the walk found the arguments ({seen})");
+    assert_eq!(missing, Vec::<String>::new());
+}
+
+#[test]
+fn hook_flags_appear_only_where_they_mean_something() {
+    let host_allowed = [
+        "",
+        "explain",
+        "install",
+        "uninstall",
+        "doctor",
+        "report",
+        "skills index",
+        "agents sync",
+        "agents check",
+    ];
+    for (path, cmd) in commands() {
+        let has = |id: &str| cmd.get_arguments().any(|a| a.get_id() == id);
+        let hook_level = path.is_empty() || path == "explain";
+        for flag in ["event", "planning"] {
+            assert_eq!(has(flag), hook_level, "`{path}` --{flag}");
+        }
+        if has("host") {
+            assert!(host_allowed.contains(&path.as_str()), "`{path}` has --host");
+        }
+        for arg in cmd.get_arguments() {
+            assert!(
+                !arg.is_global_set(),
+                "`{path}` --{} is global",
+                arg.get_id()
+            );
+        }
+    }
+}
+
+#[test]
+fn install_requires_a_host_and_uninstall_takes_no_binary() {
+    let cmds = commands();
+    let get = |name: &str| cmds.iter().find(|(p, _)| p == name).unwrap().1.clone();
+    for name in ["install", "uninstall"] {
+        let host = get(name)
+            .get_arguments()
+            .find(|a| a.get_id() == "host")
+            .cloned()
+            .unwrap();
+        assert!(host.is_required_set(), "{name} --host is required");
+    }
+    assert!(
+        get("install")
+            .get_arguments()
+            .any(|a| a.get_id() == "binary")
+    );
+    assert!(
+        !get("uninstall")
+            .get_arguments()
+            .any(|a| a.get_id() == "binary")
+    );
+}
+
+#[test]
+fn agents_host_lists_exactly_what_it_accepts() {
+    for name in ["agents sync", "agents check"] {
+        let cmds = commands();
+        let cmd = &cmds.iter().find(|(p, _)| p == name).unwrap().1;
+        let host = cmd.get_arguments().find(|a| a.get_id() == "host").unwrap();
+        let values: Vec<String> = host
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        assert_eq!(values, ["codex", "claude", "gemini", "all"], "{name}");
+    }
+}
