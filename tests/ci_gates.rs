@@ -279,6 +279,11 @@ fn the_readme_command_check_holds_and_can_fail() {
         .lines()
         .find(|l| l.starts_with("readme=$(printf"))
         .expect("the README check of .ci/run");
+    // Verbatim, so without --quiet: the first build takes minutes and must show progress.
+    assert!(
+        line.contains("| SOPHIA_ANALYTICS=off cargo run --release --)"),
+        "{line}"
+    );
     let payload = line
         .split('\'')
         .nth(3)
@@ -286,9 +291,7 @@ fn the_readme_command_check_holds_and_can_fail() {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     assert!(
-        readme.contains(&format!(
-            "printf '%s' '{payload}' | cargo run --quiet --release --"
-        )),
+        readme.contains(&format!("printf '%s' '{payload}' | cargo run --release --")),
         "the README no longer shows {payload}"
     );
     let check = script
