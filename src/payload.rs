@@ -28,7 +28,7 @@ pub enum Host {
     Claude,
     Gemini,
     /// Google Antigravity (`agy`): experimental. Built from the hooks guide and schema embedded in
-    /// the engine (docs/host-protocols.md), not yet run in a real Antigravity host.
+    /// the engine, not yet run in a real Antigravity host.
     Antigravity,
 }
 

@@ -113,3 +113,36 @@ fn agents_host_lists_exactly_what_it_accepts() {
         assert_eq!(values, ["codex", "claude", "gemini", "all"], "{name}");
     }
 }
+
+/// A `cargo install` user has no docs/ folder: no help text and no message of a tool subcommand
+/// sends them there. Help from clap's model; messages from the string literals of src/commands/.
+#[test]
+fn help_and_messages_never_point_at_a_docs_file() {
+    // A docs page, not a project path such as docs/agents/canonical-subagents.yaml.
+    let page = regex::Regex::new(r"docs/[A-Za-z0-9_/.-]*\.md").unwrap();
+    for (path, mut cmd) in commands() {
+        let help = cmd.render_long_help().to_string();
+        assert!(
+            !page.is_match(&help),
+            "`{path} --help` points at docs/: {help}"
+        );
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("//") {
+                continue;
+            }
+            assert!(
+                !page.is_match(line),
+                "{}:{}: a message points at docs/: {line}",
+                path.display(),
+                n + 1
+            );
+        }
+    }
+}

@@ -471,3 +471,47 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
     );
     assert!(!proj.path().join(".claude/agents").exists());
 }
+
+/// Runs `sophia-hook ARGS` with its stdin, stdout and stderr on a pseudo-terminal (util-linux
+/// `script`); `None` where `script` is missing.
+fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> Option<(i32, String)> {
+    let bin = env!("CARGO_BIN_EXE_sophia-hook");
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &format!("{bin} {args}"), "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::temp_dir())
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().ok()?;
+    Some((
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+#[test]
+fn on_a_real_terminal_clap_keeps_its_colours_and_hook_mode_does_not_wait() {
+    let Some((code, colour)) = on_a_terminal("--bogus", &[]) else {
+        eprintln!("skipped: no `script` on this machine");
+        return;
+    };
+    assert_eq!(code, 1);
+    assert!(
+        colour.contains("\u{1b}[") && colour.contains("--bogus"),
+        "{colour:?}"
+    );
+    let (_, plain) = on_a_terminal("--bogus", &[("NO_COLOR", "1")]).unwrap();
+    assert!(
+        !plain.contains('\u{1b}') && plain.contains("--bogus"),
+        "{plain:?}"
+    );
+    // Hook mode and explain with the terminal as stdin: a hint and exit 2, at once.
+    for args in ["", "--host claude", "explain"] {
+        let (code, out) = on_a_terminal(args, &[]).unwrap();
+        assert_eq!(code, 2, "{args}: {out}");
+        assert!(out.contains("stdin is a terminal"), "{args}: {out}");
+    }
+}

@@ -207,7 +207,7 @@ fn change(
         )?,
         Some(Host::Antigravity) => writeln!(
             stdout,
-            "EXPERIMENTAL: built from the hooks guide inside the Antigravity engine, not yet run in a real Antigravity host (see docs/hosts.md); check `agy --version` and test that the context arrives"
+            "EXPERIMENTAL: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host; check `agy --version`, then send a `!quick` prompt and look for `contextMode=light` in the agent's context (`SOPHIA_DEBUG=1` logs each run on stderr; `sophia-hook doctor --host antigravity` checks the file)"
         )?,
     }
     if let Some(target) = &roles {
