@@ -146,3 +146,47 @@ fn help_and_messages_never_point_at_a_docs_file() {
         }
     }
 }
+
+/// `rust-version` in Cargo.toml is the real minimum: the highest `rust-version` any locked
+/// dependency declares (read with `cargo metadata`, offline).
+#[test]
+fn rust_version_is_the_highest_a_dependency_needs() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let version = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
+    let mut ours = None;
+    let mut needed = (vec![0], String::new());
+    for package in meta["packages"].as_array().unwrap() {
+        let Some(v) = package["rust_version"].as_str() else {
+            continue;
+        };
+        if package["name"] == "sophia-hook" {
+            ours = Some(version(v));
+        } else if version(v) > needed.0 {
+            needed = (version(v), package["name"].as_str().unwrap().to_owned());
+        }
+    }
+    let trim = |mut v: Vec<u32>| {
+        while v.len() > 2 && v.last() == Some(&0) {
+            v.pop();
+        }
+        v
+    };
+    assert_eq!(
+        ours.map(trim),
+        Some(trim(needed.0.clone())),
+        "the highest is {} ({:?})",
+        needed.1,
+        needed.0
+    );
+}
