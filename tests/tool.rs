@@ -515,3 +515,37 @@ fn on_a_real_terminal_clap_keeps_its_colours_and_hook_mode_does_not_wait() {
         assert!(out.contains("stdin is a terminal"), "{args}: {out}");
     }
 }
+
+#[test]
+fn skills_index_warns_on_stderr_and_reports_on_stdout() {
+    let proj = project();
+    for (name, text) in [
+        (
+            "invoice",
+            "---\nname: invoice-expert\ndescription: Electronic invoices\n---\n",
+        ),
+        ("broken", "---\nname: [oops\n---\n"),
+    ] {
+        let dir = proj.path().join("skills").join(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+    let root = proj.path().to_str().unwrap();
+    let run = run_binary(
+        &["skills", "index", "--root", root, "--host", "codex"],
+        b"",
+        proj.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("codex: wrote ") && !run.stdout.contains("warning"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("sophia-hook: warning: codex: "),
+        "{}",
+        run.stderr
+    );
+}
