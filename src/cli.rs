@@ -4,8 +4,8 @@
 //! Exit codes (docs/configuration.md, "Exit codes"): hook mode 0; a tool 0 when it succeeded or
 //! its check passed, 1 when a check failed, 2 when it could not run (ripgrep's convention); a
 //! usage error 2 inside a named subcommand, but 1 for a command line that names none — it may be
-//! a host's misconfigured hook command, and exit 2 from a prompt hook blocks the prompt in Claude
-//! Code, Codex and Gemini CLI, while exit 1 is a non-blocking hook failure everywhere.
+//! a host's misconfigured hook command, and the hosts document exit 2 from a prompt hook as "block
+//! the prompt" (Claude Code; Codex and Gemini CLI follow it), other codes as a non-blocking failure.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
@@ -205,7 +205,7 @@ fn usage_error(
     if is_tool_invocation(args) {
         return 2;
     }
-    // Possibly a host's hook command line: exit 1, which no host reads as "block this prompt",
+    // Possibly a host's hook command line: exit 1, which no host documents as "block this prompt",
     // with the no-op object of a host that reads an empty stdout as a failure (Gemini CLI).
     if let Some(noop) = hook_args(args).host.and_then(crate::render::Printed::noop) {
         let _ = stdout.write_all(noop.to_line().as_bytes());

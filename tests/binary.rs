@@ -155,8 +155,8 @@ fn a_panic_passes_through_silently() {
 }
 
 /// A command line that names no subcommand may be a host's hook command: a malformed one is a
-/// usage error (clap's message, with "did you mean"), but exits 1, which no host reads as "block
-/// this prompt" (exit 2 is that in Claude Code, Codex and Gemini CLI). Inside a named subcommand
+/// usage error (clap's message, with "did you mean"), but exits 1, which no host documents as
+/// "block this prompt" (exit 2 is that in the hosts' hook docs). Inside a named subcommand
 /// a usage error exits 2, like any tool.
 #[test]
 fn malformed_hook_command_lines_fail_without_blocking_the_prompt() {
