@@ -284,6 +284,32 @@ fn a_task_inside_fenced_code_does_not_count() {
     );
 }
 
+/// "An Italian word used as a noun is not a verb": an article before an edit verb's spelling
+/// makes it a noun, so with a code object and no other trigger `!quick` stays light; without the
+/// article it is the imperative and the cell is a repository task.
+#[test]
+fn an_italian_edit_verb_after_an_article_is_a_noun() {
+    let nouns = ["modifica", "sistema", "aggiorna", "correggi"];
+    let articles = ["la", "il", "una", "questa", "nella", "sulla", "l"];
+    let objects = ["del parser", "della funzione", "del bug"];
+    for verb in nouns {
+        for object in objects {
+            let imperative = format!("!quick {verb} il codice {object}");
+            assert_eq!(
+                routing::route(&imperative, false).context_mode,
+                ContextMode::Full,
+                "{imperative}"
+            );
+            for article in articles {
+                let sep = if article == "l" { "'" } else { " " };
+                let prompt = format!("!quick spiegami {article}{sep}{verb} {object}");
+                let r = routing::route(&prompt, false);
+                assert_eq!(r.context_mode, ContextMode::Light, "{prompt}");
+            }
+        }
+    }
+}
+
 /// The exact case.
 #[test]
 fn an_english_question_about_a_branch_stays_light() {

@@ -207,3 +207,77 @@ fn a_hotword_after_hook_context_blocks_counts_on_gemini() {
         );
     }
 }
+
+/// The routing-control block of docs/routing.md ("Hints and output") for every combination of
+/// leading hotwords × context outcome × delegation request × subagent origin: present exactly
+/// when a hotword or a delegation request is present, its first line names both modes and
+/// reasons, and it carries the sentence each mode needs; never the user's text.
+#[test]
+fn the_routing_block_says_what_each_mode_needs() {
+    use sophia_hook::context::ContextMode;
+    use sophia_hook::routing;
+    use sophia_hook::subagent::SubagentMode;
+    let leads = ["", "!quick ", "!agents ", "!quick !agents "];
+    let bodies = [
+        "spiegami la query lenta",
+        "correggi il bug in src/main.rs",
+        "usa un subagent per leggere i log",
+        "non usare un subagent per leggere i log",
+    ];
+    for lead in leads {
+        for body in bodies {
+            for from_subagent in [false, true] {
+                let prompt = format!("{lead}{body}");
+                let r = routing::route(&prompt, from_subagent);
+                let block = render::routing_block(&r);
+                let expected_present =
+                    !r.detected_hotwords.is_empty() || r.subagent_mode != SubagentMode::Off;
+                assert_eq!(
+                    block.is_some(),
+                    expected_present,
+                    "{prompt:?} {from_subagent}"
+                );
+                let Some(block) = block else { continue };
+                let head = format!(
+                    "Sophia routing control: contextMode={} reason={} subagentMode={} reason={}.",
+                    r.context_mode.as_str(),
+                    r.context_reason(),
+                    r.subagent_mode.as_str(),
+                    r.subagent_reason()
+                );
+                assert!(block.starts_with(&head), "{prompt:?}: {block}");
+                assert!(block.contains("not a new request"), "{block}");
+                let guardrails =
+                    block.contains("Core rules, safety, policy and tool guardrails remain active");
+                match (r.context_mode, r.context_reason()) {
+                    (ContextMode::Light, _) => {
+                        assert!(guardrails && block.contains("avoid heavy"), "{block}")
+                    }
+                    (ContextMode::Full, "repo-task-detected-overrides:!quick") => {
+                        assert!(guardrails && block.contains("Full context"), "{block}")
+                    }
+                    _ => {}
+                }
+                let delegation_rules = block.contains("token/cost efficiency, not parallelism")
+                    && block.contains("the final patch or the final answer");
+                match r.subagent_mode {
+                    SubagentMode::Required => {
+                        assert!(
+                            delegation_rules && block.contains("at least one"),
+                            "{block}"
+                        )
+                    }
+                    SubagentMode::Requested => {
+                        assert!(
+                            delegation_rules && !block.contains("at least one"),
+                            "{block}"
+                        )
+                    }
+                    SubagentMode::Off => assert!(!delegation_rules, "{block}"),
+                }
+                // Never echoes the prompt.
+                assert!(!block.contains(body), "{block}");
+            }
+        }
+    }
+}
