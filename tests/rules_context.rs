@@ -317,3 +317,58 @@ fn an_english_question_about_a_branch_stays_light() {
     assert_eq!(r.context_mode, ContextMode::Light);
     assert_eq!(r.context_reason(), REASON_QUICK);
 }
+
+/// File paths and names (docs/routing.md): a path or file name in any sentence, a question too,
+/// makes a repository task; URLs, e-mail addresses, `node.js`-like names and `a/b` without a
+/// known root do not.
+#[test]
+fn a_path_makes_a_repository_task_and_look_alikes_do_not() {
+    let files = [
+        "src/main.rs",
+        "./x",
+        "~/y",
+        "C:\\a\\b.txt",
+        "main.rs",
+        "AGENTS.md",
+        "tests/e2e/run",
+        "docs/routing.md,",
+        "(lib/util.py)",
+        "`Cargo.toml`",
+        ".codex/hooks.json",
+        "package.json?",
+    ];
+    let not_files = [
+        "https://example.com/a/b.rs",
+        "www.example.com",
+        "node.js",
+        "vue.js",
+        "a/b",
+        "user@example.com",
+        "e.g.",
+        "and/or",
+    ];
+    let frames = [
+        "!quick what does {} do?",
+        "!quick spiegami {} in breve",
+        "!quick {}",
+        "!quick how is {} used?",
+    ];
+    for frame in frames {
+        for f in files {
+            let prompt = frame.replace("{}", f);
+            assert_eq!(
+                routing::route(&prompt, false).context_mode,
+                ContextMode::Full,
+                "{prompt}"
+            );
+        }
+        for f in not_files {
+            let prompt = frame.replace("{}", f);
+            assert_eq!(
+                routing::route(&prompt, false).context_mode,
+                ContextMode::Light,
+                "{prompt}"
+            );
+        }
+    }
+}

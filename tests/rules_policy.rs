@@ -668,3 +668,47 @@ fn availability_overlay_then_host_definitions_for_every_combination() {
     }
     assert_eq!(checked, (1 + 3 * 4) * 2 * 5);
 }
+
+/// Plan detection (docs/agents/README.md, "Planning and carry-forward"): asking for a plan,
+/// approving one, and an approval that brings new scope.
+#[test]
+fn plan_requests_approvals_and_scope_changes() {
+    use sophia_hook::planning::{approves_plan, asks_for_plan, changes_scope};
+    for ask in [
+        "prepara un piano per la migrazione",
+        "pianifica il refactoring del modulo",
+        "make a plan for the migration",
+        "write an implementation plan for the export",
+        "fammi un piano",
+    ] {
+        assert!(asks_for_plan(ask), "{ask}");
+        assert!(!approves_plan(ask), "{ask}");
+    }
+    for approve in [
+        "procedi",
+        "implementa il piano",
+        "go ahead with the plan",
+        "LGTM",
+        "ok procedi",
+        "Implement the plan.",
+        "segui il piano",
+    ] {
+        assert!(approves_plan(approve), "{approve}");
+        assert!(!asks_for_plan(approve), "{approve}");
+        assert!(!changes_scope(approve), "{approve}");
+    }
+    for scope in [
+        "procedi, ma aggiungi anche l'export in Excel e cambia il modulo ordini",
+        "go ahead with the plan but also add the Excel export and rename the orders module",
+    ] {
+        assert!(approves_plan(scope), "{scope}");
+        assert!(changes_scope(scope), "{scope}");
+    }
+    for neither in [
+        "spiegami SQL",
+        "the plan of the building",
+        "what is a plan?",
+    ] {
+        assert!(!approves_plan(neither), "{neither}");
+    }
+}

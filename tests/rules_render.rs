@@ -281,3 +281,169 @@ fn the_routing_block_says_what_each_mode_needs() {
         }
     }
 }
+
+/// The delegation mechanism of docs/agents/README.md ("Hint and output") for every host × role
+/// configured there or not × write policy × routing role, with and without a skill: a role is
+/// named as a spawnable type only when configured for the host; otherwise the host's built-in
+/// delegation (Claude Code: `Explore` for a read-only discovery or analysis role, else
+/// `general-purpose`; Gemini CLI: `codebase_investigator` for a read-only role, else
+/// `generalist`), with the fixed brief of its write policy; "naming the skill" only with a skill.
+#[test]
+fn the_delegation_line_follows_the_host_table() {
+    use sophia_hook::agents::{AgentRouting, Recommendation};
+    use sophia_hook::skills::SkillRouting;
+    use sophia_hook::subagent::SubagentMode;
+    for host in Host::ALL {
+        for configured in [true, false] {
+            for read_only in [true, false] {
+                for role in ["discovery", "analysis", "implementation", "review", "test"] {
+                    for skill in [None, Some("mcp-database-expert")] {
+                        let rec = Recommendation {
+                            agent_id: "some_role".into(),
+                            skill_id: skill.map(str::to_owned),
+                            availability: if configured { "configured" } else { "unknown" }.into(),
+                            write_policy: if read_only {
+                                "read-only"
+                            } else {
+                                "workspace-write"
+                            }
+                            .into(),
+                            reason_codes: vec!["analysis-task".into()],
+                            routing_role: role.into(),
+                        };
+                        let mut agents = AgentRouting::empty(SubagentMode::Requested);
+                        agents.recommended_agents.push(rec);
+                        let block =
+                            render::specialist_block(host, &SkillRouting::default(), &agents)
+                                .expect("a recommendation is rendered");
+                        let case = format!(
+                            "{host:?} configured={configured} read_only={read_only} {role} {skill:?}"
+                        );
+                        let line = block
+                            .lines()
+                            .find(|l| l.starts_with("Sophia agent routing: agent=some_role"))
+                            .unwrap_or_else(|| panic!("{case}: {block}"));
+                        let spawnable = match host {
+                            Host::Codex => "spawn_agent with agent_type=\"some_role\"",
+                            Host::Claude => "Task tool with subagent_type=\"some_role\"",
+                            Host::Gemini => "invoke_agent with agent_name=\"some_role\"",
+                            Host::Antigravity => "naming \"some_role\"",
+                        };
+                        assert_eq!(line.contains(spawnable), configured, "{case}: {line}");
+                        if !configured {
+                            let builtin = match host {
+                                Host::Codex => "spawn_agent without agent_type".to_owned(),
+                                Host::Claude => format!(
+                                    "subagent_type=\"{}\"",
+                                    if read_only && matches!(role, "discovery" | "analysis") {
+                                        "Explore"
+                                    } else {
+                                        "general-purpose"
+                                    }
+                                ),
+                                Host::Gemini => format!(
+                                    "agent_name=\"{}\"",
+                                    if read_only {
+                                        "codebase_investigator"
+                                    } else {
+                                        "generalist"
+                                    }
+                                ),
+                                Host::Antigravity => "own subagent mechanism".to_owned(),
+                            };
+                            assert!(line.contains(&builtin), "{case}: {line}");
+                            let brief = if read_only {
+                                "read-only: report findings with their locations, no edits"
+                            } else {
+                                "bounded write: change only what it is given, report the diff"
+                            };
+                            assert!(line.contains(brief), "{case}: {line}");
+                        }
+                        assert_eq!(
+                            line.contains("naming the skill mcp-database-expert in the task"),
+                            skill.is_some(),
+                            "{case}: {line}"
+                        );
+                        assert!(line.contains(&format!("skill={}", skill.unwrap_or("none"))));
+                        assert!(block.contains("reviews the child's result"), "{case}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The carry-forward line per status (docs/agents/README.md table), with one and two agents:
+/// `applied` pairs each agent with its own skill, `scope-changed` asks to re-evaluate,
+/// `agent-unavailable` names the unavailable ones.
+#[test]
+fn the_carry_forward_line_follows_its_status() {
+    use sophia_hook::agents::{AgentRouting, CarryForward, CarryForwardStatus};
+    use sophia_hook::skills::SkillRouting;
+    use sophia_hook::subagent::SubagentMode;
+    let plans: [(&[&str], &[Option<&str>]); 2] = [
+        (&["scout"], &[Some("mcp-docs-navigator")]),
+        (
+            &["technical_analyst", "implementer"],
+            &[Some("mcp-technical-analyst"), None],
+        ),
+    ];
+    for (ids, skills) in plans {
+        for status in [
+            CarryForwardStatus::Applied,
+            CarryForwardStatus::ScopeChanged,
+            CarryForwardStatus::AgentUnavailable,
+        ] {
+            let (agents, unavailable): (Vec<String>, Vec<String>) = match status {
+                CarryForwardStatus::AgentUnavailable => {
+                    (vec![], ids.iter().map(|s| s.to_string()).collect())
+                }
+                _ => (ids.iter().map(|s| s.to_string()).collect(), vec![]),
+            };
+            let mut routing = AgentRouting::empty(SubagentMode::Off);
+            routing.carry_forward = Some(CarryForward {
+                status,
+                agents: agents.clone(),
+                skills: if agents.is_empty() {
+                    vec![]
+                } else {
+                    skills.iter().map(|s| s.map(str::to_owned)).collect()
+                },
+                reason_codes: vec![],
+                unavailable: unavailable.clone(),
+            });
+            let block = render::specialist_block(Host::Codex, &SkillRouting::default(), &routing)
+                .expect("a carry-forward is rendered");
+            match status {
+                CarryForwardStatus::Applied => {
+                    let pairs: Vec<String> = ids
+                        .iter()
+                        .zip(skills)
+                        .map(|(a, s)| format!("agent={a} skill={}", s.unwrap_or("none")))
+                        .collect();
+                    assert!(
+                        block.contains(&format!(
+                            "Planned delegation carried forward: {}.",
+                            pairs.join("; ")
+                        )),
+                        "{block}"
+                    );
+                    assert!(block.contains("apply it now"), "{block}");
+                }
+                CarryForwardStatus::ScopeChanged => {
+                    assert!(
+                        block.contains(&format!("agent={}", ids.join(","))),
+                        "{block}"
+                    );
+                    assert!(block.contains("re-evaluate"), "{block}");
+                    assert!(!block.contains("apply it now"), "{block}");
+                }
+                CarryForwardStatus::AgentUnavailable => {
+                    assert!(block.contains(&ids.join(",")), "{block}");
+                    assert!(block.contains("unavailable now"), "{block}");
+                    assert!(!block.contains("apply it now"), "{block}");
+                }
+            }
+        }
+    }
+}
