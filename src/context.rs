@@ -385,6 +385,16 @@ fn is_path_like(token: &str) -> bool {
         || (lower.starts_with('/') && segments.len() > 2)
         || segments.len() > 3
         || PATH_ROOTS.contains(&segments[0])
+        || is_drive_path(&lower, sep)
+}
+
+/// `C:\a\b.txt`, `d:/x`: a drive letter, a colon, a separator and more.
+fn is_drive_path(lower: &str, sep: char) -> bool {
+    let mut chars = lower.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.next() == Some(':')
+        && chars.next() == Some(sep)
+        && chars.next().is_some()
 }
 
 #[cfg(test)]
@@ -455,6 +465,9 @@ mod tests {
             "open a PR with the fix",
             "rifattorizza il modulo",
             "controlla C:\\Users\\dev\\repo\\src\\main.rs",
+            // A short Windows path, as docs/routing.md lists it (was light).
+            "what does C:\\a\\b.txt do?",
+            "apri D:\\progetto\\note.txt",
         ] {
             assert!(
                 is_repo_task(prompt),

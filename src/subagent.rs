@@ -203,7 +203,9 @@ fn sentence_requests(sentence: &str) -> bool {
         if DELEGATE_VERBS.contains(&word) && (word != "hand" || words.get(i + 1) == Some(&"off")) {
             return true;
         }
-        let opening = prev.is_none_or(|p| CLAUSE_OPENERS.contains(&p));
+        // "can you have a subagent collect…?": the verb after a polite opening opens the clause.
+        let opening = prev.is_none_or(|p| CLAUSE_OPENERS.contains(&p))
+            || (i == 2 && prev == Some("you") && is_polite_request(&words));
         let use_verb = USE_VERBS.contains(&word) || (opening && OPENING_VERBS.contains(&word));
         if use_verb && names_subagent(&words[i + 1..]) {
             return true;
@@ -289,6 +291,8 @@ mod tests {
             "please delegate the log reading to a cheaper agent",
             "spawn a subagent for the file search",
             "have a subagent collect the failing test names",
+            "can you have a subagent collect the failing test names?",
+            "could you get a subagent to read the logs",
             "puoi usare un subagent per leggere i log?",
             "can you use a subagent to read these files?",
             "voglio che usi un subagent per leggere i log",

@@ -284,10 +284,91 @@ fn a_task_inside_fenced_code_does_not_count() {
     );
 }
 
+/// "An Italian word used as a noun is not a verb": an article before an edit verb's spelling
+/// makes it a noun, so with a code object and no other trigger `!quick` stays light; without the
+/// article it is the imperative and the cell is a repository task.
+#[test]
+fn an_italian_edit_verb_after_an_article_is_a_noun() {
+    let nouns = ["modifica", "sistema", "aggiorna", "correggi"];
+    let articles = ["la", "il", "una", "questa", "nella", "sulla", "l"];
+    let objects = ["del parser", "della funzione", "del bug"];
+    for verb in nouns {
+        for object in objects {
+            let imperative = format!("!quick {verb} il codice {object}");
+            assert_eq!(
+                routing::route(&imperative, false).context_mode,
+                ContextMode::Full,
+                "{imperative}"
+            );
+            for article in articles {
+                let sep = if article == "l" { "'" } else { " " };
+                let prompt = format!("!quick spiegami {article}{sep}{verb} {object}");
+                let r = routing::route(&prompt, false);
+                assert_eq!(r.context_mode, ContextMode::Light, "{prompt}");
+            }
+        }
+    }
+}
+
 /// The exact case.
 #[test]
 fn an_english_question_about_a_branch_stays_light() {
     let r = routing::route("!quick how do I create a branch in git?", false);
     assert_eq!(r.context_mode, ContextMode::Light);
     assert_eq!(r.context_reason(), REASON_QUICK);
+}
+
+/// File paths and names (docs/routing.md): a path or file name in any sentence, a question too,
+/// makes a repository task; URLs, e-mail addresses, `node.js`-like names and `a/b` without a
+/// known root do not.
+#[test]
+fn a_path_makes_a_repository_task_and_look_alikes_do_not() {
+    let files = [
+        "src/main.rs",
+        "./x",
+        "~/y",
+        "C:\\a\\b.txt",
+        "main.rs",
+        "AGENTS.md",
+        "tests/e2e/run",
+        "docs/routing.md,",
+        "(lib/util.py)",
+        "`Cargo.toml`",
+        ".codex/hooks.json",
+        "package.json?",
+    ];
+    let not_files = [
+        "https://example.com/a/b.rs",
+        "www.example.com",
+        "node.js",
+        "vue.js",
+        "a/b",
+        "user@example.com",
+        "e.g.",
+        "and/or",
+    ];
+    let frames = [
+        "!quick what does {} do?",
+        "!quick spiegami {} in breve",
+        "!quick {}",
+        "!quick how is {} used?",
+    ];
+    for frame in frames {
+        for f in files {
+            let prompt = frame.replace("{}", f);
+            assert_eq!(
+                routing::route(&prompt, false).context_mode,
+                ContextMode::Full,
+                "{prompt}"
+            );
+        }
+        for f in not_files {
+            let prompt = frame.replace("{}", f);
+            assert_eq!(
+                routing::route(&prompt, false).context_mode,
+                ContextMode::Light,
+                "{prompt}"
+            );
+        }
+    }
 }

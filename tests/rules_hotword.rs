@@ -206,6 +206,45 @@ proptest! {
     }
 }
 
+/// The `!word`s that do not exist: after any leading hotwords they stop the parse, stay in the
+/// text, and warn once each: the well-known ones by name (lowercased), any other anonymously.
+#[test]
+fn unsupported_bang_words_warn_and_disable_nothing() {
+    let known = ["!direct", "!noagents", "!bypass", "!nohooks"];
+    let others = ["!quickly", "!agent", "!skip", "!no-hooks", "!x2"];
+    for lead in ["", "!quick ", "!agents ", "!QUICK !agents "] {
+        for word in known.iter().chain(&others) {
+            for case in [word.to_string(), word.to_ascii_uppercase()] {
+                let prompt = format!("{lead}{case} {case} spiegami SQL");
+                let got = hotword::parse(&prompt);
+                let code = if known.contains(word) {
+                    format!("unsupported-hotword:{word}")
+                } else {
+                    "unsupported-hotword".to_owned()
+                };
+                assert_eq!(got.warnings, [code], "{prompt:?}");
+                let rest = format!("{case} {case} spiegami SQL");
+                let stripped = if lead.is_empty() {
+                    prompt.as_str()
+                } else {
+                    rest.as_str()
+                };
+                assert_eq!(got.stripped, stripped, "{prompt:?}");
+                let r = routing::route(&prompt, false);
+                let quick = lead.to_ascii_lowercase().contains("!quick");
+                let agents = lead.contains("!agents");
+                // Nothing is disabled: the leading hotwords still decide the modes.
+                assert_eq!(r.context_mode == ContextMode::Light, quick, "{prompt:?}");
+                assert_eq!(
+                    r.subagent_mode == SubagentMode::Required,
+                    agents,
+                    "{prompt:?}"
+                );
+            }
+        }
+    }
+}
+
 /// The exact case of the issue, through the router: three leading tokens, the third new.
 #[test]
 fn three_leading_tokens_keep_the_third() {

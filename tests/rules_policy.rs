@@ -576,3 +576,139 @@ fn carry_forward_for_every_availability_change() {
     }
     assert_eq!(checked, 2 * 3 * (2 * 4 + 4 * 16));
 }
+
+/// Availability at hook time (docs/agents/README.md, "Per host at hook time"), for every
+/// combination per role of the manifest's state over every host (absent, configured, unknown,
+/// unavailable) × the current host's own state (absent or one of the three; only for a role the
+/// manifest lists) × whether the host has a definition file: the host's own state when the
+/// manifest has one, else the state over every host, `unavailable` over every host always
+/// winning; then a role that is not unavailable is `configured` exactly when the host has its
+/// definition, else `unknown`.
+#[test]
+fn availability_overlay_then_host_definitions_for_every_combination() {
+    use sophia_hook::agents::availability::{Manifest, apply_host_definitions, overlay};
+    use std::collections::{BTreeMap, BTreeSet};
+    let states = [
+        None,
+        Some(Availability::Configured),
+        Some(Availability::Unknown),
+        Some(Availability::Unavailable),
+    ];
+    let mut checked = 0;
+    for global in states {
+        for host_state in states {
+            if global.is_none() && host_state.is_some() {
+                continue;
+            }
+            for defined in [false, true] {
+                for (i, target) in default_catalog().agents.iter().enumerate() {
+                    let mut catalog = default_catalog();
+                    let mut agents = BTreeMap::new();
+                    let mut hosts = BTreeMap::new();
+                    if let Some(g) = global {
+                        agents.insert(target.id.clone(), g);
+                    }
+                    if let Some(h) = host_state {
+                        hosts.insert("codex".to_owned(), BTreeMap::from([(target.id.clone(), h)]));
+                    }
+                    let manifest = Manifest {
+                        schema_version: 1,
+                        generated_at: None,
+                        catalog_fingerprint: Some(catalog.fingerprint.clone()),
+                        agents,
+                        hosts,
+                    };
+                    let warnings = overlay(&mut catalog, &manifest, Some("codex"));
+                    assert!(warnings.is_empty(), "{warnings:?}");
+                    let definitions: BTreeSet<String> = if defined {
+                        BTreeSet::from([target.id.clone()])
+                    } else {
+                        BTreeSet::new()
+                    };
+                    apply_host_definitions(&mut catalog, &definitions);
+                    let state = match (global, host_state) {
+                        (None, _) => Availability::Unknown,
+                        (Some(Availability::Unavailable), _) => Availability::Unavailable,
+                        (Some(_), Some(h)) => h,
+                        (Some(g), None) => g,
+                    };
+                    let want = match state {
+                        Availability::Unavailable => Availability::Unavailable,
+                        _ if defined => Availability::Configured,
+                        _ => Availability::Unknown,
+                    };
+                    assert_eq!(
+                        catalog.agents[i].availability, want,
+                        "{}: global {global:?} host {host_state:?} defined {defined}",
+                        target.id
+                    );
+                    // The other roles: no definition, no state, so unknown.
+                    for (j, other) in catalog.agents.iter().enumerate() {
+                        if j != i {
+                            assert_eq!(other.availability, Availability::Unknown, "{}", other.id);
+                        }
+                    }
+                    // And the policy never recommends an unavailable role.
+                    let got = resolve_subagent_routing(
+                        &format!(
+                            "{} the widget using the {}",
+                            CUES[i].1,
+                            target.id.replace('_', " ")
+                        ),
+                        SubagentMode::Requested,
+                        &skills(&[]),
+                        &catalog,
+                        false,
+                    );
+                    check_invariants(&got, &catalog, &[]);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, (1 + 3 * 4) * 2 * 5);
+}
+
+/// Plan detection (docs/agents/README.md, "Planning and carry-forward"): asking for a plan,
+/// approving one, and an approval that brings new scope.
+#[test]
+fn plan_requests_approvals_and_scope_changes() {
+    use sophia_hook::planning::{approves_plan, asks_for_plan, changes_scope};
+    for ask in [
+        "prepara un piano per la migrazione",
+        "pianifica il refactoring del modulo",
+        "make a plan for the migration",
+        "write an implementation plan for the export",
+        "fammi un piano",
+    ] {
+        assert!(asks_for_plan(ask), "{ask}");
+        assert!(!approves_plan(ask), "{ask}");
+    }
+    for approve in [
+        "procedi",
+        "implementa il piano",
+        "go ahead with the plan",
+        "LGTM",
+        "ok procedi",
+        "Implement the plan.",
+        "segui il piano",
+    ] {
+        assert!(approves_plan(approve), "{approve}");
+        assert!(!asks_for_plan(approve), "{approve}");
+        assert!(!changes_scope(approve), "{approve}");
+    }
+    for scope in [
+        "procedi, ma aggiungi anche l'export in Excel e cambia il modulo ordini",
+        "go ahead with the plan but also add the Excel export and rename the orders module",
+    ] {
+        assert!(approves_plan(scope), "{scope}");
+        assert!(changes_scope(scope), "{scope}");
+    }
+    for neither in [
+        "spiegami SQL",
+        "the plan of the building",
+        "what is a plan?",
+    ] {
+        assert!(!approves_plan(neither), "{neither}");
+    }
+}

@@ -207,3 +207,243 @@ fn a_hotword_after_hook_context_blocks_counts_on_gemini() {
         );
     }
 }
+
+/// The routing-control block of docs/routing.md ("Hints and output") for every combination of
+/// leading hotwords × context outcome × delegation request × subagent origin: present exactly
+/// when a hotword or a delegation request is present, its first line names both modes and
+/// reasons, and it carries the sentence each mode needs; never the user's text.
+#[test]
+fn the_routing_block_says_what_each_mode_needs() {
+    use sophia_hook::context::ContextMode;
+    use sophia_hook::routing;
+    use sophia_hook::subagent::SubagentMode;
+    let leads = ["", "!quick ", "!agents ", "!quick !agents "];
+    let bodies = [
+        "spiegami la query lenta",
+        "correggi il bug in src/main.rs",
+        "usa un subagent per leggere i log",
+        "non usare un subagent per leggere i log",
+    ];
+    for lead in leads {
+        for body in bodies {
+            for from_subagent in [false, true] {
+                let prompt = format!("{lead}{body}");
+                let r = routing::route(&prompt, from_subagent);
+                let block = render::routing_block(&r);
+                let expected_present =
+                    !r.detected_hotwords.is_empty() || r.subagent_mode != SubagentMode::Off;
+                assert_eq!(
+                    block.is_some(),
+                    expected_present,
+                    "{prompt:?} {from_subagent}"
+                );
+                let Some(block) = block else { continue };
+                let head = format!(
+                    "Sophia routing control: contextMode={} reason={} subagentMode={} reason={}.",
+                    r.context_mode.as_str(),
+                    r.context_reason(),
+                    r.subagent_mode.as_str(),
+                    r.subagent_reason()
+                );
+                assert!(block.starts_with(&head), "{prompt:?}: {block}");
+                assert!(block.contains("not a new request"), "{block}");
+                let guardrails =
+                    block.contains("Core rules, safety, policy and tool guardrails remain active");
+                match (r.context_mode, r.context_reason()) {
+                    (ContextMode::Light, _) => {
+                        assert!(guardrails && block.contains("avoid heavy"), "{block}")
+                    }
+                    (ContextMode::Full, "repo-task-detected-overrides:!quick") => {
+                        assert!(guardrails && block.contains("Full context"), "{block}")
+                    }
+                    _ => {}
+                }
+                let delegation_rules = block.contains("token/cost efficiency, not parallelism")
+                    && block.contains("the final patch or the final answer");
+                match r.subagent_mode {
+                    SubagentMode::Required => {
+                        assert!(
+                            delegation_rules && block.contains("at least one"),
+                            "{block}"
+                        )
+                    }
+                    SubagentMode::Requested => {
+                        assert!(
+                            delegation_rules && !block.contains("at least one"),
+                            "{block}"
+                        )
+                    }
+                    SubagentMode::Off => assert!(!delegation_rules, "{block}"),
+                }
+                // Never echoes the prompt.
+                assert!(!block.contains(body), "{block}");
+            }
+        }
+    }
+}
+
+/// The delegation mechanism of docs/agents/README.md ("Hint and output") for every host × role
+/// configured there or not × write policy × routing role, with and without a skill: a role is
+/// named as a spawnable type only when configured for the host; otherwise the host's built-in
+/// delegation (Claude Code: `Explore` for a read-only discovery or analysis role, else
+/// `general-purpose`; Gemini CLI: `codebase_investigator` for a read-only role, else
+/// `generalist`), with the fixed brief of its write policy; "naming the skill" only with a skill.
+#[test]
+fn the_delegation_line_follows_the_host_table() {
+    use sophia_hook::agents::{AgentRouting, Recommendation};
+    use sophia_hook::skills::SkillRouting;
+    use sophia_hook::subagent::SubagentMode;
+    for host in Host::ALL {
+        for configured in [true, false] {
+            for read_only in [true, false] {
+                for role in ["discovery", "analysis", "implementation", "review", "test"] {
+                    for skill in [None, Some("mcp-database-expert")] {
+                        let rec = Recommendation {
+                            agent_id: "some_role".into(),
+                            skill_id: skill.map(str::to_owned),
+                            availability: if configured { "configured" } else { "unknown" }.into(),
+                            write_policy: if read_only {
+                                "read-only"
+                            } else {
+                                "workspace-write"
+                            }
+                            .into(),
+                            reason_codes: vec!["analysis-task".into()],
+                            routing_role: role.into(),
+                        };
+                        let mut agents = AgentRouting::empty(SubagentMode::Requested);
+                        agents.recommended_agents.push(rec);
+                        let block =
+                            render::specialist_block(host, &SkillRouting::default(), &agents)
+                                .expect("a recommendation is rendered");
+                        let case = format!(
+                            "{host:?} configured={configured} read_only={read_only} {role} {skill:?}"
+                        );
+                        let line = block
+                            .lines()
+                            .find(|l| l.starts_with("Sophia agent routing: agent=some_role"))
+                            .unwrap_or_else(|| panic!("{case}: {block}"));
+                        let spawnable = match host {
+                            Host::Codex => "spawn_agent with agent_type=\"some_role\"",
+                            Host::Claude => "Task tool with subagent_type=\"some_role\"",
+                            Host::Gemini => "invoke_agent with agent_name=\"some_role\"",
+                            Host::Antigravity => "naming \"some_role\"",
+                        };
+                        assert_eq!(line.contains(spawnable), configured, "{case}: {line}");
+                        if !configured {
+                            let builtin = match host {
+                                Host::Codex => "spawn_agent without agent_type".to_owned(),
+                                Host::Claude => format!(
+                                    "subagent_type=\"{}\"",
+                                    if read_only && matches!(role, "discovery" | "analysis") {
+                                        "Explore"
+                                    } else {
+                                        "general-purpose"
+                                    }
+                                ),
+                                Host::Gemini => format!(
+                                    "agent_name=\"{}\"",
+                                    if read_only {
+                                        "codebase_investigator"
+                                    } else {
+                                        "generalist"
+                                    }
+                                ),
+                                Host::Antigravity => "own subagent mechanism".to_owned(),
+                            };
+                            assert!(line.contains(&builtin), "{case}: {line}");
+                            let brief = if read_only {
+                                "read-only: report findings with their locations, no edits"
+                            } else {
+                                "bounded write: change only what it is given, report the diff"
+                            };
+                            assert!(line.contains(brief), "{case}: {line}");
+                        }
+                        assert_eq!(
+                            line.contains("naming the skill mcp-database-expert in the task"),
+                            skill.is_some(),
+                            "{case}: {line}"
+                        );
+                        assert!(line.contains(&format!("skill={}", skill.unwrap_or("none"))));
+                        assert!(block.contains("reviews the child's result"), "{case}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The carry-forward line per status (docs/agents/README.md table), with one and two agents:
+/// `applied` pairs each agent with its own skill, `scope-changed` asks to re-evaluate,
+/// `agent-unavailable` names the unavailable ones.
+#[test]
+fn the_carry_forward_line_follows_its_status() {
+    use sophia_hook::agents::{AgentRouting, CarryForward, CarryForwardStatus};
+    use sophia_hook::skills::SkillRouting;
+    use sophia_hook::subagent::SubagentMode;
+    let plans: [(&[&str], &[Option<&str>]); 2] = [
+        (&["scout"], &[Some("mcp-docs-navigator")]),
+        (
+            &["technical_analyst", "implementer"],
+            &[Some("mcp-technical-analyst"), None],
+        ),
+    ];
+    for (ids, skills) in plans {
+        for status in [
+            CarryForwardStatus::Applied,
+            CarryForwardStatus::ScopeChanged,
+            CarryForwardStatus::AgentUnavailable,
+        ] {
+            let (agents, unavailable): (Vec<String>, Vec<String>) = match status {
+                CarryForwardStatus::AgentUnavailable => {
+                    (vec![], ids.iter().map(|s| s.to_string()).collect())
+                }
+                _ => (ids.iter().map(|s| s.to_string()).collect(), vec![]),
+            };
+            let mut routing = AgentRouting::empty(SubagentMode::Off);
+            routing.carry_forward = Some(CarryForward {
+                status,
+                agents: agents.clone(),
+                skills: if agents.is_empty() {
+                    vec![]
+                } else {
+                    skills.iter().map(|s| s.map(str::to_owned)).collect()
+                },
+                reason_codes: vec![],
+                unavailable: unavailable.clone(),
+            });
+            let block = render::specialist_block(Host::Codex, &SkillRouting::default(), &routing)
+                .expect("a carry-forward is rendered");
+            match status {
+                CarryForwardStatus::Applied => {
+                    let pairs: Vec<String> = ids
+                        .iter()
+                        .zip(skills)
+                        .map(|(a, s)| format!("agent={a} skill={}", s.unwrap_or("none")))
+                        .collect();
+                    assert!(
+                        block.contains(&format!(
+                            "Planned delegation carried forward: {}.",
+                            pairs.join("; ")
+                        )),
+                        "{block}"
+                    );
+                    assert!(block.contains("apply it now"), "{block}");
+                }
+                CarryForwardStatus::ScopeChanged => {
+                    assert!(
+                        block.contains(&format!("agent={}", ids.join(","))),
+                        "{block}"
+                    );
+                    assert!(block.contains("re-evaluate"), "{block}");
+                    assert!(!block.contains("apply it now"), "{block}");
+                }
+                CarryForwardStatus::AgentUnavailable => {
+                    assert!(block.contains(&ids.join(",")), "{block}");
+                    assert!(block.contains("unavailable now"), "{block}");
+                    assert!(!block.contains("apply it now"), "{block}");
+                }
+            }
+        }
+    }
+}

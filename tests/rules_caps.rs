@@ -1,0 +1,245 @@
+//! Every cap of the skill discovery walk and of the bounded reader, asserted at the limit and
+//! one over, each with the warning the docs promise (docs/skills.md "Limits", docs/security.md
+//! "Reads"):
+//!
+//! | what | limit | over it |
+//! |---|---|---|
+//! | entries of one skill folder looked at | 4,096 | `skills-dir-over-cap:<folder>: 4096` |
+//! | skills in an inventory | 1,000 | the rest left out, `skills-cap:1000` |
+//! | one `SKILL.md` | 128 KiB | skipped, `skill-skipped:…: larger than the 131072-byte cap` |
+//! | bounded read | its cap | `TooLarge`, "larger than the N-byte cap"; a prefix read cuts |
+//! | agent catalog, skills index, `.sophia-hook.yaml` | 1 MiB, 4 MiB, 64 KiB | their warnings |
+//!
+//! Planted bug this catches: the walk's per-folder entry cap and its warning deleted.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use sophia_hook::edge::files::{ReadError, caps, read_bounded, read_bounded_string, read_prefix};
+use sophia_hook::edge::skills::{Homes, MAX_DIR_ENTRIES, MAX_SKILLS, inventory, skill_folders};
+use sophia_hook::payload::Host;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20),
+        ..ProptestConfig::default()
+    }
+}
+
+/// The caps as docs/security.md states them.
+#[test]
+fn the_caps_are_the_documented_figures() {
+    assert_eq!(caps::CONFIG, 64 * 1024);
+    assert_eq!(caps::SKILL_MD, 128 * 1024);
+    assert_eq!(caps::AGENTS_MD, 256 * 1024);
+    assert_eq!(caps::CATALOG, 1024 * 1024);
+    assert_eq!(caps::STATE, 1024 * 1024);
+    assert_eq!(caps::INDEX, 4 * 1024 * 1024);
+    assert_eq!(caps::SETTINGS, 4 * 1024 * 1024);
+    assert_eq!(MAX_DIR_ENTRIES, 4_096);
+    assert_eq!(MAX_SKILLS, 1_000);
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// Any file size around any cap: a bounded read gives the file up to its cap and refuses one
+    /// byte more, naming the cap; a prefix read gives the first `cap` bytes and the whole size.
+    #[test]
+    fn the_bounded_reader_takes_up_to_its_cap_and_refuses_one_byte_more(
+        cap in 0u64..4096,
+        delta in -3i64..=3,
+        byte in prop::sample::select(vec![b'a', b'\n', 0xc3, 0xa8]),
+    ) {
+        let size = (cap as i64 + delta).max(0) as u64;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let content = vec![byte; size as usize];
+        fs::write(&path, &content).unwrap();
+        match read_bounded(&path, cap) {
+            Ok(bytes) => {
+                prop_assert!(size <= cap, "{} bytes read under a {}-byte cap", size, cap);
+                prop_assert_eq!(bytes, content.clone());
+            }
+            Err(ReadError::TooLarge { cap: reported }) => {
+                prop_assert!(size > cap);
+                prop_assert_eq!(reported, cap);
+                let e = ReadError::TooLarge { cap };
+                prop_assert_eq!(e.to_string(), format!("larger than the {cap}-byte cap"));
+            }
+            Err(e) => prop_assert!(false, "{e}"),
+        }
+        let string = read_bounded_string(&path, cap);
+        prop_assert_eq!(string.is_ok() || matches!(string, Err(ReadError::Io(_))), size <= cap);
+        let (prefix, total) = read_prefix(&path, cap).unwrap();
+        prop_assert_eq!(total, size);
+        prop_assert_eq!(prefix, content[..size.min(cap) as usize].to_vec());
+    }
+}
+
+fn skill_md(id: &str) -> String {
+    format!("---\nname: {id}\ndescription: Test skill {id} for the cap tests.\n---\n\nBody.\n")
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join(".git")).unwrap();
+    fs::create_dir_all(dir.path().join(".claude/skills")).unwrap();
+    dir
+}
+
+fn claude_inventory(root: &Path) -> sophia_hook::edge::skills::Inventory {
+    inventory(
+        skill_folders(Host::Claude, root, root, &Homes::default()),
+        root,
+    )
+}
+
+/// At 4,096 entries every entry is looked at and nothing warns; one more and the folder warns
+/// `skills-dir-over-cap` once (the entries being plain files here, which hold no skill).
+#[test]
+fn the_walk_looks_at_4096_entries_of_a_folder_and_warns_past_them() {
+    let dir = project();
+    let folder = dir.path().join(".claude/skills");
+    fs::create_dir(folder.join("alpha")).unwrap();
+    fs::write(folder.join("alpha/SKILL.md"), skill_md("alpha")).unwrap();
+    for i in 0..MAX_DIR_ENTRIES - 1 {
+        fs::write(folder.join(format!("f{i:05}")), "").unwrap();
+    }
+    let warning = format!("skills-dir-over-cap:.claude/skills: {MAX_DIR_ENTRIES}");
+    for extra in 0..=2 {
+        if extra > 0 {
+            fs::write(folder.join(format!("extra{extra}")), "").unwrap();
+        }
+        let inv = claude_inventory(dir.path());
+        let warned = inv.warnings.iter().filter(|w| **w == warning).count();
+        if extra == 0 {
+            assert_eq!(warned, 0, "{:?}", inv.warnings);
+            assert_eq!(inv.len(), 1, "every entry looked at");
+        } else {
+            assert_eq!(warned, 1, "{extra} over: {:?}", inv.warnings);
+        }
+        assert!(inv.len() <= 1);
+    }
+}
+
+/// At 1,000 skills all are kept; one more is left out with `skills-cap:1000`.
+#[test]
+fn the_inventory_keeps_1000_skills_and_warns_past_them() {
+    let dir = project();
+    let folder = dir.path().join(".claude/skills");
+    let add = |i: usize| {
+        let id = format!("s{i:04}");
+        fs::create_dir(folder.join(&id)).unwrap();
+        fs::write(folder.join(&id).join("SKILL.md"), skill_md(&id)).unwrap();
+    };
+    for i in 0..MAX_SKILLS {
+        add(i);
+    }
+    for n in [MAX_SKILLS, MAX_SKILLS + 1, MAX_SKILLS + 2] {
+        if n > MAX_SKILLS {
+            add(n - 1);
+        }
+        let inv = claude_inventory(dir.path());
+        assert_eq!(inv.len(), n.min(MAX_SKILLS));
+        let warned: Vec<&String> = inv
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with(&format!("skills-cap:{MAX_SKILLS}")))
+            .collect();
+        assert_eq!(
+            warned.len(),
+            usize::from(n > MAX_SKILLS),
+            "{n}: {:?}",
+            inv.warnings
+        );
+    }
+}
+
+fn explain(root: &Path, prompt: &str) -> Value {
+    let run = common::run_in_process(
+        &[
+            "explain",
+            "--host",
+            "claude",
+            "--prompt",
+            prompt,
+            "--cwd",
+            root.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn all_warnings(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["skills", "agents", "routing"] {
+        for w in v[key]["warnings"].as_array().into_iter().flatten() {
+            out.push(w.as_str().unwrap_or_default().to_owned());
+        }
+    }
+    for w in v["warnings"].as_array().into_iter().flatten() {
+        out.push(w.as_str().unwrap_or_default().to_owned());
+    }
+    out
+}
+
+/// A `SKILL.md` of exactly 128 KiB is read; one byte more is skipped with the cap in the warning.
+#[test]
+fn a_skill_md_over_128_kib_is_skipped_with_its_warning() {
+    for size in [caps::SKILL_MD, caps::SKILL_MD + 1] {
+        let dir = project();
+        let skill = dir.path().join(".claude/skills/bigskill");
+        fs::create_dir(&skill).unwrap();
+        let mut text = skill_md("bigskill");
+        text.push_str(&"x".repeat(size as usize - text.len()));
+        assert_eq!(text.len() as u64, size);
+        fs::write(skill.join("SKILL.md"), &text).unwrap();
+        let v = explain(dir.path(), "hello");
+        let warnings = all_warnings(&v);
+        let skipped = warnings.iter().any(|w| {
+            w.starts_with("skill-skipped:.claude/skills/bigskill/SKILL.md")
+                && w.ends_with(&format!("larger than the {}-byte cap", caps::SKILL_MD))
+        });
+        assert_eq!(skipped, size > caps::SKILL_MD, "{size}: {warnings:?}");
+    }
+}
+
+/// The agent catalog over 1 MiB and the project configuration over 64 KiB: ignored, with their
+/// warnings, and the hook still answers.
+#[test]
+fn catalog_and_config_over_their_caps_are_ignored_with_a_warning() {
+    let dir = project();
+    fs::create_dir_all(dir.path().join(".sophia")).unwrap();
+    fs::write(
+        dir.path().join(".sophia/agent-catalog.json"),
+        " ".repeat(caps::CATALOG as usize + 1),
+    )
+    .unwrap();
+    let mut config = String::from("planning: false\n");
+    config.push_str(&"#".repeat(caps::CONFIG as usize + 1 - config.len()));
+    fs::write(dir.path().join(".sophia-hook.yaml"), config).unwrap();
+    let v = explain(dir.path(), "!agents find the widget");
+    let text = v.to_string();
+    assert!(
+        text.contains(".sophia-hook.yaml ignored"),
+        "config warning missing: {text}"
+    );
+    assert!(
+        all_warnings(&v)
+            .iter()
+            .any(|w| w.contains("agent-catalog-too-large")),
+        "catalog warning missing: {:?}",
+        all_warnings(&v)
+    );
+    assert_eq!(v["routing"]["subagentMode"], "required");
+}
