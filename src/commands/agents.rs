@@ -15,6 +15,11 @@ pub enum AgentsCommand {
     /// Write one definition per canonical agent for each host (--host codex|claude|gemini|all,
     /// default all): `.codex/agents/<id>.toml`, `.claude/agents/<id>.md`,
     /// `.gemini/agents/<id>.md`. Files changed by hand are kept and reported.
+    ///
+    /// The source follows the scope, never the repository: project scope uses the project's
+    /// docs/agents/canonical-subagents.yaml (else the embedded roles); --scope user uses your
+    /// own ~/.config/sophia-hook/canonical-subagents.yaml (else the embedded roles), never a
+    /// file of the current repository.
     Sync {
         #[command(flatten)]
         target: AgentsTarget,

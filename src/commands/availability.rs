@@ -26,7 +26,6 @@ pub fn availability(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> anyhow::Result<()> {
-    use crate::agents::availability::Manifest;
     let root = project_root_arg(root)?;
     let now = crate::edge::hook::timestamp(clock.now());
     let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
@@ -90,18 +89,16 @@ pub fn availability(
             .availability_file
             .clone()
             .context("no manifest path: set SOPHIA_AGENT_AVAILABILITY or HOME")?;
-        let manifest = Manifest {
-            schema_version: 1,
-            generated_at: Some(now),
-            catalog_fingerprint: Some(effective.catalog.fingerprint.clone()),
-            agents: states.iter().map(|(id, (s, _))| (id.clone(), *s)).collect(),
-            hosts: per_host,
-        };
+        let manifest = crate::edge::agents::user_manifest(settings, now);
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');
         crate::edge::files::write_atomic(&path, json.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
-        writeln!(stdout, "wrote {}", path.display())?;
+        writeln!(
+            stdout,
+            "wrote {} (the embedded catalog's roles, from your own agent definitions only)",
+            path.display()
+        )?;
     }
     Ok(())
 }

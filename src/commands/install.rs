@@ -176,7 +176,9 @@ pub fn install(
         if has_source {
             super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
         }
-        super::availability::availability(stdout, Some(root), true, settings, clock)?;
+        // The machine-wide manifest follows the user's definitions only, so it is rewritten
+        // only when install wrote some, never because of what the project holds.
+        super::availability::availability(stdout, Some(root), roles.is_some(), settings, clock)?;
     }
     Ok(())
 }

@@ -339,9 +339,6 @@ fn agents_view(
 fn runtime_drift(root: &Path, settings: &Settings, host: Option<Host>) -> Vec<String> {
     use crate::agents::runtime::FileState;
     use crate::edge::agents_sync::{SyncTarget, load_runtime, plan};
-    let Ok((agents, _)) = load_runtime(root) else {
-        return Vec::new();
-    };
     let hosts: Vec<Host> = match host {
         Some(h) => vec![h],
         None => Host::ALL.to_vec(),
@@ -353,6 +350,9 @@ fn runtime_drift(root: &Path, settings: &Settings, host: Option<Host>) -> Vec<St
         hosts,
         scope: crate::install::Scope::Project,
         root: root.to_path_buf(),
+    };
+    let Ok((agents, _)) = load_runtime(&target, settings) else {
+        return Vec::new();
     };
     match plan(&target, &agents, settings) {
         Ok(entries) => entries
