@@ -236,24 +236,72 @@ pub fn appendable(path: &Path, creates_folder: bool) -> io::Result<()> {
 }
 
 /// Writes `contents` to `path` atomically, never through a symlink. The parent folder is created
-/// if missing (callers decide which folders are allowed). The target must be missing or a regular
-/// file (a symlink, FIFO, device or folder there is refused); an existing target keeps its
-/// permission bits, a new one gets `0666` minus the umask. The bytes go to an exclusive-create
+/// if missing, `0700` (callers decide which folders are allowed). The target must be missing or a
+/// regular file (a symlink, FIFO, device or folder there is refused); an existing target keeps its
+/// permission bits, a new one is `0600` whatever the umask (`docs/security.md` `### I6`). The bytes go to an exclusive-create
 /// temporary sibling (`O_CREAT|O_EXCL|O_NOFOLLOW`, so a pre-planted symlink or file at the temp
 /// name fails the open instead of redirecting it), are synced, and the temp is renamed over the
 /// target. Temporary files a killed earlier writer left behind are removed.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    write_atomic_with(path, contents, true)
+    write_atomic_with(path, contents, true, None)
+}
+
+/// [`write_atomic`] for a backup copy: the file gets `mode` (the permission bits of the file it
+/// copies), new or not, so a backup is never more readable than its original.
+pub fn write_backup(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    write_atomic_with(path, contents, true, Some(mode & 0o777))
+}
+
+/// The permission bits of the regular file at `path` itself (a symlink is not followed: `None`),
+/// for [`write_backup`].
+pub fn own_mode(path: &Path) -> Option<u32> {
+    fs::symlink_metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+/// Creates `dir` and its missing parents `0700` (whatever the umask); existing folders keep
+/// their mode. Every folder sophia-hook creates goes through here (`docs/security.md` `### I6`).
+pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    let mut at = dir;
+    while !at.as_os_str().is_empty() && fs::symlink_metadata(at).is_err() {
+        missing.push(at.to_path_buf());
+        match at.parent() {
+            Some(parent) => at = parent,
+            None => break,
+        }
+    }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    // The umask may have taken bits away from 0700 (never added any): set it exactly.
+    for created in missing {
+        let _ = fs::set_permissions(&created, fs::Permissions::from_mode(0o700));
+    }
+    Ok(())
 }
 
 /// [`write_atomic`]; `durable: false` skips the `fsync`s (best-effort state under a lock, where
-/// a crash may lose the last update but must not make every concurrent hook wait for the disk).
-fn write_atomic_with(path: &Path, contents: &[u8], durable: bool) -> io::Result<()> {
+/// a crash may lose the last update but must not make every concurrent hook wait for the disk);
+/// `mode` forces the permission bits (backups).
+fn write_atomic_with(
+    path: &Path,
+    contents: &[u8],
+    durable: bool,
+    forced_mode: Option<u32>,
+) -> io::Result<()> {
     let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => parent,
         None => Path::new("."),
     };
-    fs::create_dir_all(parent)?;
+    create_private_dir_all(parent)?;
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?
@@ -274,9 +322,9 @@ fn write_atomic_with(path: &Path, contents: &[u8], durable: bool) -> io::Result<
     remove_stale_temps(parent, &name);
     let (tmp, mut file) = create_temp(parent, &name)?;
     let result = (|| {
-        if let Some(mode) = mode {
-            file.set_permissions(fs::Permissions::from_mode(mode))?;
-        }
+        // A new file is 0600 exactly (the umask can only have removed bits from it).
+        let mode = forced_mode.or(mode).unwrap_or(0o600);
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.write_all(contents)?;
         if durable {
             file.sync_all()?;
@@ -407,7 +455,7 @@ pub fn read_json_or_default<T: serde::de::DeserializeOwned + Default>(path: &Pat
 /// waiting for the disk.
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let json = serde_json::to_vec(value).map_err(io::Error::other)?;
-    write_atomic_with(path, &json, false)
+    write_atomic_with(path, &json, false, None)
 }
 
 /// How long a state update waits for another process's lock before giving up, by default (best
@@ -441,7 +489,7 @@ pub fn with_lock<T>(
 ) -> io::Result<T> {
     use std::os::fd::AsRawFd;
     if let Some(parent) = lock.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent)?;
+        create_private_dir_all(parent)?;
     }
     refuse_special(lock)?;
     let file = OpenOptions::new()
@@ -525,7 +573,7 @@ fn create_temp_with(parent: &Path, name: &str, counter: &AtomicU64) -> io::Resul
         match OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(0o666)
+            .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)
         {
@@ -884,6 +932,38 @@ mod tests {
         write_atomic(&path, b"{}").unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o640);
+    }
+
+    #[test]
+    fn new_files_are_0600_in_0700_folders_and_backups_keep_a_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/new.json");
+        write_atomic(&path, b"{}").unwrap();
+        let mode = |p: &Path| fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("a")), 0o700);
+        assert_eq!(mode(&dir.path().join("a/b")), 0o700);
+        // An existing folder keeps its mode.
+        fs::set_permissions(dir.path().join("a"), fs::Permissions::from_mode(0o750)).unwrap();
+        create_private_dir_all(&dir.path().join("a/c/d")).unwrap();
+        assert_eq!(mode(&dir.path().join("a")), 0o750);
+        assert_eq!(mode(&dir.path().join("a/c")), 0o700);
+        assert_eq!(mode(&dir.path().join("a/c/d")), 0o700);
+        create_private_dir_all(&dir.path().join("a/c/d")).unwrap();
+        // A backup gets the original's mode, new or replaced.
+        let backup = dir.path().join("bk/last.json");
+        write_backup(&backup, b"x", 0o640).unwrap();
+        assert_eq!(mode(&backup), 0o640);
+        write_backup(&backup, b"y", 0o604).unwrap();
+        assert_eq!(mode(&backup), 0o604);
+        write_backup(&backup, b"z", 0o4755).unwrap();
+        assert_eq!(mode(&backup), 0o755, "no set-id bit is copied");
+        assert_eq!(own_mode(&backup), Some(0o755));
+        let link = dir.path().join("link");
+        symlink(&backup, &link).unwrap();
+        assert_eq!(own_mode(&link), None, "a symlink has no own mode");
+        assert_eq!(own_mode(&dir.path().join("none")), None);
+        assert_eq!(own_mode(dir.path()), None, "a folder is not a file");
     }
 
     #[test]

@@ -20,7 +20,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::edge::files::{ReadError, caps, inside_project, read_bounded, write_atomic};
+use crate::edge::files::{
+    ReadError, caps, inside_project, read_bounded, write_atomic, write_backup,
+};
 use crate::install::Scope;
 use crate::payload::Host;
 
@@ -181,13 +183,15 @@ pub fn write(
         Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
     };
     if let (Some(bytes), Some(dir)) = (&current, backups) {
+        // The backup keeps the original's mode: a 0600 settings file never becomes readable.
+        let mode = crate::edge::files::own_mode(target).unwrap_or(0o600);
         let original = dir.join("original.json");
         if fs::symlink_metadata(&original).is_err() {
-            write_atomic(&original, bytes)
+            write_backup(&original, bytes, mode)
                 .with_context(|| format!("keeping a backup in {}", original.display()))?;
         }
         let last = dir.join("last.json");
-        write_atomic(&last, bytes)
+        write_backup(&last, bytes, mode)
             .with_context(|| format!("keeping a backup in {}", last.display()))?;
     }
     match doc {
