@@ -68,6 +68,16 @@ pub fn catalog_path(root: &Path) -> PathBuf {
     catalog_location(root).0.unwrap_or_default()
 }
 
+/// Whether bytes are an agent catalog that sophia-hook wrote: a JSON object with our
+/// `schemaVersion`, `fingerprint` and `agents` members, so `catalog build` may replace it.
+pub fn is_generated_catalog(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+        ["schemaVersion", "fingerprint", "agents"]
+            .iter()
+            .all(|k| v.get(k).is_some())
+    })
+}
+
 /// Reads and verifies a generated catalog: bounded, parsed, its fingerprint checked, then
 /// validated like the source `catalog build` accepts (a matching fingerprint proves nothing
 /// about who wrote the file).
