@@ -1084,12 +1084,34 @@ fn check_manifest(
             ),
             Some("sophia-hook availability --write".into()),
         )),
+        Ok(m) if m.catalog_fingerprint.is_none() => out.push(check(
+            Status::Warn,
+            "availability",
+            format!(
+                "{}: no catalog fingerprint (written by hand?); its states apply by id",
+                path.display()
+            ),
+            Some("sophia-hook availability --write".into()),
+        )),
+        // The manifest holds the embedded roles' states only (docs/security.md I3): a project with
+        // its own catalog is expected not to match, and is not given them.
+        Ok(_) if catalog.fingerprint != crate::agents::default_catalog().fingerprint => {
+            out.push(check(
+                Status::Info,
+                "availability",
+                format!(
+                    "{}: records the embedded roles only, so it is not applied to this project's own catalog",
+                    path.display()
+                ),
+                None,
+            ));
+        }
         Ok(m) if m.catalog_fingerprint.as_deref() != Some(catalog.fingerprint.as_str()) => out
             .push(check(
                 Status::Warn,
                 "availability",
                 format!(
-                    "{}: computed for another catalog ({}); states still apply by id",
+                    "{}: computed for another catalog ({}); not applied",
                     path.display(),
                     m.catalog_fingerprint.as_deref().unwrap_or("no fingerprint")
                 ),

@@ -215,7 +215,7 @@ fn drift_sentence(warning: &str) -> String {
             "{} does not build: the hook falls back to the embedded catalog; run `sophia-hook catalog check`",
             agents::SOURCE_PATH
         ),
-        "availability-manifest-fingerprint-mismatch" => "the availability manifest was computed for another catalog; run `sophia-hook availability --write`".into(),
+        "availability-manifest-fingerprint-mismatch" => "the availability manifest was computed for another catalog, so it is not applied (it records the embedded roles from your own definitions; `sophia-hook availability --write` refreshes it)".into(),
         "availability-manifest-without-fingerprint" => "the availability manifest names no catalog fingerprint; run `sophia-hook availability --write`".into(),
         "availability-manifest-unreadable" => "the availability manifest cannot be read; run `sophia-hook availability --write`".into(),
         other => other.to_owned(),
