@@ -56,6 +56,12 @@ pub enum Command {
     Catalog(CatalogCommand),
     /// Register sophia-hook for SessionStart and the prompt event of a host, merging into its
     /// settings file (other settings and hooks are kept; running it twice changes nothing).
+    ///
+    /// With --scope user, everything written under your home (the host's user settings, the
+    /// agent definitions in ~/.codex/agents, ~/.claude/agents, ~/.gemini/agents, the
+    /// availability manifest) is built from the embedded roles or from your own
+    /// ~/.config/sophia-hook/canonical-subagents.yaml, never from a file of the current
+    /// repository; a project's docs/agents/canonical-subagents.yaml feeds project scope only.
     Install(InstallArgs),
     /// Remove sophia-hook's own entries from a host's settings file, and nothing else.
     Uninstall(UninstallArgs),
@@ -66,7 +72,8 @@ pub enum Command {
     Doctor(cmd::doctor::DoctorArgs),
     /// Compute which catalog agents have a runtime definition on this machine; --write saves the
     /// manifest the hook overlays (SOPHIA_AGENT_AVAILABILITY, default
-    /// ~/.mcp-servers/agent-availability.json).
+    /// ~/.mcp-servers/agent-availability.json): the embedded catalog's roles, from your own
+    /// (user-scope) definitions only, so no project changes what another project sees.
     Availability(cmd::availability::AvailabilityArgs),
     /// The hosts' runtime agent definitions, generated from the canonical agent source.
     #[command(subcommand)]

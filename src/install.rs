@@ -65,23 +65,77 @@ pub fn timeout(host: Host, event: Event) -> u64 {
     }
 }
 
-/// Quotes a path for a shell command line when it needs it.
+/// Quotes a path for a POSIX shell (`sh -c`, which Codex, Gemini CLI and Antigravity run a
+/// command string with) so that no shell expands any part of it: `shlex` leaves a path of plain
+/// characters (`[A-Za-z0-9+-./:@_]`) as it is and quotes everything else (single quotes, or
+/// double quotes with every special character escaped). A NUL byte cannot be in a path; it
+/// would be an error, and is dropped instead of being quoted.
 fn shell_quote(path: &str) -> String {
-    if path
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+:\\".contains(c))
-    {
-        path.to_owned()
-    } else {
-        format!("\"{}\"", path.replace('"', "\\\""))
-    }
+    let clean: String = path.chars().filter(|c| *c != '\0').collect();
+    shlex::try_quote(&clean).map_or_else(|_| String::new(), std::borrow::Cow::into_owned)
 }
 
-/// The command line of our handler for `host` and `event` (shell form).
+/// Quotes a path for Windows PowerShell, which Codex runs `commandWindows` with: a path of plain
+/// characters stays as it is; anything else becomes a single-quoted literal (the only special
+/// characters inside one are the single quote and its typographic forms U+2018–U+201B, each
+/// doubled) run with the call operator `&`. No crate quotes for PowerShell; this is the whole
+/// rule of its single-quoted strings (about_Quoting_Rules).
+pub fn powershell_quote(path: &str) -> (bool, String) {
+    let plain = !path.is_empty()
+        && !path.starts_with('-')
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-:\\".contains(c));
+    if plain {
+        return (false, path.to_owned());
+    }
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('\'');
+    for c in path.chars().filter(|c| *c != '\0') {
+        if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    (true, out)
+}
+
+/// The command line of our handler for `host` and `event` (shell form, POSIX quoting).
 pub fn command_line(binary: &str, host: Host, event: Event) -> String {
     format!(
         "{} --host {} --event {}",
         shell_quote(binary),
+        host.as_str(),
+        host.event_name(event)
+    )
+}
+
+/// The same command line for PowerShell (Codex's `commandWindows`).
+pub fn powershell_command_line(binary: &str, host: Host, event: Event) -> String {
+    let (call, quoted) = powershell_quote(binary);
+    format!(
+        "{}{quoted} --host {} --event {}",
+        if call { "& " } else { "" },
+        host.as_str(),
+        host.event_name(event)
+    )
+}
+
+/// The command line earlier versions wrote: the path in double quotes, which a shell
+/// expands (`$(…)`, backticks). Recognised only so that `install` replaces such an entry and
+/// `uninstall` removes it; `doctor` never runs it.
+fn legacy_command_line(binary: &str, host: Host, event: Event) -> String {
+    let quoted = if binary
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:\\".contains(c))
+    {
+        binary.to_owned()
+    } else {
+        format!("\"{}\"", binary.replace('"', "\\\""))
+    };
+    format!(
+        "{quoted} --host {} --event {}",
         host.as_str(),
         host.event_name(event)
     )
@@ -94,7 +148,7 @@ pub fn handler(binary: &str, host: Host, event: Event) -> Value {
         Host::Codex => {
             let mut h = json!({"type": "command", "command": command_line(binary, host, event), "timeout": t});
             if cfg!(windows) {
-                h["commandWindows"] = Value::from(command_line(binary, host, event));
+                h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
             }
             h
         }
@@ -227,14 +281,37 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
                     ]
             });
     }
-    let program = match command.strip_prefix('"') {
-        Some(quoted) => quoted.split('"').next().unwrap_or(""),
-        None => command.split(' ').next().unwrap_or(""),
+    let Some(program) = program_of(command) else {
+        return false;
     };
-    is_our_program(program)
-        && events(host)
+    is_our_program(&program)
+        && events(host).iter().any(|e| {
+            command == command_line(&program, host, *e)
+                || command == legacy_command_line(&program, host, *e)
+        })
+}
+
+/// The program a shell-form command line runs: its first word as a POSIX shell splits it
+/// (`shlex`, which never expands anything).
+pub fn program_of(command: &str) -> Option<String> {
+    shlex::split(command)?.into_iter().next()
+}
+
+/// True when `handler` is exactly the command line this version of `install` writes for
+/// `host` (not an older, double-quoted form), so that running it through the host's shell runs
+/// `program` with our arguments and nothing else.
+pub fn is_current(handler: &Value, host: Host) -> bool {
+    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    if handler.get("args").is_some() {
+        return is_ours(handler, host);
+    }
+    program_of(command).is_some_and(|program| {
+        events(host)
             .iter()
-            .any(|e| command == command_line(program, host, *e))
+            .any(|e| command == command_line(&program, host, *e))
+    })
 }
 
 /// A path whose file name is exactly `sophia-hook` (or `sophia-hook.exe`).
@@ -658,23 +735,80 @@ mod tests {
     }
 
     #[test]
-    fn paths_with_spaces_are_quoted() {
+    fn paths_are_quoted_so_no_shell_expands_them() {
+        assert_eq!(
+            command_line(
+                "/home/me/.cargo/bin/sophia-hook",
+                Host::Codex,
+                Event::SessionStart
+            ),
+            "/home/me/.cargo/bin/sophia-hook --host codex --event SessionStart",
+            "a plain path stays as it is"
+        );
         assert_eq!(
             command_line(
                 "/Users/Jane Doe/bin/sophia-hook",
                 Host::Codex,
                 Event::UserPromptSubmit
             ),
-            "\"/Users/Jane Doe/bin/sophia-hook\" --host codex --event UserPromptSubmit"
+            "'/Users/Jane Doe/bin/sophia-hook' --host codex --event UserPromptSubmit"
         );
         assert!(is_ours(
-            &json!({"command": "\"/Users/Jane Doe/bin/sophia-hook\" --host codex --event SessionStart"}),
+            &json!({"command": "'/Users/Jane Doe/bin/sophia-hook' --host codex --event SessionStart"}),
             Host::Codex
         ));
+        // The double-quoted form of earlier versions is still ours (install replaces it,
+        // uninstall removes it) but not current (doctor does not run it).
+        let legacy =
+            json!({"command": "\"/a/$(id)/sophia-hook\" --host codex --event SessionStart"});
+        assert!(is_ours(&legacy, Host::Codex));
+        assert!(!is_current(&legacy, Host::Codex));
         assert!(!is_ours(
             &json!({"command": "/opt/other-hook --x"}),
             Host::Codex
         ));
+    }
+
+    #[test]
+    fn powershell_quoting_doubles_every_single_quote_form() {
+        assert_eq!(
+            powershell_command_line(r"C:\bin\sophia-hook.exe", Host::Codex, Event::SessionStart),
+            r"C:\bin\sophia-hook.exe --host codex --event SessionStart"
+        );
+        assert_eq!(
+            powershell_command_line(
+                r"C:\Users\O'Brien $(x) `y\sophia-hook.exe",
+                Host::Codex,
+                Event::SessionStart
+            ),
+            r"& 'C:\Users\O''Brien $(x) `y\sophia-hook.exe' --host codex --event SessionStart"
+        );
+        for q in ['\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}'] {
+            let (call, quoted) = powershell_quote(&format!("C:\\a{q}b"));
+            assert!(call);
+            assert_eq!(quoted, format!("'C:\\a{q}{q}b'"));
+        }
+        assert!(powershell_quote("-x").0, "a leading dash is never bare");
+    }
+
+    proptest::proptest! {
+        /// Whatever the path, `sh` splits the written command line into exactly that path and
+        /// our four arguments, and expands nothing (the shell itself is the oracle).
+        #[test]
+        fn sh_splits_the_command_line_into_the_path_and_our_arguments(path in "[^\\x00]{1,40}") {
+            let line = command_line(&path, Host::Codex, Event::UserPromptSubmit);
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("set -- {line}; printf '%s\\0' \"$@\""))
+                .env_clear()
+                .output()
+                .unwrap();
+            let words: Vec<&[u8]> = out.stdout.split(|b| *b == 0).collect();
+            proptest::prop_assert_eq!(
+                words,
+                vec![path.as_bytes(), b"--host", b"codex", b"--event", b"UserPromptSubmit", b""]
+            );
+        }
     }
 
     #[test]

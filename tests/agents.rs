@@ -235,7 +235,7 @@ fn done_when_analysis_lock_and_unavailable() {
         "unavailable"
     );
 
-    // A manifest from another catalog still applies by id, with a warning.
+    // A manifest from another catalog is not applied (docs/security.md I3), only warned about.
     m["catalogFingerprint"] = Value::from("sha256:other");
     fs::write(&manifest, m.to_string()).unwrap();
     let d = explain("!agents analizza il ticket", home.path(), &env);
@@ -245,7 +245,7 @@ fn done_when_analysis_lock_and_unavailable() {
             .unwrap()
             .contains(&Value::from("availability-manifest-fingerprint-mismatch"))
     );
-    assert!(!recommended(&d).contains(&"technical_analyst".to_owned()));
+    assert_eq!(recommended(&d)[0], "technical_analyst");
     // An unreadable manifest is ignored with a warning.
     fs::write(&manifest, "{ torn").unwrap();
     let d = explain("!agents analizza il ticket", home.path(), &env);

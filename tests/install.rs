@@ -588,10 +588,19 @@ fn install_generates_the_hosts_roles_and_uninstall_removes_only_unchanged_ones()
         "only the installed host"
     );
     assert_eq!(sb.run(&["agents", "check", "--host", "codex"]).code, 0);
-    // The availability manifest was rewritten after the roles were applied, per host.
+    // The availability manifest was rewritten after the roles were applied, from the user's
+    // own definitions only: the project's do not go into machine-wide state
+    // (docs/security.md I3; the hook lists the project's folders itself).
+    let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));
+    assert_eq!(manifest["hosts"]["codex"]["scout"], "unknown");
+    assert_eq!(manifest["hosts"]["claude"]["scout"], "unknown");
+    let user = sb.run(&["install", "--host", "codex", "--scope", "user"]);
+    assert_eq!(user.code, 0, "{}", user.stderr);
     let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));
     assert_eq!(manifest["hosts"]["codex"]["scout"], "configured");
     assert_eq!(manifest["hosts"]["claude"]["scout"], "unknown");
+    let un = sb.run(&["uninstall", "--host", "codex", "--scope", "user"]);
+    assert_eq!(un.code, 0, "{}", un.stderr);
 
     let edited = agents.join("scout.toml");
     let mine = fs::read_to_string(&edited).unwrap() + "# tuned by hand\n";

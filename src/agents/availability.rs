@@ -35,14 +35,17 @@ fn schema_one() -> u32 {
 
 /// Applies a manifest to a catalog, by agent id, for `host` when given: the host's own state
 /// when the manifest has one, else the state over every host; `unavailable` over every host
-/// always wins. A missing or different catalog fingerprint is a warning, and the states still
-/// apply; ids the catalog does not know are ignored with a warning. Returns the warnings.
+/// always wins. A manifest computed for another catalog (a different fingerprint) is not applied
+/// at all, only warned about (`docs/security.md` `### I3`); one without a fingerprint (written by
+/// hand) applies, with a warning; ids the catalog does not know are ignored with a warning.
+/// Returns the warnings.
 pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest, host: Option<&str>) -> Vec<String> {
     let mut warnings = Vec::new();
     match &manifest.catalog_fingerprint {
         None => warnings.push("availability-manifest-without-fingerprint".to_owned()),
         Some(fp) if *fp != catalog.fingerprint => {
-            warnings.push("availability-manifest-fingerprint-mismatch".to_owned())
+            warnings.push("availability-manifest-fingerprint-mismatch".to_owned());
+            return warnings;
         }
         Some(_) => {}
     }
@@ -140,8 +143,8 @@ mod tests {
         );
         assert_eq!(
             c.agents[1].availability,
-            Availability::Configured,
-            "states still apply"
+            Availability::Unknown,
+            "a manifest for another catalog is not applied"
         );
         let none = Manifest {
             catalog_fingerprint: None,

@@ -17,6 +17,11 @@ pub enum AgentsCommand {
     /// Write one definition per canonical agent for each host: `.codex/agents/<id>.toml`,
     /// `.claude/agents/<id>.md`, `.gemini/agents/<id>.md` (or the user's folders with --scope
     /// user). Files changed by hand are kept and reported.
+    ///
+    /// The source follows the scope, never the repository: project scope uses the project's
+    /// docs/agents/canonical-subagents.yaml (else the embedded roles); --scope user uses your
+    /// own ~/.config/sophia-hook/canonical-subagents.yaml (else the embedded roles), never a
+    /// file of the current repository.
     Sync {
         /// The host whose definitions to write (default: all).
         #[arg(long, value_enum, default_value = "all")]
@@ -158,7 +163,7 @@ fn check_hosts(
         }
         return Ok(check(out, target, settings)?.into());
     }
-    let (agents, _) = load_runtime(&target.root)?;
+    let (agents, _) = load_runtime(target, settings)?;
     let entries = plan(target, &agents, settings)?;
     let ok = entries.iter().all(|e| e.state == FileState::UpToDate);
     let files: Vec<serde_json::Value> = entries

@@ -29,7 +29,6 @@ pub fn availability(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> super::Outcome {
-    use crate::agents::availability::Manifest;
     let (write, as_json) = (args.write, args.json);
     let root = project_root_arg(args.root.clone())?;
     let now = crate::edge::hook::timestamp(clock.now());
@@ -129,19 +128,17 @@ pub fn availability(
             .availability_file
             .clone()
             .context("no manifest path: set SOPHIA_AGENT_AVAILABILITY or HOME")?;
-        let manifest = Manifest {
-            schema_version: 1,
-            generated_at: Some(now),
-            catalog_fingerprint: Some(effective.catalog.fingerprint.clone()),
-            agents: states.iter().map(|(id, (s, _))| (id.clone(), *s)).collect(),
-            hosts: per_host,
-        };
+        let manifest = crate::edge::agents::user_manifest(settings, now);
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');
         crate::edge::files::write_atomic(&path, json.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
         if !as_json {
-            writeln!(stdout, "wrote {}", path.display())?;
+            writeln!(
+                stdout,
+                "wrote {} (the embedded catalog's roles, from your own agent definitions only)",
+                path.display()
+            )?;
         }
     }
     Ok(super::Verdict::Pass)

@@ -161,8 +161,13 @@ pub fn catalog_build(
             .with_context(|| format!("refusing {}; nothing was written", source.display()))?;
     let mut json = serde_json::to_string_pretty(&catalog)?;
     json.push('\n');
-    crate::edge::files::write_atomic(&out, json.as_bytes())
-        .with_context(|| format!("writing {}", out.display()))?;
+    crate::edge::files::replace_generated(
+        &out,
+        json.as_bytes(),
+        crate::edge::files::caps::CATALOG,
+        crate::edge::agents::is_generated_catalog,
+    )
+    .with_context(|| format!("writing {}", out.display()))?;
     if let Some(dir) = out.parent() {
         skills::ignore_folder(dir);
     }

@@ -223,9 +223,11 @@ fn change(
         if has_source {
             super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
         }
+        // The machine-wide manifest follows the user's definitions only, so it is rewritten
+        // only when install wrote some, never because of what the project holds.
         let args = super::availability::AvailabilityArgs {
             root: Some(root),
-            write: true,
+            write: roles.is_some(),
             json: false,
         };
         super::availability::availability(stdout, &args, settings, clock)?;

@@ -68,6 +68,16 @@ pub fn catalog_path(root: &Path) -> PathBuf {
     catalog_location(root).0.unwrap_or_default()
 }
 
+/// Whether bytes are an agent catalog that sophia-hook wrote: a JSON object with our
+/// `schemaVersion`, `fingerprint` and `agents` members, so `catalog build` may replace it.
+pub fn is_generated_catalog(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+        ["schemaVersion", "fingerprint", "agents"]
+            .iter()
+            .all(|k| v.get(k).is_some())
+    })
+}
+
 /// Reads and verifies a generated catalog: bounded, parsed, its fingerprint checked, then
 /// validated like the source `catalog build` accepts (a matching fingerprint proves nothing
 /// about who wrote the file).
@@ -378,6 +388,67 @@ pub fn compute_availability(
             (a.id.clone(), (state_of(&defs), defs))
         })
         .collect()
+}
+
+/// The user's agent folders only ([`definition_dirs`] without the project's).
+pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<DefinitionDir> {
+    use crate::edge::agents_sync::agents_dir;
+    use crate::install::Scope;
+    use crate::payload::Host;
+    let mut dirs = Vec::new();
+    for host in [Host::Codex, Host::Claude, Host::Gemini] {
+        if let Ok(dir) = agents_dir(host, Scope::User, Path::new(""), settings) {
+            dirs.push(DefinitionDir {
+                host: host.as_str(),
+                dir,
+                ext: definition_ext(host),
+            });
+        }
+    }
+    for dir in settings
+        .home
+        .iter()
+        .flat_map(|h| COPILOT_DIRS.map(|d| h.join(d)))
+    {
+        dirs.push(DefinitionDir {
+            host: "copilot",
+            dir,
+            ext: ".agent.md",
+        });
+    }
+    dirs
+}
+
+/// The machine-wide availability manifest `availability --write` records: the embedded
+/// catalog's agents (the catalog every project without its own uses), their states from the
+/// user's own agent definitions only, and that catalog's fingerprint. Nothing in the current
+/// project goes in, so no repository changes what another project sees (`docs/security.md`
+/// `### I3`); a project with its own catalog has another fingerprint, and the overlay leaves it
+/// alone.
+pub fn user_manifest(
+    settings: &crate::edge::settings::Settings,
+    now: String,
+) -> crate::agents::availability::Manifest {
+    let catalog = default_catalog();
+    let dirs = user_definition_dirs(settings);
+    let states = compute_availability(&catalog, &dirs);
+    let hosts = ["codex", "claude", "gemini"]
+        .iter()
+        .map(|h| {
+            let by_agent = states
+                .iter()
+                .map(|(id, (_, defs))| (id.clone(), state_of(defs.iter().filter(|d| d.host == *h))))
+                .collect();
+            ((*h).to_owned(), by_agent)
+        })
+        .collect();
+    crate::agents::availability::Manifest {
+        schema_version: 1,
+        generated_at: Some(now),
+        catalog_fingerprint: Some(catalog.fingerprint.clone()),
+        agents: states.iter().map(|(id, (s, _))| (id.clone(), *s)).collect(),
+        hosts,
+    }
 }
 
 /// The carry-forward state file under the cache directory.

@@ -1,6 +1,7 @@
 //! `sophia-hook agents sync` and `agents check`: the hosts' runtime agent definitions generated
-//! from the canonical source (the project's `docs/agents/canonical-subagents.yaml`, else the
-//! embedded default), written only inside the chosen scope's own host folders —
+//! from the canonical source of the scope (project scope: the project's
+//! `docs/agents/canonical-subagents.yaml`; user scope: the user's own
+//! `~/.config/sophia-hook/canonical-subagents.yaml`; else the embedded default), written only inside the chosen scope's own host folders —
 //! `<root>/.codex/agents`, `<root>/.claude/agents`, `<root>/.gemini/agents`, or the user's
 //! `$CODEX_HOME/agents`, `~/.claude/agents`, `~/.gemini/agents` — never where a repository file
 //! says. A file the user changed (or wrote) is never overwritten: sync reports it, and `--force`
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::agents::runtime::{self, FileState, RuntimeAgent, SYNC_HOSTS};
-use crate::edge::files::{ReadError, read_bounded_string, write_atomic};
+use crate::edge::files::{ReadError, read_bounded_string, write_atomic, write_backup};
 use crate::edge::settings::Settings;
 use crate::install::Scope;
 use crate::payload::Host;
@@ -71,39 +72,76 @@ pub fn agents_dir(
     })
 }
 
-/// The runtime definitions of the project's canonical source, else of the embedded default,
-/// with where they came from. The source must build as a catalog (ids, routing fields) and its
-/// runtime fields must pass [`runtime::parse`].
-pub fn load_runtime(root: &Path) -> anyhow::Result<(Vec<RuntimeAgent>, String)> {
-    let path = root.join(crate::agents::SOURCE_PATH);
-    let (text, label, skill_ids) = match read_bounded_string(&path, SOURCE_CAP) {
+/// The user's own canonical source, `<config_dir>/canonical-subagents.yaml` (default
+/// `~/.config/sophia-hook/canonical-subagents.yaml`): the roles written at user scope when it
+/// exists. `None` without a config folder.
+pub fn user_source_path(settings: &Settings) -> Option<PathBuf> {
+    settings
+        .config_dir
+        .as_ref()
+        .map(|dir| dir.join(USER_SOURCE_FILE))
+}
+
+/// The file name of the user's own canonical source in the user's config folder.
+pub const USER_SOURCE_FILE: &str = "canonical-subagents.yaml";
+
+/// The runtime definitions `target` is built from, with where they came from. The scope decides
+/// the source, never the repository (`docs/security.md` `### I2`): at project scope the
+/// project's canonical source, else the embedded default; at user scope the user's own source
+/// ([`user_source_path`]), else the embedded default — a file in the current repository never
+/// feeds what is written under the user's home. The source must build as a catalog (ids,
+/// routing fields; skill affinities resolved against the project's skills at project scope and
+/// against the embedded skills at user scope) and its runtime fields must pass
+/// [`runtime::parse`].
+pub fn load_runtime(
+    target: &SyncTarget,
+    settings: &Settings,
+) -> anyhow::Result<(Vec<RuntimeAgent>, String)> {
+    let (path, project_skills) = match target.scope {
+        Scope::Project => (Some(target.root.join(crate::agents::SOURCE_PATH)), true),
+        Scope::User => (user_source_path(settings), false),
+    };
+    let read = match &path {
+        Some(path) => read_bounded_string(path, SOURCE_CAP),
+        None => Err(ReadError::Missing),
+    };
+    let (text, label, skill_ids) = match read {
         Ok(text) => {
-            let ids = crate::edge::skills::load(root)
-                .catalog
-                .skills
-                .into_iter()
-                .map(|s| s.id)
-                .collect();
-            (text, path.display().to_string(), ids)
+            let ids = if project_skills {
+                crate::edge::skills::load(&target.root)
+                    .catalog
+                    .skills
+                    .into_iter()
+                    .map(|s| s.id)
+                    .collect()
+            } else {
+                embedded_skill_ids()
+            };
+            let shown = path.as_deref().unwrap_or(Path::new("")).display();
+            (text, shown.to_string(), ids)
         }
-        Err(ReadError::Missing) => {
-            let ids = crate::skills::default_catalog()
-                .skills
-                .into_iter()
-                .map(|s| s.id)
-                .collect();
-            (
-                crate::agents::DEFAULT_SOURCE.to_owned(),
-                "the embedded default roles".to_owned(),
-                ids,
-            )
-        }
-        Err(e) => bail!("reading the canonical source {}: {e}", path.display()),
+        Err(ReadError::Missing) => (
+            crate::agents::DEFAULT_SOURCE.to_owned(),
+            "the embedded default roles".to_owned(),
+            embedded_skill_ids(),
+        ),
+        Err(e) => bail!(
+            "reading the canonical source {}: {e}",
+            path.as_deref().unwrap_or(Path::new("")).display()
+        ),
     };
     crate::agents::catalog::build(&text, &skill_ids, String::new())
         .and_then(|_| runtime::parse(&text))
         .map(|agents| (agents, label.clone()))
         .with_context(|| format!("refusing {label}; nothing was written"))
+}
+
+fn embedded_skill_ids() -> std::collections::BTreeSet<String> {
+    crate::skills::default_catalog()
+        .skills
+        .into_iter()
+        .map(|s| s.id)
+        .collect()
 }
 
 /// One definition file: where it goes, what sync would write, and what is there now.
@@ -115,6 +153,9 @@ pub struct Entry {
     pub fresh: String,
     /// The file's text, when it is a regular file sync may read (and, with `--force`, replace).
     pub existing: Option<String>,
+    /// The permission bits of the file itself when it is a regular file, not a symlink (what a
+    /// backup keeps); `None` for a symlink, which is never copied nor written through.
+    pub mode: Option<u32>,
     pub state: FileState,
 }
 
@@ -166,12 +207,14 @@ pub fn plan(
                 }
                 Err(e) => bail!("reading {}: {e}", path.display()),
             };
+            let mode = crate::edge::files::own_mode(&path);
             entries.push(Entry {
                 host,
                 id: agent.id.clone(),
                 path,
                 fresh,
                 existing,
+                mode,
                 state,
             });
         }
@@ -214,7 +257,7 @@ pub fn sync(
     settings: &Settings,
     stamp: &str,
 ) -> anyhow::Result<SyncSummary> {
-    let (agents, label) = load_runtime(&target.root)?;
+    let (agents, label) = load_runtime(target, settings)?;
     let entries = plan(target, &agents, settings)?;
     writeln!(
         out,
@@ -230,9 +273,13 @@ pub fn sync(
                 writeln!(out, "  up to date  {shown}")?;
                 continue;
             }
-            FileState::Drifted | FileState::Foreign if !force || entry.existing.is_none() => {
+            FileState::Drifted | FileState::Foreign
+                if !force || entry.existing.is_none() || entry.mode.is_none() =>
+            {
                 summary.kept += 1;
-                let why = if entry.state == FileState::Drifted {
+                let why = if entry.mode.is_none() && entry.existing.is_some() {
+                    "a symlink, which sync never copies nor writes through"
+                } else if entry.state == FileState::Drifted {
                     "edited by hand"
                 } else {
                     "not generated by sophia-hook"
@@ -246,14 +293,17 @@ pub fn sync(
             FileState::Drifted | FileState::Foreign => {
                 let backup = backup_path(settings, entry, stamp)?;
                 let old = entry.existing.as_deref().unwrap_or_default();
-                write_atomic(&backup, old.as_bytes())
+                // Never through a symlink (`mode` is the file's own), and with the file's mode.
+                let mode = entry.mode.unwrap_or(0o600);
+                write_backup(&backup, old.as_bytes(), mode)
                     .with_context(|| format!("writing the backup {}", backup.display()))?;
                 writeln!(out, "  backed up   {shown} -> {}", backup.display())?;
             }
             FileState::Missing | FileState::Stale => {}
         }
         if let Some(dir) = entry.path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            crate::edge::files::create_private_dir_all(dir)
+                .with_context(|| format!("creating {}", dir.display()))?;
             if target.scope == Scope::Project {
                 check_project_dir(&target.root, dir)?;
             }
@@ -282,7 +332,7 @@ pub fn check(
     target: &SyncTarget,
     settings: &Settings,
 ) -> anyhow::Result<bool> {
-    let (agents, label) = load_runtime(&target.root)?;
+    let (agents, label) = load_runtime(target, settings)?;
     let entries = plan(target, &agents, settings)?;
     let mut ok = true;
     for entry in &entries {
@@ -313,7 +363,7 @@ pub fn remove_generated(
     target: &SyncTarget,
     settings: &Settings,
 ) -> anyhow::Result<()> {
-    let (agents, _) = load_runtime(&target.root)?;
+    let (agents, _) = load_runtime(target, settings)?;
     for entry in plan(target, &agents, settings)? {
         if entry.state.is_unchanged_generated() {
             std::fs::remove_file(&entry.path)

@@ -47,6 +47,53 @@ pub fn load_user(config_dir: &Path) -> UserConfig {
         .unwrap_or_default()
 }
 
+/// The one folder a project's path keys may name files in.
+pub const ARTIFACT_DIR: &str = ".sophia";
+
+/// Whether a configured artifact path names a file sophia-hook may own: exactly
+/// `.sophia/<name>.<ext>`, one plain name (not hidden, no folder, no `..`) directly in the
+/// dedicated folder, with the extension of the default (`.tsv` for the skills index, `.json` for
+/// the agent catalog). Anything else is refused by construction, whatever files exist, so a
+/// repository cannot point a writer at `.env`, `.claude/settings.local.json` or a source file
+/// (`docs/security.md` `### I4`). The error is the warning's last part.
+pub fn own_artifact_name(configured: &Path, default: &str) -> Result<(), &'static str> {
+    use std::path::Component;
+    let mut parts = configured.components();
+    let in_dir = matches!(parts.next(), Some(Component::Normal(d)) if d == ARTIFACT_DIR);
+    let name = match (parts.next(), parts.next()) {
+        (Some(Component::Normal(name)), None) => name.to_str(),
+        _ => None,
+    };
+    let (Some(name), true) = (name, in_dir) else {
+        return Err("not-in-sophia-folder");
+    };
+    let want = Path::new(default).extension();
+    let (stem, ext) = (Path::new(name).file_stem(), Path::new(name).extension());
+    let plain = !name.starts_with('.')
+        && stem.is_some_and(|s| !s.is_empty())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    if !plain || ext.is_none() || ext != want {
+        return Err("not-our-file-kind");
+    }
+    Ok(())
+}
+
+/// The resolved path (after symlinks) must still be a file of ours in the project's own
+/// `.sophia/`: `.sophia/skills-index.tsv -> ../.env` is refused, not followed onto `.env`.
+pub fn resolved_in_artifact_dir(
+    root: &Path,
+    resolved: &Path,
+    default: &str,
+) -> Result<(), &'static str> {
+    let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let rel = resolved
+        .strip_prefix(&canon_root)
+        .map_err(|_| "not-in-sophia-folder")?;
+    own_artifact_name(rel, default)
+}
+
 /// Where a generated artifact of the project lives: the configured path (`skills_index:`,
 /// `agent_catalog:`) when it stays inside the project and out of `.git/` after resolving
 /// symlinks, else the default path under the same check. `Err` says why the configured path (or
@@ -61,12 +108,21 @@ pub fn artifact_path(
     let mut warning = None;
     if let Some(configured) = configured {
         match inside_project(root, configured) {
-            Ok(path) => return (Some(path), None),
             Err(why) => warning = Some(format!("config-ignored:{key}:{}", why.code())),
+            Ok(path) => match own_artifact_name(configured, default)
+                .and_then(|()| resolved_in_artifact_dir(root, &path, default))
+            {
+                Ok(()) => return (Some(path), None),
+                Err(why) => warning = Some(format!("config-ignored:{key}:{why}")),
+            },
         }
     }
     match inside_project(root, Path::new(default)) {
-        Ok(path) => (Some(path), warning),
+        Ok(path) if resolved_in_artifact_dir(root, &path, default).is_ok() => (Some(path), warning),
+        Ok(_) => (
+            None,
+            warning.or_else(|| Some(format!("{default}:not-in-sophia-folder"))),
+        ),
         Err(why) => (
             None,
             warning.or_else(|| Some(format!("{default}:{}", why.code()))),
@@ -89,10 +145,32 @@ mod tests {
         let (path, warning) = artifact_path(
             root,
             "skills_index",
-            Some(Path::new("b/i.tsv")),
+            Some(Path::new(".sophia/b.tsv")),
             ".sophia/i.tsv",
         );
-        assert_eq!((path, warning), (Some(canon.join("b/i.tsv")), None));
+        assert_eq!((path, warning), (Some(canon.join(".sophia/b.tsv")), None));
+        for (bad, why) in [
+            ("b/i.tsv", "not-in-sophia-folder"),
+            (".env", "not-in-sophia-folder"),
+            ("./.sophia/i.tsv", "not-in-sophia-folder"),
+            (".sophia/sub/i.tsv", "not-in-sophia-folder"),
+            (".sophia", "not-in-sophia-folder"),
+            (".sophia/../i.tsv", "outside-project"),
+            (".sophia/i.json", "not-our-file-kind"),
+            (".sophia/i", "not-our-file-kind"),
+            (".sophia/.gitignore", "not-our-file-kind"),
+            (".sophia/.tsv", "not-our-file-kind"),
+            (".sophia/a b.tsv", "not-our-file-kind"),
+        ] {
+            let (path, warning) =
+                artifact_path(root, "skills_index", Some(Path::new(bad)), ".sophia/i.tsv");
+            assert_eq!(path, Some(canon.join(".sophia/i.tsv")), "{bad}");
+            assert_eq!(
+                warning.as_deref(),
+                Some(format!("config-ignored:skills_index:{why}").as_str()),
+                "{bad}"
+            );
+        }
         for bad in ["../.profile", "/home/u/.bashrc", ".git/hooks/pre-commit"] {
             let (path, warning) =
                 artifact_path(root, "skills_index", Some(Path::new(bad)), ".sophia/i.tsv");

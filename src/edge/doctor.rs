@@ -205,15 +205,11 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
             .collect();
         return (command, args.join(" "));
     }
-    match command.strip_prefix('"') {
-        Some(rest) => {
-            let (program, args) = rest.split_once('"').unwrap_or((rest, ""));
-            (program.to_owned(), args.trim().to_owned())
-        }
-        None => {
-            let (program, args) = command.split_once(' ').unwrap_or((&command, ""));
-            (program.to_owned(), args.trim().to_owned())
-        }
+    // Split as the host's shell splits it (without expanding anything).
+    let words = shlex::split(&command).unwrap_or_default();
+    match words.split_first() {
+        Some((program, args)) => (program.clone(), args.join(" ")),
+        None => (String::new(), String::new()),
     }
 }
 
@@ -310,6 +306,12 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             };
             let (program, args) = program_of(host, &reg.handler);
             let mut problems = Vec::new();
+            if !crate::install::is_current(&reg.handler, host) {
+                problems.push(
+                    "the path is quoted the way earlier versions wrote it, which the host's shell expands ($(…), backticks); reinstall to quote it safely"
+                        .to_owned(),
+                );
+            }
             if Path::new(&program) != input.binary {
                 problems.push(format!(
                     "points at {program}, not at this binary ({})",
@@ -724,7 +726,7 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
 /// settings file may come from a repository, and running its command would bypass the host's own
 /// trust gates.
 fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, String> {
-    if !crate::install::is_ours(&reg.handler, host) {
+    if !crate::install::is_current(&reg.handler, host) {
         return Err("the entry is not exactly the command `sophia-hook install` writes".into());
     }
     let (program, _) = program_of(host, &reg.handler);
@@ -742,7 +744,11 @@ fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, 
 }
 
 /// Runs this binary with the arguments the host would pass, on a sample payload, and validates
-/// what it prints. The configured command itself is never executed (no shell, no other program).
+/// what it prints. It goes the way the host goes: Claude Code's exec form runs the program with
+/// its `args`; the other hosts' command string runs through `sh -c`, so a quoting the shell
+/// would expand shows up here too. What runs is never the configured text: it is the command
+/// line [`crate::install::command_line`] builds for the verified path of this binary (equal to
+/// the configured entry, or the entry is not run at all).
 fn live_run(
     host: Host,
     scope: Scope,
@@ -764,8 +770,19 @@ fn live_run(
             );
         }
     };
-    let mut cmd = Command::new(program);
-    cmd.args(["--host", host.as_str(), "--event", wire]);
+    let mut cmd = if host == Host::Claude {
+        let mut cmd = Command::new(program);
+        cmd.args(["--host", host.as_str(), "--event", wire]);
+        cmd
+    } else {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c").arg(crate::install::command_line(
+            &binary.to_string_lossy(),
+            host,
+            event,
+        ));
+        cmd
+    };
     cmd.current_dir(root)
         .env("SOPHIA_ANALYTICS", "off")
         .stdin(Stdio::piped())
@@ -1068,12 +1085,34 @@ fn check_manifest(
             ),
             Some("sophia-hook availability --write".into()),
         )),
+        Ok(m) if m.catalog_fingerprint.is_none() => out.push(check(
+            Status::Warn,
+            "availability",
+            format!(
+                "{}: no catalog fingerprint (written by hand?); its states apply by id",
+                path.display()
+            ),
+            Some("sophia-hook availability --write".into()),
+        )),
+        // The manifest holds the embedded roles' states only (docs/security.md I3): a project with
+        // its own catalog is expected not to match, and is not given them.
+        Ok(_) if catalog.fingerprint != crate::agents::default_catalog().fingerprint => {
+            out.push(check(
+                Status::Info,
+                "availability",
+                format!(
+                    "{}: records the embedded roles only, so it is not applied to this project's own catalog",
+                    path.display()
+                ),
+                None,
+            ));
+        }
         Ok(m) if m.catalog_fingerprint.as_deref() != Some(catalog.fingerprint.as_str()) => out
             .push(check(
                 Status::Warn,
                 "availability",
                 format!(
-                    "{}: computed for another catalog ({}); states still apply by id",
+                    "{}: computed for another catalog ({}); not applied",
                     path.display(),
                     m.catalog_fingerprint.as_deref().unwrap_or("no fingerprint")
                 ),

@@ -110,7 +110,7 @@ pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEven
     if settings.analytics_default
         && let Some(parent) = path.parent()
     {
-        let _ = std::fs::create_dir_all(parent);
+        let _ = crate::edge::files::create_private_dir_all(parent);
     }
     if let Err(err) = append_line(path, &event.to_line())
         && settings.debug

@@ -20,7 +20,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::edge::files::{ReadError, caps, inside_project, read_bounded, write_atomic};
+use crate::edge::files::{
+    ReadError, caps, inside_project, read_bounded, write_atomic, write_backup,
+};
 use crate::install::Scope;
 use crate::payload::Host;
 
@@ -180,6 +182,8 @@ pub fn write(
         Err(ReadError::Missing) => None,
         Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
     };
+    // The backups keep the original's mode: a 0600 settings file never becomes readable.
+    let mode = crate::edge::files::own_mode(target).unwrap_or(0o600);
     // The first change keeps what was there before: the file (`original.json`), or the fact
     // that there was none (`original.absent`), so the "original" never holds our own entries.
     if let (true, Some(dir)) = (current.is_some() || doc.is_some(), backups) {
@@ -194,13 +198,13 @@ pub fn write(
             ),
         };
         if !kept {
-            write_atomic(file, bytes)
+            write_backup(file, bytes, mode)
                 .with_context(|| format!("keeping a backup in {}", file.display()))?;
         }
     }
     if let (Some(bytes), Some(dir)) = (&current, backups) {
         let last = dir.join("last.json");
-        write_atomic(&last, bytes)
+        write_backup(&last, bytes, mode)
             .with_context(|| format!("keeping a backup in {}", last.display()))?;
     }
     match doc {

@@ -215,7 +215,7 @@ fn drift_sentence(warning: &str) -> String {
             "{} does not build: the hook falls back to the embedded catalog; run `sophia-hook catalog check`",
             agents::SOURCE_PATH
         ),
-        "availability-manifest-fingerprint-mismatch" => "the availability manifest was computed for another catalog; run `sophia-hook availability --write`".into(),
+        "availability-manifest-fingerprint-mismatch" => "the availability manifest was computed for another catalog, so it is not applied (it records the embedded roles from your own definitions; `sophia-hook availability --write` refreshes it)".into(),
         "availability-manifest-without-fingerprint" => "the availability manifest names no catalog fingerprint; run `sophia-hook availability --write`".into(),
         "availability-manifest-unreadable" => "the availability manifest cannot be read; run `sophia-hook availability --write`".into(),
         other => other.to_owned(),
@@ -339,9 +339,6 @@ fn agents_view(
 fn runtime_drift(root: &Path, settings: &Settings, host: Option<Host>) -> Vec<String> {
     use crate::agents::runtime::FileState;
     use crate::edge::agents_sync::{SyncTarget, load_runtime, plan};
-    let Ok((agents, _)) = load_runtime(root) else {
-        return Vec::new();
-    };
     let hosts: Vec<Host> = match host {
         Some(h) => vec![h],
         None => Host::ALL.to_vec(),
@@ -353,6 +350,9 @@ fn runtime_drift(root: &Path, settings: &Settings, host: Option<Host>) -> Vec<St
         hosts,
         scope: crate::install::Scope::Project,
         root: root.to_path_buf(),
+    };
+    let Ok((agents, _)) = load_runtime(&target, settings) else {
+        return Vec::new();
     };
     match plan(&target, &agents, settings) {
         Ok(entries) => entries

@@ -497,6 +497,27 @@ pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
     base.with_file_name(name)
 }
 
+/// [`host_index_path`] checked again, since the host's name changes the checked base path: the
+/// derived file must itself resolve inside the project to a file of ours in `.sophia/` (a
+/// `.sophia/skills-index-claude.tsv -> ../.env` is not followed). An empty path (which reads as
+/// missing) when it does not.
+pub fn checked_host_index(root: &Path, base: &Path, host: Host) -> PathBuf {
+    let derived = host_index_path(base, host);
+    if host == Host::Codex || base.as_os_str().is_empty() {
+        return derived;
+    }
+    // The base is already resolved, so compare against the resolved root.
+    let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    match crate::edge::files::inside_project(&root, &derived) {
+        Ok(path)
+            if crate::edge::config::resolved_in_artifact_dir(&root, &path, INDEX_PATH).is_ok() =>
+        {
+            path
+        }
+        _ => PathBuf::new(),
+    }
+}
+
 /// The definitions of a project's own skills (the inventory [`load`] routes against), parsed
 /// but not compiled: the input of the BM25 baseline in `eval`.
 pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
@@ -549,7 +570,7 @@ pub fn load_for_host_within(
     let cache = cache_dir.map(|dir| cache_path(dir, host, cwd, root));
     load_inventory(
         inventory(folders, root),
-        || host_index_path(&index(), host),
+        || checked_host_index(root, &index(), host),
         cache,
         over_budget,
     )
@@ -648,7 +669,7 @@ pub fn load_router_within(
             .get_or_insert_with(|| {
                 index
                     .take()
-                    .map_or_else(PathBuf::new, |f| host_index_path(&f(), host))
+                    .map_or_else(PathBuf::new, |f| checked_host_index(root, &f(), host))
             })
             .clone()
     };
@@ -1118,19 +1139,39 @@ pub fn build_index(
         // A path on the command line is the user's choice.
         Some(out) => out.to_path_buf(),
         None => match index_location(root) {
-            (Some(path), None) => host_index_path(&path, host),
+            (Some(path), None) => {
+                let derived = checked_host_index(root, &path, host);
+                if derived.as_os_str().is_empty() {
+                    anyhow::bail!(
+                        "refusing to write the index {}: it leads out of the project's .sophia/ folder; nothing was written",
+                        host_index_path(&path, host).display()
+                    );
+                }
+                derived
+            }
             (_, Some(why)) => anyhow::bail!(
                 "refusing to write the index: {why} (the index must stay inside the project, out of .git/); nothing was written"
             ),
             (None, None) => anyhow::bail!("refusing to write the index outside the project"),
         },
     };
-    write_atomic(&out, catalog.to_lines().as_bytes())
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+    crate::edge::files::replace_generated(
+        &out,
+        catalog.to_lines().as_bytes(),
+        caps::INDEX,
+        is_generated_index,
+    )
+    .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     if let Some(dir) = out.parent() {
         ignore_folder(dir);
     }
     Ok((catalog, out))
+}
+
+/// Whether bytes are a compiled skills index that sophia-hook wrote (its first line is the
+/// `#\t<schema>\t<fingerprint>` header), so `skills index` may replace it.
+pub fn is_generated_index(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"#\t")
 }
 
 /// Makes a generated folder ignore itself (`.gitignore` with `*`) when it has no `.gitignore`.

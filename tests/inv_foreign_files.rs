@@ -1,0 +1,230 @@
+//! I4 — never replace a file we did not create (`docs/security.md` `### I4`): for every writer
+//! and every kind of target (absent, ours from an earlier run, a foreign file, a symlink), a
+//! target is written only when absent or ours (or merged, for host settings, with a backup);
+//! and the path keys of `.sophia-hook.yaml` may only name files of our own kind in `.sophia/`.
+
+mod trust;
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+use trust::Sandbox;
+
+const SKILL: &str = "---\nname: zebra-tools\ndescription: Zebra stripes and zoo keeping\nkeywords: [zebra]\n---\n# Zebra\n";
+const FOREIGN: &str = "API_KEY=FOREIGN-USER-FILE\n";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Target {
+    Absent,
+    Ours,
+    Foreign,
+    /// A symlink to a file outside the project.
+    Symlink,
+    /// A symlink to the user's own untracked file inside the project (`.env`).
+    SymlinkInside,
+}
+
+/// A writer: its command line and the project file it writes.
+struct Writer {
+    args: &'static [&'static str],
+    file: &'static str,
+}
+
+const WRITERS: &[Writer] = &[
+    Writer {
+        args: &["skills", "index", "--host", "codex"],
+        file: ".sophia/skills-index.tsv",
+    },
+    Writer {
+        args: &["skills", "index", "--host", "claude"],
+        file: ".sophia/skills-index-claude.tsv",
+    },
+    Writer {
+        args: &["catalog", "build"],
+        file: ".sophia/agent-catalog.json",
+    },
+    Writer {
+        args: &["install", "--host", "codex"],
+        file: ".sophia/agent-catalog.json",
+    },
+    Writer {
+        args: &["agents", "sync", "--host", "claude"],
+        file: ".claude/agents/scout.md",
+    },
+    Writer {
+        args: &["agents", "sync", "--host", "claude", "--force"],
+        file: ".claude/agents/scout.md",
+    },
+];
+
+fn project(s: &Sandbox) {
+    let _ = fs::remove_dir_all(&s.project);
+    fs::create_dir_all(s.project.join(".git")).unwrap();
+    s.file("skills/zebra-tools/SKILL.md", SKILL);
+    s.file(
+        "docs/agents/canonical-subagents.yaml",
+        &regex::Regex::new(r"(?s)    skillAffinities:\n(      - [^\n]*\n)+")
+            .unwrap()
+            .replace_all(
+                include_str!("../docs/agents/canonical-subagents.yaml"),
+                "    skillAffinities: []\n",
+            ),
+    );
+}
+
+#[test]
+fn every_writer_leaves_foreign_files_and_symlinks_alone() {
+    let s = Sandbox::new();
+    let victim = s.home.join("victim.txt");
+    let mut broken = Vec::new();
+    for w in WRITERS {
+        for target in [
+            Target::Absent,
+            Target::Ours,
+            Target::Foreign,
+            Target::Symlink,
+            Target::SymlinkInside,
+        ] {
+            project(&s);
+            trust::write(&victim, "VICTIM\n");
+            let path = s.project.join(w.file);
+            match target {
+                Target::Absent => {}
+                Target::Ours => {
+                    let r = s.run(&s.project, w.args, b"");
+                    assert_eq!(r.code, 0, "{:?}: {}{}", w.args, r.stdout, r.stderr);
+                    let text = fs::read_to_string(&path).unwrap();
+                    // Ours but stale: a changed byte inside our own format.
+                    fs::write(&path, text.replacen("zebra", "zebrb", 1)).unwrap();
+                }
+                Target::Foreign => {
+                    trust::write(&path, FOREIGN);
+                }
+                Target::Symlink => {
+                    fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    symlink(&victim, &path).unwrap();
+                }
+                Target::SymlinkInside => {
+                    trust::write(&s.project.join(".env"), FOREIGN);
+                    fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    symlink(s.project.join(".env"), &path).unwrap();
+                }
+            }
+            let r = s.run(&s.project, w.args, b"");
+            let after = fs::symlink_metadata(&path);
+            let ok = match target {
+                Target::Absent | Target::Ours => {
+                    after.is_ok_and(|m| m.is_file())
+                        && !fs::read_to_string(&path).unwrap().contains(FOREIGN)
+                }
+                // `--force` is the user's explicit choice: replaced, with a backup kept.
+                Target::Foreign if w.args.contains(&"--force") => {
+                    !fs::read_to_string(&path).unwrap().contains(FOREIGN)
+                        && trust::tree(&s.home.join(".local/state/sophia-hook/agent-backups"))
+                            .values()
+                            .any(|(_, c)| c.as_deref() == Some(FOREIGN.as_bytes()))
+                }
+                Target::Foreign => fs::read_to_string(&path).is_ok_and(|t| t == FOREIGN),
+                Target::Symlink => {
+                    after.is_ok_and(|m| m.file_type().is_symlink())
+                        && fs::read_to_string(&victim).unwrap() == "VICTIM\n"
+                }
+                Target::SymlinkInside => {
+                    after.is_ok_and(|m| m.file_type().is_symlink())
+                        && fs::read_to_string(s.project.join(".env")).unwrap() == FOREIGN
+                }
+            };
+            if !ok {
+                broken.push(format!(
+                    "{:?} with {target:?} {}: exit {}: {}{}",
+                    w.args,
+                    w.file,
+                    r.code,
+                    r.stdout.lines().last().unwrap_or(""),
+                    r.stderr.trim()
+                ));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// Values a repository may give the path keys that are not a file of our kind in `.sophia/`.
+const BAD_VALUES: &[&str] = &[
+    ".env",
+    ".claude/settings.local.json",
+    ".codex/hooks.json",
+    "docs/notes.json",
+    "notes.tsv",
+    "README.md",
+    ".sophia/notes.txt",
+    ".sophia/.gitignore",
+    ".sophia/sub/index.tsv",
+    "./.env",
+    ".sophia/../.env",
+    ".sophia",
+    "",
+];
+
+#[test]
+fn path_keys_name_only_our_own_files_in_the_sophia_folder() {
+    let s = Sandbox::new();
+    let mut broken = Vec::new();
+    for key in ["skills_index", "agent_catalog"] {
+        for value in BAD_VALUES {
+            project(&s);
+            s.file(".sophia-hook.yaml", &format!("{key}: \"{value}\"\n"));
+            let victim = (!value.is_empty() && *value != ".sophia")
+                .then(|| trust::write(&s.project.join(value), FOREIGN));
+            let tool: &[&str] = if key == "skills_index" {
+                &["skills", "index", "--host", "codex"]
+            } else {
+                &["catalog", "build"]
+            };
+            let r = s.run(&s.project, tool, b"");
+            let said = format!("{}{}", r.stdout, r.stderr);
+            if r.code == 0 || !said.contains(&format!("config-ignored:{key}")) {
+                broken.push(format!(
+                    "{key}: {value:?}: {tool:?} exit {}: {said}",
+                    r.code
+                ));
+            }
+            let install = s.run(&s.project, &["install", "--host", "codex"], b"");
+            if key == "agent_catalog" && install.code == 0 {
+                broken.push(format!("{key}: {value:?}: install accepted it"));
+            }
+            if let Some(victim) = &victim
+                && fs::read_to_string(victim).ok().as_deref() != Some(FOREIGN)
+            {
+                broken.push(format!(
+                    "{key}: {value:?}: {} was replaced",
+                    victim.display()
+                ));
+            }
+            let explain = s.run(&s.project, &["explain", "--prompt", "zebra"], b"");
+            if !explain.stdout.contains(&format!("config-ignored:{key}:")) {
+                broken.push(format!(
+                    "{key}: {value:?}: the hook did not say config-ignored"
+                ));
+            }
+        }
+        // A file of ours in `.sophia/` is accepted.
+        project(&s);
+        let ok = if key == "skills_index" {
+            ".sophia/mine.tsv"
+        } else {
+            ".sophia/mine.json"
+        };
+        s.file(".sophia-hook.yaml", &format!("{key}: {ok}\n"));
+        let tool: &[&str] = if key == "skills_index" {
+            &["skills", "index", "--host", "codex"]
+        } else {
+            &["catalog", "build"]
+        };
+        let r = s.run(&s.project, tool, b"");
+        assert_eq!(r.code, 0, "{key}: {ok}: {}{}", r.stdout, r.stderr);
+        assert!(Path::new(&s.project.join(ok)).is_file(), "{key}: {ok}");
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
