@@ -430,17 +430,42 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
             .as_object()
             .map_or(0, |m| m.values().filter(|v| *v == "configured").count())
     };
-    assert_eq!(configured("claude"), 5);
+    // A project's definitions never reach the machine-wide manifest (docs/security.md, I3).
+    assert_eq!(
+        configured("claude"),
+        0,
+        "project scope leaves global state alone"
+    );
     for host in ["codex", "claude", "gemini", "antigravity"] {
         let uninstall = run(&["uninstall", "--host", host, "--root", root]);
         assert_eq!(uninstall.code, 0, "{host}: {}", uninstall.stderr);
-        if host != "antigravity" {
-            assert_eq!(
-                configured(host),
-                0,
-                "{host}: the manifest forgets its roles"
-            );
-        }
+    }
+    // The user's own definitions do: uninstall at user scope makes the manifest forget them.
+    for host in ["codex", "claude", "gemini"] {
+        let install = run(&["install", "--host", host, "--scope", "user", "--root", root]);
+        assert_eq!(install.code, 0, "{host}: {}", install.stderr);
+        assert_eq!(
+            configured(host),
+            5,
+            "{host}: user-scope roles are configured"
+        );
+    }
+    for host in ["codex", "claude", "gemini"] {
+        let uninstall = run(&[
+            "uninstall",
+            "--host",
+            host,
+            "--scope",
+            "user",
+            "--root",
+            root,
+        ]);
+        assert_eq!(uninstall.code, 0, "{host}: {}", uninstall.stderr);
+        assert_eq!(
+            configured(host),
+            0,
+            "{host}: the manifest forgets its roles"
+        );
     }
     let after: Vec<_> = fs::read_dir(proj.path())
         .unwrap()
