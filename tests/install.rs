@@ -117,7 +117,9 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
         // One entry per event; Claude Code also gets PostToolUse for ExitPlanMode.
         let events = if host == "claude" { 3 } else { 2 };
         assert_eq!(
-            text.matches("sophia-hook --host").count() + text.matches("\"--host\"").count(),
+            text.matches("sophia-hook --host").count()
+                + text.matches("sophia-hook.exe --host").count()
+                + text.matches("\"--host\"").count(),
             events,
             "{host}: one entry per event\n{text}"
         );
@@ -307,7 +309,7 @@ fn trust_folder(sb: &Sandbox) {
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     let mut text = fs::read_to_string(&config).unwrap_or_default();
     text.push_str(&format!(
-        "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        "[projects.'{}']\ntrust_level = \"trusted\"\n",
         sb.project().display()
     ));
     fs::write(config, text).unwrap();
@@ -317,7 +319,7 @@ fn trust_folder(sb: &Sandbox) {
 fn trust_state(hooks: &Path, session_hash: &str, prompt_hash: &str) -> String {
     let entry = |event: &str, hash: &str| {
         format!(
-            "[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"{hash}\"\nenabled = true\n",
+            "[hooks.state.'{}:{event}:0:0']\ntrusted_hash = \"{hash}\"\nenabled = true\n",
             hooks.display()
         )
     };
