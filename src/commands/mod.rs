@@ -196,8 +196,15 @@ mod tests {
             assert!(path.is_absolute(), "{text}");
             assert!(!text.starts_with(r"\\?\"), "{text}");
             #[cfg(windows)]
-            assert!(text.as_bytes()[1] == b':' && text.as_bytes()[2] == b'\\', "{text}");
+            assert!(
+                text.as_bytes()[1] == b':' && text.as_bytes()[2] == b'\\',
+                "{text}"
+            );
         }
-        assert!(super::binary_path(Some(&exe)).unwrap().ends_with("sophia-hook.exe"));
+        assert!(
+            super::binary_path(Some(&exe))
+                .unwrap()
+                .ends_with("sophia-hook.exe")
+        );
     }
 }
