@@ -14,6 +14,11 @@
 //! look on an idle machine). The ignored test `materialise_for_bench` writes every layout to
 //! `$ADVERSARIAL_OUT` for the benchmark script.
 
+// Unix only (FIFOs, `/dev/zero`, `wait4` for peak RSS); the Windows counterparts of the trust-layer checks
+// (links at write targets, planted temporary names, locks, regular files only) are the unit tests
+// of src/edge/files.rs and src/edge/platform/, run under Wine by scripts/windows-ci.sh.
+#![cfg(unix)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{Read, Write};

@@ -311,7 +311,10 @@ fn availability_reads_codex_user_agents_from_codex_home() {
         format!("name = \"{id}\"\ndescription = \"d\"\ndeveloper_instructions = \"i\"\n")
     };
     fs::create_dir_all(codex_home.path().join("agents")).unwrap();
-    let defined = codex_home.path().join("agents/technical_analyst.toml");
+    let defined = codex_home
+        .path()
+        .join("agents")
+        .join("technical_analyst.toml");
     fs::write(&defined, toml("technical_analyst")).unwrap();
     // With CODEX_HOME set, Codex never reads ~/.codex: neither may the hook nor availability.
     fs::create_dir_all(home.path().join(".codex/agents")).unwrap();

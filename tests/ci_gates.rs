@@ -193,9 +193,29 @@ fn each_ci_floor_fails_just_above_its_figure() {
     }
 }
 
-/// (fixture, expected strings) of every `smoke` call in `.ci/run`.
+/// `scripts/smoke.sh`, the smoke checks `.ci/run` runs on the release binary and
+/// `scripts/windows-ci.sh` on the Windows `.exe`.
+fn smoke_script() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(
+        ci_script().contains("\nscripts/smoke.sh target/release/sophia-hook\n"),
+        ".ci/run no longer runs scripts/smoke.sh on the release binary"
+    );
+    assert!(
+        ci_script().contains("\nscripts/windows-ci.sh\n"),
+        ".ci/run no longer runs scripts/windows-ci.sh"
+    );
+    let windows = std::fs::read_to_string(root.join("scripts/windows-ci.sh")).unwrap();
+    assert!(
+        windows.contains("scripts/smoke.sh wine "),
+        "scripts/windows-ci.sh no longer runs the smoke checks on the .exe"
+    );
+    std::fs::read_to_string(root.join("scripts/smoke.sh")).unwrap()
+}
+
+/// (fixture, expected strings) of every `smoke` call in `scripts/smoke.sh`.
 fn smoke_checks() -> Vec<(String, Vec<String>)> {
-    let checks: Vec<(String, Vec<String>)> = joined_lines(&ci_script())
+    let checks: Vec<(String, Vec<String>)> = joined_lines(&smoke_script())
         .iter()
         .filter(|l| l.starts_with("smoke ") && !l.starts_with("smoke()"))
         .map(|l| {
@@ -206,7 +226,7 @@ fn smoke_checks() -> Vec<(String, Vec<String>)> {
         .collect();
     assert!(
         checks.len() >= 6,
-        "the smoke checks of .ci/run were not found"
+        "the smoke checks of scripts/smoke.sh were not found"
     );
     checks
 }
@@ -242,11 +262,11 @@ fn each_smoke_check_holds_and_can_fail() {
     }
 }
 
-/// The silent check of `.ci/run`: the fixture does carry a hotword (later in the prompt), so a
-/// detector that matched anywhere would print, and the check would fail.
+/// The silent check of `scripts/smoke.sh`: the fixture does carry a hotword (later in the prompt),
+/// so a detector that matched anywhere would print, and the check would fail.
 #[test]
 fn the_silent_smoke_check_can_fail() {
-    let script = ci_script();
+    let script = smoke_script();
     assert!(script.contains("fixtures/prompts/codex/hotword-not-at-start.json"));
     let payload: Value = serde_json::from_slice(
         &std::fs::read(fixtures().join("prompts/codex/hotword-not-at-start.json")).unwrap(),

@@ -17,6 +17,9 @@
 //! `docs/`, with `HOME` there, analytics off, a large time budget, and `sophia-hook` resolving
 //! to the binary under test.
 
+// The documented commands are POSIX shell lines (`sh -c`, links to the binary): Unix only.
+#![cfg(unix)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -116,8 +116,16 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
         let text = fs::read_to_string(&path).unwrap();
         // One entry per event; Claude Code also gets PostToolUse for ExitPlanMode.
         let events = if host == "claude" { 3 } else { 2 };
+        // On Windows each Codex handler also carries the line as `commandWindows`.
+        let events = if cfg!(windows) && host == "codex" {
+            2 * events
+        } else {
+            events
+        };
         assert_eq!(
-            text.matches("sophia-hook --host").count() + text.matches("\"--host\"").count(),
+            text.matches("sophia-hook --host").count()
+                + text.matches("sophia-hook.exe --host").count()
+                + text.matches("\"--host\"").count(),
             events,
             "{host}: one entry per event\n{text}"
         );
@@ -307,7 +315,7 @@ fn trust_folder(sb: &Sandbox) {
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     let mut text = fs::read_to_string(&config).unwrap_or_default();
     text.push_str(&format!(
-        "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        "[projects.'{}']\ntrust_level = \"trusted\"\n",
         sb.project().display()
     ));
     fs::write(config, text).unwrap();
@@ -317,7 +325,7 @@ fn trust_folder(sb: &Sandbox) {
 fn trust_state(hooks: &Path, session_hash: &str, prompt_hash: &str) -> String {
     let entry = |event: &str, hash: &str| {
         format!(
-            "[hooks.state.\"{}:{event}:0:0\"]\ntrusted_hash = \"{hash}\"\nenabled = true\n",
+            "[hooks.state.'{}:{event}:0:0']\ntrusted_hash = \"{hash}\"\nenabled = true\n",
             hooks.display()
         )
     };
@@ -334,6 +342,10 @@ fn codex_hash(hooks: &Path, event: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "the hash Codex stores for a handler with commandWindows is not observed yet (tests/e2e runs on Linux)"
+)]
 fn doctor_recomputes_codex_trust_hashes() {
     let sb = Sandbox::new();
     assert_eq!(

@@ -624,6 +624,8 @@ fn a_missing_log_and_a_bad_since_behave() {
     );
 }
 
+// The impostor is a `#!/bin/sh` script: Unix only.
+#[cfg(unix)]
 #[test]
 fn the_page_never_runs_a_command_a_repository_registered() {
     let home = tempfile::tempdir().unwrap();

@@ -4,6 +4,11 @@
 //! that nothing outside the project and the user's own sophia-hook folders changed and that no
 //! command ran.
 
+// Unix only (FIFOs, `/dev/zero`, mode bits and `O_NONBLOCK` opens); the Windows counterparts of the trust-layer checks
+// (links at write targets, planted temporary names, locks, regular files only) are the unit tests
+// of src/edge/files.rs and src/edge/platform/, run under Wine by scripts/windows-ci.sh.
+#![cfg(unix)]
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{PermissionsExt, symlink};

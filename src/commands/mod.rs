@@ -43,7 +43,9 @@ pub fn binary_path(explicit: Option<&std::path::Path>) -> anyhow::Result<PathBuf
         Some(p) => p.to_path_buf(),
         None => std::env::current_exe().context("finding this executable")?,
     };
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    // `dunce`: on Windows the plain `C:\...` form, never the `\\?\` one `fs::canonicalize` gives,
+    // which hosts (and the shells they run hooks through) do not accept as a command.
+    let path = dunce::canonicalize(&path).unwrap_or(path);
     if !path.is_absolute() {
         bail!("the binary path {} is not absolute", path.display());
     }
@@ -178,3 +180,31 @@ impl std::fmt::Display for CheckFailed {
 }
 
 impl std::error::Error for CheckFailed {}
+
+#[cfg(test)]
+mod tests {
+    /// The path written into host settings is a plain absolute path: on Windows `C:\...`, never
+    /// the verbatim `\\?\C:\...` that `std::fs::canonicalize` gives (checked under Wine in CI).
+    #[test]
+    fn the_registered_binary_path_is_plain_and_absolute() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("sophia-hook.exe");
+        std::fs::write(&exe, "").unwrap();
+        for explicit in [None, Some(exe.as_path())] {
+            let path = super::binary_path(explicit).unwrap();
+            let text = path.to_str().unwrap();
+            assert!(path.is_absolute(), "{text}");
+            assert!(!text.starts_with(r"\\?\"), "{text}");
+            #[cfg(windows)]
+            assert!(
+                text.as_bytes()[1] == b':' && text.as_bytes()[2] == b'\\',
+                "{text}"
+            );
+        }
+        assert!(
+            super::binary_path(Some(&exe))
+                .unwrap()
+                .ends_with("sophia-hook.exe")
+        );
+    }
+}

@@ -222,9 +222,11 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::os::unix::fs::{PermissionsExt, symlink};
 
     #[test]
+    #[cfg(unix)]
     fn unparseable_files_are_refused_and_untouched() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
@@ -243,6 +245,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn write_keeps_the_original_and_the_last_backup_and_the_mode() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
@@ -309,6 +312,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn symlinked_settings_are_written_through_within_the_scope_rules() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");

@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod files;
 pub mod hook;
 pub mod hostconfig;
+pub mod platform;
 pub mod project;
 pub mod report;
 pub mod settings;

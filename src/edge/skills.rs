@@ -18,6 +18,7 @@ use std::time::UNIX_EPOCH;
 use crate::edge::files::{
     BoundedFile, ReadError, caps, open_bounded, read_bounded_string, write_atomic,
 };
+use crate::edge::platform;
 use crate::payload::Host;
 use crate::skills::catalog::{
     CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexSource, IndexView, apply_limits, compile,
@@ -775,19 +776,19 @@ impl IndexSource for BoundedFile {
 /// modification time (`-` when it does not exist). A folder's changes when an entry is added,
 /// removed or renamed; a file rewritten by rename gets a new inode.
 fn file_state(path: &Path) -> (String, Option<i64>) {
-    use std::os::unix::fs::MetadataExt;
     match fs::metadata(path) {
-        Ok(m) => (
-            format!(
-                "{}.{}.{}.{}.{}",
-                m.dev(),
-                m.ino(),
-                m.len(),
-                m.mtime(),
-                m.mtime_nsec()
-            ),
-            Some(m.mtime()),
-        ),
+        Ok(m) => {
+            // Windows asks an opened handle; one that cannot be opened still has size and time.
+            let id = platform::file_id(path, &m).unwrap_or(platform::FileId {
+                device: 0,
+                index: 0,
+            });
+            let (secs, nanos) = platform::mtime(&m);
+            (
+                format!("{}.{}.{}.{}.{}", id.device, id.index, m.len(), secs, nanos),
+                Some(secs),
+            )
+        }
         Err(_) => ("-".to_owned(), None),
     }
 }

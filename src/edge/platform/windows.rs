@@ -1,0 +1,144 @@
+//! The Windows side of the platform layer: `FILE_FLAG_OPEN_REPARSE_POINT` and the reparse-point
+//! attribute for writes that never follow a link, the read-only attribute, volume serial number
+//! and file index, `OpenProcess` for liveness.
+
+use super::FileId;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::windows::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::windows::io::AsRawHandle;
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+use windows_sys::Win32::Foundation::{CloseHandle, ERROR_INVALID_PARAMETER, STILL_ACTIVE};
+use windows_sys::Win32::Storage::FileSystem::{
+    BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_BACKUP_SEMANTICS,
+    FILE_FLAG_OPEN_REPARSE_POINT, GetFileInformationByHandle,
+};
+use windows_sys::Win32::System::Threading::{
+    GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+};
+
+/// Windows has no FIFOs or terminals among files that `CreateFileW` opens without blocking, and
+/// named pipes live under `\\.\pipe\`, not in a project; the regular-file check on the handle
+/// does the rest.
+pub(super) fn read_flags(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
+}
+
+/// Opens the reparse point itself instead of what it points to, so [`handle_is_link`] can refuse
+/// it before a byte is written.
+pub(super) fn nofollow_flags(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+}
+
+/// `CREATE_NEW` fails on any existing name, a link included; the flag keeps a link from being
+/// resolved on the way.
+pub(super) fn nofollow_create_flags(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+}
+
+/// No mode bits: a new file inherits its folder's ACL. Under the user profile that is the user,
+/// SYSTEM and Administrators only, which is what "private" means on Windows.
+pub(super) fn mode(options: &mut OpenOptions, _mode: u32) -> &mut OpenOptions {
+    options
+}
+
+pub(super) fn kept_permissions(meta: &fs::Metadata) -> fs::Permissions {
+    meta.permissions()
+}
+
+pub(super) fn mode_permissions(file: &File, mode: u32) -> io::Result<fs::Permissions> {
+    let mut permissions = file.metadata()?.permissions();
+    permissions.set_readonly(mode & 0o200 == 0);
+    Ok(permissions)
+}
+
+pub(super) fn mode_bits(meta: &fs::Metadata) -> u32 {
+    if meta.permissions().readonly() {
+        0o400
+    } else {
+        0o600
+    }
+}
+
+/// The user's profile folders already carry a private ACL, which new folders inherit.
+pub(super) fn create_private_dir_all(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// With `FILE_FLAG_OPEN_REPARSE_POINT` the open succeeds; the refusal is on the handle.
+pub(super) fn is_nofollow_refusal(_e: &io::Error) -> bool {
+    false
+}
+
+pub(super) fn handle_is_link(file: &File) -> io::Result<bool> {
+    let meta = file.metadata()?;
+    Ok(meta.file_type().is_symlink() || meta.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0)
+}
+
+pub(super) fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "failed to fill whole buffer",
+                ));
+            }
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Opens the path (a folder needs `FILE_FLAG_BACKUP_SEMANTICS`) without read or write access and
+/// asks the handle for its volume serial number and file index.
+pub(super) fn file_id(path: &Path, _meta: &fs::Metadata) -> Option<FileId> {
+    let file = OpenOptions::new()
+        .access_mode(0)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+        .ok()?;
+    // SAFETY: an all-zero BY_HANDLE_FILE_INFORMATION is valid (plain integers).
+    let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: the handle is open for the call's duration and `info` is a valid out pointer.
+    let ok = unsafe { GetFileInformationByHandle(file.as_raw_handle(), &mut info) };
+    (ok != 0).then(|| FileId {
+        device: u64::from(info.dwVolumeSerialNumber),
+        index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+    })
+}
+
+pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
+    match meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+    {
+        Some(d) => (
+            i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            i64::from(d.subsec_nanos()),
+        ),
+        None => (0, 0),
+    }
+}
+
+pub(super) fn process_alive(pid: u32) -> bool {
+    // SAFETY: OpenProcess with a query-only right; the handle is closed below.
+    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
+    if handle.is_null() {
+        // No such process is ERROR_INVALID_PARAMETER; access denied means it exists.
+        return io::Error::last_os_error().raw_os_error() != Some(ERROR_INVALID_PARAMETER as i32);
+    }
+    let mut code = 0u32;
+    // SAFETY: the handle was just opened with query rights; `code` is a valid out pointer.
+    let ok = unsafe { GetExitCodeProcess(handle, &mut code) };
+    // SAFETY: closing the handle opened above, once.
+    unsafe { CloseHandle(handle) };
+    ok == 0 || code == STILL_ACTIVE as u32
+}
