@@ -51,8 +51,9 @@ pub struct Project {
     pub planning: bool,
     /// A delegation planned earlier in this session, if any.
     pub planned: Option<PlannedDelegation>,
-    /// The project's extra hotword prefix (`.sophia-hook.yaml`), if any.
-    pub hotword_prefix: Option<String>,
+    /// The effective second hotword prefix (`.sophia-hook.yaml`, else the user's `config.yaml`,
+    /// else `+`).
+    pub hotword_prefix: crate::config::HotwordPrefix,
     /// The project's analytics configuration (`.sophia-hook.yaml`).
     pub analytics: crate::config::AnalyticsConfig,
     /// Degraded run (the time budget was exceeded): routing control only, no skills or agents.
@@ -128,7 +129,10 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
     let routing = match request.event {
         Event::SessionStart if repeats_history(request.host, request.payload) => None,
         Event::SessionStart => {
-            hints.push(render::BOOTSTRAP.to_owned());
+            hints.push(render::bootstrap(
+                request.host,
+                project.hotword_prefix.as_deref(),
+            ));
             if let Some(doc) = &project.agents_md {
                 hints.push(render::project_doc_block(request.host, doc));
             }
@@ -323,7 +327,11 @@ mod tests {
                 planning_flag: false,
             };
             let decision = decide(&request, &project);
-            assert_eq!(decision.hints, [render::BOOTSTRAP, label], "{host:?}");
+            assert_eq!(
+                decision.hints,
+                [render::bootstrap(host, Some("+")), label.to_owned()],
+                "{host:?}"
+            );
         }
     }
 

@@ -568,3 +568,54 @@ fn gemini_panics_still_print_an_empty_object() {
         (0, "{}\n", "")
     );
 }
+
+#[test]
+fn the_second_hotword_prefix_is_plus_and_the_user_or_the_project_can_change_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    let config = home.path().join("xdg");
+    fs::create_dir_all(config.join("sophia-hook")).unwrap();
+    let env = [
+        ("SOPHIA_ANALYTICS", "off"),
+        ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+    ];
+    let light = |prompt: &str| {
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": project, "prompt": prompt});
+        let out = run_binary(
+            &["--host", "codex"],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &env,
+        );
+        assert_eq!(out.code, 0);
+        out.stdout
+            .contains("contextMode=light reason=hotword:!quick")
+    };
+    // No configuration anywhere: `+quick` and `!quick`.
+    assert!(light("+quick spiegami la query"));
+    assert!(light("!quick spiegami la query"));
+    assert!(!light(";quick spiegami la query"));
+    // The user's config.yaml changes it for projects that say nothing.
+    fs::write(
+        config.join("sophia-hook/config.yaml"),
+        "hotword_prefix: \";\"\n",
+    )
+    .unwrap();
+    assert!(light(";quick spiegami la query"));
+    assert!(!light("+quick spiegami la query"));
+    assert!(light("!quick spiegami la query"));
+    // The project's file wins; `false` switches the second prefix off, `!` still works.
+    fs::write(project.join(".sophia-hook.yaml"), "hotword_prefix: false\n").unwrap();
+    assert!(!light(";quick spiegami la query"));
+    assert!(!light("+quick spiegami la query"));
+    assert!(light("!quick spiegami la query"));
+    // An invalid user value is ignored (the default again), never an error on the hook path.
+    fs::remove_file(project.join(".sophia-hook.yaml")).unwrap();
+    fs::write(
+        config.join("sophia-hook/config.yaml"),
+        "hotword_prefix: \"!\"\n",
+    )
+    .unwrap();
+    assert!(light("+quick spiegami la query"));
+}

@@ -47,6 +47,19 @@ pub fn load_user(config_dir: &Path) -> UserConfig {
         .unwrap_or_default()
 }
 
+/// The effective second hotword prefix for the project at `root`: its `.sophia-hook.yaml`, else
+/// the user's `config.yaml` (already in `settings`), else `+`.
+pub fn hotword_prefix(
+    root: &Path,
+    settings: &crate::edge::settings::Settings,
+) -> crate::config::HotwordPrefix {
+    let (config, _) = load(root);
+    crate::config::HotwordPrefix::effective(
+        config.hotword_prefix.as_ref(),
+        settings.hotword_prefix.as_ref(),
+    )
+}
+
 /// Where a generated artifact of the project lives: the configured path (`skills_index:`,
 /// `agent_catalog:`) when it stays inside the project and out of `.git/` after resolving
 /// symlinks, else the default path under the same check. `Err` says why the configured path (or

@@ -392,9 +392,13 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     {
         check_gemini_folder_trust(home, input.root, out);
     }
-    if let Some(line) = bang_caveat(host) {
-        out.push(check(Status::Info, name, line, None));
-    }
+    let prefix = crate::edge::config::hotword_prefix(input.root, input.settings);
+    out.push(check(
+        Status::Info,
+        name,
+        crate::hotword::where_to_type(host, prefix.as_deref()),
+        None,
+    ));
     if host == Host::Antigravity {
         out.push(check(
             Status::Warn,
@@ -471,22 +475,6 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
         }
     }
     out
-}
-
-/// What a leading `!` does in the host's interactive TUI, and where hotwords work instead.
-pub fn bang_caveat(host: Host) -> Option<&'static str> {
-    match host {
-        Host::Codex => Some(
-            "in the Codex TUI a message that starts with `!` runs as a shell command and never reaches the hook: type a space first (` !quick …`), or use `codex exec`, the IDE extension or the app",
-        ),
-        Host::Claude => Some(
-            "in the Claude Code TUI a message that starts with `!` enters bash mode: the hook is skipped, while the command and its output do reach the model; type a space first (` !quick …`), or use `claude -p`",
-        ),
-        Host::Gemini => Some(
-            "in the Gemini CLI TUI a message that starts with `!` enters shell mode and never reaches the hook: type a space first (` !quick …`), or use `gemini -p`",
-        ),
-        Host::Antigravity => None,
-    }
 }
 
 /// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
@@ -1179,19 +1167,6 @@ mod tests {
             );
         }
         assert!(validate(Host::Antigravity, "SessionStart", per_turn).is_err());
-    }
-
-    #[test]
-    fn each_host_names_its_own_non_interactive_mode() {
-        assert!(bang_caveat(Host::Codex).unwrap().contains("`codex exec`"));
-        let claude = bang_caveat(Host::Claude).unwrap();
-        assert!(claude.contains("`claude -p`") && !claude.contains("codex"));
-        assert!(claude.contains("do reach the model"));
-        let gemini = bang_caveat(Host::Gemini).unwrap();
-        assert!(gemini.contains("`gemini -p`") && !gemini.contains("codex"));
-        for host in [Host::Codex, Host::Claude, Host::Gemini] {
-            assert!(bang_caveat(host).unwrap().contains("type a space first"));
-        }
     }
 
     #[test]

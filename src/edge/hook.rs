@@ -270,7 +270,10 @@ pub fn load_project(
     };
     let root = project_root(&cwd);
     let (config, config_warning) = crate::edge::config::load(&root);
-    project.hotword_prefix = config.hotword_prefix.clone();
+    project.hotword_prefix = crate::config::HotwordPrefix::effective(
+        config.hotword_prefix.as_ref(),
+        settings.hotword_prefix.as_ref(),
+    );
     project.planning = config.planning.unwrap_or(false);
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);

@@ -11,6 +11,9 @@
 //               {toolCall: {name, args}} (see lib/mock.mjs); turn 0 is the first conversation request of
 //               the scenario; ws.project is the project's absolute path
 //   checks      optional (ctx) => [{name, ok, detail}] extra checks; ctx is described in suite.mjs
+//   tui         optional: true runs each step in the host's interactive TUI under tmux instead (a fresh
+//               TUI per step, opened on the last session when the step resumes; lib/tui.mjs): the
+//               prompt is typed as the very first characters of the empty composer
 //   installArgs optional extra arguments for `sophia-hook install` (e.g. ['--no-agents'])
 //   afterInstall optional (ws, hostName) => void, run right after `sophia-hook install` and before the
 //               host's trust is granted (so Codex trusts the hooks.json it leaves, e.g. a rewritten
@@ -53,6 +56,20 @@ export const SCENARIOS = [
   {
     name: 'quick-sql',
     steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+  },
+  {
+    // The default second prefix (src/config.rs DEFAULT_HOTWORD_PREFIX) with no configuration.
+    name: 'plus-quick-sql',
+    steps: [{ prompt: '+quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+  },
+  {
+    // Where users type: the interactive TUI, no configuration. `!quick` cannot start a TUI prompt
+    // (shell mode); the default `+quick` types through and the hook reads it as `!quick`.
+    name: 'tui-default-prefix',
+    tui: true,
+    steps: [{ prompt: '+quick spiegami questa SQL: SELECT 1' }],
     expect: QUICK_SQL,
   },
   {

@@ -32,10 +32,12 @@ import { HOSTS } from './lib/hosts.mjs';
 import { countIn } from './lib/text.mjs';
 import { killStragglers } from './lib/proc.mjs';
 import { SCENARIOS, DEFAULT_FILES, AGENTS_MARKER } from './scenarios.mjs';
+import { typeIntoTui, killTmuxServer, RESUME_ARGS } from './lib/tui.mjs';
 
 const BOOTSTRAP = 'Sophia routing bootstrap';
 const ROUTING_MARKERS = ['Sophia routing control:', 'Sophia skill routing:', 'Sophia agent routing:'];
-const HOTWORD = /^(\s*!(quick|agents)\b)+\s*/i;
+// Hotwords with `!` or the default second prefix `+` (src/config.rs DEFAULT_HOTWORD_PREFIX).
+const HOTWORD = /^(\s*[!+](quick|agents)\b)+\s*/i;
 
 const binary = process.env.SOPHIA_E2E_BINARY;
 const timeoutMs = 1000 * Number(process.env.SOPHIA_E2E_TIMEOUT || 120);
@@ -77,6 +79,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
         process.kill(-pid, 'SIGKILL');
       } catch {}
     }
+    killTmuxServer();
     if (workRoot) killStragglers(workRoot);
     console.log(`e2e: interrupted (${sig})`);
     process.exit(130);
@@ -147,6 +150,42 @@ function runHost(exe, args, { cwd, env, dir }) {
     child.on('error', (e) => finish(-1, String(e)));
     child.on('exit', (code, signal) => finish(code ?? signal, null));
   });
+}
+
+let tmuxChecked = null;
+function haveTmux() {
+  if (tmuxChecked === null) {
+    try {
+      execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+      tmuxChecked = true;
+    } catch {
+      tmuxChecked = false;
+    }
+  }
+  return tmuxChecked;
+}
+
+/**
+ * One step of a `tui` scenario: a fresh interactive TUI under tmux (`RESUME_ARGS` when the step
+ * resumes), the prompt typed as the very first characters of the empty composer, Enter. Resolves like
+ * runHost ({code, stdout, stderr, error}); `code` is 0 when the model received the text as typed.
+ */
+async function runTui(host, exe, ws, step, logFile, stepIndex) {
+  const args = [...(step.resume ? RESUME_ARGS[host.name] : []), ...(host.tuiArgs ? host.tuiArgs(ws, step) : [])];
+  const words = step.prompt.replace(HOTWORD, '').trim();
+  const r = await typeIntoTui({
+    host: host.name,
+    exe,
+    args,
+    env: { ...ws.baseEnv, ...host.env(ws), TERM: 'xterm-256color' },
+    cwd: ws.project,
+    session: `sophia-e2e-${process.pid}-${host.name}-${path.basename(ws.root)}-${stepIndex}`,
+    text: step.prompt,
+    probe: words,
+    logFile,
+  });
+  fs.writeFileSync(path.join(step.dir, 'screen.txt'), `typed:\n${r.typed || ''}\n\nafter Enter:\n${r.after || ''}\n`);
+  return { code: r.result === 'types-through' ? 0 : r.result, timedOut: false, error: r.result === 'types-through' ? null : `TUI: ${r.result} (screens in ${step.dir}/screen.txt)`, stdout: '', stderr: '' };
 }
 
 function baseEnv(ws) {
@@ -258,7 +297,13 @@ async function runScenario(root, host, scenario) {
       const step = { ...step0, dir };
       const before = readLog(logFile).length;
       const env = { ...ws.baseEnv, ...host.env(ws) };
-      const run = await runHost(exe, host.argv(ws, step), { cwd: ws.project, env, dir });
+      if (scenario.tui && !haveTmux()) {
+        record(`${prefix}#${stepIndex + 1}`, check('tmux is installed (the TUI scenarios drive the hosts under tmux)', false, 'apt-get install tmux'));
+        break;
+      }
+      const run = scenario.tui
+        ? await runTui(host, exe, ws, step, logFile, stepIndex)
+        : await runHost(exe, host.argv(ws, step), { cwd: ws.project, env, dir });
       run.dir = dir;
       run.index = stepIndex;
       const p = `${prefix}#${stepIndex + 1}`;
@@ -292,7 +337,8 @@ async function runScenario(root, host, scenario) {
         turns,
         main,
         blocks: host.hookBlocks(main),
-        diag: host.diagnose(ws, run),
+        // A TUI writes its logs to the terminal: only hosts with a log file (Claude's --debug-file) say more.
+        diag: scenario.tui && !host.tuiArgs ? { ran: null, errors: [] } : host.diagnose(ws, run),
         count: (s) => countIn(main, s),
         check,
       };
@@ -350,6 +396,7 @@ async function main() {
     console.log('failures:');
     for (const r of results.filter((r) => r.status === 'FAIL')) console.log(`  ${r.prefix}: ${r.name}`);
   }
+  killTmuxServer();
   if (failed || process.env.SOPHIA_E2E_KEEP === '1') console.log(`e2e: requests, logs and homes kept in ${root}`);
   else fs.rmSync(root, { recursive: true, force: true });
   if (!results.length) {
