@@ -353,7 +353,9 @@ fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
     if rec.availability == "configured" {
         let call = match host {
             Host::Codex => format!("Codex's spawn_agent with agent_type=\"{id}\""),
-            Host::Claude => format!("Claude Code's Task tool with subagent_type=\"{id}\""),
+            Host::Claude => {
+                format!("Claude Code's {CLAUDE_AGENT_TOOL} with subagent_type=\"{id}\"")
+            }
             Host::Gemini => format!("Gemini CLI's invoke_agent with agent_name=\"{id}\""),
             Host::Antigravity => format!("the host's subagent tool, naming \"{id}\""),
         };
@@ -369,8 +371,8 @@ fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
                         with a message that"
             .to_owned(),
         Host::Claude => format!(
-            "Claude Code's Task tool with subagent_type=\"{}\" (no {id} subagent is \
-             installed), with a prompt that",
+            "Claude Code's {CLAUDE_AGENT_TOOL} with subagent_type=\"{}\" (no {id} subagent \
+             is installed), with a prompt that",
             if read_only && matches!(rec.routing_role.as_str(), "discovery" | "analysis") {
                 "Explore"
             } else {
@@ -390,6 +392,11 @@ fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
     };
     format!("Delegate through {call} briefs the child as the {id} role ({brief}){skill}.")
 }
+
+/// Claude Code's delegation tool as the host names it: `Agent` in the versions the suite runs
+/// (2.1.328 offers `Agent`, no `Task`), `Task` in older ones, which still accept it. The hook
+/// cannot see the host's version, so the hint gives the current name first and the old one after.
+const CLAUDE_AGENT_TOOL: &str = "Agent tool (Task in older versions)";
 
 const DELEGATION_RULES: &str = " Delegation is for token/cost efficiency, not parallelism. Never \
     delegate final architecture decisions, coordinated multi-file patches, destructive or \
@@ -678,7 +685,7 @@ mod tests {
         }
         assert!(
             block(Host::Claude, &configured)
-                .contains("Claude Code's Task tool with subagent_type=\"technical_analyst\"")
+                .contains("Claude Code's Agent tool (Task in older versions) with subagent_type=\"technical_analyst\"")
         );
         assert!(
             block(Host::Gemini, &configured)

@@ -218,7 +218,7 @@ SCENARIOS.push({
   name: 'agents-task-recommended',
   hosts: ['claude'],
   steps: [{ prompt: ANALYST }],
-  expect: { prompt: ['agent=technical_analyst', 'Task tool with subagent_type="technical_analyst"'] },
+  expect: { prompt: ['agent=technical_analyst', 'Agent tool (Task in older versions) with subagent_type="technical_analyst"'] },
   script: (request, turn) =>
     turn === 0
       ? { toolCall: { name: agentToolName(request.body), args: { subagent_type: 'technical_analyst', description: 'Analyse ticket 123', prompt: 'Brief: read-only analysis of ticket 123.' } } }
@@ -226,7 +226,7 @@ SCENARIOS.push({
   checks: (ctx) => {
     const all = ctx.turns.flatMap((t) => ctx.host.toolResults(t.body));
     return [
-      ctx.check('Task accepts the recommended subagent_type', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+      ctx.check('the Agent tool accepts the recommended subagent_type', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
     ];
   },
 });
