@@ -119,6 +119,45 @@ pub struct AnalyticsConfig {
     pub file: Option<PathBuf>,
 }
 
+/// A generated role's model class, from the canonical source's `runtime.tier`: `economy` for
+/// bounded, cheap sub-tasks, `default` for the rest. Sophia never names a model id by itself: a
+/// tier becomes a model only through the user's `models` map; unmapped, the role inherits the
+/// session's model.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Economy,
+    #[default]
+    Default,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Economy => "economy",
+            Tier::Default => "default",
+        }
+    }
+}
+
+/// The user's model ids per host and tier (`models: {codex: {economy: gpt-5.4-mini}}` in
+/// `config.yaml`); host keys are `codex`, `claude`, `gemini`.
+pub type ModelMap = std::collections::BTreeMap<String, std::collections::BTreeMap<Tier, String>>;
+
+/// Hosts with generated role files, the keys `models` accepts.
+pub const MODEL_HOSTS: [&str; 3] = ["codex", "claude", "gemini"];
+
+/// Whether `value` can be a model id: 1–64 letters, digits, `.`, `_`, `:`, `-`, `[`, `]`.
+pub fn is_model_id(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= 64
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:-[]".contains(c))
+}
+
 /// The user-level configuration (`~/.config/sophia-hook/config.yaml`): trusted, it can say where
 /// analytics go.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -128,6 +167,9 @@ pub struct UserConfig {
     pub analytics: AnalyticsConfig,
     /// The user's second hotword prefix, for projects whose `.sophia-hook.yaml` names none.
     pub hotword_prefix: Option<HotwordPrefix>,
+    /// Model ids for the generated roles, per host and tier; absent: every role inherits.
+    #[serde(default)]
+    pub models: ModelMap,
 }
 
 impl UserConfig {
@@ -138,6 +180,19 @@ impl UserConfig {
         let config: UserConfig = crate::yaml::from_str_bounded(text)?;
         if let Some(prefix) = &config.hotword_prefix {
             prefix.validate()?;
+        }
+        for (host, tiers) in &config.models {
+            if !MODEL_HOSTS.contains(&host.as_str()) {
+                return Err(format!(
+                    "models.{host}: not a host with generated roles (codex, claude, gemini)"
+                ));
+            }
+            if let Some((tier, bad)) = tiers.iter().find(|(_, m)| !is_model_id(m)) {
+                return Err(format!(
+                    "models.{host}.{}: {bad:?} is not a model id (letters, digits, `.`, `_`, `:`, `-`)",
+                    tier.as_str()
+                ));
+            }
         }
         Ok(config)
     }
@@ -264,6 +319,28 @@ mod tests {
         assert_eq!(HotwordPrefix::effective(None, Some(&semi)), semi);
         assert_eq!(HotwordPrefix::effective(Some(&off), Some(&semi)), off);
         assert_eq!(HotwordPrefix::effective(Some(&semi), Some(&off)), semi);
+    }
+
+    #[test]
+    fn the_user_maps_tiers_to_model_ids_per_host() {
+        let u = UserConfig::parse(
+            "models:\n  codex:\n    economy: gpt-5.4-mini\n    default: gpt-5.5\n  claude:\n    economy: haiku\n",
+        )
+        .unwrap();
+        assert_eq!(u.models["codex"][&Tier::Economy], "gpt-5.4-mini");
+        assert_eq!(u.models["codex"][&Tier::Default], "gpt-5.5");
+        assert_eq!(u.models["claude"].get(&Tier::Default), None);
+        assert!(UserConfig::parse("").unwrap().models.is_empty());
+        for bad in [
+            "models:\n  copilot:\n    economy: x\n",
+            "models:\n  codex:\n    cheap: x\n",
+            "models:\n  codex:\n    economy: \"gpt 5\"\n",
+            "models:\n  codex:\n    economy: \"a\\nb\"\n",
+        ] {
+            assert!(UserConfig::parse(bad).is_err(), "{bad}");
+        }
+        // A project cannot choose models.
+        assert!(ProjectConfig::parse("models:\n  codex:\n    economy: x\n").is_err());
     }
 
     #[test]

@@ -392,6 +392,9 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     {
         check_gemini_folder_trust(home, input.root, out);
     }
+    if let Some(line) = model_mapping(host, &input.settings.models) {
+        out.push(check(Status::Info, name, line, None));
+    }
     let prefix = crate::edge::config::hotword_prefix(input.root, input.settings);
     out.push(check(
         Status::Info,
@@ -475,6 +478,32 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
         }
     }
     out
+}
+
+/// Which model the generated roles of `host` name per tier: the user's `models` map in
+/// `config.yaml`, else none (the child inherits the session's model). `None` for hosts without
+/// generated roles.
+pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<String> {
+    if !crate::agents::runtime::SYNC_HOSTS.contains(&host) {
+        return None;
+    }
+    let tiers = models.get(host.as_str());
+    let shown: Vec<String> = [crate::config::Tier::Economy, crate::config::Tier::Default]
+        .into_iter()
+        .map(|tier| {
+            let model = tiers
+                .and_then(|t| t.get(&tier))
+                .map_or("the session's model (not mapped)".to_owned(), |m| {
+                    format!("`{m}`")
+                });
+            format!("{} → {model}", tier.as_str())
+        })
+        .collect();
+    Some(format!(
+        "generated roles' models: {} (map tiers under `models.{}` in ~/.config/sophia-hook/config.yaml, then `sophia-hook agents sync`)",
+        shown.join(", "),
+        host.as_str()
+    ))
 }
 
 /// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
@@ -1167,6 +1196,33 @@ mod tests {
             );
         }
         assert!(validate(Host::Antigravity, "SessionStart", per_turn).is_err());
+    }
+
+    #[test]
+    fn doctor_shows_the_tier_to_model_mapping() {
+        let none = crate::config::ModelMap::new();
+        let line = model_mapping(Host::Codex, &none).unwrap();
+        assert!(
+            line.contains("economy → the session's model (not mapped)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("default → the session's model (not mapped)"),
+            "{line}"
+        );
+        let mapped =
+            crate::config::UserConfig::parse("models:\n  codex:\n    economy: gpt-5.4-mini\n")
+                .unwrap()
+                .models;
+        let line = model_mapping(Host::Codex, &mapped).unwrap();
+        assert!(line.contains("economy → `gpt-5.4-mini`"), "{line}");
+        assert!(line.contains("default → the session's model"), "{line}");
+        assert!(
+            !model_mapping(Host::Claude, &mapped)
+                .unwrap()
+                .contains("gpt")
+        );
+        assert_eq!(model_mapping(Host::Antigravity, &mapped), None);
     }
 
     #[test]

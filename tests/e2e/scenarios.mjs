@@ -208,6 +208,12 @@ SCENARIOS.push(
       return [
         ctx.check('spawn_agent offers agent_type with the five roles', FIVE_ROLES.every((r) => schema.includes(r)) && schema.includes('agent_type'), schema.slice(0, 800)),
         ctx.check('spawn_agent with the recommended agent_type gets no error', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+        // The generated roles pin no model id: the child asks for the session's model.
+        ctx.check(
+          'the spawned child inherits the session model (no pinned model id)',
+          ctx.turns.length >= 2 && ctx.turns.every((t) => t.body?.model === 'e2e-mock-model'),
+          JSON.stringify(ctx.turns.map((t) => t.body?.model)),
+        ),
       ];
     },
   },
