@@ -89,6 +89,25 @@ export const SCENARIOS = [
     },
   },
   {
+    // Two phases, two roles (src/agents/policy.rs, decided in issue #22): "read" is discovery (the
+    // scout), "summarize" analysis (the analyst, first); each a line of its own, neither twice.
+    name: 'subagent-request-english',
+    steps: [{ prompt: 'use a subagent to read these files and summarize them' }],
+    expect: {
+      prompt: [
+        'subagentMode=requested reason=explicit-subagent-request',
+        'Sophia agent routing: agent=technical_analyst ',
+        'Sophia agent routing: agent=scout ',
+      ],
+      absent: ['subagentMode=required', 'agent=implementer'],
+    },
+    checks: (ctx) => {
+      const prompt = ctx.blocks.filter((b) => b.where === 'prompt').map((b) => b.text).join('\n');
+      const lines = prompt.split('\n').filter((l) => l.startsWith('Sophia agent routing:'));
+      return [ctx.check('two agent routing lines, the analyst first', lines.length === 2 && lines[0].includes('agent=technical_analyst') && lines[1].includes('agent=scout'), lines.join('\n'))];
+    },
+  },
+  {
     name: 'subagent-request',
     steps: [{ prompt: 'usa un subagent per leggere questi file' }],
     expect: {

@@ -248,12 +248,21 @@ function standardChecks(ctx) {
     out.push(ctx.once('AGENTS.md arrives exactly once', AGENTS_MARKER));
   }
 
-  // No routing block twice: at most one per prompt of the conversation, at most one in this prompt's context.
+  // No routing block twice: at most one per prompt of the conversation, at most one in this prompt's
+  // context. `Sophia agent routing:` is a line per recommended role, and the policy recommends at most
+  // two (src/agents/policy.rs): at most two per prompt, and never the same agent twice.
   for (const m of ROUTING_MARKERS) {
+    const per = m === 'Sophia agent routing:' ? 2 : 1;
     const total = ctx.count(m);
     const here = blocks.filter((b) => b.where === 'prompt').reduce((n, b) => n + b.text.split(m).length - 1, 0);
-    out.push(check(`no "${m}" block twice`, total <= prompts && here <= 1, `${total} in the request for ${prompts} prompt(s), ${here} in this prompt's context`));
+    out.push(check(`no "${m}" block twice`, total <= per * prompts && here <= per, `${total} in the request for ${prompts} prompt(s), ${here} in this prompt's context (at most ${per} a prompt)`));
   }
+  const agentLines = blocks
+    .filter((b) => b.where === 'prompt')
+    .flatMap((b) => b.text.split('\n'))
+    .filter((l) => l.startsWith('Sophia agent routing: agent='))
+    .map((l) => l.split(' ')[3]);
+  out.push(check('no agent recommended twice in one prompt', new Set(agentLines).size === agentLines.length, agentLines.join(', ')));
 
   // The prompt's own words never inside hook context, and present once in the request (the user's turn).
   const words = step.prompt.replace(HOTWORD, '').trim();
