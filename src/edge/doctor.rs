@@ -831,7 +831,24 @@ fn live_run(
             Some("a hook must exit 0; reinstall the binary".into()),
         );
     }
-    match validate(host, wire, &String::from_utf8_lossy(&output.stdout)) {
+    let printed = String::from_utf8_lossy(&output.stdout);
+    if host.session_context_on_prompt() && wire == "SessionStart" {
+        // Gemini CLI: the session context goes with the first prompt; SessionStart is a no-op.
+        let noop = printed.trim() == "{}";
+        return check(
+            if noop { Status::Ok } else { Status::Fail },
+            area,
+            if noop {
+                format!(
+                    "{wire}: `{{}}` (the bootstrap goes with the first prompt of a conversation that lacks it)"
+                )
+            } else {
+                format!("{wire}: expected `{{}}`, got {} bytes", printed.len())
+            },
+            (!noop).then(|| "this binary printed something else: reinstall it".into()),
+        );
+    }
+    match validate(host, wire, &printed) {
         Ok(chars) => check(
             Status::Ok,
             area,

@@ -197,6 +197,29 @@ export const SCENARIOS = [
       { prompt: ['subagentMode=required reason=hotword:!agents'], absent: ['subagentMode=requested'] },
     ],
   },
+  {
+    // Three turns, resumed twice: every earlier turn stays in the conversation (Gemini CLI's resume
+    // drops saved user messages that start with <hook_context>), the bootstrap arrives once.
+    name: 'resume-three-turns',
+    steps: [
+      { prompt: '!quick spiegami questa SQL: SELECT 1' },
+      { prompt: 'e ora la tabella clienti', resume: true },
+      { prompt: '+quick riassumi in una riga', resume: true },
+    ],
+    expect: [QUICK_SQL, {}, { prompt: ['contextMode=light reason=hotword:!quick'] }],
+  },
+  {
+    // The same in the interactive TUI: a fresh TUI per step, the later ones opened on the last
+    // session (codex resume --last, claude --continue, gemini --resume latest).
+    name: 'tui-resume',
+    tui: true,
+    hosts: ['gemini'],
+    steps: [
+      { prompt: '+quick spiegami questa SQL: SELECT 1' },
+      { prompt: 'e ora la tabella clienti', resume: true },
+    ],
+    expect: [QUICK_SQL, {}],
+  },
 ];
 
 // Delegation the hosts can actually perform. After `install`, the hint names a role as a type only

@@ -185,7 +185,8 @@ async function runTui(host, exe, ws, step, logFile, stepIndex) {
     logFile,
   });
   fs.writeFileSync(path.join(step.dir, 'screen.txt'), `typed:\n${r.typed || ''}\n\nafter Enter:\n${r.after || ''}\n`);
-  return { code: r.result === 'types-through' ? 0 : r.result, timedOut: false, error: r.result === 'types-through' ? null : `TUI: ${r.result} (screens in ${step.dir}/screen.txt)`, stdout: '', stderr: '' };
+  const ok = r.result.startsWith('types-through');
+  return { code: ok ? 0 : r.result, timedOut: false, error: ok ? null : `TUI: ${r.result} (screens in ${step.dir}/screen.txt)`, stdout: '', stderr: '' };
 }
 
 function baseEnv(ws) {
@@ -234,10 +235,12 @@ function standardChecks(ctx) {
   // SessionStart bootstrap: exactly once in the conversation, inside hook context.
   const bootstrapCount = ctx.count(BOOTSTRAP);
   out.push(check('SessionStart bootstrap arrives exactly once', bootstrapCount === 1, `found ${bootstrapCount} times`));
+  // Gemini CLI gets it with the first prompt (src/payload.rs session_context_on_prompt): in that
+  // prompt's context on the first step, in an earlier turn's afterwards.
   out.push(
     check(
       'SessionStart bootstrap is in session hook context',
-      blocks.some((b) => b.where === 'session' && b.text.includes(BOOTSTRAP)),
+      blocks.some((b) => (b.where === 'session' || host.sessionContextOnPrompt) && b.text.includes(BOOTSTRAP)),
       `session blocks: ${blocks.filter((b) => b.where === 'session').length}, prompt blocks: ${blocks.filter((b) => b.where === 'prompt').length}`,
     ),
   );
@@ -263,6 +266,13 @@ function standardChecks(ctx) {
     .filter((l) => l.startsWith('Sophia agent routing: agent='))
     .map((l) => l.split(' ')[3]);
   out.push(check('no agent recommended twice in one prompt', new Set(agentLines).size === agentLines.length, agentLines.join(', ')));
+
+  // A resumed conversation keeps every earlier turn: each earlier prompt's words arrive, once.
+  for (const [i, earlier] of scenario.steps.slice(0, stepIndex).entries()) {
+    const w = earlier.prompt.replace(HOTWORD, '').trim();
+    const n = ctx.count(w);
+    out.push(check(`earlier turn ${i + 1} kept in the conversation`, n === 1, `"${w}" found ${n} times`));
+  }
 
   // The prompt's own words never inside hook context, and present once in the request (the user's turn).
   const words = step.prompt.replace(HOTWORD, '').trim();

@@ -291,6 +291,8 @@ export const gemini = {
   bin: 'gemini',
   api: 'gemini',
   eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'BeforeAgent' },
+  // The hook sends the bootstrap and AGENTS.md with the first prompt whose conversation lacks them.
+  sessionContextOnPrompt: true,
 
   prepare(ws) {
     installHook(ws, 'gemini');
