@@ -48,16 +48,13 @@ pub fn load_user(config_dir: &Path) -> UserConfig {
 }
 
 /// The effective second hotword prefix for the project at `root`: its `.sophia-hook.yaml`, else
-/// the user's `config.yaml` (already in `settings`), else `+`.
+/// the user's `config.yaml` (`user`, as the settings read it), else `+`.
 pub fn hotword_prefix(
     root: &Path,
-    settings: &crate::edge::settings::Settings,
+    user: Option<&crate::config::HotwordPrefix>,
 ) -> crate::config::HotwordPrefix {
     let (config, _) = load(root);
-    crate::config::HotwordPrefix::effective(
-        config.hotword_prefix.as_ref(),
-        settings.hotword_prefix.as_ref(),
-    )
+    crate::config::HotwordPrefix::effective(config.hotword_prefix.as_ref(), user)
 }
 
 /// Where a generated artifact of the project lives: the configured path (`skills_index:`,

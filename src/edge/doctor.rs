@@ -395,7 +395,8 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     if let Some(line) = model_mapping(host, &input.settings.models) {
         out.push(check(Status::Info, name, line, None));
     }
-    let prefix = crate::edge::config::hotword_prefix(input.root, input.settings);
+    let prefix =
+        crate::edge::config::hotword_prefix(input.root, input.settings.hotword_prefix.as_ref());
     out.push(check(
         Status::Info,
         name,
