@@ -15,6 +15,76 @@ pub const FILE_NAME: &str = ".sophia-hook.yaml";
 /// The user-level file name, in the user's sophia-hook config folder.
 pub const USER_FILE_NAME: &str = "config.yaml";
 
+/// The second hotword prefix when no configuration names one: `+quick` and `+agents`. A leading `+`
+/// types through as the first character of an empty composer in the Codex, Claude Code and Gemini
+/// CLI TUIs, opens no popup and means nothing at the start of a message in any of them
+/// (`tests/e2e/run --tui`), whereas `!` is their shell mode, `?` their shortcuts overlay, `/` their
+/// slash commands, `@` a file mention, `$` a Codex skill, and `#` and `&` have been input
+/// shortcuts in Claude Code (memory, background tasks). `!quick` and `!agents` always work too.
+pub const DEFAULT_HOTWORD_PREFIX: &str = "+";
+
+/// The second hotword prefix: the default `+`, another one the user or the project chose, or
+/// none (`hotword_prefix: false` or `""`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HotwordPrefix {
+    Off,
+    Prefix(String),
+}
+
+impl Default for HotwordPrefix {
+    fn default() -> Self {
+        HotwordPrefix::Prefix(DEFAULT_HOTWORD_PREFIX.to_owned())
+    }
+}
+
+impl HotwordPrefix {
+    /// The prefix to accept besides `!`, if any.
+    pub fn as_deref(&self) -> Option<&str> {
+        match self {
+            HotwordPrefix::Off => None,
+            HotwordPrefix::Prefix(p) => Some(p),
+        }
+    }
+
+    /// The effective prefix: the project's setting, else the user's, else the default.
+    pub fn effective(project: Option<&HotwordPrefix>, user: Option<&HotwordPrefix>) -> Self {
+        project.or(user).cloned().unwrap_or_default()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let HotwordPrefix::Prefix(prefix) = self else {
+            return Ok(());
+        };
+        let ok = (1..=3).contains(&prefix.chars().count())
+            && prefix.chars().all(|c| c.is_ascii_punctuation())
+            && !prefix.starts_with(REFUSED_PREFIX_STARTS);
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters not starting with `!`, `?` or `/` (in the host TUIs a leading `!` runs a shell command, `?` opens the shortcuts overlay and `/` is a slash command), e.g. `+` (the default), or `false` for none"
+            ))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HotwordPrefix {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Switch(bool),
+            Text(String),
+        }
+        Ok(match Raw::deserialize(d)? {
+            Raw::Switch(false) => HotwordPrefix::Off,
+            Raw::Switch(true) => HotwordPrefix::default(),
+            Raw::Text(text) if text.is_empty() => HotwordPrefix::Off,
+            Raw::Text(text) => HotwordPrefix::Prefix(text),
+        })
+    }
+}
+
 /// First characters a `hotword_prefix` may not have: a leading `!` is captured as a shell command
 /// by the Codex, Claude Code and Gemini CLI TUIs, and `?` typed into an empty prompt opens the
 /// shortcuts overlay of the Codex and Gemini CLI TUIs, and a leading `/` is a slash command in the
@@ -31,9 +101,9 @@ pub struct ProjectConfig {
     pub agent_catalog: Option<PathBuf>,
     #[serde(default)]
     pub analytics: AnalyticsConfig,
-    /// An extra prefix accepted for `quick` and `agents` (e.g. `;` for `;quick`); the defaults
-    /// `!quick` and `!agents` always work. Off unless set.
-    pub hotword_prefix: Option<String>,
+    /// The second prefix accepted for `quick` and `agents` (`+` for `+quick` unless set; `false`
+    /// for none); `!quick` and `!agents` always work. Wins over the user's `config.yaml`.
+    pub hotword_prefix: Option<HotwordPrefix>,
     /// Planning mode for every prompt of this project, for hosts that cannot report it (Codex):
     /// the same as `--planning`, but read by the hook itself, so it holds in the Codex TUI's
     /// long-lived app-server, which keeps the environment it started with.
@@ -49,6 +119,45 @@ pub struct AnalyticsConfig {
     pub file: Option<PathBuf>,
 }
 
+/// A generated role's model class, from the canonical source's `runtime.tier`: `economy` for
+/// bounded, cheap sub-tasks, `default` for the rest. Sophia never names a model id by itself: a
+/// tier becomes a model only through the user's `models` map; unmapped, the role inherits the
+/// session's model.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Economy,
+    #[default]
+    Default,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Economy => "economy",
+            Tier::Default => "default",
+        }
+    }
+}
+
+/// The user's model ids per host and tier (`models: {codex: {economy: gpt-5.4-mini}}` in
+/// `config.yaml`); host keys are `codex`, `claude`, `gemini`.
+pub type ModelMap = std::collections::BTreeMap<String, std::collections::BTreeMap<Tier, String>>;
+
+/// Hosts with generated role files, the keys `models` accepts.
+pub const MODEL_HOSTS: [&str; 3] = ["codex", "claude", "gemini"];
+
+/// Whether `value` can be a model id: 1–64 letters, digits, `.`, `_`, `:`, `-`, `[`, `]`.
+pub fn is_model_id(value: &str) -> bool {
+    !value.is_empty()
+        && value.len() <= 64
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:-[]".contains(c))
+}
+
 /// The user-level configuration (`~/.config/sophia-hook/config.yaml`): trusted, it can say where
 /// analytics go.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -56,6 +165,11 @@ pub struct AnalyticsConfig {
 pub struct UserConfig {
     #[serde(default)]
     pub analytics: AnalyticsConfig,
+    /// The user's second hotword prefix, for projects whose `.sophia-hook.yaml` names none.
+    pub hotword_prefix: Option<HotwordPrefix>,
+    /// Model ids for the generated roles, per host and tier; absent: every role inherits.
+    #[serde(default)]
+    pub models: ModelMap,
 }
 
 impl UserConfig {
@@ -63,7 +177,24 @@ impl UserConfig {
         if text.trim().is_empty() {
             return Ok(UserConfig::default());
         }
-        crate::yaml::from_str_bounded(text)
+        let config: UserConfig = crate::yaml::from_str_bounded(text)?;
+        if let Some(prefix) = &config.hotword_prefix {
+            prefix.validate()?;
+        }
+        for (host, tiers) in &config.models {
+            if !MODEL_HOSTS.contains(&host.as_str()) {
+                return Err(format!(
+                    "models.{host}: not a host with generated roles (codex, claude, gemini)"
+                ));
+            }
+            if let Some((tier, bad)) = tiers.iter().find(|(_, m)| !is_model_id(m)) {
+                return Err(format!(
+                    "models.{host}.{}: {bad:?} is not a model id (letters, digits, `.`, `_`, `:`, `-`)",
+                    tier.as_str()
+                ));
+            }
+        }
+        Ok(config)
     }
 }
 
@@ -75,14 +206,7 @@ impl ProjectConfig {
         }
         let config: ProjectConfig = crate::yaml::from_str_bounded(text)?;
         if let Some(prefix) = &config.hotword_prefix {
-            let ok = (1..=3).contains(&prefix.chars().count())
-                && prefix.chars().all(|c| c.is_ascii_punctuation())
-                && !prefix.starts_with(REFUSED_PREFIX_STARTS);
-            if !ok {
-                return Err(format!(
-                    "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters not starting with `!`, `?` or `/` (in the host TUIs a leading `!` runs a shell command, `?` opens the shortcuts overlay and `/` is a slash command), e.g. `;`"
-                ));
-            }
+            prefix.validate()?;
         }
         Ok(config)
     }
@@ -123,7 +247,10 @@ mod tests {
             Some(Path::new("build/skills.json"))
         );
         assert_eq!(c.analytics.enabled, Some(false));
-        assert_eq!(c.hotword_prefix.as_deref(), Some(";"));
+        assert_eq!(
+            c.hotword_prefix,
+            Some(HotwordPrefix::Prefix(";".to_owned()))
+        );
         assert_eq!(
             ProjectConfig::resolve(Path::new("/r"), c.skills_index.as_deref(), "x"),
             PathBuf::from("/r/build/skills.json")
@@ -167,5 +294,58 @@ mod tests {
             );
         }
         assert!(ProjectConfig::parse("unknown_key: 1").is_err());
+    }
+
+    #[test]
+    fn the_second_prefix_is_plus_unless_the_project_or_the_user_says_otherwise() {
+        let plus = HotwordPrefix::Prefix("+".to_owned());
+        let semi = HotwordPrefix::Prefix(";".to_owned());
+        assert_eq!(HotwordPrefix::default(), plus);
+        assert_eq!(HotwordPrefix::default().as_deref(), Some("+"));
+        assert_eq!(HotwordPrefix::Off.as_deref(), None);
+        let parsed = |yaml: &str| ProjectConfig::parse(yaml).unwrap().hotword_prefix;
+        assert_eq!(parsed(""), None);
+        assert_eq!(parsed("hotword_prefix: false"), Some(HotwordPrefix::Off));
+        assert_eq!(parsed("hotword_prefix: \"\""), Some(HotwordPrefix::Off));
+        assert_eq!(parsed("hotword_prefix: true"), Some(plus.clone()));
+        assert_eq!(parsed("hotword_prefix: \";\""), Some(semi.clone()));
+        assert!(ProjectConfig::parse("hotword_prefix: 3").is_err());
+        let user = UserConfig::parse("hotword_prefix: \";\"\n").unwrap();
+        assert_eq!(user.hotword_prefix, Some(semi.clone()));
+        assert!(UserConfig::parse("hotword_prefix: \"!\"\n").is_err());
+        // The project's setting wins over the user's, which wins over the default.
+        let off = HotwordPrefix::Off;
+        assert_eq!(HotwordPrefix::effective(None, None), plus);
+        assert_eq!(HotwordPrefix::effective(None, Some(&semi)), semi);
+        assert_eq!(HotwordPrefix::effective(Some(&off), Some(&semi)), off);
+        assert_eq!(HotwordPrefix::effective(Some(&semi), Some(&off)), semi);
+    }
+
+    #[test]
+    fn the_user_maps_tiers_to_model_ids_per_host() {
+        let u = UserConfig::parse(
+            "models:\n  codex:\n    economy: gpt-5.4-mini\n    default: gpt-5.5\n  claude:\n    economy: haiku\n",
+        )
+        .unwrap();
+        assert_eq!(u.models["codex"][&Tier::Economy], "gpt-5.4-mini");
+        assert_eq!(u.models["codex"][&Tier::Default], "gpt-5.5");
+        assert_eq!(u.models["claude"].get(&Tier::Default), None);
+        assert!(UserConfig::parse("").unwrap().models.is_empty());
+        for bad in [
+            "models:\n  copilot:\n    economy: x\n",
+            "models:\n  codex:\n    cheap: x\n",
+            "models:\n  codex:\n    economy: \"gpt 5\"\n",
+            "models:\n  codex:\n    economy: \"a\\nb\"\n",
+        ] {
+            assert!(UserConfig::parse(bad).is_err(), "{bad}");
+        }
+        // A project cannot choose models.
+        assert!(ProjectConfig::parse("models:\n  codex:\n    economy: x\n").is_err());
+    }
+
+    #[test]
+    fn the_default_prefix_passes_the_project_rules() {
+        assert!(HotwordPrefix::default().validate().is_ok());
+        assert!(!DEFAULT_HOTWORD_PREFIX.starts_with(REFUSED_PREFIX_STARTS));
     }
 }

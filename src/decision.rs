@@ -51,8 +51,12 @@ pub struct Project {
     pub planning: bool,
     /// A delegation planned earlier in this session, if any.
     pub planned: Option<PlannedDelegation>,
-    /// The project's extra hotword prefix (`.sophia-hook.yaml`), if any.
-    pub hotword_prefix: Option<String>,
+    /// The session context is due with this prompt (hosts where it rides with a prompt,
+    /// [`Host::session_context_on_prompt`]: the conversation does not carry it yet).
+    pub session_context_due: bool,
+    /// The effective second hotword prefix (`.sophia-hook.yaml`, else the user's `config.yaml`,
+    /// else `+`).
+    pub hotword_prefix: crate::config::HotwordPrefix,
     /// The project's analytics configuration (`.sophia-hook.yaml`).
     pub analytics: crate::config::AnalyticsConfig,
     /// Degraded run (the time budget was exceeded): routing control only, no skills or agents.
@@ -127,8 +131,13 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
     let mut agents = AgentRouting::off();
     let routing = match request.event {
         Event::SessionStart if repeats_history(request.host, request.payload) => None,
+        // Delivered with the first prompt instead (Host::session_context_on_prompt).
+        Event::SessionStart if request.host.session_context_on_prompt() => None,
         Event::SessionStart => {
-            hints.push(render::BOOTSTRAP.to_owned());
+            hints.push(render::bootstrap(
+                request.host,
+                project.hotword_prefix.as_deref(),
+            ));
             if let Some(doc) = &project.agents_md {
                 hints.push(render::project_doc_block(request.host, doc));
             }
@@ -161,6 +170,14 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             None
         }
         Event::UserPromptSubmit => {
+            if project.session_context_due {
+                let mut block = render::bootstrap(request.host, project.hotword_prefix.as_deref());
+                if let Some(doc) = &project.agents_md {
+                    block.push_str("\n\n");
+                    block.push_str(&render::project_doc_block(request.host, doc));
+                }
+                hints.push(block);
+            }
             let prompt = request
                 .host
                 .user_text(request.payload.prompt.as_deref().unwrap_or(""));
@@ -239,7 +256,8 @@ fn finish(
     hints: Vec<String>,
     project: &Project,
 ) -> Decision {
-    debug_assert!(hints.len() <= render::MAX_BLOCKS);
+    // The session context riding with a prompt is one block more.
+    debug_assert!(hints.len() <= render::MAX_BLOCKS + usize::from(project.session_context_due));
     let mut output = render::printed(request.host, request.wire_event, &hints);
     if output.is_none() && request.payload.is_host_notification() {
         // An explicit no-op: Claude Code logs an empty answer as plain-text hook output.
@@ -305,26 +323,56 @@ mod tests {
             }),
             ..Project::default()
         };
-        for (host, label) in [
-            (
-                Host::Claude,
-                "Project AGENTS.md (Claude Code loads CLAUDE.md in this project, not this file):\nrule one",
-            ),
-            (
-                Host::Gemini,
-                "Project AGENTS.md (Gemini CLI does not load it by itself):\nrule one",
-            ),
-        ] {
-            let request = HookRequest {
-                host,
-                event: Event::SessionStart,
-                wire_event: "SessionStart",
-                payload: &p,
-                planning_flag: false,
-            };
-            let decision = decide(&request, &project);
-            assert_eq!(decision.hints, [render::BOOTSTRAP, label], "{host:?}");
-        }
+        let session_start = |host| HookRequest {
+            host,
+            event: Event::SessionStart,
+            wire_event: "SessionStart",
+            payload: &p,
+            planning_flag: false,
+        };
+        let decision = decide(&session_start(Host::Claude), &project);
+        assert_eq!(
+            decision.hints,
+            [
+                render::bootstrap(Host::Claude, Some("+")),
+                "Project AGENTS.md (Claude Code loads CLAUDE.md in this project, not this file):\nrule one".to_owned()
+            ]
+        );
+        // Gemini CLI: nothing at SessionStart; the session context rides with the first prompt
+        // whose conversation lacks it, before the routing blocks, as one block.
+        let gemini = decide(&session_start(Host::Gemini), &project);
+        assert!(gemini.hints.is_empty());
+        assert_eq!(gemini.output.map(|o| o.to_line()).as_deref(), Some("{}\n"));
+        let prompt = payload(r#"{"hook_event_name":"BeforeAgent","prompt":"!quick spiegami"}"#);
+        let request = HookRequest {
+            host: Host::Gemini,
+            event: Event::UserPromptSubmit,
+            wire_event: "BeforeAgent",
+            payload: &prompt,
+            planning_flag: false,
+        };
+        let due = Project {
+            session_context_due: true,
+            agents_md: project.agents_md.clone(),
+            ..Project::default()
+        };
+        let decision = decide(&request, &due);
+        assert_eq!(
+            decision.hints[0],
+            format!(
+                "{}\n\nProject AGENTS.md (Gemini CLI does not load it by itself):\nrule one",
+                render::bootstrap(Host::Gemini, Some("+"))
+            )
+        );
+        assert!(decision.hints[1].starts_with("Sophia routing control: contextMode=light"));
+        let carried = decide(&request, &project);
+        assert!(carried.hints[0].starts_with("Sophia routing control:"));
+        assert!(
+            !carried
+                .hints
+                .iter()
+                .any(|h| h.contains("Sophia routing bootstrap"))
+        );
     }
 
     #[test]

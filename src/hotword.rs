@@ -122,6 +122,42 @@ pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> Hot
     }
 }
 
+/// For the user (`install`'s closing message, `doctor`): which hotword prefix to type where on
+/// this host, given the effective second prefix (`None`: switched off).
+pub fn where_to_type(host: crate::payload::Host, prefix: Option<&str>) -> String {
+    use crate::payload::Host;
+    let (tui, bang, plain) = match host {
+        Host::Codex => (
+            "the Codex TUI",
+            "runs as a shell command and never reaches the hook",
+            "`codex exec`, the IDE extension and the app",
+        ),
+        Host::Claude => (
+            "the Claude Code TUI",
+            "enters bash mode: the hook is skipped, while the command and its output do reach the model",
+            "`claude -p` and the IDE extensions",
+        ),
+        Host::Gemini => (
+            "the Gemini CLI TUI",
+            "enters shell mode and never reaches the hook",
+            "`gemini -p`",
+        ),
+        Host::Antigravity => {
+            return match prefix {
+                Some(p) => format!("hotwords: `!quick` / `!agents`, or `{p}quick` / `{p}agents`"),
+                None => "hotwords: `!quick` / `!agents`".to_owned(),
+            };
+        }
+    };
+    let typed = match prefix {
+        Some(p) => format!("type `{p}quick` / `{p}agents`"),
+        None => "type a space first (` !quick …`; hotword_prefix is switched off)".to_owned(),
+    };
+    format!(
+        "hotwords: in {tui} {typed} — a message that starts with `!` {bang}; `!quick` / `!agents` work in {plain}"
+    )
+}
+
 fn is_bang_word(token: &str) -> bool {
     let mut chars = token.chars();
     chars.next() == Some('!')
@@ -283,6 +319,38 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(parse_with_prefix("//quick x", Some("//")).detected, [Quick]);
+    }
+
+    #[test]
+    fn the_default_second_prefix_is_accepted_and_said_where_to_type() {
+        let plus = Some(crate::config::DEFAULT_HOTWORD_PREFIX);
+        let got = parse_with_prefix("+quick +agents riassumi", plus);
+        assert_eq!(got.detected, [Quick, Agents]);
+        assert_eq!(got.stripped, "riassumi");
+        assert!(parse_with_prefix("+ quick x", plus).detected.is_empty());
+        use crate::payload::Host;
+        let codex = where_to_type(Host::Codex, plus);
+        assert!(
+            codex.contains("in the Codex TUI type `+quick` / `+agents`"),
+            "{codex}"
+        );
+        assert!(codex.contains("`codex exec`"), "{codex}");
+        let claude = where_to_type(Host::Claude, plus);
+        assert!(
+            claude.contains("the Claude Code TUI type `+quick`") && claude.contains("bash mode")
+        );
+        let gemini = where_to_type(Host::Gemini, Some(";"));
+        assert!(
+            gemini.contains("the Gemini CLI TUI type `;quick` / `;agents`")
+                && gemini.contains("`gemini -p`")
+        );
+        let off = where_to_type(Host::Gemini, None);
+        assert!(
+            off.contains("type a space first") && off.contains("switched off"),
+            "{off}"
+        );
+        assert!(where_to_type(Host::Antigravity, plus).contains("`+quick`"));
+        assert!(!where_to_type(Host::Antigravity, None).contains('+'));
     }
 
     #[test]

@@ -56,6 +56,18 @@ impl Host {
         }
     }
 
+    /// Whether the session context (the bootstrap and, where the host does not load it,
+    /// `AGENTS.md`) goes with a prompt instead of SessionStart. Gemini CLI 0.61: `gemini -p`
+    /// prepends SessionStart context to the user's prompt, and its resume drops every saved user
+    /// message that starts with `<hook_context>`, so the first turn was lost on
+    /// `--resume latest`; a TUI resume writes SessionStart context into a new session file, not
+    /// the resumed conversation. BeforeAgent context is appended *after* the prompt (a part of its
+    /// own in the same user message), which resume keeps: so on Gemini the session context rides
+    /// with the first prompt whose conversation does not carry it yet (docs/host-protocols.md).
+    pub fn session_context_on_prompt(self) -> bool {
+        self == Host::Gemini
+    }
+
     /// The user's own text in a prompt as the host delivered it. Gemini CLI's non-interactive
     /// mode (`gemini -p`) prepends the SessionStart context to the prompt BeforeAgent receives,
     /// as `<hook_context>…</hook_context>` followed by a blank line; those leading blocks are not

@@ -521,7 +521,9 @@ fn a_role_is_named_as_a_type_only_on_the_host_that_has_it() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let claude = context("claude", project.path(), home.path(), prompt);
     assert!(
-        claude.contains("Task tool with subagent_type=\"technical_analyst\""),
+        claude.contains(
+            "Agent tool (Task in older versions) with subagent_type=\"technical_analyst\""
+        ),
         "{claude}"
     );
     let codex = context("codex", project.path(), home.path(), prompt);

@@ -568,3 +568,95 @@ fn gemini_panics_still_print_an_empty_object() {
         (0, "{}\n", "")
     );
 }
+
+#[test]
+fn the_second_hotword_prefix_is_plus_and_the_user_or_the_project_can_change_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    let config = home.path().join("xdg");
+    fs::create_dir_all(config.join("sophia-hook")).unwrap();
+    let env = [
+        ("SOPHIA_ANALYTICS", "off"),
+        ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+    ];
+    let light = |prompt: &str| {
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": project, "prompt": prompt});
+        let out = run_binary(
+            &["--host", "codex"],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &env,
+        );
+        assert_eq!(out.code, 0);
+        out.stdout
+            .contains("contextMode=light reason=hotword:!quick")
+    };
+    // No configuration anywhere: `+quick` and `!quick`.
+    assert!(light("+quick spiegami la query"));
+    assert!(light("!quick spiegami la query"));
+    assert!(!light(";quick spiegami la query"));
+    // The user's config.yaml changes it for projects that say nothing.
+    fs::write(
+        config.join("sophia-hook/config.yaml"),
+        "hotword_prefix: \";\"\n",
+    )
+    .unwrap();
+    assert!(light(";quick spiegami la query"));
+    assert!(!light("+quick spiegami la query"));
+    assert!(light("!quick spiegami la query"));
+    // The project's file wins; `false` switches the second prefix off, `!` still works.
+    fs::write(project.join(".sophia-hook.yaml"), "hotword_prefix: false\n").unwrap();
+    assert!(!light(";quick spiegami la query"));
+    assert!(!light("+quick spiegami la query"));
+    assert!(light("!quick spiegami la query"));
+    // An invalid user value is ignored (the default again), never an error on the hook path.
+    fs::remove_file(project.join(".sophia-hook.yaml")).unwrap();
+    fs::write(
+        config.join("sophia-hook/config.yaml"),
+        "hotword_prefix: \"!\"\n",
+    )
+    .unwrap();
+    assert!(light("+quick spiegami la query"));
+}
+
+#[test]
+fn gemini_sends_the_bootstrap_with_the_first_prompt_whose_conversation_lacks_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::write(project.join("AGENTS.md"), "# Rules\nE2E-RULE-42\n").unwrap();
+    let transcript = home.path().join("session.json");
+    let env = [("SOPHIA_ANALYTICS", "off")];
+    let run = |event: &str, prompt: Option<&str>| {
+        let mut payload = serde_json::json!({"hook_event_name": event, "cwd": project, "session_id": "g1", "transcript_path": transcript});
+        if let Some(p) = prompt {
+            payload["prompt"] = p.into();
+        }
+        let out = run_binary(
+            &["--host", "gemini"],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &env,
+        );
+        assert_eq!(out.code, 0);
+        out.stdout
+    };
+    // SessionStart: the no-op (gemini -p would put its context in front of the prompt, and resume
+    // drops such a user message).
+    assert_eq!(run("SessionStart", None), "{}\n");
+    // First prompt, no conversation file yet: bootstrap and AGENTS.md, then the routing line.
+    let first = run("BeforeAgent", Some("!quick spiegami"));
+    assert!(first.contains("Sophia routing bootstrap"), "{first}");
+    assert!(first.contains("E2E-RULE-42"), "{first}");
+    assert!(first.contains("contextMode=light"), "{first}");
+    // The conversation carries it (Gemini saved the first user message with its hook context).
+    fs::write(&transcript, r#"{"messages":[{"type":"user","content":[{"text":"!quick spiegami"},{"text":"<hook_context>Sophia routing bootstrap (background …</hook_context>"}]}]}"#).unwrap();
+    let second = run("BeforeAgent", Some("!quick e ora?"));
+    assert!(!second.contains("Sophia routing bootstrap"), "{second}");
+    assert!(!second.contains("E2E-RULE-42"), "{second}");
+    assert!(second.contains("contextMode=light"), "{second}");
+    // A resumed conversation file that lacks it (another session's file): sent again.
+    fs::write(&transcript, r#"{"messages":[]}"#).unwrap();
+    assert!(run("BeforeAgent", Some("ciao")).contains("Sophia routing bootstrap"));
+}

@@ -50,7 +50,10 @@ fn configured_prefix() -> impl Strategy<Value = Option<String>> {
             .prop_filter_map("the configuration refuses this prefix", |p| {
                 let yaml = format!("hotword_prefix: '{}'\n", p.replace('\'', "''"));
                 let config = ProjectConfig::parse(&yaml).ok()?;
-                assert_eq!(config.hotword_prefix.as_deref(), Some(p.as_str()));
+                assert_eq!(
+                    config.hotword_prefix.as_ref().and_then(|h| h.as_deref()),
+                    Some(p.as_str())
+                );
                 Some(Some(p))
             }),
     ]

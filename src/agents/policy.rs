@@ -541,6 +541,41 @@ mod tests {
         assert_eq!(r.source, "deterministic-agent-policy");
     }
 
+    /// Decided (issue #22): a request that signals two phases each owned by a different role
+    /// ("read these files" → discovery, "summarize them" → analysis) gets both roles, analysis
+    /// first — the same as the eval set's `phase-12` ("trova i file … e analizza l'impatto"). The
+    /// main agent may give both to one child; each line is one recommendation, never a repeat.
+    #[test]
+    fn an_english_read_and_summarize_request_recommends_the_analyst_then_the_scout() {
+        for prompt in [
+            "use a subagent to read these files and summarize them",
+            "Use a subagent to read these files and summarize them.",
+        ] {
+            let r = resolve_subagent_routing(
+                prompt,
+                SubagentMode::Requested,
+                &skills(&[]),
+                &default_catalog(),
+                false,
+            );
+            assert_eq!(ids(&r), ["technical_analyst", "scout"], "{prompt}");
+            assert_eq!(
+                r.recommended_agents[0].reason_codes,
+                ["discovery-task", "analysis-task"]
+            );
+            assert_eq!(r.recommended_agents[1].reason_codes, ["discovery-task"]);
+        }
+        // One phase only: one recommendation.
+        let r = resolve_subagent_routing(
+            "use a subagent to summarize these notes",
+            SubagentMode::Requested,
+            &skills(&[]),
+            &default_catalog(),
+            false,
+        );
+        assert_eq!(ids(&r), ["technical_analyst"]);
+    }
+
     #[test]
     fn unavailable_agents_are_rejected_never_recommended() {
         let c = with(

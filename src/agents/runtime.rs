@@ -2,20 +2,22 @@
 //! the `runtime` fields of the canonical source (`docs/agents/canonical-subagents.yaml`).
 //!
 //! One file per canonical agent and host, in the host's own format: a Codex custom agent
-//! (`<id>.toml`: `name`, `description`, `developer_instructions`, and `model`,
-//! `model_reasoning_effort`, `sandbox_mode` when set), a Claude Code subagent and a Gemini CLI
-//! local subagent (`<id>.md`: YAML frontmatter and the instructions as the body). Read-only roles
+//! (`<id>.toml`, serialised by the `toml` crate: `name`, `description`, `developer_instructions`,
+//! `sandbox_mode`, and `model`, `model_reasoning_effort` when set), a Claude Code subagent and a
+//! Gemini CLI local subagent (`<id>.md`: YAML frontmatter and the instructions as the body).
+//! No file names a model id unless the user mapped the role's tier (`economy`/`default`) to one
+//! for that host in `~/.config/sophia-hook/config.yaml`: by default every child inherits the
+//! session's model, which the user's account and provider are known to serve. Read-only roles
 //! get a read-only sandbox (Codex) or read and search tools only (Claude Code, Gemini CLI).
 //! Every file carries a generated-by marker with the fingerprint of the agent's source entry and
 //! of the file's own content, so a later sync can tell a stale file from one the user edited.
 //! Runtime fields are refused with the same secret and machine-path rules as routing fields.
 //! Pure: the edge reads the source and the existing files and writes the new ones.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::agents::catalog::{BuildError, forbidden_content};
+use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
 use crate::payload::Host;
 use crate::skills::catalog::is_valid_id;
@@ -36,10 +38,9 @@ pub struct RuntimeAgent {
     pub instructions: String,
     /// `true` for `permissions.sandbox: read-only`.
     pub read_only: bool,
-    /// Codex's `model` (`runtime.model`): model names are host-specific, so the other hosts
-    /// inherit their session's model unless `runtime.models.<host>` names one.
-    pub model: Option<String>,
-    pub models: BTreeMap<String, String>,
+    /// The role's model class (`runtime.tier`, `default` when absent): the user's `models` map
+    /// turns it into a model id per host.
+    pub tier: Tier,
     pub reasoning_effort: Option<String>,
     /// Abstract tool names (`read`, `search`, `list`, `edit`, `test`, …).
     pub tools: Vec<String>,
@@ -54,15 +55,12 @@ impl RuntimeAgent {
         sha256(canonical_json(&value).as_bytes())
     }
 
-    /// The model for `host`, if the source sets one.
-    pub fn model_for(&self, host: Host) -> Option<&str> {
-        self.models
+    /// The model id for `host`: the one the user mapped this role's tier to, else none (the child
+    /// inherits the session's model).
+    pub fn model_for<'a>(&self, host: Host, models: &'a ModelMap) -> Option<&'a str> {
+        models
             .get(host.as_str())
-            .or(if host == Host::Codex {
-                self.model.as_ref()
-            } else {
-                None
-            })
+            .and_then(|tiers| tiers.get(&self.tier))
             .map(String::as_str)
     }
 }
@@ -87,9 +85,11 @@ struct SourceRuntime {
     permissions: SourcePermissions,
     #[serde(default)]
     instructions: String,
-    model: Option<String>,
-    #[serde(default)]
-    models: BTreeMap<String, String>,
+    tier: Option<String>,
+    /// Refused: a model id in the source (a repository file) pins a model the user's account
+    /// or provider may lack. Read only to say so.
+    model: Option<serde_json::Value>,
+    models: Option<serde_json::Value>,
     reasoning_effort: Option<String>,
     #[serde(default)]
     tools: Vec<String>,
@@ -141,38 +141,40 @@ pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
                 ));
             }
         };
-        for host in r.models.keys() {
-            if !SYNC_HOSTS.iter().any(|h| h.as_str() == host) {
+        for (field, present) in [
+            ("runtime.model", r.model.is_some()),
+            ("runtime.models", r.models.is_some()),
+        ] {
+            if present {
                 return Err(field_err(
-                    "runtime.models",
-                    format!(
-                        "{host:?} is not a host with agent definitions (codex, claude, gemini)"
-                    ),
+                    field,
+                    "names a model id, which a user whose account or provider lacks it cannot run: \
+                     give the role `tier: economy` (bounded, cheap sub-tasks) or `tier: default`, \
+                     and map tiers to model ids per host in ~/.config/sophia-hook/config.yaml \
+                     (`models: {codex: {economy: <model id>}}`); unmapped, the child inherits the \
+                     session's model"
+                        .into(),
                 ));
             }
         }
-        let word = |v: &str| {
-            !v.is_empty()
-                && v.len() <= 64
-                && v.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "._:-[]".contains(c))
+        let tier = match r.tier.as_deref() {
+            None | Some("default") => Tier::Default,
+            Some("economy") => Tier::Economy,
+            Some(other) => {
+                return Err(field_err(
+                    "runtime.tier",
+                    format!("{other:?} is not `economy` or `default`"),
+                ));
+            }
         };
-        let models = r.model.iter().chain(r.models.values());
-        if let Some(bad) = models.clone().find(|m| !word(m)) {
-            return Err(field_err(
-                "runtime.model",
-                format!("{bad:?} is not a model name (letters, digits, `.`, `_`, `:`, `-`)"),
-            ));
-        }
         if let Some(effort) = r.reasoning_effort.as_deref().filter(|e| !is_valid_id(e)) {
             return Err(field_err(
                 "runtime.reasoningEffort",
                 format!("{effort:?} is not a lowercase word such as `low` or `high`"),
             ));
         }
-        let fields: [(&'static str, Vec<&String>); 6] = [
+        let fields: [(&'static str, Vec<&String>); 5] = [
             ("runtime.instructions", vec![&r.instructions]),
-            ("runtime.model", models.collect()),
             ("runtime.tools", r.tools.iter().collect()),
             ("runtime.prioritize", r.prioritize.iter().collect()),
             ("runtime.avoid", r.avoid.iter().collect()),
@@ -190,8 +192,7 @@ pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
             id: a.id,
             instructions,
             read_only,
-            model: r.model,
-            models: r.models,
+            tier,
             reasoning_effort: r.reasoning_effort,
             tools: r.tools,
             prioritize: r.prioritize,
@@ -308,23 +309,17 @@ fn full_instructions(agent: &RuntimeAgent) -> String {
     text
 }
 
-/// A TOML basic string: quotes, backslashes and control characters escaped.
-pub fn toml_string(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('"');
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// A Codex custom agent file (`$CODEX_HOME/agents/<id>.toml`), in the key order Codex documents.
+#[derive(Serialize)]
+struct CodexRole<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model_reasoning_effort: Option<&'a str>,
+    sandbox_mode: &'a str,
+    developer_instructions: &'a str,
 }
 
 /// A YAML double-quoted scalar (JSON string syntax, which YAML 1.2 reads the same).
@@ -333,36 +328,24 @@ fn yaml_string(value: &str) -> String {
 }
 
 /// The file body for `host`, without the marker line.
-fn body(host: Host, agent: &RuntimeAgent) -> String {
+fn body(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
     let instructions = full_instructions(agent);
     match host {
         Host::Codex => {
-            let mut out = String::new();
-            out.push_str(&format!("name = {}\n", toml_string(&agent.id)));
-            out.push_str(&format!(
-                "description = {}\n",
-                toml_string(&agent.description)
-            ));
-            if let Some(model) = agent.model_for(host) {
-                out.push_str(&format!("model = {}\n", toml_string(model)));
-            }
-            if let Some(effort) = &agent.reasoning_effort {
-                out.push_str(&format!(
-                    "model_reasoning_effort = {}\n",
-                    toml_string(effort)
-                ));
-            }
-            let sandbox = if agent.read_only {
-                "read-only"
-            } else {
-                "workspace-write"
+            let role = CodexRole {
+                name: &agent.id,
+                description: &agent.description,
+                model: agent.model_for(host, models),
+                model_reasoning_effort: agent.reasoning_effort.as_deref(),
+                sandbox_mode: if agent.read_only {
+                    "read-only"
+                } else {
+                    "workspace-write"
+                },
+                developer_instructions: &instructions,
             };
-            out.push_str(&format!("sandbox_mode = {}\n", toml_string(sandbox)));
-            out.push_str(&format!(
-                "developer_instructions = {}\n",
-                toml_string(&instructions)
-            ));
-            out
+            // Strings only: serialisation cannot fail; an empty file would be refused by Codex.
+            toml::to_string(&role).unwrap_or_default()
         }
         _ => {
             let mut out = String::new();
@@ -381,7 +364,7 @@ fn body(host: Host, agent: &RuntimeAgent) -> String {
                 }
                 (_, None) => {}
             }
-            if let Some(model) = agent.model_for(host) {
+            if let Some(model) = agent.model_for(host, models) {
                 out.push_str(&format!("model: {}\n", yaml_string(model)));
             }
             out.push_str("---\n");
@@ -399,9 +382,9 @@ fn marker_line(source_fp: &str, content_fp: &str) -> String {
     )
 }
 
-/// The whole file sophia-hook generates for `agent` on `host`.
-pub fn render(host: Host, agent: &RuntimeAgent) -> String {
-    let body = body(host, agent);
+/// The whole file sophia-hook generates for `agent` on `host`, with the user's tier → model map.
+pub fn render(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
+    let body = body(host, agent, models);
     let (head, rest) = match host {
         Host::Codex => ("", body.as_str()),
         _ => ("---\n", body.as_str()),
@@ -485,9 +468,22 @@ mod tests {
         agents().into_iter().find(|a| a.id == id).unwrap()
     }
 
+    /// No user mapping: every role inherits the session's model.
+    fn none() -> ModelMap {
+        ModelMap::new()
+    }
+
+    fn mapped() -> ModelMap {
+        crate::config::UserConfig::parse(
+            "models:\n  codex:\n    economy: gpt-5.4-mini\n    default: gpt-5.5\n  claude:\n    economy: haiku\n  gemini:\n    default: gemini-2.5-pro\n",
+        )
+        .unwrap()
+        .models
+    }
+
     #[test]
     fn codex_toml_has_the_documented_keys_and_parses() {
-        let text = render(Host::Codex, &agent("scout"));
+        let text = render(Host::Codex, &agent("scout"), &none());
         assert!(text.starts_with(&format!("# {MARKER} (source sha256:")));
         let value: toml::Table = toml::from_str(&text).expect("valid TOML");
         let keys: Vec<&str> = value.keys().map(String::as_str).collect();
@@ -496,19 +492,18 @@ mod tests {
             [
                 "description",
                 "developer_instructions",
-                "model",
                 "name",
                 "sandbox_mode"
-            ]
+            ],
+            "no model id unless the user mapped one"
         );
         assert_eq!(value["name"].as_str(), Some("scout"));
         assert_eq!(value["sandbox_mode"].as_str(), Some("read-only"));
-        assert_eq!(value["model"].as_str(), Some("gpt-5.4-mini"));
         let instructions = value["developer_instructions"].as_str().unwrap();
         assert!(instructions.starts_with("You are a scout."));
         assert!(instructions.contains("\nAvoid: opinions; edits; long dumps."));
         let writer: toml::Table =
-            toml::from_str(&render(Host::Codex, &agent("implementer"))).unwrap();
+            toml::from_str(&render(Host::Codex, &agent("implementer"), &none())).unwrap();
         assert_eq!(writer["sandbox_mode"].as_str(), Some("workspace-write"));
     }
 
@@ -517,7 +512,7 @@ mod tests {
         let mut a = agent("scout");
         a.instructions = "say \"hi\" \\ then\ttab\r\nnext \u{7} bell \"\"\" end".into();
         a.description = "a \"quoted\" \\path-free\\ summary".into();
-        let value: toml::Table = toml::from_str(&render(Host::Codex, &a)).unwrap();
+        let value: toml::Table = toml::from_str(&render(Host::Codex, &a, &none())).unwrap();
         assert!(
             value["developer_instructions"]
                 .as_str()
@@ -550,19 +545,19 @@ mod tests {
 
     #[test]
     fn claude_markdown_read_only_roles_get_read_and_search_tools_only() {
-        let (fm, body) = frontmatter(&render(Host::Claude, &agent("code_reviewer")));
+        let (fm, body) = frontmatter(&render(Host::Claude, &agent("code_reviewer"), &none()));
         assert_eq!(fm.name, "code_reviewer");
         assert!(fm.description.starts_with("Read-only review of a diff"));
         assert_eq!(fm.tools, Some(serde_json::json!("Read, Grep, Glob")));
         assert_eq!(fm.model, None, "Codex model names never reach Claude Code");
         assert!(body.starts_with("You are a code reviewer."));
-        let (fm, _) = frontmatter(&render(Host::Claude, &agent("implementer")));
+        let (fm, _) = frontmatter(&render(Host::Claude, &agent("implementer"), &none()));
         assert_eq!(fm.tools, Some(serde_json::json!("Read, Edit, Write, Bash")));
     }
 
     #[test]
     fn gemini_markdown_uses_its_strict_keys_and_tool_names() {
-        let (fm, body) = frontmatter(&render(Host::Gemini, &agent("scout")));
+        let (fm, body) = frontmatter(&render(Host::Gemini, &agent("scout"), &none()));
         assert_eq!(fm.name, "scout");
         assert_eq!(
             fm.tools,
@@ -578,17 +573,58 @@ mod tests {
     }
 
     #[test]
-    fn per_host_models() {
-        let src = crate::agents::DEFAULT_SOURCE.replacen(
-            "model: gpt-5.4-mini\n",
-            "model: gpt-5.4-mini\n      models: { claude: haiku, gemini: gemini-2.5-flash }\n",
-            1,
+    fn no_generated_role_names_a_model_unless_the_user_mapped_its_tier() {
+        // Every embedded role on every host, without a mapping: no model key at all.
+        for a in agents() {
+            let codex: toml::Table = toml::from_str(&render(Host::Codex, &a, &none())).unwrap();
+            assert!(!codex.contains_key("model"), "{}", a.id);
+            for host in [Host::Claude, Host::Gemini] {
+                let (fm, _) = frontmatter(&render(host, &a, &none()));
+                assert_eq!(fm.model, None, "{host:?} {}", a.id);
+            }
+        }
+        // The embedded source gives the scout and the test writer the economy tier.
+        assert_eq!(agent("scout").tier, Tier::Economy);
+        assert_eq!(agent("test_writer").tier, Tier::Economy);
+        assert_eq!(agent("implementer").tier, Tier::Default);
+        // With the user's map: the tier's model for that host, and nothing for unmapped pairs.
+        let scout = agent("scout");
+        let codex: toml::Table = toml::from_str(&render(Host::Codex, &scout, &mapped())).unwrap();
+        assert_eq!(codex["model"].as_str(), Some("gpt-5.4-mini"));
+        let (fm, _) = frontmatter(&render(Host::Claude, &scout, &mapped()));
+        assert_eq!(fm.model.as_deref(), Some("haiku"));
+        let (fm, _) = frontmatter(&render(Host::Gemini, &scout, &mapped()));
+        assert_eq!(fm.model, None, "gemini maps only the default tier");
+        let implementer = agent("implementer");
+        let (fm, _) = frontmatter(&render(Host::Gemini, &implementer, &mapped()));
+        assert_eq!(fm.model.as_deref(), Some("gemini-2.5-pro"));
+        let (fm, _) = frontmatter(&render(Host::Claude, &implementer, &mapped()));
+        assert_eq!(fm.model, None);
+    }
+
+    #[test]
+    fn a_source_that_names_model_ids_is_refused_with_the_tier_to_use_instead() {
+        let src = crate::agents::DEFAULT_SOURCE;
+        for to in [
+            "tier: economy\n      model: gpt-5.4-mini",
+            "tier: economy\n      models: { claude: haiku }",
+        ] {
+            let changed = src.replacen("tier: economy", to, 1);
+            assert_ne!(changed, src);
+            let err = parse(&changed).unwrap_err().to_string();
+            assert!(err.contains("agent \"scout\""), "{err}");
+            assert!(
+                err.contains("tier: economy") && err.contains("config.yaml"),
+                "{err}"
+            );
+        }
+        let bad = src.replacen("tier: economy", "tier: cheap", 1);
+        assert!(
+            parse(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("runtime.tier")
         );
-        let scout = parse(&src).unwrap().remove(0);
-        assert_eq!(scout.model_for(Host::Codex), Some("gpt-5.4-mini"));
-        assert_eq!(scout.model_for(Host::Claude), Some("haiku"));
-        let (fm, _) = frontmatter(&render(Host::Gemini, &scout));
-        assert_eq!(fm.model.as_deref(), Some("gemini-2.5-flash"));
     }
 
     #[test]
@@ -606,19 +642,9 @@ mod tests {
                 "runtime.instructions: looks like a secret",
             ),
             (
-                "model: gpt-5.4-mini",
-                "model: \"gpt 5; rm -rf\"",
-                "runtime.model",
-            ),
-            (
                 "tools: [read, search, list]",
                 "tools: [read, ghp_abcdefghijklmnopqrstuvwxyz0123]",
                 "runtime.tools: looks like a secret",
-            ),
-            (
-                "model: gpt-5.4-mini",
-                "model: gpt-5.4-mini\n      models: { copilot: x }",
-                "runtime.models",
             ),
         ];
         for (from, to, want) in table {
@@ -660,12 +686,12 @@ mod tests {
     fn states_tell_stale_from_edited_and_foreign() {
         let a = agent("scout");
         for host in SYNC_HOSTS {
-            let fresh = render(host, &a);
+            let fresh = render(host, &a, &none());
             assert_eq!(classify(None, &fresh), FileState::Missing);
             assert_eq!(classify(Some(&fresh), &fresh), FileState::UpToDate);
             let mut newer = a.clone();
             newer.instructions.push_str(" Be brief.");
-            let newer = render(host, &newer);
+            let newer = render(host, &newer, &none());
             assert_eq!(classify(Some(&fresh), &newer), FileState::Stale, "{host:?}");
             let edited = fresh.replace("You are a scout.", "You are my scout.");
             assert_eq!(classify(Some(&edited), &fresh), FileState::Drifted);
@@ -683,7 +709,8 @@ mod tests {
         let a = agent("scout");
         let mut b = a.clone();
         assert_eq!(a.fingerprint(), b.fingerprint());
-        b.model = Some("gpt-6".into());
+        assert_eq!(a.tier, Tier::Economy);
+        b.tier = Tier::Default;
         assert_ne!(a.fingerprint(), b.fingerprint());
     }
 }

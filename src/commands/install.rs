@@ -210,6 +210,12 @@ fn change(
             "EXPERIMENTAL: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host; check `agy --version`, then send a `!quick` prompt and look for `contextMode=light` in the agent's context (`SOPHIA_DEBUG=1` logs each run on stderr; `sophia-hook doctor --host antigravity` checks the file)"
         )?,
     }
+    let prefix = crate::edge::config::hotword_prefix(&root, settings.hotword_prefix.as_ref());
+    writeln!(
+        stdout,
+        "{}",
+        crate::hotword::where_to_type(host, prefix.as_deref())
+    )?;
     if let Some(target) = &roles {
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         crate::edge::agents_sync::sync(stdout, target, false, settings, &stamp)?;

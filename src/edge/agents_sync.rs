@@ -194,7 +194,7 @@ pub fn plan(
             runtime::check_name(host, &agent.id)
                 .map_err(|rule| anyhow::anyhow!("agent {:?}: {rule}", agent.id))?;
             let path = dir.join(runtime::file_name(host, &agent.id));
-            let fresh = runtime::render(host, agent);
+            let fresh = runtime::render(host, agent, &settings.models);
             let (existing, state) = match read_bounded_string(&path, DEFINITION_CAP) {
                 Ok(text) => {
                     let state = runtime::classify(Some(&text), &fresh);

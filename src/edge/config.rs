@@ -94,6 +94,16 @@ pub fn resolved_in_artifact_dir(
     own_artifact_name(rel, default)
 }
 
+/// The effective second hotword prefix for the project at `root`: its `.sophia-hook.yaml`, else
+/// the user's `config.yaml` (`user`, as the settings read it), else `+`.
+pub fn hotword_prefix(
+    root: &Path,
+    user: Option<&crate::config::HotwordPrefix>,
+) -> crate::config::HotwordPrefix {
+    let (config, _) = load(root);
+    crate::config::HotwordPrefix::effective(config.hotword_prefix.as_ref(), user)
+}
+
 /// Where a generated artifact of the project lives: the configured path (`skills_index:`,
 /// `agent_catalog:`) when it stays inside the project and out of `.git/` after resolving
 /// symlinks, else the default path under the same check. `Err` says why the configured path (or

@@ -394,9 +394,17 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     {
         check_gemini_folder_trust(home, input.root, out);
     }
-    if let Some(line) = bang_caveat(host) {
+    if let Some(line) = model_mapping(host, &input.settings.models) {
         out.push(check(Status::Info, name, line, None));
     }
+    let prefix =
+        crate::edge::config::hotword_prefix(input.root, input.settings.hotword_prefix.as_ref());
+    out.push(check(
+        Status::Info,
+        name,
+        crate::hotword::where_to_type(host, prefix.as_deref()),
+        None,
+    ));
     if host == Host::Antigravity {
         out.push(check(
             Status::Warn,
@@ -475,20 +483,30 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
     out
 }
 
-/// What a leading `!` does in the host's interactive TUI, and where hotwords work instead.
-pub fn bang_caveat(host: Host) -> Option<&'static str> {
-    match host {
-        Host::Codex => Some(
-            "in the Codex TUI a message that starts with `!` runs as a shell command and never reaches the hook: type a space first (` !quick …`), or use `codex exec`, the IDE extension or the app",
-        ),
-        Host::Claude => Some(
-            "in the Claude Code TUI a message that starts with `!` enters bash mode: the hook is skipped, while the command and its output do reach the model; type a space first (` !quick …`), or use `claude -p`",
-        ),
-        Host::Gemini => Some(
-            "in the Gemini CLI TUI a message that starts with `!` enters shell mode and never reaches the hook: type a space first (` !quick …`), or use `gemini -p`",
-        ),
-        Host::Antigravity => None,
+/// Which model the generated roles of `host` name per tier: the user's `models` map in
+/// `config.yaml`, else none (the child inherits the session's model). `None` for hosts without
+/// generated roles.
+pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<String> {
+    if !crate::agents::runtime::SYNC_HOSTS.contains(&host) {
+        return None;
     }
+    let tiers = models.get(host.as_str());
+    let shown: Vec<String> = [crate::config::Tier::Economy, crate::config::Tier::Default]
+        .into_iter()
+        .map(|tier| {
+            let model = tiers
+                .and_then(|t| t.get(&tier))
+                .map_or("the session's model (not mapped)".to_owned(), |m| {
+                    format!("`{m}`")
+                });
+            format!("{} → {model}", tier.as_str())
+        })
+        .collect();
+    Some(format!(
+        "generated roles' models: {} (map tiers under `models.{}` in ~/.config/sophia-hook/config.yaml, then `sophia-hook agents sync`)",
+        shown.join(", "),
+        host.as_str()
+    ))
 }
 
 /// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
@@ -831,7 +849,24 @@ fn live_run(
             Some("a hook must exit 0; reinstall the binary".into()),
         );
     }
-    match validate(host, wire, &String::from_utf8_lossy(&output.stdout)) {
+    let printed = String::from_utf8_lossy(&output.stdout);
+    if host.session_context_on_prompt() && wire == "SessionStart" {
+        // Gemini CLI: the session context goes with the first prompt; SessionStart is a no-op.
+        let noop = printed.trim() == "{}";
+        return check(
+            if noop { Status::Ok } else { Status::Fail },
+            area,
+            if noop {
+                format!(
+                    "{wire}: `{{}}` (the bootstrap goes with the first prompt of a conversation that lacks it)"
+                )
+            } else {
+                format!("{wire}: expected `{{}}`, got {} bytes", printed.len())
+            },
+            (!noop).then(|| "this binary printed something else: reinstall it".into()),
+        );
+    }
+    match validate(host, wire, &printed) {
         Ok(chars) => check(
             Status::Ok,
             area,
@@ -1221,16 +1256,30 @@ mod tests {
     }
 
     #[test]
-    fn each_host_names_its_own_non_interactive_mode() {
-        assert!(bang_caveat(Host::Codex).unwrap().contains("`codex exec`"));
-        let claude = bang_caveat(Host::Claude).unwrap();
-        assert!(claude.contains("`claude -p`") && !claude.contains("codex"));
-        assert!(claude.contains("do reach the model"));
-        let gemini = bang_caveat(Host::Gemini).unwrap();
-        assert!(gemini.contains("`gemini -p`") && !gemini.contains("codex"));
-        for host in [Host::Codex, Host::Claude, Host::Gemini] {
-            assert!(bang_caveat(host).unwrap().contains("type a space first"));
-        }
+    fn doctor_shows_the_tier_to_model_mapping() {
+        let none = crate::config::ModelMap::new();
+        let line = model_mapping(Host::Codex, &none).unwrap();
+        assert!(
+            line.contains("economy → the session's model (not mapped)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("default → the session's model (not mapped)"),
+            "{line}"
+        );
+        let mapped =
+            crate::config::UserConfig::parse("models:\n  codex:\n    economy: gpt-5.4-mini\n")
+                .unwrap()
+                .models;
+        let line = model_mapping(Host::Codex, &mapped).unwrap();
+        assert!(line.contains("economy → `gpt-5.4-mini`"), "{line}");
+        assert!(line.contains("default → the session's model"), "{line}");
+        assert!(
+            !model_mapping(Host::Claude, &mapped)
+                .unwrap()
+                .contains("gpt")
+        );
+        assert_eq!(model_mapping(Host::Antigravity, &mapped), None);
     }
 
     #[test]

@@ -270,7 +270,10 @@ pub fn load_project(
     };
     let root = project_root(&cwd);
     let (config, config_warning) = crate::edge::config::load(&root);
-    project.hotword_prefix = config.hotword_prefix.clone();
+    project.hotword_prefix = crate::config::HotwordPrefix::effective(
+        config.hotword_prefix.as_ref(),
+        settings.hotword_prefix.as_ref(),
+    );
     project.planning = config.planning.unwrap_or(false);
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);
@@ -404,7 +407,17 @@ pub fn load_project(
     }
     let has_claude_md = request.host == crate::payload::Host::Claude
         && std::fs::symlink_metadata(root.join("CLAUDE.md")).is_ok();
-    if request.event == Event::SessionStart && !request.host.loads_agents_md(has_claude_md) {
+    project.session_context_due = request.event == Event::UserPromptSubmit
+        && request.host.session_context_on_prompt()
+        && !request.payload.not_from_user()
+        && !request.payload.is_host_notification()
+        && !transcript_carries_bootstrap(request.payload.transcript_path.as_deref());
+    let session_context = if request.host.session_context_on_prompt() {
+        project.session_context_due
+    } else {
+        request.event == Event::SessionStart
+    };
+    if session_context && !request.host.loads_agents_md(has_claude_md) {
         match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {
             Ok(doc) => project.agents_md = Some(doc),
             Err(reason) => {
@@ -415,6 +428,24 @@ pub fn load_project(
         }
     }
     project
+}
+
+/// Whether the host's conversation file (the payload's `transcript_path`, host input: read only
+/// at that path, bounded, a regular file) already carries the session bootstrap. No file yet (a
+/// first prompt) or no path: it does not. A file over the cap, or one that cannot be read as a
+/// regular file, counts as carrying it: re-sending on every prompt of a conversation we cannot
+/// read would repeat the bootstrap each turn.
+fn transcript_carries_bootstrap(path: Option<&str>) -> bool {
+    let Some(path) = path.filter(|p| !p.is_empty()) else {
+        return false;
+    };
+    match crate::edge::files::read_bounded(Path::new(path), crate::edge::files::caps::TRANSCRIPT) {
+        Ok(bytes) => bytes
+            .windows(crate::render::BOOTSTRAP_MARKER.len())
+            .any(|w| w == crate::render::BOOTSTRAP_MARKER.as_bytes()),
+        Err(crate::edge::files::ReadError::Missing) => false,
+        Err(_) => true,
+    }
 }
 
 /// The effective agent catalog when the project or the machine has one (a canonical source, a

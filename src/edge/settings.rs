@@ -48,6 +48,11 @@ pub struct Settings {
     /// The user's sophia-hook config folder (`$XDG_CONFIG_HOME/sophia-hook`, else
     /// `~/.config/sophia-hook`): holds the user-level `config.yaml`.
     pub config_dir: Option<PathBuf>,
+    /// The second hotword prefix of the user-level `config.yaml`, if it names one (a project's
+    /// `.sophia-hook.yaml` wins over it).
+    pub hotword_prefix: Option<crate::config::HotwordPrefix>,
+    /// The user's tier → model id map for generated roles (`models` in `config.yaml`).
+    pub models: crate::config::ModelMap,
     /// The analytics file is the default one (its folder may be created).
     pub analytics_default: bool,
     /// When a run has used this much time before loading catalogs or scoring, it emits the minimal
@@ -85,11 +90,11 @@ impl Settings {
         }
         let mut settings = Settings::from_lookup(get);
         settings.stdin_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
-        if !settings.analytics_from_env
-            && let Some(dir) = &settings.config_dir
-        {
+        if let Some(dir) = &settings.config_dir {
             let user = crate::edge::config::load_user(dir);
             settings.apply_user_analytics(&user.analytics);
+            settings.hotword_prefix = user.hotword_prefix;
+            settings.models = user.models;
         }
         settings
     }
@@ -178,6 +183,8 @@ impl Settings {
             availability_file,
             cache_dir,
             config_dir: xdg("XDG_CONFIG_HOME", ".config"),
+            hotword_prefix: None,
+            models: crate::config::ModelMap::new(),
             analytics_default,
             analytics_file,
             debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),

@@ -11,6 +11,9 @@
 //               {toolCall: {name, args}} (see lib/mock.mjs); turn 0 is the first conversation request of
 //               the scenario; ws.project is the project's absolute path
 //   checks      optional (ctx) => [{name, ok, detail}] extra checks; ctx is described in suite.mjs
+//   tui         optional: true runs each step in the host's interactive TUI under tmux instead (a fresh
+//               TUI per step, opened on the last session when the step resumes; lib/tui.mjs): the
+//               prompt is typed as the very first characters of the empty composer
 //   installArgs optional extra arguments for `sophia-hook install` (e.g. ['--no-agents'])
 //   afterInstall optional (ws, hostName) => void, run right after `sophia-hook install` and before the
 //               host's trust is granted (so Codex trusts the hooks.json it leaves, e.g. a rewritten
@@ -56,6 +59,20 @@ export const SCENARIOS = [
     expect: QUICK_SQL,
   },
   {
+    // The default second prefix (src/config.rs DEFAULT_HOTWORD_PREFIX) with no configuration.
+    name: 'plus-quick-sql',
+    steps: [{ prompt: '+quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+  },
+  {
+    // Where users type: the interactive TUI, no configuration. `!quick` cannot start a TUI prompt
+    // (shell mode); the default `+quick` types through and the hook reads it as `!quick`.
+    name: 'tui-default-prefix',
+    tui: true,
+    steps: [{ prompt: '+quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+  },
+  {
     name: 'agents-logs',
     steps: [{ prompt: '!agents analizza questi log' }],
     expect: {
@@ -69,6 +86,25 @@ export const SCENARIOS = [
     expect: {
       prompt: ['contextMode=full reason=repo-task-detected-overrides:!quick', 'subagentMode=off reason=default-opt-in-design'],
       absent: ['contextMode=light', 'subagentMode=requested', 'subagentMode=required'],
+    },
+  },
+  {
+    // Two phases, two roles (src/agents/policy.rs, decided in issue #22): "read" is discovery (the
+    // scout), "summarize" analysis (the analyst, first); each a line of its own, neither twice.
+    name: 'subagent-request-english',
+    steps: [{ prompt: 'use a subagent to read these files and summarize them' }],
+    expect: {
+      prompt: [
+        'subagentMode=requested reason=explicit-subagent-request',
+        'Sophia agent routing: agent=technical_analyst ',
+        'Sophia agent routing: agent=scout ',
+      ],
+      absent: ['subagentMode=required', 'agent=implementer'],
+    },
+    checks: (ctx) => {
+      const prompt = ctx.blocks.filter((b) => b.where === 'prompt').map((b) => b.text).join('\n');
+      const lines = prompt.split('\n').filter((l) => l.startsWith('Sophia agent routing:'));
+      return [ctx.check('two agent routing lines, the analyst first', lines.length === 2 && lines[0].includes('agent=technical_analyst') && lines[1].includes('agent=scout'), lines.join('\n'))];
     },
   },
   {
@@ -161,6 +197,29 @@ export const SCENARIOS = [
       { prompt: ['subagentMode=required reason=hotword:!agents'], absent: ['subagentMode=requested'] },
     ],
   },
+  {
+    // Three turns, resumed twice: every earlier turn stays in the conversation (Gemini CLI's resume
+    // drops saved user messages that start with <hook_context>), the bootstrap arrives once.
+    name: 'resume-three-turns',
+    steps: [
+      { prompt: '!quick spiegami questa SQL: SELECT 1' },
+      { prompt: 'e ora la tabella clienti', resume: true },
+      { prompt: '+quick riassumi in una riga', resume: true },
+    ],
+    expect: [QUICK_SQL, {}, { prompt: ['contextMode=light reason=hotword:!quick'] }],
+  },
+  {
+    // The same in the interactive TUI: a fresh TUI per step, the later ones opened on the last
+    // session (codex resume --last, claude --continue, gemini --resume latest).
+    name: 'tui-resume',
+    tui: true,
+    hosts: ['gemini'],
+    steps: [
+      { prompt: '+quick spiegami questa SQL: SELECT 1' },
+      { prompt: 'e ora la tabella clienti', resume: true },
+    ],
+    expect: [QUICK_SQL, {}],
+  },
 ];
 
 // Delegation the hosts can actually perform. After `install`, the hint names a role as a type only
@@ -191,6 +250,12 @@ SCENARIOS.push(
       return [
         ctx.check('spawn_agent offers agent_type with the five roles', FIVE_ROLES.every((r) => schema.includes(r)) && schema.includes('agent_type'), schema.slice(0, 800)),
         ctx.check('spawn_agent with the recommended agent_type gets no error', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+        // The generated roles pin no model id: the child asks for the session's model.
+        ctx.check(
+          'the spawned child inherits the session model (no pinned model id)',
+          ctx.turns.length >= 2 && ctx.turns.every((t) => t.body?.model === 'e2e-mock-model'),
+          JSON.stringify(ctx.turns.map((t) => t.body?.model)),
+        ),
       ];
     },
   },
@@ -201,7 +266,7 @@ SCENARIOS.push({
   name: 'agents-task-recommended',
   hosts: ['claude'],
   steps: [{ prompt: ANALYST }],
-  expect: { prompt: ['agent=technical_analyst', 'Task tool with subagent_type="technical_analyst"'] },
+  expect: { prompt: ['agent=technical_analyst', 'Agent tool (Task in older versions) with subagent_type="technical_analyst"'] },
   script: (request, turn) =>
     turn === 0
       ? { toolCall: { name: agentToolName(request.body), args: { subagent_type: 'technical_analyst', description: 'Analyse ticket 123', prompt: 'Brief: read-only analysis of ticket 123.' } } }
@@ -209,7 +274,7 @@ SCENARIOS.push({
   checks: (ctx) => {
     const all = ctx.turns.flatMap((t) => ctx.host.toolResults(t.body));
     return [
-      ctx.check('Task accepts the recommended subagent_type', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+      ctx.check('the Agent tool accepts the recommended subagent_type', all.length > 0 && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
     ];
   },
 });

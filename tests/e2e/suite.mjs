@@ -32,10 +32,12 @@ import { HOSTS } from './lib/hosts.mjs';
 import { countIn } from './lib/text.mjs';
 import { killStragglers } from './lib/proc.mjs';
 import { SCENARIOS, DEFAULT_FILES, AGENTS_MARKER } from './scenarios.mjs';
+import { typeIntoTui, killTmuxServer, RESUME_ARGS } from './lib/tui.mjs';
 
 const BOOTSTRAP = 'Sophia routing bootstrap';
 const ROUTING_MARKERS = ['Sophia routing control:', 'Sophia skill routing:', 'Sophia agent routing:'];
-const HOTWORD = /^(\s*!(quick|agents)\b)+\s*/i;
+// Hotwords with `!` or the default second prefix `+` (src/config.rs DEFAULT_HOTWORD_PREFIX).
+const HOTWORD = /^(\s*[!+](quick|agents)\b)+\s*/i;
 
 const binary = process.env.SOPHIA_E2E_BINARY;
 const timeoutMs = 1000 * Number(process.env.SOPHIA_E2E_TIMEOUT || 120);
@@ -77,6 +79,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
         process.kill(-pid, 'SIGKILL');
       } catch {}
     }
+    killTmuxServer();
     if (workRoot) killStragglers(workRoot);
     console.log(`e2e: interrupted (${sig})`);
     process.exit(130);
@@ -149,6 +152,43 @@ function runHost(exe, args, { cwd, env, dir }) {
   });
 }
 
+let tmuxChecked = null;
+function haveTmux() {
+  if (tmuxChecked === null) {
+    try {
+      execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+      tmuxChecked = true;
+    } catch {
+      tmuxChecked = false;
+    }
+  }
+  return tmuxChecked;
+}
+
+/**
+ * One step of a `tui` scenario: a fresh interactive TUI under tmux (`RESUME_ARGS` when the step
+ * resumes), the prompt typed as the very first characters of the empty composer, Enter. Resolves like
+ * runHost ({code, stdout, stderr, error}); `code` is 0 when the model received the text as typed.
+ */
+async function runTui(host, exe, ws, step, logFile, stepIndex) {
+  const args = [...(step.resume ? RESUME_ARGS[host.name] : []), ...(host.tuiArgs ? host.tuiArgs(ws, step) : [])];
+  const words = step.prompt.replace(HOTWORD, '').trim();
+  const r = await typeIntoTui({
+    host: host.name,
+    exe,
+    args,
+    env: { ...ws.baseEnv, ...host.env(ws), TERM: 'xterm-256color' },
+    cwd: ws.project,
+    session: `sophia-e2e-${process.pid}-${host.name}-${path.basename(ws.root)}-${stepIndex}`,
+    text: step.prompt,
+    probe: words,
+    logFile,
+  });
+  fs.writeFileSync(path.join(step.dir, 'screen.txt'), `typed:\n${r.typed || ''}\n\nafter Enter:\n${r.after || ''}\n`);
+  const ok = r.result.startsWith('types-through');
+  return { code: ok ? 0 : r.result, timedOut: false, error: ok ? null : `TUI: ${r.result} (screens in ${step.dir}/screen.txt)`, stdout: '', stderr: '' };
+}
+
 function baseEnv(ws) {
   // Built from nothing, so no key, proxy or host setting of the machine leaks into the hosts.
   return {
@@ -195,10 +235,12 @@ function standardChecks(ctx) {
   // SessionStart bootstrap: exactly once in the conversation, inside hook context.
   const bootstrapCount = ctx.count(BOOTSTRAP);
   out.push(check('SessionStart bootstrap arrives exactly once', bootstrapCount === 1, `found ${bootstrapCount} times`));
+  // Gemini CLI gets it with the first prompt (src/payload.rs session_context_on_prompt): in that
+  // prompt's context on the first step, in an earlier turn's afterwards.
   out.push(
     check(
       'SessionStart bootstrap is in session hook context',
-      blocks.some((b) => b.where === 'session' && b.text.includes(BOOTSTRAP)),
+      blocks.some((b) => (b.where === 'session' || host.sessionContextOnPrompt) && b.text.includes(BOOTSTRAP)),
       `session blocks: ${blocks.filter((b) => b.where === 'session').length}, prompt blocks: ${blocks.filter((b) => b.where === 'prompt').length}`,
     ),
   );
@@ -209,11 +251,27 @@ function standardChecks(ctx) {
     out.push(ctx.once('AGENTS.md arrives exactly once', AGENTS_MARKER));
   }
 
-  // No routing block twice: at most one per prompt of the conversation, at most one in this prompt's context.
+  // No routing block twice: at most one per prompt of the conversation, at most one in this prompt's
+  // context. `Sophia agent routing:` is a line per recommended role, and the policy recommends at most
+  // two (src/agents/policy.rs): at most two per prompt, and never the same agent twice.
   for (const m of ROUTING_MARKERS) {
+    const per = m === 'Sophia agent routing:' ? 2 : 1;
     const total = ctx.count(m);
     const here = blocks.filter((b) => b.where === 'prompt').reduce((n, b) => n + b.text.split(m).length - 1, 0);
-    out.push(check(`no "${m}" block twice`, total <= prompts && here <= 1, `${total} in the request for ${prompts} prompt(s), ${here} in this prompt's context`));
+    out.push(check(`no "${m}" block twice`, total <= per * prompts && here <= per, `${total} in the request for ${prompts} prompt(s), ${here} in this prompt's context (at most ${per} a prompt)`));
+  }
+  const agentLines = blocks
+    .filter((b) => b.where === 'prompt')
+    .flatMap((b) => b.text.split('\n'))
+    .filter((l) => l.startsWith('Sophia agent routing: agent='))
+    .map((l) => l.split(' ')[3]);
+  out.push(check('no agent recommended twice in one prompt', new Set(agentLines).size === agentLines.length, agentLines.join(', ')));
+
+  // A resumed conversation keeps every earlier turn: each earlier prompt's words arrive, once.
+  for (const [i, earlier] of scenario.steps.slice(0, stepIndex).entries()) {
+    const w = earlier.prompt.replace(HOTWORD, '').trim();
+    const n = ctx.count(w);
+    out.push(check(`earlier turn ${i + 1} kept in the conversation`, n === 1, `"${w}" found ${n} times`));
   }
 
   // The prompt's own words never inside hook context, and present once in the request (the user's turn).
@@ -258,7 +316,13 @@ async function runScenario(root, host, scenario) {
       const step = { ...step0, dir };
       const before = readLog(logFile).length;
       const env = { ...ws.baseEnv, ...host.env(ws) };
-      const run = await runHost(exe, host.argv(ws, step), { cwd: ws.project, env, dir });
+      if (scenario.tui && !haveTmux()) {
+        record(`${prefix}#${stepIndex + 1}`, check('tmux is installed (the TUI scenarios drive the hosts under tmux)', false, 'apt-get install tmux'));
+        break;
+      }
+      const run = scenario.tui
+        ? await runTui(host, exe, ws, step, logFile, stepIndex)
+        : await runHost(exe, host.argv(ws, step), { cwd: ws.project, env, dir });
       run.dir = dir;
       run.index = stepIndex;
       const p = `${prefix}#${stepIndex + 1}`;
@@ -292,7 +356,8 @@ async function runScenario(root, host, scenario) {
         turns,
         main,
         blocks: host.hookBlocks(main),
-        diag: host.diagnose(ws, run),
+        // A TUI writes its logs to the terminal: only hosts with a log file (Claude's --debug-file) say more.
+        diag: scenario.tui && !host.tuiArgs ? { ran: null, errors: [] } : host.diagnose(ws, run),
         count: (s) => countIn(main, s),
         check,
       };
@@ -350,6 +415,7 @@ async function main() {
     console.log('failures:');
     for (const r of results.filter((r) => r.status === 'FAIL')) console.log(`  ${r.prefix}: ${r.name}`);
   }
+  killTmuxServer();
   if (failed || process.env.SOPHIA_E2E_KEEP === '1') console.log(`e2e: requests, logs and homes kept in ${root}`);
   else fs.rmSync(root, { recursive: true, force: true });
   if (!results.length) {

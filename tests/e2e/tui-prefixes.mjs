@@ -12,51 +12,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startMock, readLog } from './lib/mock.mjs';
+import { startMock } from './lib/mock.mjs';
 import { HOSTS } from './lib/hosts.mjs';
-import { strings } from './lib/text.mjs';
 import { killStragglers } from './lib/proc.mjs';
+import { typeIntoTui, killTmuxServer } from './lib/tui.mjs';
 
 const CANDIDATES = process.env.SOPHIA_E2E_TUI_CHARS || '!?/@#%+=~^&;:.,-*';
 const hostNames = (process.env.SOPHIA_E2E_HOSTS || 'codex,claude,gemini').split(',').filter(Boolean);
 const binary = process.env.SOPHIA_E2E_BINARY;
-
-// What the composer shows when the TUI is ready for a prompt.
-const READY = {
-  codex: /Ask Codex to do anything|\? for shortcuts/,
-  claude: /shift\+tab to cycle|\? for shortcuts/,
-  gemini: /Type your message/,
-};
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// A tmux server of our own (its own socket), started inside the suite's network namespace and stopped
-// at the end, never the user's.
-const socket = `sophia-e2e-${process.pid}`;
-const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
-const screen = (s) => tmux('capture-pane', '-p', '-t', s);
-
-async function waitFor(pred, ms, step = 250) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = pred();
-    if (v) return v;
-    await sleep(step);
-  }
-  return null;
-}
-
-/** The user text of the logged conversation requests that mention `probe`. */
-function received(logFile, probe) {
-  for (const r of readLog(logFile).reverse()) {
-    if (r.kind !== 'turn') continue;
-    const hit = strings(r.body)
-      .map((s) => s.replace(/<hook_context>[\s\S]*?<\/hook_context>/g, ''))
-      .flatMap((s) => s.split('\n'))
-      .find((l) => l.includes(probe));
-    if (hit !== undefined) return hit.trim();
-  }
-  return null;
-}
 
 async function probe(host, char, n, root) {
   const dir = path.join(root, `${host.name}-${n}`);
@@ -67,42 +30,21 @@ async function probe(host, char, n, root) {
   fs.writeFileSync(path.join(ws.project, 'AGENTS.md'), '# Project rules\n');
   const logFile = path.join(dir, 'requests.jsonl');
   const mock = await startMock({ api: host.api, logFile });
-  const session = `sophia-e2e-tui-${process.pid}-${host.name}-${n}`;
   try {
     ws.mockUrl = mock.url;
     host.prepare(ws);
-    const env = { ...ws.baseEnv, ...host.env(ws) };
-    const exe = process.env[`SOPHIA_E2E_BIN_${host.name.toUpperCase()}`];
-    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '45', '-c', ws.project, 'env', '-i', ...envArgs, exe);
-    const ready = await waitFor(() => READY[host.name].test(screen(session)), 30_000);
-    if (!ready) return { char, result: 'tui-not-ready', screen: screen(session) };
-    await sleep(2000); // start-up animations and hook warnings settle
-    const text = `${char}quick tuiprobe${n}`;
-    tmux('send-keys', '-t', session, '-l', '--', text);
-    // Wait until the composer shows what was typed (a TUI may still be starting up), then send it.
-    await waitFor(() => screen(session).includes(`quick tuiprobe${n}`), 10_000);
-    await sleep(500);
-    const typed = screen(session);
-    tmux('send-keys', '-t', session, 'Enter');
-    let got = await waitFor(() => received(logFile, `tuiprobe${n}`), 8_000);
-    let enters = 1;
-    if (!got && screen(session).includes(`quick tuiprobe${n}`)) {
-      enters = 2;
-      // Still in the composer: the first Enter may have been taken by a popup; one more.
-      tmux('send-keys', '-t', session, 'Enter');
-      got = await waitFor(() => received(logFile, `tuiprobe${n}`), 8_000);
-    }
-    const after = screen(session);
-    let result;
-    if (got === text) result = enters === 1 ? 'types-through' : 'types-through (second Enter)';
-    else if (got) result = `altered: ${JSON.stringify(got)}`;
-    else result = 'not-sent';
-    return { char, result, typed, after };
+    const r = await typeIntoTui({
+      host: host.name,
+      exe: process.env[`SOPHIA_E2E_BIN_${host.name.toUpperCase()}`],
+      env: { ...ws.baseEnv, ...host.env(ws) },
+      cwd: ws.project,
+      session: `sophia-e2e-tui-${process.pid}-${host.name}-${n}`,
+      text: `${char}quick tuiprobe${n}`,
+      probe: `quick tuiprobe${n}`,
+      logFile,
+    });
+    return { char, ...r, screen: r.after };
   } finally {
-    try {
-      tmux('kill-session', '-t', session);
-    } catch {}
     await mock.close();
     killStragglers(dir);
   }
@@ -112,9 +54,7 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sophia-e2e-tui-'));
 console.log(`e2e tui: work directory ${root}`);
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
-    try {
-      tmux('kill-server');
-    } catch {}
+    killTmuxServer();
     killStragglers(root);
     process.exit(130);
   });
@@ -137,7 +77,5 @@ for (const [char, row] of Object.entries(table)) {
   const all = hostNames.every((h) => row[h] === 'types-through');
   console.log(`| \`${char}\` | ${hostNames.map((h) => row[h]).join(' | ')} | ${all ? 'yes' : 'no'} |`);
 }
-try {
-  tmux('kill-server');
-} catch {}
+killTmuxServer();
 console.log(`\ne2e tui: screens kept in ${root}`);

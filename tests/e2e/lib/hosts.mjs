@@ -7,6 +7,7 @@
 //   prepare(ws)              writes the temporary HOME's settings, registers the hook, grants trust
 //   env(ws)                  extra environment for the host process
 //   argv(ws, step)           the non-interactive command line for one step ({prompt, resume})
+//   tuiArgs(ws, step)        optional: extra arguments for the interactive TUI (a log file to diagnose)
 //   hookBlocks(body)         [{where, text}] where the host put hook context in a model request;
 //                            where = 'session' (session context), 'prompt' (this prompt's context)
 //   diagnose(ws, run)        {ran: {SessionStart, UserPromptSubmit}, errors: [line]} from the host's
@@ -200,6 +201,9 @@ export const claude = {
     DISABLE_AUTOUPDATER: '1',
   }),
 
+  // The interactive TUI logs to the same debug file.
+  tuiArgs: (ws, step) => ['--debug-file', path.join(step.dir, 'claude-debug.txt')],
+
   argv: (ws, step) => [
     '-p',
     step.prompt,
@@ -287,6 +291,8 @@ export const gemini = {
   bin: 'gemini',
   api: 'gemini',
   eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'BeforeAgent' },
+  // The hook sends the bootstrap and AGENTS.md with the first prompt whose conversation lacks them.
+  sessionContextOnPrompt: true,
 
   prepare(ws) {
     installHook(ws, 'gemini');

@@ -101,7 +101,9 @@ function json(res, status, value) {
 const API = {
   // OpenAI Responses API (Codex: wire_api = "responses").
   responses: {
-    classify: (e) => (e.method === 'POST' && /\/responses(\?|$)/.test(e.path) ? 'turn' : 'side'),
+    // Codex's own side calls (the TUI's thread title) carry no tools.
+    classify: (e) =>
+      e.method === 'POST' && /\/responses(\?|$)/.test(e.path) && Array.isArray(e.body?.tools) && e.body.tools.length > 0 ? 'turn' : 'side',
     answer(e, reply, res) {
       if (!reply) {
         if (/\/models/.test(e.path)) return json(res, 200, { object: 'list', data: [], models: [] });
