@@ -77,6 +77,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
             source: skills::CatalogSource::Embedded,
             warnings: Vec::new(),
             inventory: skills::Inventory::default(),
+            degraded: None,
         },
     };
     let skill_ids: std::collections::BTreeSet<String> =
