@@ -124,7 +124,15 @@ pub fn load_catalog_at(
         }
     };
     let source_time = mtime(&source);
+    // A project's agent ids are named to the model ("briefs the child as the … role"): names,
+    // never sentences.
+    let named = |c: &AgentCatalog| {
+        c.agents
+            .iter()
+            .all(|a| crate::charset::is_project_id(&a.id))
+    };
     match read_catalog(generated) {
+        Ok(catalog) if !named(&catalog) => warnings.push("agent-catalog-invalid".to_owned()),
         Ok(catalog) if source_time.is_none() || mtime(generated) >= source_time => {
             return EffectiveCatalog {
                 catalog,
@@ -141,14 +149,14 @@ pub fn load_catalog_at(
             .map_err(|e| e.to_string())
             .and_then(|text| build(&text, skill_ids, now).map_err(|e| e.to_string()))
         {
-            Ok(catalog) => {
+            Ok(catalog) if named(&catalog) => {
                 return EffectiveCatalog {
                     catalog,
                     source: AgentCatalogSource::Source,
                     warnings,
                 };
             }
-            Err(_) => warnings.push("agent-catalog-source-invalid".to_owned()),
+            _ => warnings.push("agent-catalog-source-invalid".to_owned()),
         }
     }
     EffectiveCatalog {
