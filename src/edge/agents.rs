@@ -316,35 +316,80 @@ pub fn gemini_acknowledged(
         .collect()
 }
 
-/// Finds the runtime definitions of agent `id` in `dirs` ([`definition_dirs`]). A file matches
-/// by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
-pub fn find_definitions(id: &str, dirs: &[DefinitionDir]) -> Vec<Definition> {
-    let names = [id.to_owned(), id.replace('_', "-")];
-    let mut found = Vec::new();
-    for DefinitionDir { host, dir, ext } in dirs {
-        let Ok(entries) = fs::read_dir(dir) else {
-            continue;
+/// Definition files read in one folder at most; the rest of a larger folder is not looked at.
+pub const MAX_DEFINITIONS_PER_DIR: usize = 1_024;
+
+/// Every runtime definition file of `dirs` ([`definition_dirs`]), each listed and read once:
+/// finding the definitions of every catalog agent is then a lookup per agent, not a read of
+/// every folder per agent (3,000 linked files × 64 agents took ~29 s).
+pub struct DefinitionIndex {
+    files: Vec<IndexedDefinition>,
+    /// Files read, for tests that count work.
+    pub reads: usize,
+}
+
+struct IndexedDefinition {
+    host: &'static str,
+    path: PathBuf,
+    stem: String,
+    /// Codex TOML's `name = "…"`.
+    name: Option<String>,
+    enabled: bool,
+}
+
+impl DefinitionIndex {
+    pub fn read(dirs: &[DefinitionDir]) -> DefinitionIndex {
+        let mut index = DefinitionIndex {
+            files: Vec::new(),
+            reads: 0,
         };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let Some(stem) = file.strip_suffix(ext) else {
+        for DefinitionDir { host, dir, ext } in dirs {
+            let Ok(entries) = fs::read_dir(dir) else {
                 continue;
             };
-            let text =
-                crate::edge::files::read_bounded_string(&path, DEFINITION_CAP).unwrap_or_default();
-            let by_name = names.iter().any(|n| n == stem);
-            let by_field = *ext == ".toml" && toml_name(&text).is_some_and(|n| names.contains(&n));
-            if by_name || by_field {
-                found.push(Definition {
+            for entry in entries.filter_map(Result::ok).take(MAX_DEFINITIONS_PER_DIR) {
+                let path = entry.path();
+                let file = entry.file_name().to_string_lossy().into_owned();
+                let Some(stem) = file.strip_suffix(ext) else {
+                    continue;
+                };
+                index.reads += 1;
+                let text = crate::edge::files::read_bounded_string(&path, DEFINITION_CAP)
+                    .unwrap_or_default();
+                index.files.push(IndexedDefinition {
                     host,
-                    path,
+                    stem: stem.to_owned(),
+                    name: (*ext == ".toml").then(|| toml_name(&text)).flatten(),
                     enabled: !is_disabled(&text),
+                    path,
                 });
             }
         }
+        index
     }
-    found
+
+    /// The definitions of agent `id`: a file matches by name (`<id>` or with `-` for `_`) or,
+    /// for Codex TOML, by its `name = "<id>"` line.
+    pub fn find(&self, id: &str) -> Vec<Definition> {
+        let names = [id.to_owned(), id.replace('_', "-")];
+        self.files
+            .iter()
+            .filter(|f| {
+                names.contains(&f.stem) || f.name.as_ref().is_some_and(|n| names.contains(n))
+            })
+            .map(|f| Definition {
+                host: f.host,
+                path: f.path.clone(),
+                enabled: f.enabled,
+            })
+            .collect()
+    }
+}
+
+/// Finds the runtime definitions of agent `id` in `dirs` ([`definition_dirs`]); see
+/// [`DefinitionIndex::find`]. For more than one agent, read a [`DefinitionIndex`] once.
+pub fn find_definitions(id: &str, dirs: &[DefinitionDir]) -> Vec<Definition> {
+    DefinitionIndex::read(dirs).find(id)
 }
 
 fn toml_name(text: &str) -> Option<String> {
@@ -388,11 +433,12 @@ pub fn compute_availability(
     catalog: &AgentCatalog,
     dirs: &[DefinitionDir],
 ) -> BTreeMap<String, (Availability, Vec<Definition>)> {
+    let index = DefinitionIndex::read(dirs);
     catalog
         .agents
         .iter()
         .map(|a| {
-            let defs = find_definitions(&a.id, dirs);
+            let defs = index.find(&a.id);
             (a.id.clone(), (state_of(&defs), defs))
         })
         .collect()
