@@ -621,6 +621,54 @@ mod tests {
         }
     }
 
+    /// I5: a project's agent ids are named to the model, so they are names: generated ids of
+    /// one to eight words, in the canonical source and in a generated catalog with a valid
+    /// fingerprint, are used only within `charset::is_project_id`.
+    #[test]
+    fn project_agent_ids_are_bounded_in_words_and_length() {
+        let yaml = include_str!("../../docs/agents/canonical-subagents.yaml");
+        for words in 1..=8usize {
+            let id = vec!["scout"; words].join("_");
+            let named = crate::charset::is_project_id(&id);
+            // The canonical source.
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir_all(dir.path().join("docs/agents")).unwrap();
+            fs::write(
+                dir.path().join(SOURCE_PATH),
+                yaml.replacen("  - id: scout\n", &format!("  - id: {id}\n"), 1),
+            )
+            .unwrap();
+            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            assert_eq!(
+                e.source == AgentCatalogSource::Source,
+                named,
+                "{id}: {:?}",
+                e.warnings
+            );
+            assert_eq!(e.catalog.agents.iter().any(|a| a.id == id), named, "{id}");
+            // A generated catalog, forged with a valid fingerprint.
+            let dir = tempfile::tempdir().unwrap();
+            let mut catalog = default_catalog();
+            catalog.agents[0].id = id.clone();
+            catalog.fingerprint = catalog.compute_fingerprint();
+            write_atomic(
+                &dir.path().join(CATALOG_PATH),
+                &serde_json::to_vec(&catalog).unwrap(),
+            )
+            .unwrap();
+            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            assert_eq!(
+                e.source == AgentCatalogSource::Generated,
+                named,
+                "{id}: {:?}",
+                e.warnings
+            );
+            if !named {
+                assert_eq!(e.warnings, ["agent-catalog-invalid"], "{id}");
+            }
+        }
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_catalog_that_is_not_a_regular_file_is_refused() {
