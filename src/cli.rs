@@ -108,21 +108,30 @@ pub fn run(
         Ok(cli) => cli,
         Err(err) => return usage_error(&err, &args, stdout, stderr, settings),
     };
+    let Some(command) = cli.command else {
+        return hook(
+            stdin,
+            stdout,
+            stderr,
+            &cli.hook.hook_args(),
+            settings,
+            clock,
+        );
+    };
+    // Tool subcommands print names a repository chose (folders, files, ids): whatever prints
+    // them, nothing hidden (an OSC 52 or CSI sequence, a bidi override) reaches the terminal.
+    let (mut safe_out, mut safe_err) = (
+        crate::charset::TerminalSafe::new(stdout),
+        crate::charset::TerminalSafe::new(stderr),
+    );
+    let stderr: &mut dyn Write = &mut safe_err;
     // A reader that closed the pipe (`stats | head -c1`) is not an error, and never stops a
     // command half way through its files: the rest of the output is dropped.
-    let mut stdout = PipeSafe::new(stdout);
+    let mut stdout = PipeSafe::new(&mut safe_out);
     let stdout: &mut dyn Write = &mut stdout;
-    let outcome: Outcome = match cli.command {
-        None => {
-            return hook(
-                stdin,
-                stdout,
-                stderr,
-                &cli.hook.hook_args(),
-                settings,
-                clock,
-            );
-        }
+    let outcome: Outcome = match Some(command) {
+        // Hook mode ran above.
+        None => Ok(Verdict::Pass),
         Some(Command::Explain(args)) => cmd::explain::explain(stdin, stdout, &args, settings),
         Some(Command::Eval(args)) => cmd::eval::eval(stdout, &args),
         Some(Command::Skills(command)) => cmd::skills::run(stdout, stderr, command, settings),

@@ -61,6 +61,9 @@ pub struct Project {
     pub analytics: crate::config::AnalyticsConfig,
     /// Degraded run (the time budget was exceeded): routing control only, no skills or agents.
     pub degraded: Option<&'static str>,
+    /// The skill folders could not be walked to the end (`skills-walk-cap`, `time-budget`): the
+    /// run goes on with the cached or embedded skill catalog, and says so like a degraded run.
+    pub skills_degraded: Option<&'static str>,
 }
 
 impl Project {
@@ -90,7 +93,8 @@ pub struct Decision {
     pub hints: Vec<String>,
     /// Exactly what hook mode prints, or `null` when it prints nothing.
     pub output: Option<Printed>,
-    /// Why the run was degraded to the minimal safe output (`time-budget`), if it was.
+    /// Why the run was degraded: to the minimal safe output (`time-budget`), or to the cached or
+    /// embedded skill catalog (`skills-walk-cap`), if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<&'static str>,
 }
@@ -273,7 +277,7 @@ fn finish(
         planning,
         hints,
         output,
-        degraded: project.degraded,
+        degraded: project.degraded.or(project.skills_degraded),
     }
 }
 

@@ -93,17 +93,30 @@ pub struct Case {
     pub availability: BTreeMap<String, Availability>,
 }
 
-/// Parses a JSONL cases file; `manifest` paths are resolved against `base_dir`.
-pub fn parse_cases_in(text: &str, base_dir: &std::path::Path) -> Result<Vec<Case>, String> {
-    parse_cases_with(text, Some(base_dir))
+/// Reads the file a case's `manifest` names, for [`parse_cases_in`]: the caller's bounded reader
+/// (this module does no I/O; `eval` passes `edge::files::read_bounded_string`).
+pub type ReadManifest<'a> = &'a dyn Fn(&std::path::Path) -> Result<String, String>;
+
+/// Parses a JSONL cases file; `manifest` paths are resolved against `base_dir` and read with
+/// `read`.
+pub fn parse_cases_in(
+    text: &str,
+    base_dir: &std::path::Path,
+    read: ReadManifest<'_>,
+) -> Result<Vec<Case>, String> {
+    parse_cases_with(text, Some((base_dir, read)))
 }
 
-/// Parses a JSONL cases file; blank lines and lines starting with `#` or `//` are skipped.
+/// Parses a JSONL cases file; blank lines and lines starting with `#` or `//` are skipped. A
+/// case with a `manifest` needs [`parse_cases_in`].
 pub fn parse_cases(text: &str) -> Result<Vec<Case>, String> {
     parse_cases_with(text, None)
 }
 
-fn parse_cases_with(text: &str, base_dir: Option<&std::path::Path>) -> Result<Vec<Case>, String> {
+fn parse_cases_with(
+    text: &str,
+    manifests: Option<(&std::path::Path, ReadManifest<'_>)>,
+) -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line_no = n + 1;
@@ -128,9 +141,13 @@ fn parse_cases_with(text: &str, base_dir: Option<&std::path::Path>) -> Result<Ve
         };
         let mut availability = BTreeMap::new();
         if let Some(manifest) = &raw.manifest {
-            let path =
-                base_dir.map_or_else(|| std::path::PathBuf::from(manifest), |d| d.join(manifest));
-            let text = std::fs::read_to_string(&path)
+            let Some((base_dir, read)) = manifests else {
+                return Err(format!(
+                    "line {line_no}: a `manifest` needs the case file's folder"
+                ));
+            };
+            let path = base_dir.join(manifest);
+            let text = read(&path)
                 .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.display()))?;
             let m: Manifest = serde_json::from_str(&text)
                 .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.display()))?;

@@ -173,6 +173,8 @@ pub enum PayloadError {
     InvalidJson,
     #[error("the payload is JSON but not an object")]
     NotAnObject,
+    #[error("the payload holds more than {MAX_PAYLOAD_NODES} JSON values")]
+    TooComplex,
 }
 
 impl PayloadError {
@@ -182,7 +184,129 @@ impl PayloadError {
             PayloadError::Empty => "empty-payload",
             PayloadError::InvalidJson => "invalid-json",
             PayloadError::NotAnObject => "not-an-object",
+            PayloadError::TooComplex => "payload-too-complex",
         }
+    }
+}
+
+/// JSON values (strings, numbers, arrays, objects… each counts one) a payload may hold. A
+/// host's payload holds tens to a few thousand (a long `messages` history); the bound keeps a
+/// 16 MiB payload of nested empty arrays (5 million values, 610 MB as a `Value` tree) from being
+/// materialised: parsing stops at the first value past it.
+pub const MAX_PAYLOAD_NODES: usize = 100_000;
+
+/// Parses one JSON document into a `Value`, counting values as it goes: past
+/// [`MAX_PAYLOAD_NODES`] it stops with `TooComplex`, so memory stays proportional to the bound,
+/// not to the input's nesting. Depth is bounded by serde_json's recursion limit (128).
+fn bounded_value<'de, R: serde_json::de::Read<'de>>(
+    de: &mut serde_json::Deserializer<R>,
+) -> Result<Value, PayloadError> {
+    use serde::de::DeserializeSeed;
+    let left = std::cell::Cell::new(MAX_PAYLOAD_NODES);
+    let value = BoundedValue { left: &left }
+        .deserialize(&mut *de)
+        .map_err(|e| {
+            if left.get() == 0 && e.to_string().starts_with(TOO_COMPLEX) {
+                PayloadError::TooComplex
+            } else {
+                PayloadError::InvalidJson
+            }
+        })?;
+    de.end().map_err(|_| PayloadError::InvalidJson)?;
+    Ok(value)
+}
+
+const TOO_COMPLEX: &str = "payload-too-complex";
+
+/// A `Value` seed that counts each value it builds against a shared budget.
+#[derive(Clone, Copy)]
+struct BoundedValue<'a> {
+    left: &'a std::cell::Cell<usize>,
+}
+
+impl BoundedValue<'_> {
+    fn tick<E: serde::de::Error>(self) -> Result<(), E> {
+        match self.left.get() {
+            0 => Err(E::custom(TOO_COMPLEX)),
+            n => {
+                self.left.set(n - 1);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for BoundedValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for BoundedValue<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value, E> {
+        self.tick()?;
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value, E> {
+        self.tick()?;
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
+        self.tick()?;
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        self.tick()?;
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
+        self.tick()?;
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Value, E> {
+        self.tick()?;
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.tick()?;
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.visit_unit()
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.tick()?;
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(self)? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        self.tick()?;
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self)?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 
@@ -205,11 +329,12 @@ impl Payload {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(PayloadError::Empty);
         }
-        let value: Value = match serde_json::from_slice(bytes) {
+        let value: Value = match bounded_value(&mut serde_json::Deserializer::from_slice(bytes)) {
             Ok(value) => value,
+            Err(e) if e == PayloadError::TooComplex => return Err(e),
             Err(_) => {
                 let lossy = String::from_utf8_lossy(bytes);
-                serde_json::from_str(&lossy).map_err(|_| PayloadError::InvalidJson)?
+                bounded_value(&mut serde_json::Deserializer::from_str(&lossy))?
             }
         };
         match value {
@@ -357,6 +482,60 @@ mod tests {
 
     fn parse(json: &str) -> Payload {
         Payload::parse(json.as_bytes()).expect("valid payload")
+    }
+
+    /// I9: a payload's values are counted as it is parsed. Generated shapes (wide arrays of
+    /// empty arrays, arrays of objects, objects of many keys, scalars) at the bound parse, one
+    /// value past it are refused before the rest is built; deep nesting is refused by depth.
+    #[test]
+    fn a_payload_is_parsed_within_a_bound_on_its_values() {
+        let head = r#"{"prompt":"hi","pad":"#;
+        // `head` plus the pad is 3 values; each shape adds `n` more (the outer container too).
+        let shapes: [(&str, &str, &str); 5] = [
+            ("[", "[]", "]"),
+            ("[", "{}", "]"),
+            ("[", "0", "]"),
+            ("[", "\"x\"", "]"),
+            ("[", "null", "]"),
+        ];
+        for (open, item, close) in shapes {
+            for (n, ok) in [
+                (10, true),
+                (MAX_PAYLOAD_NODES - 3, true),
+                (MAX_PAYLOAD_NODES - 2, false),
+                (2 * MAX_PAYLOAD_NODES, false),
+            ] {
+                let items = vec![item; n].join(",");
+                let json = format!("{head}{open}{items}{close}}}");
+                let got = Payload::parse(json.as_bytes());
+                if ok {
+                    assert_eq!(
+                        got.map(|p| p.prompt).ok().flatten().as_deref(),
+                        Some("hi"),
+                        "{item} x {n}"
+                    );
+                } else {
+                    assert_eq!(got.err(), Some(PayloadError::TooComplex), "{item} x {n}");
+                }
+            }
+        }
+        let keys: Vec<String> = (0..MAX_PAYLOAD_NODES)
+            .map(|i| format!("\"k{i}\":0"))
+            .collect();
+        let json = format!("{{\"prompt\":\"hi\",{}}}", keys.join(","));
+        assert_eq!(
+            Payload::parse(json.as_bytes()).err(),
+            Some(PayloadError::TooComplex)
+        );
+        let deep = format!(
+            "{{\"prompt\":\"hi\",\"pad\":{}{}}}",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert_eq!(
+            Payload::parse(deep.as_bytes()).err(),
+            Some(PayloadError::InvalidJson)
+        );
     }
 
     #[test]

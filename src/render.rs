@@ -324,19 +324,11 @@ fn tokens(values: &[String]) -> String {
 }
 
 /// A project document (already cut to its cap) as injected text: line breaks and tabs stay,
-/// every other control character, Unicode line/paragraph separator and invisible format
-/// character (bidi overrides, zero-width) becomes a space, so the document cannot hide text
-/// from the user who reads it or move the cursor of a terminal that shows it.
+/// every other hidden character ([`crate::charset::is_hidden`]: controls, separators, format,
+/// private-use, unassigned and default-ignorable characters) becomes a space, so the document
+/// cannot hide text from the user who reads it or move the cursor of a terminal that shows it.
 pub fn document_text(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c != '\n' && c != '\t' && crate::agents::catalog::is_forbidden_char(c) {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    crate::charset::document_text(text)
 }
 
 /// How the host's main agent delegates this recommendation: the role as a spawnable type only

@@ -366,12 +366,12 @@ pub fn validate(catalog: &AgentCatalog) -> Result<(), BuildError> {
     Ok(())
 }
 
-/// Characters no routing value may carry: C0/C1 controls (line breaks, escapes), the Unicode line
-/// and paragraph separators, and the invisible format characters (bidi overrides, zero-width)
-/// that make text read differently from what it is.
+/// Characters no routing value may carry: the one character policy
+/// ([`crate::charset::is_hidden`]): controls (line breaks, escapes), line and paragraph
+/// separators, and every invisible, format, private-use or unassigned character that makes text
+/// read differently from what it is.
 pub fn is_forbidden_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    crate::charset::is_hidden(c)
 }
 
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {

@@ -68,7 +68,13 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
     let text = std::fs::read_to_string(&args.cases)
         .with_context(|| format!("reading {}", args.cases.display()))?;
     let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
-    let cases = crate::eval::parse_cases_in(&text, base)
+    // A case file may sit in a repository: its manifests are read like any project file
+    // (regular files only, never blocking on a FIFO, at most the catalog cap).
+    let read_manifest = |path: &std::path::Path| {
+        crate::edge::files::read_bounded_string(path, crate::edge::files::caps::CATALOG)
+            .map_err(|e| e.to_string())
+    };
+    let cases = crate::eval::parse_cases_in(&text, base, &read_manifest)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.display()))?;
     let loaded = match &args.root {
         Some(root) => skills::load(root),
@@ -77,6 +83,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
             source: skills::CatalogSource::Embedded,
             warnings: Vec::new(),
             inventory: skills::Inventory::default(),
+            degraded: None,
         },
     };
     let skill_ids: std::collections::BTreeSet<String> =

@@ -124,7 +124,15 @@ pub fn load_catalog_at(
         }
     };
     let source_time = mtime(&source);
+    // A project's agent ids are named to the model ("briefs the child as the … role"): names,
+    // never sentences.
+    let named = |c: &AgentCatalog| {
+        c.agents
+            .iter()
+            .all(|a| crate::charset::is_project_id(&a.id))
+    };
     match read_catalog(generated) {
+        Ok(catalog) if !named(&catalog) => warnings.push("agent-catalog-invalid".to_owned()),
         Ok(catalog) if source_time.is_none() || mtime(generated) >= source_time => {
             return EffectiveCatalog {
                 catalog,
@@ -141,14 +149,14 @@ pub fn load_catalog_at(
             .map_err(|e| e.to_string())
             .and_then(|text| build(&text, skill_ids, now).map_err(|e| e.to_string()))
         {
-            Ok(catalog) => {
+            Ok(catalog) if named(&catalog) => {
                 return EffectiveCatalog {
                     catalog,
                     source: AgentCatalogSource::Source,
                     warnings,
                 };
             }
-            Err(_) => warnings.push("agent-catalog-source-invalid".to_owned()),
+            _ => warnings.push("agent-catalog-source-invalid".to_owned()),
         }
     }
     EffectiveCatalog {
@@ -308,35 +316,80 @@ pub fn gemini_acknowledged(
         .collect()
 }
 
-/// Finds the runtime definitions of agent `id` in `dirs` ([`definition_dirs`]). A file matches
-/// by name (`<id>` or with `-` for `_`) or, for Codex TOML, by its `name = "<id>"` line.
-pub fn find_definitions(id: &str, dirs: &[DefinitionDir]) -> Vec<Definition> {
-    let names = [id.to_owned(), id.replace('_', "-")];
-    let mut found = Vec::new();
-    for DefinitionDir { host, dir, ext } in dirs {
-        let Ok(entries) = fs::read_dir(dir) else {
-            continue;
+/// Definition files read in one folder at most; the rest of a larger folder is not looked at.
+pub const MAX_DEFINITIONS_PER_DIR: usize = 1_024;
+
+/// Every runtime definition file of `dirs` ([`definition_dirs`]), each listed and read once:
+/// finding the definitions of every catalog agent is then a lookup per agent, not a read of
+/// every folder per agent (3,000 linked files × 64 agents took ~29 s).
+pub struct DefinitionIndex {
+    files: Vec<IndexedDefinition>,
+    /// Files read, for tests that count work.
+    pub reads: usize,
+}
+
+struct IndexedDefinition {
+    host: &'static str,
+    path: PathBuf,
+    stem: String,
+    /// Codex TOML's `name = "…"`.
+    name: Option<String>,
+    enabled: bool,
+}
+
+impl DefinitionIndex {
+    pub fn read(dirs: &[DefinitionDir]) -> DefinitionIndex {
+        let mut index = DefinitionIndex {
+            files: Vec::new(),
+            reads: 0,
         };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let Some(stem) = file.strip_suffix(ext) else {
+        for DefinitionDir { host, dir, ext } in dirs {
+            let Ok(entries) = fs::read_dir(dir) else {
                 continue;
             };
-            let text =
-                crate::edge::files::read_bounded_string(&path, DEFINITION_CAP).unwrap_or_default();
-            let by_name = names.iter().any(|n| n == stem);
-            let by_field = *ext == ".toml" && toml_name(&text).is_some_and(|n| names.contains(&n));
-            if by_name || by_field {
-                found.push(Definition {
+            for entry in entries.filter_map(Result::ok).take(MAX_DEFINITIONS_PER_DIR) {
+                let path = entry.path();
+                let file = entry.file_name().to_string_lossy().into_owned();
+                let Some(stem) = file.strip_suffix(ext) else {
+                    continue;
+                };
+                index.reads += 1;
+                let text = crate::edge::files::read_bounded_string(&path, DEFINITION_CAP)
+                    .unwrap_or_default();
+                index.files.push(IndexedDefinition {
                     host,
-                    path,
+                    stem: stem.to_owned(),
+                    name: (*ext == ".toml").then(|| toml_name(&text)).flatten(),
                     enabled: !is_disabled(&text),
+                    path,
                 });
             }
         }
+        index
     }
-    found
+
+    /// The definitions of agent `id`: a file matches by name (`<id>` or with `-` for `_`) or,
+    /// for Codex TOML, by its `name = "<id>"` line.
+    pub fn find(&self, id: &str) -> Vec<Definition> {
+        let names = [id.to_owned(), id.replace('_', "-")];
+        self.files
+            .iter()
+            .filter(|f| {
+                names.contains(&f.stem) || f.name.as_ref().is_some_and(|n| names.contains(n))
+            })
+            .map(|f| Definition {
+                host: f.host,
+                path: f.path.clone(),
+                enabled: f.enabled,
+            })
+            .collect()
+    }
+}
+
+/// Finds the runtime definitions of agent `id` in `dirs` ([`definition_dirs`]); see
+/// [`DefinitionIndex::find`]. For more than one agent, read a [`DefinitionIndex`] once.
+pub fn find_definitions(id: &str, dirs: &[DefinitionDir]) -> Vec<Definition> {
+    DefinitionIndex::read(dirs).find(id)
 }
 
 fn toml_name(text: &str) -> Option<String> {
@@ -380,11 +433,12 @@ pub fn compute_availability(
     catalog: &AgentCatalog,
     dirs: &[DefinitionDir],
 ) -> BTreeMap<String, (Availability, Vec<Definition>)> {
+    let index = DefinitionIndex::read(dirs);
     catalog
         .agents
         .iter()
         .map(|a| {
-            let defs = find_definitions(&a.id, dirs);
+            let defs = index.find(&a.id);
             (a.id.clone(), (state_of(&defs), defs))
         })
         .collect()
@@ -564,6 +618,54 @@ mod tests {
             let e = load_catalog(dir.path(), &skill_ids(), "t".into());
             assert_eq!(e.source, AgentCatalogSource::Embedded, "forgery {n}");
             assert_eq!(e.warnings, ["agent-catalog-invalid"], "forgery {n}");
+        }
+    }
+
+    /// I5: a project's agent ids are named to the model, so they are names: generated ids of
+    /// one to eight words, in the canonical source and in a generated catalog with a valid
+    /// fingerprint, are used only within `charset::is_project_id`.
+    #[test]
+    fn project_agent_ids_are_bounded_in_words_and_length() {
+        let yaml = include_str!("../../docs/agents/canonical-subagents.yaml");
+        for words in 1..=8usize {
+            let id = vec!["scout"; words].join("_");
+            let named = crate::charset::is_project_id(&id);
+            // The canonical source.
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir_all(dir.path().join("docs/agents")).unwrap();
+            fs::write(
+                dir.path().join(SOURCE_PATH),
+                yaml.replacen("  - id: scout\n", &format!("  - id: {id}\n"), 1),
+            )
+            .unwrap();
+            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            assert_eq!(
+                e.source == AgentCatalogSource::Source,
+                named,
+                "{id}: {:?}",
+                e.warnings
+            );
+            assert_eq!(e.catalog.agents.iter().any(|a| a.id == id), named, "{id}");
+            // A generated catalog, forged with a valid fingerprint.
+            let dir = tempfile::tempdir().unwrap();
+            let mut catalog = default_catalog();
+            catalog.agents[0].id = id.clone();
+            catalog.fingerprint = catalog.compute_fingerprint();
+            write_atomic(
+                &dir.path().join(CATALOG_PATH),
+                &serde_json::to_vec(&catalog).unwrap(),
+            )
+            .unwrap();
+            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            assert_eq!(
+                e.source == AgentCatalogSource::Generated,
+                named,
+                "{id}: {:?}",
+                e.warnings
+            );
+            if !named {
+                assert_eq!(e.warnings, ["agent-catalog-invalid"], "{id}");
+            }
         }
     }
 

@@ -325,6 +325,7 @@ pub fn load_project(
             }
         }
         project.skill_source = Some(loaded.source.as_str());
+        project.skills_degraded = loaded.degraded;
         project.skill_warnings.extend(loaded.warnings);
         project.skills = Some(loaded.router);
         // Past the budget the caller degrades the run: the agent catalog is not read at all.

@@ -1,0 +1,86 @@
+//! I7: tool commands are linear in what a repository controls and bounded in what they read.
+//! Work is counted (files read), never timed.
+
+use std::fs;
+use std::path::Path;
+
+use sophia_hook::edge::agents::{DefinitionDir, DefinitionIndex, compute_availability};
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// `eval`'s case file names a `manifest`: a FIFO, `/dev/zero` or a huge file there fails the
+/// case file with a clear error at once instead of blocking or reading without end.
+#[test]
+fn an_eval_manifest_is_read_through_the_bounded_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    mkfifo(&base.join("fifo.json"));
+    std::os::unix::fs::symlink("/dev/zero", base.join("zero.json")).unwrap();
+    fs::File::create(base.join("huge.json"))
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    // The reader `eval` gives the pure stage (src/commands/eval.rs).
+    let read_manifest = |path: &Path| {
+        sophia_hook::edge::files::read_bounded_string(path, sophia_hook::edge::files::caps::CATALOG)
+            .map_err(|e| e.to_string())
+    };
+    for (name, why) in [
+        ("fifo.json", "not a regular file"),
+        ("zero.json", "not a regular file"),
+        ("huge.json", "large"),
+    ] {
+        let line = format!(r#"{{"id":"m","prompt":"hello","manifest":"{name}"}}"#);
+        let err = sophia_hook::eval::parse_cases_in(&line, base, &read_manifest).unwrap_err();
+        assert!(
+            err.contains("manifest") && err.contains(why),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// Availability reads each definition file once, whatever the number of catalog agents: a
+/// folder of `n` definitions costs `n` reads for the whole catalog (it cost `n` per agent).
+#[test]
+fn definition_folders_are_read_once_for_every_agent() {
+    let catalog = sophia_hook::agents::default_catalog();
+    assert!(catalog.agents.len() > 1);
+    for n in [10usize, 100, 1_000] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("agents");
+        fs::create_dir_all(&dir).unwrap();
+        let target = tmp.path().join("one.md");
+        fs::write(&target, "---\nname: x\n---\n").unwrap();
+        for i in 0..n {
+            std::os::unix::fs::symlink(&target, dir.join(format!("a{i}.md"))).unwrap();
+        }
+        let real = &catalog.agents[0].id;
+        fs::write(dir.join(format!("{real}.md")), "---\nname: real\n---\n").unwrap();
+        let dirs = [DefinitionDir {
+            host: "claude",
+            dir: dir.clone(),
+            ext: ".md",
+        }];
+        let index = DefinitionIndex::read(&dirs);
+        assert_eq!(index.reads, n + 1, "{n} definitions");
+        let states = compute_availability(&catalog, &dirs);
+        assert_eq!(states[real].1.len(), 1, "{n}: {:?}", states[real]);
+    }
+    // A folder larger than the cap is read up to it.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("agents");
+    fs::create_dir_all(&dir).unwrap();
+    let max = sophia_hook::edge::agents::MAX_DEFINITIONS_PER_DIR;
+    for i in 0..max + 50 {
+        fs::write(dir.join(format!("a{i}.md")), "").unwrap();
+    }
+    let index = DefinitionIndex::read(&[DefinitionDir {
+        host: "claude",
+        dir,
+        ext: ".md",
+    }]);
+    assert_eq!(index.reads, max);
+}
