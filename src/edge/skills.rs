@@ -521,6 +521,13 @@ pub fn checked_host_index(root: &Path, base: &Path, host: Host) -> PathBuf {
 /// The definitions of a project's own skills (the inventory [`load`] routes against), parsed
 /// but not compiled: the input of the BM25 baseline in `eval`.
 pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
+    documents(root).into_iter().map(|(def, _)| def).collect()
+}
+
+/// [`definitions`] with each `SKILL.md`'s body (its first
+/// [`crate::skills::body::BODY_BYTES`], see [`crate::skills::body::body_of`]): the input of the
+/// BM25F baseline in `eval`.
+pub fn documents(root: &Path) -> Vec<(crate::skills::catalog::SkillDef, String)> {
     let inv = inventory(
         skill_folders(Host::Codex, root, root, &Homes::default()),
         root,
@@ -528,7 +535,10 @@ pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
     inv.files
         .iter()
         .filter_map(|f| read_bounded_string(&f.path, caps::SKILL_MD).ok())
-        .filter_map(|text| parse_skill_md(&text).ok())
+        .filter_map(|text| {
+            let def = parse_skill_md(&text).ok()?;
+            Some((def, crate::skills::body::body_of(&text).to_owned()))
+        })
         .collect()
 }
 
