@@ -420,6 +420,7 @@ fn scan(
     over_budget: &dyn Fn() -> bool,
 ) -> Option<CompiledCatalog> {
     let mut defs = Vec::new();
+    let mut bodies = Vec::new();
     let mut sources = Vec::new();
     let mut warnings = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -448,6 +449,7 @@ fn scan(
                 }
                 seen.insert(def.id.clone(), f.rel.clone());
                 sources.push(format!("{}:{}", f.scope.as_str(), f.rel));
+                bodies.push(crate::skills::body::body_of(&text).to_owned());
                 defs.push(def);
             }
             Err(why) => warnings.push(format!("skill-skipped:{}: {why}", f.rel)),
@@ -456,7 +458,8 @@ fn scan(
     if over_budget() {
         return None;
     }
-    let mut catalog = compile(&defs, fingerprint, warnings);
+    let mut catalog =
+        crate::skills::catalog::compile_with_bodies(&defs, &bodies, fingerprint, warnings);
     for (skill, source) in catalog.skills.iter_mut().zip(sources) {
         skill.source = source;
     }

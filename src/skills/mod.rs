@@ -92,7 +92,7 @@ impl SkillRouting {
 
 #[cfg(test)]
 mod tests {
-    use super::catalog::{compile, parse_skill_md};
+    use super::catalog::{compile_with_bodies, parse_skill_md};
     use super::*;
 
     /// Compiles `src/skills/defaults/*/SKILL.md` the way `skills index` does.
@@ -104,14 +104,15 @@ mod tests {
             .filter(|p| p.join("SKILL.md").is_file())
             .collect();
         dirs.sort();
-        let defs: Vec<_> = dirs
+        let (defs, bodies): (Vec<_>, Vec<_>) = dirs
             .iter()
             .map(|d| {
                 let text = std::fs::read_to_string(d.join("SKILL.md")).unwrap();
-                parse_skill_md(&text).unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+                let def = parse_skill_md(&text).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+                (def, body::body_of(&text).to_owned())
             })
-            .collect();
-        compile(&defs, "embedded".into(), Vec::new())
+            .unzip();
+        compile_with_bodies(&defs, &bodies, "embedded".into(), Vec::new())
     }
 
     /// The embedded index is generated from the default sources and must not go stale. To
