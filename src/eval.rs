@@ -228,6 +228,12 @@ pub struct SkillMetrics {
     pub no_skill_precision: Ratio,
     /// Cases that selected nothing and expected nothing, over cases that expected nothing.
     pub no_skill_recall: Ratio,
+    /// Of the cases where a skill was named, those whose first named skill is an expected one
+    /// (on a case that expects nothing, any name is wrong).
+    pub named_precision: Ratio,
+    /// Cases with an expected skill whose first expected skill is among the first two of the
+    /// ranking (selected skills, then runners-up), named or not.
+    pub top2: Ratio,
     pub per_skill: BTreeMap<String, PerSkill>,
 }
 
@@ -269,8 +275,8 @@ pub struct Report {
     pub cases: usize,
     pub routing: RoutingMetrics,
     pub skills: SkillMetrics,
-    /// The same skill figures for plain BM25 over name + description (see
-    /// `crate::skills::bm25`), the trivial answer the router is read against.
+    /// The same skill figures for BM25F over name, description and body (see
+    /// `crate::skills::bm25::Bm25f`), the trivial answer the router is read against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills_bm25_baseline: Option<SkillMetrics>,
     pub agents: AgentMetrics,
@@ -365,6 +371,8 @@ pub fn run(cases: &[Case], project: &mut Project) -> Report {
         recall: Ratio::new(s.overlap, s.expected),
         no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
         no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
+        named_precision: Ratio::new(s.named.0, s.named.1),
+        top2: Ratio::new(s.top2.0, s.top2.1),
         per_skill: s
             .per_skill
             .iter()
@@ -548,6 +556,8 @@ struct SkillCounts {
     both_empty: usize,
     selected_empty: usize,
     expected_empty: usize,
+    named: (usize, usize),
+    top2: (usize, usize),
     /// (true positives, false positives, false negatives) per skill id.
     per_skill: BTreeMap<String, (usize, usize, usize)>,
 }
@@ -618,11 +628,30 @@ fn score_routing(case: &Case, decision: &Decision, counts: &mut Counts, misses: 
     }
 }
 
+/// Named precision and top-2 of one case: `got` is what was named, `ranked` the ranking.
+fn count_named_and_top2(s: &mut SkillCounts, expected: &[String], got: &[String], ranked: &[&str]) {
+    if let Some(first) = got.first() {
+        s.named.1 += 1;
+        s.named.0 += usize::from(expected.contains(first));
+    }
+    if let Some(first) = expected.first() {
+        s.top2.1 += 1;
+        s.top2.0 += usize::from(ranked.iter().take(2).any(|r| r == first));
+    }
+}
+
 fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &mut Vec<Miss>) {
     let Some(expected) = &case.skills else {
         return;
     };
     let got: Vec<String> = decision.skills.selected_ids().map(str::to_owned).collect();
+    let ranked: Vec<&str> = decision
+        .skills
+        .selected
+        .iter()
+        .chain(&decision.skills.runners_up)
+        .map(|m| m.skill_id.as_str())
+        .collect();
     let s = &mut counts.skills;
     if let Some(first) = expected.first() {
         s.top1.1 += 1;
@@ -630,6 +659,7 @@ fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &
             s.top1.0 += 1;
         }
     }
+    count_named_and_top2(s, expected, &got, &ranked);
     let overlap = got.iter().filter(|g| expected.contains(g)).count();
     s.overlap += overlap;
     s.selected += got.len();
@@ -666,9 +696,9 @@ fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &
     }
 }
 
-/// The skill figures of the BM25 baseline on the same cases (hotwords stripped, as the router
+/// The skill figures of the BM25F baseline on the same cases (hotwords stripped, as the router
 /// sees the prompt). Its misses are not listed; `per_skill` stays empty.
-pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25) -> SkillMetrics {
+pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25f) -> SkillMetrics {
     let mut s = SkillCounts::default();
     for case in cases {
         let Some(expected) = &case.skills else {
@@ -681,6 +711,13 @@ pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25) -> SkillM
             .map(str::to_owned)
             .into_iter()
             .collect();
+        let scores = bm25.scores(stripped);
+        let ranked: Vec<&str> = scores
+            .iter()
+            .filter(|(score, _)| *score > 0.0)
+            .map(|(_, id)| *id)
+            .collect();
+        count_named_and_top2(&mut s, expected, &got, &ranked);
         if let Some(first) = expected.first() {
             s.top1.1 += 1;
             if got.first() == Some(first) {
@@ -700,6 +737,8 @@ pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25) -> SkillM
         recall: Ratio::new(s.overlap, s.expected),
         no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
         no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
+        named_precision: Ratio::new(s.named.0, s.named.1),
+        top2: Ratio::new(s.top2.0, s.top2.1),
         per_skill: BTreeMap::new(),
     }
 }
@@ -715,6 +754,7 @@ pub struct Floors {
     pub skill_recall: Option<f64>,
     pub no_skill_precision: Option<f64>,
     pub no_skill_recall: Option<f64>,
+    pub named_precision: Option<f64>,
     pub agent_precision_at_1: Option<f64>,
     pub agent_precision: Option<f64>,
     pub agent_recall: Option<f64>,
@@ -728,7 +768,7 @@ impl Floors {
     fn checks<'r>(
         &self,
         r: &'r Report,
-    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 14] {
+    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 15] {
         let (routing, skills, agents) = (&r.routing, &r.skills, &r.agents);
         [
             (
@@ -778,6 +818,12 @@ impl Floors {
                 "--min-no-skill-recall",
                 self.no_skill_recall,
                 &skills.no_skill_recall,
+            ),
+            (
+                "named precision",
+                "--min-named-precision",
+                self.named_precision,
+                &skills.named_precision,
             ),
             (
                 "agent precision@1",
@@ -895,18 +941,22 @@ pub fn render_table(report: &Report) -> String {
             ("recall (selected sets)", &s.recall),
             ("no-skill precision", &s.no_skill_precision),
             ("no-skill recall", &s.no_skill_recall),
+            ("named precision", &s.named_precision),
+            ("top-2", &s.top2),
         ],
     );
     if let Some(b) = &report.skills_bm25_baseline {
         section(
             &mut out,
-            "skills: BM25 baseline (name + description)",
+            "skills: BM25F baseline (name + description + body)",
             &[
                 ("precision@1", &b.precision_at_1),
                 ("precision (selected sets)", &b.precision),
                 ("recall (selected sets)", &b.recall),
                 ("no-skill precision", &b.no_skill_precision),
                 ("no-skill recall", &b.no_skill_recall),
+                ("named precision", &b.named_precision),
+                ("top-2", &b.top2),
             ],
         );
     }
@@ -1067,6 +1117,15 @@ mod tests {
             ),
             (2, 2)
         );
+        // Named twice (`ok` right, `wrong-skill` wrong); the two `[]` cases named nothing.
+        assert_eq!(
+            (
+                report.skills.named_precision.hits,
+                report.skills.named_precision.total
+            ),
+            (1, 2)
+        );
+        assert_eq!((report.skills.top2.hits, report.skills.top2.total), (1, 2));
         assert_eq!(
             report.skills.per_skill["mcp-database-expert"].false_positives,
             1
@@ -1082,12 +1141,22 @@ mod tests {
         let floors = Floors {
             context_accuracy: Some(0.9),
             no_skill_precision: Some(0.9),
+            named_precision: Some(0.5),
             ..Floors::default()
         };
         assert_eq!(
             floors.failures(&report),
             ["context accuracy 0.500 (1/2) is below the floor --min-context-accuracy 0.900"]
         );
+        let floors = Floors {
+            named_precision: Some(0.51),
+            ..Floors::default()
+        };
+        assert_eq!(
+            floors.failures(&report),
+            ["named precision 0.500 (1/2) is below the floor --min-named-precision 0.510"]
+        );
+        assert!(table.contains("named precision") && table.contains("top-2"));
     }
 
     #[test]
@@ -1113,14 +1182,25 @@ mod tests {
             .find(|l| l.contains("recall (recommended)"))
             .unwrap();
         assert!(row.contains("n/a") && row.contains("(0/0)"), "{row}");
+        assert_eq!(report.skills.named_precision.value, None);
+        assert_eq!(json["skills"]["namedPrecision"]["value"], Value::Null);
+        let row = table
+            .lines()
+            .find(|l| l.contains("named precision"))
+            .unwrap();
+        assert!(row.contains("n/a") && row.contains("(0/0)"), "{row}");
         let floors = Floors {
             agent_recall: Some(0.0),
             context_accuracy: Some(1.0),
+            named_precision: Some(0.0),
             ..Floors::default()
         };
         assert_eq!(
             floors.failures(&report),
-            ["no cases for agent recall: the floor --min-agent-recall 0.000 cannot be checked"]
+            [
+                "no cases for named precision: the floor --min-named-precision 0.000 cannot be checked",
+                "no cases for agent recall: the floor --min-agent-recall 0.000 cannot be checked"
+            ]
         );
         assert!(invariant_failures(&report).is_empty());
     }

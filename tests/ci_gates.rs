@@ -137,6 +137,7 @@ fn figure(report: &Value, flag: &str) -> f64 {
         "--min-skill-recall" => "/skills/recall/value",
         "--min-no-skill-precision" => "/skills/noSkillPrecision/value",
         "--min-no-skill-recall" => "/skills/noSkillRecall/value",
+        "--min-named-precision" => "/skills/namedPrecision/value",
         "--min-agent-precision-at-1" => "/agents/precisionAt1/value",
         "--min-agent-precision" => "/agents/precision/value",
         "--min-agent-recall" => "/agents/recall/value",

@@ -43,6 +43,10 @@ pub struct EvalArgs {
     /// Fail below this recall of "no skill": cases that expected none and got none (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_no_skill_recall: Option<f64>,
+    /// Fail below this share of right names: of the cases where a skill was named, those whose
+    /// first named skill is expected (0–1).
+    #[arg(long, value_name = "RATIO")]
+    pub min_named_precision: Option<f64>,
     /// Fail below this share of agent-routed cases whose first agent is expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_precision_at_1: Option<f64>,
@@ -100,11 +104,12 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         ..Project::default()
     };
     let mut report = crate::eval::run(&cases, &mut project);
-    let definitions = match &args.root {
-        Some(root) => skills::definitions(root),
-        None => crate::skills::default_definitions(),
+    let documents = match &args.root {
+        Some(root) => skills::documents(root),
+        None => crate::skills::default_documents(),
     };
-    let bm25 = crate::skills::bm25::Bm25::new(&definitions);
+    let bm25 =
+        crate::skills::bm25::Bm25f::new(&documents, crate::skills::bm25::Bm25fParams::BASELINE);
     report.skills_bm25_baseline = Some(crate::eval::bm25_baseline(&cases, &bm25));
     let floors = crate::eval::Floors {
         context_accuracy: args.min_context_accuracy,
@@ -115,6 +120,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         skill_recall: args.min_skill_recall,
         no_skill_precision: args.min_no_skill_precision,
         no_skill_recall: args.min_no_skill_recall,
+        named_precision: args.min_named_precision,
         agent_precision_at_1: args.min_agent_precision_at_1,
         agent_precision: args.min_agent_precision,
         agent_recall: args.min_agent_recall,

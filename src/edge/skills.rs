@@ -557,6 +557,7 @@ fn scan(
     over_budget: &dyn Fn() -> bool,
 ) -> Option<CompiledCatalog> {
     let mut defs = Vec::new();
+    let mut bodies = Vec::new();
     let mut sources = Vec::new();
     let mut warnings = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -595,6 +596,7 @@ fn scan(
                 }
                 seen.insert(def.id.clone(), f.rel.clone());
                 sources.push(format!("{}:{}", f.scope.as_str(), f.rel));
+                bodies.push(crate::skills::body::body_of(&text).to_owned());
                 defs.push(def);
             }
             Err(why) => warnings.push(format!("skill-skipped:{}: {why}", f.rel)),
@@ -603,7 +605,8 @@ fn scan(
     if over_budget() {
         return None;
     }
-    let mut catalog = compile(&defs, fingerprint, warnings);
+    let mut catalog =
+        crate::skills::catalog::compile_with_bodies(&defs, &bodies, fingerprint, warnings);
     for (skill, source) in catalog.skills.iter_mut().zip(sources) {
         skill.source = source;
     }
@@ -668,6 +671,13 @@ pub fn checked_host_index(root: &Path, base: &Path, host: Host) -> PathBuf {
 /// The definitions of a project's own skills (the inventory [`load`] routes against), parsed
 /// but not compiled: the input of the BM25 baseline in `eval`.
 pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
+    documents(root).into_iter().map(|(def, _)| def).collect()
+}
+
+/// [`definitions`] with each `SKILL.md`'s body (its first
+/// [`crate::skills::body::BODY_BYTES`], see [`crate::skills::body::body_of`]): the input of the
+/// BM25F baseline in `eval`.
+pub fn documents(root: &Path) -> Vec<(crate::skills::catalog::SkillDef, String)> {
     let inv = inventory(
         skill_folders(Host::Codex, root, root, &Homes::default()),
         root,
@@ -675,7 +685,10 @@ pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
     inv.files
         .iter()
         .filter_map(|f| read_bounded_string(&f.path, caps::SKILL_MD).ok())
-        .filter_map(|text| parse_skill_md(&text).ok())
+        .filter_map(|text| {
+            let def = parse_skill_md(&text).ok()?;
+            Some((def, crate::skills::body::body_of(&text).to_owned()))
+        })
         .collect()
 }
 

@@ -103,6 +103,146 @@ impl Bm25 {
     }
 }
 
+/// BM25F over a skill's name, description and `SKILL.md` body (the body's headings and
+/// when-to-use/examples lines as their own field, [`crate::skills::body::split_body`]): each
+/// field's term frequency is length-normalised against that field's mean length and weighted,
+/// the sum goes through BM25's saturation once (Robertson and Zaragoza's simple BM25F):
+///
+/// `tf~ = Σ_f w_f · tf_f / (1 − b + b · len_f / mean_f)`, `score = Σ_q idf(q) · tf~ (k1 + 1) / (k1 + tf~)`
+///
+/// with the Lucene IDF over skills (a word in any field of a skill counts once). The
+/// baseline `eval` reports, and the second ranker of the leave-one-catalog-out harness.
+pub struct Bm25f {
+    ids: Vec<String>,
+    /// Per skill, per field: term frequencies, and the field's length.
+    fields: Vec<[HashMap<String, u32>; FIELDS]>,
+    lengths: Vec<[f64; FIELDS]>,
+    means: [f64; FIELDS],
+    idf: HashMap<String, f64>,
+    params: Bm25fParams,
+}
+
+/// Name, description, body emphasis, body prose.
+const FIELDS: usize = 4;
+
+/// The weights and constants of [`Bm25f`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25fParams {
+    /// Weights of the name, description, body emphasis and body prose.
+    pub weights: [f64; FIELDS],
+    pub k1: f64,
+    pub b: f64,
+}
+
+impl Bm25fParams {
+    /// The baseline: the name counts three times a body word, the description twice, the
+    /// body's when-to-use lines one and a half; k1 = 1.2, b = 0.75 (Lucene's).
+    pub const BASELINE: Bm25fParams = Bm25fParams {
+        weights: [3.0, 2.0, 1.5, 1.0],
+        k1: K1,
+        b: B,
+    };
+}
+
+impl Bm25f {
+    /// `docs` pairs each definition with its `SKILL.md` body (empty when there is none).
+    pub fn new(docs: &[(SkillDef, String)], params: Bm25fParams) -> Bm25f {
+        let mut df: HashMap<String, usize> = HashMap::new();
+        let mut fields = Vec::new();
+        let mut lengths = Vec::new();
+        let mut ids = Vec::new();
+        for (def, body) in docs {
+            let split = crate::skills::body::split_body(body);
+            let texts = [
+                def.id.replace(['-', '_'], " "),
+                def.description.clone(),
+                split.emphasis,
+                split.prose,
+            ];
+            let mut tf: [HashMap<String, u32>; FIELDS] = Default::default();
+            let mut len = [0.0; FIELDS];
+            for (f, text) in texts.iter().enumerate() {
+                for w in terms(text) {
+                    *tf[f].entry(w).or_default() += 1;
+                    len[f] += 1.0;
+                }
+            }
+            let mut seen: Vec<&String> = tf.iter().flat_map(HashMap::keys).collect();
+            seen.sort();
+            seen.dedup();
+            for w in seen {
+                *df.entry(w.clone()).or_default() += 1;
+            }
+            ids.push(def.id.clone());
+            fields.push(tf);
+            lengths.push(len);
+        }
+        let total = docs.len() as f64;
+        let mut means = [1.0; FIELDS];
+        for (f, mean) in means.iter_mut().enumerate() {
+            if !lengths.is_empty() {
+                *mean = (lengths.iter().map(|l| l[f]).sum::<f64>() / total).max(1.0);
+            }
+        }
+        let idf = df
+            .into_iter()
+            .map(|(w, n)| {
+                let n = n as f64;
+                (w, (1.0 + (total - n + 0.5) / (n + 0.5)).ln())
+            })
+            .collect();
+        Bm25f {
+            ids,
+            fields,
+            lengths,
+            means,
+            idf,
+            params,
+        }
+    }
+
+    /// Every skill's score for `prompt`, best first (ties by id).
+    pub fn scores(&self, prompt: &str) -> Vec<(f64, &str)> {
+        let mut query = terms(routing_window(prompt));
+        query.sort();
+        query.dedup();
+        let Bm25fParams { weights, k1, b } = self.params;
+        let mut out: Vec<(f64, &str)> = self
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let score = query
+                    .iter()
+                    .filter_map(|q| {
+                        let idf = *self.idf.get(q)?;
+                        let tf: f64 = (0..FIELDS)
+                            .map(|f| {
+                                let n = f64::from(self.fields[i][f].get(q).copied().unwrap_or(0));
+                                let norm = 1.0 - b + b * self.lengths[i][f] / self.means[f];
+                                weights[f] * n / norm
+                            })
+                            .sum();
+                        (tf > 0.0).then(|| idf * tf * (k1 + 1.0) / (k1 + tf))
+                    })
+                    .sum();
+                (score, id.as_str())
+            })
+            .collect();
+        out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        out
+    }
+
+    /// The top skill when its score is positive and strictly above the second one's (a tie
+    /// abstains), as [`Bm25::select`].
+    pub fn select(&self, prompt: &str) -> Option<&str> {
+        let scores = self.scores(prompt);
+        let (top, id) = *scores.first()?;
+        let second = scores.get(1).map_or(0.0, |s| s.0);
+        (top > 0.0 && top > second).then_some(id)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +257,46 @@ mod tests {
             phases: vec![],
             scope: Scope::Specialist,
         }
+    }
+
+    /// BM25F worked out by hand: two skills, `zebra` (description "lion", body prose "zebra
+    /// zebra") and `tiger` (description "lion tiger", no body). Lengths: names 1 and 1,
+    /// descriptions 1 and 2 (mean 1.5), prose 2 and 0 (mean 1). IDF ln 2 for a word of one skill,
+    /// ln 1.2 for one of both. Weights [3, 2, 1.5, 1], k1 = 1.2, b = 0.75.
+    #[test]
+    fn bm25f_follows_its_formula() {
+        let docs = vec![
+            (def("zebra", "lion"), "zebra zebra\n".to_owned()),
+            (def("tiger", "lion tiger"), String::new()),
+        ];
+        let bm = Bm25f::new(&docs, Bm25fParams::BASELINE);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let sat = |tf: f64| tf * 2.2 / (1.2 + tf);
+        // zebra: name tf 1 (norm 1), prose tf 2 (norm 0.25 + 0.75 × 2/1 = 1.75).
+        let zebra_tf = 3.0 + 2.0 / 1.75;
+        let s = bm.scores("zebra");
+        assert_eq!(s[0].1, "zebra");
+        assert!(close(s[0].0, 2f64.ln() * sat(zebra_tf)), "{s:?}");
+        assert_eq!(s[1], (0.0, "tiger"));
+        // lion: description norms 0.25 + 0.75 × 1/1.5 = 0.75 and 0.25 + 0.75 × 2/1.5 = 1.25.
+        let s = bm.scores("lion");
+        assert_eq!(s[0].1, "zebra", "the shorter description ranks first");
+        assert!(close(s[0].0, 1.2f64.ln() * sat(2.0 / 0.75)), "{s:?}");
+        assert!(close(s[1].0, 1.2f64.ln() * sat(2.0 / 1.25)), "{s:?}");
+        // tiger: name tf 1 plus description tf 1 (norm 1.25).
+        let s = bm.scores("tiger");
+        assert!(close(s[0].0, 2f64.ln() * sat(3.0 + 2.0 / 1.25)), "{s:?}");
+        assert_eq!(bm.select("tiger"), Some("tiger"));
+        assert_eq!(bm.select("elephant"), None);
+        let twins = Bm25f::new(
+            &[
+                (def("a", "lion"), String::new()),
+                (def("b", "lion"), String::new()),
+            ],
+            Bm25fParams::BASELINE,
+        );
+        assert_eq!(twins.select("lion"), None, "a tie abstains");
+        assert_eq!(Bm25f::new(&[], Bm25fParams::BASELINE).select("lion"), None);
     }
 
     #[test]

@@ -53,6 +53,13 @@ pub enum Field {
     /// A description word after "Do NOT use for…"/"not for…": weak negative evidence.
     #[serde(rename = "a")]
     Avoid,
+    /// A word of the `SKILL.md` body's headings, when-to-use or examples lines
+    /// ([`crate::skills::body::split_body`]).
+    #[serde(rename = "e")]
+    BodyLead,
+    /// A word of the rest of the body's prose.
+    #[serde(rename = "b")]
+    Body,
 }
 
 impl Field {
@@ -63,6 +70,8 @@ impl Field {
             Field::Description => "description",
             Field::NotFor => "not-for",
             Field::Avoid => "avoid",
+            Field::BodyLead => "body-lead",
+            Field::Body => "body",
         }
     }
 }
@@ -168,6 +177,8 @@ impl CompiledCatalog {
                     Field::Description => "d",
                     Field::NotFor => "x",
                     Field::Avoid => "a",
+                    Field::BodyLead => "e",
+                    Field::Body => "b",
                 };
                 records.push_str(&format!(
                     "T\t{field}\t{}\t{}\n",
@@ -431,6 +442,8 @@ fn parse_term_line(mut f: Fields) -> Option<Term> {
         "d" => Field::Description,
         "x" => Field::NotFor,
         "a" => Field::Avoid,
+        "e" => Field::BodyLead,
+        "b" => Field::Body,
         _ => return None,
     };
     let stems = Cow::Borrowed(f.next()?);
@@ -785,7 +798,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 6;
+pub const CATALOG_SCHEMA_VERSION: u32 = 7;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -893,6 +906,9 @@ pub mod limits {
     pub const PHASES: usize = 8;
     /// Terms of one compiled skill (keywords, words, pairs, phrases, `not_for`); `compile` cuts.
     pub const TERMS_PER_SKILL: usize = 2 * KEYWORDS + DESCRIPTION_CHARS / 2 + 16;
+    /// Words of one skill's `SKILL.md` body compiled (on top of [`TERMS_PER_SKILL`]): its
+    /// headings and when-to-use lines first, then its most frequent prose words.
+    pub const BODY_TERMS: usize = 64;
 }
 
 /// Cuts a definition to [`limits`]: keeps the first keywords, `not_for` entries and phases,
@@ -969,8 +985,20 @@ fn validate_skill(skill: &CompiledSkill) -> Result<(), String> {
     {
         return Err(format!("skill {}: bad phases", skill.id));
     }
-    if skill.terms.len() > limits::TERMS_PER_SKILL {
-        return Err(format!("skill {}: {} terms", skill.id, skill.terms.len()));
+    let body = skill
+        .terms
+        .iter()
+        .filter(|t| matches!(t.field, Field::BodyLead | Field::Body))
+        .count();
+    if skill.terms.len() - body > limits::TERMS_PER_SKILL {
+        return Err(format!(
+            "skill {}: {} terms",
+            skill.id,
+            skill.terms.len() - body
+        ));
+    }
+    if body > limits::BODY_TERMS {
+        return Err(format!("skill {}: {body} body terms", skill.id));
     }
     // Stems and labels are bytes of at most TERM_CHARS characters (4 bytes each at most).
     if !skill.terms.iter().all(|t| {
@@ -1058,19 +1086,66 @@ fn description_clauses(folded: &str) -> Vec<(String, Field)> {
 pub fn compile(
     defs: &[SkillDef],
     source_fingerprint: String,
+    warnings: Vec<String>,
+) -> CompiledCatalog {
+    compile_with_bodies(defs, &[], source_fingerprint, warnings)
+}
+
+/// The stems of a body as (stem, first word, lead): the lead's in order of first occurrence,
+/// then the prose's by frequency (ties: first occurrence).
+fn body_words(body: &str) -> Vec<(String, String, bool)> {
+    let split = crate::skills::body::split_body(body);
+    let mut out: Vec<(String, String, bool)> = Vec::new();
+    let lead = fold(&split.emphasis);
+    for w in routing_words(&lead) {
+        let s = stem(w);
+        if !out.iter().any(|o| o.0 == s) {
+            out.push((s, w.to_owned(), true));
+        }
+    }
+    let prose = fold(&split.prose);
+    let mut counts: Vec<(String, String, usize)> = Vec::new();
+    for w in routing_words(&prose) {
+        let s = stem(w);
+        match counts.iter_mut().find(|c| c.0 == s) {
+            Some(c) => c.2 += 1,
+            None => counts.push((s, w.to_owned(), 1)),
+        }
+    }
+    // A stable sort keeps the first occurrence first among equal counts.
+    counts.sort_by_key(|c| std::cmp::Reverse(c.2));
+    for (s, w, _) in counts {
+        if !out.iter().any(|o| o.0 == s) {
+            out.push((s, w, false));
+        }
+    }
+    out
+}
+
+/// [`compile`] with each definition's `SKILL.md` body (`bodies[i]` for `defs[i]`; missing or
+/// empty: no body): up to [`limits::BODY_TERMS`] body words a skill's name and description do
+/// not already hold, as [`Field::BodyLead`] and [`Field::Body`] terms.
+pub fn compile_with_bodies(
+    defs: &[SkillDef],
+    bodies: &[String],
+    source_fingerprint: String,
     mut warnings: Vec<String>,
 ) -> CompiledCatalog {
     let mut seen = std::collections::BTreeSet::new();
-    let defs: Vec<&SkillDef> = defs
+    let (defs, bodies): (Vec<&SkillDef>, Vec<&str>) = defs
         .iter()
-        .filter(|d| {
+        .enumerate()
+        .filter(|(_, d)| {
             let fresh = seen.insert(d.id.as_str());
             if !fresh {
                 warnings.push(format!("duplicate-skill-id:{}", d.id));
             }
             fresh
         })
-        .collect();
+        .map(|(i, d)| (d, bodies.get(i).map_or("", String::as_str)))
+        .unzip();
+    let body_words: Vec<Vec<(String, String, bool)>> =
+        bodies.iter().map(|b| body_words(b)).collect();
     // Name and description words as (stem, field, word).
     let soft = |d: &SkillDef, clauses: &[(String, Field)]| {
         let mut out: Vec<(String, Field, String)> = Vec::new();
@@ -1119,10 +1194,22 @@ pub fn compile(
         }
     }
     let common = (defs.len() / 3).max(2);
+    // Document frequency of body stems: over the skills whose name, description or body has it.
+    let mut body_df: BTreeMap<&str, usize> = BTreeMap::new();
+    for ((soft_words, _), body) in words.iter().zip(&body_words) {
+        let mut unique: Vec<&str> = soft_words.iter().map(|(s, _, _)| s.as_str()).collect();
+        unique.extend(body.iter().map(|(s, _, _)| s.as_str()));
+        unique.sort();
+        unique.dedup();
+        for s in unique {
+            *body_df.entry(s).or_default() += 1;
+        }
+    }
     let skills = defs
         .iter()
         .zip(&words)
-        .map(|(d, (soft_words, pair_words))| {
+        .zip(&body_words)
+        .map(|((d, (soft_words, pair_words)), body)| {
             let mut out: Vec<Term> = Vec::new();
             // The field each stems string holds in `out`: one term per stems, the strongest
             // field wins (a set, so a long description is not compared term by term).
@@ -1200,6 +1287,25 @@ pub fn compile(
                     d.id,
                     out.len()
                 ));
+            }
+            // Body words the name and description do not hold, unless many skills share them.
+            let mut kept = 0;
+            for (stem, word, lead) in body {
+                if kept >= limits::BODY_TERMS {
+                    break;
+                }
+                if body_df.get(stem.as_str()).copied().unwrap_or(0) > common
+                    || word.chars().count() > limits::TERM_CHARS
+                    || out.iter().any(|t| t.stems == stem.as_str())
+                {
+                    continue;
+                }
+                out.push(Term {
+                    stems: Cow::Owned(stem.clone()),
+                    field: if *lead { Field::BodyLead } else { Field::Body },
+                    label: Cow::Owned(word.clone()),
+                });
+                kept += 1;
             }
             CompiledSkill {
                 id: d.id.clone(),
@@ -1622,6 +1728,74 @@ pub static POSTINGS: &[StaticPosting] = &[
         });
         let err = validate_compiled(&over).unwrap_err();
         assert!(err.ends_with(": 657 terms"), "{err}");
+        // Body terms have their own bound.
+        over.skills[0].terms.pop();
+        for i in 0..=limits::BODY_TERMS {
+            over.skills[0].terms.push(Term {
+                stems: format!("body{i}").into(),
+                field: Field::Body,
+                label: "body".into(),
+            });
+        }
+        let err = validate_compiled(&over).unwrap_err();
+        assert!(err.ends_with(": 65 body terms"), "{err}");
+        over.skills[0].terms.pop();
+        assert_eq!(validate_compiled(&over), Ok(()));
+    }
+
+    #[test]
+    fn body_words_are_compiled_bounded_after_the_lead_lines() {
+        let def_with = |id: &str, description: &str| SkillDef {
+            id: id.into(),
+            description: description.into(),
+            keywords: vec![],
+            not_for: vec![],
+            phases: vec![],
+            scope: Scope::Specialist,
+        };
+        let body = "# Pivot tables\nSome prose about zebras.\nZebras again, zebras.\n\
+                    ## When to use\n- quarterly totals\n";
+        let prose: String =
+            "## Steps\n".to_owned() + &(0..200).map(|i| format!("word{i}x ")).collect::<String>();
+        let catalog = compile_with_bodies(
+            &[
+                def_with("sheets", "Edit spreadsheet files."),
+                def_with("slides", "Build slide decks."),
+                def_with("other", "Track parcels."),
+            ],
+            &[format!("{body}{prose}\n"), String::new()],
+            "fp".into(),
+            vec![],
+        );
+        let terms = &catalog.skills[0].terms;
+        let body_terms: Vec<(&str, Field)> = terms
+            .iter()
+            .filter(|t| matches!(t.field, Field::BodyLead | Field::Body))
+            .map(|t| (t.label.as_ref(), t.field))
+            .collect();
+        assert_eq!(body_terms.len(), limits::BODY_TERMS);
+        assert_eq!(
+            body_terms[..6],
+            [
+                ("pivot", Field::BodyLead),
+                ("tables", Field::BodyLead),
+                ("quarterly", Field::BodyLead),
+                ("totals", Field::BodyLead),
+                ("steps", Field::BodyLead),
+                ("zebras", Field::Body),
+            ],
+            "{body_terms:?}"
+        );
+        assert!(
+            catalog.skills[1]
+                .terms
+                .iter()
+                .all(|t| t.field != Field::Body)
+        );
+        assert_eq!(validate_compiled(&catalog), Ok(()));
+        // The line format keeps the body fields.
+        let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+        assert_eq!(CompiledCatalog::from_lines(text).unwrap(), catalog);
     }
 
     #[test]
@@ -1830,8 +2004,8 @@ mod index_tests {
         }
         // A header line first, without a schema line; the same catalog with one parses.
         assert_eq!(refused("H\t0\t0\t0\nE\t0\n"), "line 1: malformed");
-        let empty = CompiledCatalog::from_lines("#\t6\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
-        assert_eq!((empty.schema_version, empty.skills.len()), (6, 0));
+        let empty = CompiledCatalog::from_lines("#\t7\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
+        assert_eq!((empty.schema_version, empty.skills.len()), (7, 0));
         // The last posting line moved among the records, the header's postings bytes cut to match.
         let (p, records) = p_lines(&full);
         let last = p[p.len() - 1];
@@ -1894,7 +2068,7 @@ mod index_tests {
     #[test]
     fn an_index_view_of_no_skills_and_of_the_skill_bound() {
         let text = leak(compile(&[], "fp".into(), vec![]).to_lines());
-        assert_eq!(text, "#\t6\tfp\nH\t0\t0\t0\nE\t0\n");
+        assert_eq!(text, "#\t7\tfp\nH\t0\t0\t0\nE\t0\n");
         let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
         assert!(view.is_empty());
         assert_eq!(view.len(), 0);

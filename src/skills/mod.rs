@@ -4,6 +4,7 @@
 //! catalog. Pure: no I/O (the edge finds and reads project catalogs).
 
 pub mod bm25;
+pub mod body;
 pub mod catalog;
 pub mod router;
 pub mod vocab;
@@ -25,23 +26,36 @@ pub fn default_catalog() -> CompiledCatalog {
     CompiledCatalog::from_static(defaults::FINGERPRINT, defaults::SKILLS, defaults::POSTINGS)
 }
 
+const DEFAULT_SOURCES: &[&str] = &[
+    include_str!("defaults/mcp-browser-automation/SKILL.md"),
+    include_str!("defaults/mcp-coldfusion-developer/SKILL.md"),
+    include_str!("defaults/mcp-database-expert/SKILL.md"),
+    include_str!("defaults/mcp-docs-navigator/SKILL.md"),
+    include_str!("defaults/mcp-git-mantis-workflow/SKILL.md"),
+    include_str!("defaults/mcp-master-orchestrator/SKILL.md"),
+    include_str!("defaults/mcp-office-expert/SKILL.md"),
+    include_str!("defaults/mcp-technical-analyst/SKILL.md"),
+    include_str!("defaults/skill-creator/SKILL.md"),
+];
+
 /// The embedded default catalog's definitions, parsed from its `SKILL.md` sources: only `eval`
 /// needs them (for the BM25 baseline); the hook uses the compiled catalog.
 pub fn default_definitions() -> Vec<catalog::SkillDef> {
-    const SOURCES: &[&str] = &[
-        include_str!("defaults/mcp-browser-automation/SKILL.md"),
-        include_str!("defaults/mcp-coldfusion-developer/SKILL.md"),
-        include_str!("defaults/mcp-database-expert/SKILL.md"),
-        include_str!("defaults/mcp-docs-navigator/SKILL.md"),
-        include_str!("defaults/mcp-git-mantis-workflow/SKILL.md"),
-        include_str!("defaults/mcp-master-orchestrator/SKILL.md"),
-        include_str!("defaults/mcp-office-expert/SKILL.md"),
-        include_str!("defaults/mcp-technical-analyst/SKILL.md"),
-        include_str!("defaults/skill-creator/SKILL.md"),
-    ];
-    SOURCES
+    default_documents()
+        .into_iter()
+        .map(|(def, _)| def)
+        .collect()
+}
+
+/// The embedded default catalog's definitions with the body of each `SKILL.md` (bounded, see
+/// [`body::body_of`]): the input of the BM25F baseline in `eval`.
+pub fn default_documents() -> Vec<(catalog::SkillDef, String)> {
+    DEFAULT_SOURCES
         .iter()
-        .filter_map(|text| catalog::parse_skill_md(text).ok())
+        .filter_map(|text| {
+            let def = catalog::parse_skill_md(text).ok()?;
+            Some((def, body::body_of(text).to_owned()))
+        })
         .collect()
 }
 
@@ -78,7 +92,7 @@ impl SkillRouting {
 
 #[cfg(test)]
 mod tests {
-    use super::catalog::{compile, parse_skill_md};
+    use super::catalog::{compile_with_bodies, parse_skill_md};
     use super::*;
 
     /// Compiles `src/skills/defaults/*/SKILL.md` the way `skills index` does.
@@ -90,14 +104,15 @@ mod tests {
             .filter(|p| p.join("SKILL.md").is_file())
             .collect();
         dirs.sort();
-        let defs: Vec<_> = dirs
+        let (defs, bodies): (Vec<_>, Vec<_>) = dirs
             .iter()
             .map(|d| {
                 let text = std::fs::read_to_string(d.join("SKILL.md")).unwrap();
-                parse_skill_md(&text).unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+                let def = parse_skill_md(&text).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+                (def, body::body_of(&text).to_owned())
             })
-            .collect();
-        compile(&defs, "embedded".into(), Vec::new())
+            .unzip();
+        compile_with_bodies(&defs, &bodies, "embedded".into(), Vec::new())
     }
 
     /// The embedded index is generated from the default sources and must not go stale. To
