@@ -297,28 +297,15 @@ pub fn inventory_within(
     inv
 }
 
-/// The identity of a folder (device and inode), `None` when `path` is not one (a link is
-/// followed). Two paths with one identity are the same folder, however they are spelt.
-#[cfg(unix)]
-fn dir_identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    fs::metadata(path)
-        .ok()
-        .filter(fs::Metadata::is_dir)
-        .map(|m| (m.dev(), m.ino()))
+/// The identity of a folder (device and inode; volume serial and file index on Windows,
+/// `edge::platform::file_id`), `None` when `path` is not one (a link is followed). Two paths
+/// with one identity are the same folder, however they are spelt.
+fn dir_identity(path: &Path) -> Option<DirIdentity> {
+    let meta = fs::metadata(path).ok().filter(fs::Metadata::is_dir)?;
+    crate::edge::platform::file_id(path, &meta)
 }
 
-/// Without device and inode numbers, the folder's canonical path: the same folder reached
-/// through links resolves to one path.
-#[cfg(not(unix))]
-fn dir_identity(path: &Path) -> Option<PathBuf> {
-    fs::canonicalize(path).ok().filter(|p| p.is_dir())
-}
-
-#[cfg(unix)]
-type DirIdentity = (u64, u64);
-#[cfg(not(unix))]
-type DirIdentity = PathBuf;
+type DirIdentity = crate::edge::platform::FileId;
 
 /// One discovery walk: its caps, the folders it has claimed and what it found.
 struct Walk<'a> {
