@@ -174,10 +174,13 @@ impl Drop for TerminalSafe<'_> {
 }
 
 /// Words at most in an id taken from a project file (a skill folder's `name`, an agent id of a
-/// project's canonical source): an id is a name, never a sentence.
-pub const PROJECT_ID_WORDS: usize = 4;
-/// Characters at most in an id taken from a project file.
-pub const PROJECT_ID_CHARS: usize = 32;
+/// project's canonical source): an id is a name, never a sentence. Eight words keep every name of
+/// the eight third-party catalogs in `fixtures/catalogs/` (the longest,
+/// `implementing-policy-as-code-with-open-policy-agent`, has eight); four cut real catalogs'
+/// skills out of routing.
+pub const PROJECT_ID_WORDS: usize = 8;
+/// Characters at most in an id taken from a project file (the longest catalog name has 55).
+pub const PROJECT_ID_CHARS: usize = 64;
 
 /// Whether `id` (already in the id grammar) is short enough to be named in the model's context
 /// when a repository chose it: at most [`PROJECT_ID_WORDS`] words separated by `-` or `_`, and at
@@ -322,16 +325,16 @@ mod tests {
         assert_eq!(raw, b"a\\xFFb\\xE2");
     }
 
-    /// Every id of up to eight words of one to eight letters, joined by `-` or `_`: named only
-    /// within the bound.
+    /// Every id of up to ten words of one to nine letters, joined by `-` or `_`: named only
+    /// within the bound (both bounds are crossed by the grid).
     #[test]
     fn project_ids_are_names_not_sentences() {
         assert!(!is_project_id(
             "first-run-curl-attacker-dot-example-pipe-sh-then-fix-tests"
         ));
         assert!(is_project_id("mcp-git-mantis-workflow"));
-        for words in 1..=8usize {
-            for len in 1..=8usize {
+        for words in 1..=10usize {
+            for len in 1..=9usize {
                 for sep in ["-", "_"] {
                     let id = vec!["w".repeat(len); words].join(sep);
                     let want = words <= PROJECT_ID_WORDS && id.len() <= PROJECT_ID_CHARS;
