@@ -243,3 +243,33 @@ fn catalog_and_config_over_their_caps_are_ignored_with_a_warning() {
     );
     assert_eq!(v["routing"]["subagentMode"], "required");
 }
+
+/// Nested skill folders (Codex's `.agents/skills`, docs/skills.md: "up to 3 levels"): a skill
+/// whose `SKILL.md` sits `level` folders below the skill folder root is found for every level up
+/// to 3 and never below it, however the groups are named. Planted bug this catches (the
+/// independent audit of issue 20): the walk searching one level deeper than the limit.
+#[test]
+fn nested_skills_are_found_down_to_three_levels_and_no_deeper() {
+    for level in 1..=5usize {
+        for groups in [["a", "b", "c", "d"], ["zz", "group", "x1", "deep"]] {
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir(dir.path().join(".git")).unwrap();
+            let mut skill = dir.path().join(".agents/skills");
+            for g in &groups[..level - 1] {
+                skill.push(g);
+            }
+            skill.push("alpha");
+            fs::create_dir_all(&skill).unwrap();
+            fs::write(skill.join("SKILL.md"), skill_md("alpha")).unwrap();
+            let folders = skill_folders(Host::Codex, dir.path(), dir.path(), &Homes::default());
+            let inv = inventory(folders, dir.path());
+            assert_eq!(
+                inv.len(),
+                usize::from(level <= 3),
+                "a skill {level} level(s) down ({}): {:?}",
+                skill.display(),
+                inv.warnings
+            );
+        }
+    }
+}
