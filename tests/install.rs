@@ -633,3 +633,48 @@ fn install_generates_the_hosts_roles_and_uninstall_removes_only_unchanged_ones()
     );
     assert!(!sb.project().join(".claude/agents").exists());
 }
+
+/// doctor's timeout-unit rule (docs/hosts.md, `doctor`): a Gemini CLI timeout under 100 "looks
+/// like seconds" (Gemini counts milliseconds); a Codex or Claude Code timeout of 1000 or more
+/// "looks like milliseconds" (they count seconds). Checked at every value around both edges, for
+/// each host. Planted bug this catches (issue 20's independent audit): the Gemini edge moved
+/// from 100 to 10, so a `"timeout": 60` passed.
+#[test]
+fn doctor_flags_a_timeout_in_the_wrong_unit_at_every_value_around_the_edges() {
+    let values = [
+        1u64, 5, 9, 10, 30, 60, 99, 100, 500, 999, 1000, 5000, 10_000,
+    ];
+    for host in ["codex", "claude", "gemini"] {
+        let sb = Sandbox::new();
+        assert_eq!(sb.run(&["install", "--host", host]).code, 0);
+        let path = sb.project().join(settings_file(host));
+        let pristine: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        for t in values {
+            let mut doc = pristine.clone();
+            for groups in doc["hooks"].as_object_mut().unwrap().values_mut() {
+                for group in groups.as_array_mut().unwrap() {
+                    for handler in group["hooks"].as_array_mut().unwrap() {
+                        handler["timeout"] = json!(t);
+                    }
+                }
+            }
+            fs::write(&path, doc.to_string()).unwrap();
+            let out = sb.run(&["doctor", "--host", host]).stdout;
+            let (seconds, millis) = if host == "gemini" {
+                (t < 100, false)
+            } else {
+                (false, t >= 1000)
+            };
+            assert_eq!(
+                out.contains("looks like seconds"),
+                seconds,
+                "{host} timeout {t}:\n{out}"
+            );
+            assert_eq!(
+                out.contains("looks like milliseconds"),
+                millis,
+                "{host} timeout {t}:\n{out}"
+            );
+        }
+    }
+}
