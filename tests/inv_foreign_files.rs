@@ -2,6 +2,10 @@
 //! and every kind of target (absent, ours from an earlier run, a foreign file, a symlink), a
 //! target is written only when absent or ours (or merged, for host settings, with a backup);
 //! and the path keys of `.sophia-hook.yaml` may only name files of our own kind in `.sophia/`.
+//!
+//! Unix only: it plants Unix modes, umasks, symlinks and `sh -c` (the harness in `tests/trust/`); on Windows the trust layer's
+//! guarantees are held by the unit tests of `edge::files` and `edge::platform` (docs/architecture.md).
+#![cfg(unix)]
 
 mod trust;
 

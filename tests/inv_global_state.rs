@@ -3,6 +3,10 @@
 //! records availability (`install` at both scopes, `agents sync`, `availability --write`), what
 //! another project sees afterwards — its hook output and its `availability` — is exactly what it
 //! sees after the same operation run in a clean project.
+//!
+//! Unix only: it plants Unix modes, umasks, symlinks and `sh -c` (the harness in `tests/trust/`); on Windows the trust layer's
+//! guarantees are held by the unit tests of `edge::files` and `edge::platform` (docs/architecture.md).
+#![cfg(unix)]
 
 mod trust;
 

@@ -2,6 +2,10 @@
 //! every file any writer creates is readable by the user only (no group or other bits) and every
 //! folder it creates is 0700; an existing file keeps its mode and so does its backup; a backup
 //! never reads through a symlink.
+//!
+//! Unix only: it plants Unix modes, umasks, symlinks and `sh -c` (the harness in `tests/trust/`); on Windows the trust layer's
+//! guarantees are held by the unit tests of `edge::files` and `edge::platform` (docs/architecture.md).
+#![cfg(unix)]
 
 mod trust;
 

@@ -2,6 +2,10 @@
 //! every kind of shell syntax, the command line `install` writes into each shell-form host's
 //! settings, run through `sh -c` as the host runs it, executes exactly that path with exactly our
 //! arguments, and nothing else runs. `doctor`'s live run goes through the same shell.
+//!
+//! Unix only: it plants Unix modes, umasks, symlinks and `sh -c` (the harness in `tests/trust/`); on Windows the trust layer's
+//! guarantees are held by the unit tests of `edge::files` and `edge::platform` (docs/architecture.md).
+#![cfg(unix)]
 
 mod trust;
 

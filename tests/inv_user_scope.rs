@@ -1,6 +1,10 @@
 //! I2 — user scope never reads the project (`docs/security.md` `### I2`): for every writer that
 //! writes under the user's home and every file a repository controls, a malicious project gives
 //! exactly the same files under HOME as an empty one.
+//!
+//! Unix only: it plants Unix modes, umasks, symlinks and `sh -c` (the harness in `tests/trust/`); on Windows the trust layer's
+//! guarantees are held by the unit tests of `edge::files` and `edge::platform` (docs/architecture.md).
+#![cfg(unix)]
 
 mod trust;
 

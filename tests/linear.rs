@@ -1,5 +1,9 @@
 //! I7: tool commands are linear in what a repository controls and bounded in what they read.
 //! Work is counted (files read), never timed.
+//!
+//! Unix only: it plants FIFOs, `/dev/zero` and symlinked definition folders; on Windows the trust layer's
+//! guarantees are held by the unit tests of `edge::files` and `edge::platform` (docs/architecture.md).
+#![cfg(unix)]
 
 use std::fs;
 use std::path::Path;

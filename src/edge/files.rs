@@ -933,6 +933,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn new_files_are_0600_in_0700_folders_and_backups_keep_a_mode() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/new.json");
@@ -965,6 +966,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn generated_artifacts_replace_only_their_own_files() {
         let dir = tempfile::tempdir().unwrap();
         let ours = |b: &[u8]| b.starts_with(b"#ours");
