@@ -50,7 +50,10 @@ fn text_of(len: usize, seed: &[usize]) -> String {
         .collect()
 }
 
-/// Runs SessionStart for `host` in a project whose `AGENTS.md` is `text`; returns the context.
+/// Runs the session's first context for `host` in a project whose `AGENTS.md` is `text`;
+/// returns the context. That is SessionStart, except on Gemini CLI, where the session context
+/// rides with the first prompt of a conversation whose file does not carry it yet
+/// (docs/host-protocols.md, Gemini CLI resume).
 fn session_start_context(host: Host, text: &str, claude_md: bool) -> String {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".git")).unwrap();
@@ -58,12 +61,22 @@ fn session_start_context(host: Host, text: &str, claude_md: bool) -> String {
     if claude_md {
         std::fs::write(dir.path().join("CLAUDE.md"), "see AGENTS.md\n").unwrap();
     }
-    let payload = serde_json::json!({
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-        "session_id": "s",
-        "cwd": dir.path().to_str().unwrap(),
-    });
+    let payload = if host == Host::Gemini {
+        serde_json::json!({
+            "hook_event_name": "BeforeAgent",
+            "prompt": "ciao",
+            "session_id": "s",
+            "transcript_path": dir.path().join("no-conversation-yet.json").to_str().unwrap(),
+            "cwd": dir.path().to_str().unwrap(),
+        })
+    } else {
+        serde_json::json!({
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            "session_id": "s",
+            "cwd": dir.path().to_str().unwrap(),
+        })
+    };
     let run = common::run_in_process(&["--host", host.as_str()], payload.to_string().as_bytes());
     assert_eq!(run.code, 0, "{}", run.stderr);
     let v: Value = serde_json::from_str(&run.stdout).expect("SessionStart prints JSON");
@@ -325,7 +338,9 @@ fn the_delegation_line_follows_the_host_table() {
                             .unwrap_or_else(|| panic!("{case}: {block}"));
                         let spawnable = match host {
                             Host::Codex => "spawn_agent with agent_type=\"some_role\"",
-                            Host::Claude => "Task tool with subagent_type=\"some_role\"",
+                            Host::Claude => {
+                                "Agent tool (Task in older versions) with subagent_type=\"some_role\""
+                            }
                             Host::Gemini => "invoke_agent with agent_name=\"some_role\"",
                             Host::Antigravity => "naming \"some_role\"",
                         };
