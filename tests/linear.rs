@@ -88,3 +88,35 @@ fn definition_folders_are_read_once_for_every_agent() {
     }]);
     assert_eq!(index.reads, max);
 }
+
+/// The case file itself goes through the bounded reader: `eval` on a FIFO, `/dev/zero` or a file
+/// over the 16 MiB cap exits 2 with the reason at once (before: a FIFO hung, `/dev/zero` took
+/// 1.26 GB in 3 s — issue 18's second independent pass, case 43).
+#[test]
+fn an_eval_case_file_is_read_through_the_bounded_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    mkfifo(&base.join("fifo.jsonl"));
+    std::os::unix::fs::symlink("/dev/zero", base.join("zero.jsonl")).unwrap();
+    fs::File::create(base.join("huge.jsonl"))
+        .unwrap()
+        .set_len(sophia_hook::edge::files::caps::CASES + 1)
+        .unwrap();
+    for (name, why) in [
+        ("fifo.jsonl", "not a regular file"),
+        ("zero.jsonl", "not a regular file"),
+        ("huge.jsonl", "large"),
+    ] {
+        let path = base.join(name);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sophia-hook"))
+            .args(["eval", path.to_str().unwrap()])
+            .env("HOME", base)
+            .env("SOPHIA_ANALYTICS", "off")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(why), "{name}: {stderr}");
+    }
+}

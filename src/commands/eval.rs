@@ -3,8 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use crate::decision::Project;
 use crate::edge::skills;
 use crate::skills::router::SkillRouter;
@@ -69,8 +67,11 @@ pub struct EvalArgs {
 
 /// Runs `eval`; `Ok(false)` when a floor is missed or an invariant broken.
 pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
-    let text = std::fs::read_to_string(&args.cases)
-        .with_context(|| format!("reading {}", args.cases.display()))?;
+    // The case file may sit in a repository too: regular files only, never blocking on a FIFO,
+    // at most `caps::CASES` (issue 18's second pass: a FIFO hung, `/dev/zero` grew without end).
+    let text =
+        crate::edge::files::read_bounded_string(&args.cases, crate::edge::files::caps::CASES)
+            .map_err(|e| anyhow::anyhow!("reading {}: {e}", args.cases.display()))?;
     let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
     // A case file may sit in a repository: its manifests are read like any project file
     // (regular files only, never blocking on a FIFO, at most the catalog cap).

@@ -38,6 +38,8 @@ pub mod caps {
     pub const SETTINGS: u64 = 4 * 1024 * 1024;
     /// A host's conversation file (Gemini CLI's `transcript_path`), searched for the bootstrap.
     pub const TRANSCRIPT: u64 = 16 * 1024 * 1024;
+    /// An `eval` case file (the largest labelled set is about 100 KiB).
+    pub const CASES: u64 = 16 * 1024 * 1024;
     /// The analytics log, read whole by `stats` only.
     pub const ANALYTICS: u64 = 1024 * 1024 * 1024;
 }
