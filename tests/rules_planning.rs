@@ -97,3 +97,32 @@ fn leaving_plan_mode_carries_only_a_plan_made_in_plan_mode() {
     }
     assert_eq!(checked, 2 * 5 * 4);
 }
+
+/// A plan request (docs/agents/README.md, "Planning"): a plan verb at most four words before
+/// "piano"/"plan", with no execute verb among them. Checked at every distance 1–7. Planted bug
+/// this catches (the second independent audit of issue 20, #6): the window cut to three words.
+#[test]
+fn a_plan_verb_counts_up_to_four_words_before_the_plan_noun() {
+    use sophia_hook::planning::asks_for_plan;
+    let mut checked = 0;
+    for (verb, noun) in [
+        ("prepara", "piano"),
+        ("fammi", "piano"),
+        ("scrivi", "piano"),
+    ] {
+        for distance in 1..=7usize {
+            let mut words = vec![verb];
+            words.extend(&FILLERS[..distance - 1]);
+            words.push(noun);
+            words.push("migrazione");
+            let prompt = words.join(" ");
+            assert_eq!(
+                asks_for_plan(&prompt),
+                distance <= 4,
+                "{prompt:?}: the verb is {distance} word(s) before {noun:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 3 * 7);
+}
