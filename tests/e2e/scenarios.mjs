@@ -69,6 +69,9 @@ export const SCENARIOS = [
     // (shell mode); the default `+quick` types through and the hook reads it as `!quick`.
     name: 'tui-default-prefix',
     tui: true,
+    // No agent definitions: Gemini CLI's "New Agents Discovered" dialog can come up before the
+    // composer and race the readiness check; the agents are not what this scenario is about.
+    installArgs: ['--no-agents'],
     steps: [{ prompt: '+quick spiegami questa SQL: SELECT 1' }],
     expect: QUICK_SQL,
   },
@@ -214,6 +217,7 @@ export const SCENARIOS = [
     name: 'tui-resume',
     tui: true,
     hosts: ['gemini'],
+    installArgs: ['--no-agents'], // as tui-default-prefix: no agents dialog to race the composer
     steps: [
       { prompt: '+quick spiegami questa SQL: SELECT 1' },
       { prompt: 'e ora la tabella clienti', resume: true },
