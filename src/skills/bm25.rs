@@ -96,10 +96,7 @@ impl Bm25 {
 
     /// The selected skill, by the abstain rule above.
     pub fn select(&self, prompt: &str) -> Option<&str> {
-        let scores = self.scores(prompt);
-        let (top, id) = *scores.first()?;
-        let second = scores.get(1).map_or(0.0, |s| s.0);
-        (top > 0.0 && top > second).then_some(id)
+        select_top(&self.scores(prompt))
     }
 }
 
@@ -236,11 +233,16 @@ impl Bm25f {
     /// The top skill when its score is positive and strictly above the second one's (a tie
     /// abstains), as [`Bm25::select`].
     pub fn select(&self, prompt: &str) -> Option<&str> {
-        let scores = self.scores(prompt);
-        let (top, id) = *scores.first()?;
-        let second = scores.get(1).map_or(0.0, |s| s.0);
-        (top > 0.0 && top > second).then_some(id)
+        select_top(&self.scores(prompt))
     }
+}
+
+/// The abstain rule both scorers share: the top skill when its score is positive and strictly
+/// above the second one's (a tie abstains).
+fn select_top<'a>(scores: &[(f64, &'a str)]) -> Option<&'a str> {
+    let (top, id) = *scores.first()?;
+    let second = scores.get(1).map_or(0.0, |s| s.0);
+    (top > 0.0 && top > second).then_some(id)
 }
 
 #[cfg(test)]
