@@ -721,8 +721,8 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
             let mut p = serde_json::json!({"conversationId": conversation, "workspacePaths": [cwd], "modelName": "auto"});
             if event == Event::UserPromptSubmit {
                 p["lastUserInput"] = Value::from("!quick spiegami questa SQL");
-                p["invocationNum"] = Value::from(1);
-                p["initialNumSteps"] = Value::from(0);
+                // The turn's first model call: protojson omits `invocationNum` 0 and
+                // `initialNumSteps` 0.
             }
             return p;
         }
