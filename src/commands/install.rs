@@ -99,7 +99,15 @@ fn change(
                 .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?,
         )
     } else {
-        crate::install::uninstall(before.clone(), host)
+        // The file before sophia-hook's first change, when a backup of it was kept: the empty
+        // containers it held (`"hooks": {}`, an event's `[]`) stay.
+        let original = settings
+            .state_dir
+            .as_deref()
+            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path).join("original.json"))
+            .and_then(|p| hostconfig::read(&p).ok())
+            .filter(serde_json::Value::is_object);
+        crate::install::uninstall_over(before.clone(), host, original.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
     };
     let unchanged = match &after {
