@@ -253,22 +253,7 @@ fn bm25f_figures_on(c: &Catalog, cases: &[(String, Vec<String>)]) -> Figures {
 /// The index of the grid point the protocol chooses from each point's pooled figures on the
 /// catalogs it may look at.
 fn choose(pooled: &[Figures]) -> usize {
-    let key = |f: &Figures| {
-        let named = ratio(f.named).unwrap_or(0.0);
-        let top1 = ratio(f.top1).unwrap_or(0.0);
-        if named >= NAMED_PRECISION {
-            (1, top1, named)
-        } else {
-            (0, named, top1)
-        }
-    };
-    let mut best = 0;
-    for (i, f) in pooled.iter().enumerate() {
-        if key(f).partial_cmp(&key(&pooled[best])) == Some(std::cmp::Ordering::Greater) {
-            best = i;
-        }
-    }
-    best
+    choose_at(pooled, NAMED_PRECISION)
 }
 
 #[test]
@@ -703,6 +688,9 @@ fn system_figures(rs: &[Rec], p: Point) -> Figures {
     f
 }
 
+/// [`choose`] at another target named precision: the highest top-1 among the points that reach
+/// `target`; when none does, the highest named precision (ties: higher top-1, then the earlier
+/// point).
 fn choose_at(pooled: &[Figures], target: f64) -> usize {
     let key = |f: &Figures| {
         let named = ratio(f.named).unwrap_or(0.0);
