@@ -173,7 +173,9 @@ fn change(
                 .map(|dir| dir.join("-"));
             remove_empty_folders(&root, [Some(path.as_path()), agents.as_deref()]);
         }
-        refresh_availability(stdout, &root, settings, clock)?;
+        if args.scope == Scope::User {
+            refresh_availability(stdout, &root, settings, clock)?;
+        }
         return Ok(());
     }
     if host == Host::Codex {
@@ -238,10 +240,11 @@ fn change(
             super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
         }
         // The machine-wide manifest follows the user's definitions only, so it is rewritten
-        // only when install wrote some, never because of what the project holds.
+        // only when install wrote some at user scope, never because of what a project holds
+        // nor by a project-scope install (`docs/security.md` `### I3`).
         let args = super::availability::AvailabilityArgs {
             root: Some(root),
-            write: roles.is_some(),
+            write: roles.is_some() && args.scope == Scope::User,
             json: false,
         };
         super::availability::availability(stdout, &args, settings, clock)?;
