@@ -543,3 +543,27 @@ mod generated {
         }
     }
 }
+
+#[test]
+fn explain_routes_the_text_the_hook_would_take_from_the_transcript() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let transcript = brain(home.path(), "explain");
+    std::fs::write(&transcript, user_step("!quick spiegami")).unwrap();
+    let payload = serde_json::json!({"conversationId": "c-explain", "workspacePaths": [workspace.path()], "transcriptPath": transcript});
+    let out = run_in_process_with(
+        &[
+            "explain",
+            "--host",
+            "antigravity",
+            "--event",
+            "PreInvocation",
+        ],
+        payload.to_string().as_bytes(),
+        &Settings::from_lookup(|k| (k == "SOPHIA_ANALYTICS").then(|| "off".into())),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let decision: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(decision["routing"]["contextMode"], "light", "{decision}");
+    assert_eq!(decision["routing"]["strippedPrompt"], "spiegami");
+}
