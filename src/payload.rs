@@ -274,13 +274,18 @@ impl<'de> serde::de::Visitor<'de> for BoundedValue<'_> {
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
+    // No string the hook reads is longer than the prompt bound: a longer one is kept only up to
+    // it, so a 16 MiB prompt is never copied whole.
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
         self.tick()?;
-        Ok(Value::String(v.to_owned()))
+        Ok(Value::String(
+            crate::text::prefix(v, PROMPT_BYTES).to_owned(),
+        ))
     }
 
-    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E: serde::de::Error>(self, mut v: String) -> Result<Value, E> {
         self.tick()?;
+        v.truncate(crate::text::prefix(&v, PROMPT_BYTES).len());
         Ok(Value::String(v))
     }
 

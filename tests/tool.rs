@@ -430,10 +430,9 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
             .as_object()
             .map_or(0, |m| m.values().filter(|v| *v == "configured").count())
     };
-    // A project's definitions never reach the machine-wide manifest (docs/security.md, I3).
-    assert_eq!(
-        configured("claude"),
-        0,
+    // A project-scope install never writes the machine-wide manifest (docs/security.md, I3).
+    assert!(
+        !manifest.exists(),
         "project scope leaves global state alone"
     );
     for host in ["codex", "claude", "gemini", "antigravity"] {

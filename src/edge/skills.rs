@@ -1628,6 +1628,30 @@ mod tests {
         .unwrap();
     }
 
+    /// `Inventory::counts` is the number of `SKILL.md` files each folder gave, in folder order
+    /// (a mutant that subtracted the other way went unseen by the walk's other tests).
+    #[test]
+    fn each_folder_counts_the_skills_it_gave() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for n in 0..3 {
+            mk(&root.join(".agents/skills"), &format!("a{n}"));
+        }
+        let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+        let inv = inventory(folders.clone(), root);
+        assert_eq!(inv.counts.len(), folders.len());
+        for (folder, count) in folders.iter().zip(&inv.counts) {
+            let want = if folder.path == root.join(".agents/skills") {
+                3
+            } else {
+                0
+            };
+            assert_eq!(*count, want, "{}", folder.path.display());
+        }
+        assert_eq!(inv.counts.iter().sum::<usize>(), inv.len());
+    }
+
     /// The layout the host CLIs were probed with (see `docs/skills.md`): one skill per candidate
     /// folder, and the ids each host lists.
     #[test]
