@@ -544,8 +544,6 @@ mod tests {
         .unwrap()
     }
 
-    // On Windows the handler also carries `commandWindows`, which this document does not show.
-    #[cfg(not(windows))]
     #[test]
     fn codex_install_merges_and_is_idempotent() {
         let once = install(user_codex(), Host::Codex, BIN).unwrap();
@@ -559,10 +557,14 @@ mod tests {
         let ups = once["hooks"]["UserPromptSubmit"].as_array().unwrap();
         assert_eq!(ups.len(), 2, "the user's group and ours");
         assert_eq!(ups[0], user_codex()["hooks"]["UserPromptSubmit"][0]);
-        assert_eq!(
-            ups[1]["hooks"][0],
-            json!({"type":"command","command":"/usr/local/bin/sophia-hook --host codex --event UserPromptSubmit","timeout":5})
-        );
+        // On Windows, where Codex runs hooks through PowerShell, the handler also carries the
+        // PowerShell form as `commandWindows`; elsewhere it has no such member.
+        let mut ours = json!({"type":"command","command":"/usr/local/bin/sophia-hook --host codex --event UserPromptSubmit","timeout":5});
+        if cfg!(windows) {
+            ours["commandWindows"] =
+                json!("/usr/local/bin/sophia-hook --host codex --event UserPromptSubmit");
+        }
+        assert_eq!(ups[1]["hooks"][0], ours);
         assert_eq!(
             once["hooks"]["SessionStart"][0]["matcher"],
             "startup|resume|clear|compact"
