@@ -6,8 +6,8 @@
 //!   FIFO never blocks), and refuse anything over a per-kind size cap (`caps`).
 //! - Replacing writes are atomic and never follow a symlink: an exclusive-create temporary file
 //!   in the target's folder (`tempfile`'s `NamedTempFile`: `O_CREAT|O_EXCL`, `CREATE_NEW` on
-//!   Windows), synced, then persisted (renamed) over a target that must be a regular file or
-//!   missing; an existing target keeps its permission bits.
+//!   Windows), synced, then renamed over a target that must be a regular file or missing; an
+//!   existing target keeps its permission bits.
 //! - Appends open `O_APPEND|O_NOFOLLOW|O_NONBLOCK`, accept a regular file only and write each line
 //!   with one `write` call, so concurrent appenders never interleave inside a line.
 //!
@@ -334,14 +334,25 @@ fn write_atomic_with(
         (None, None) => platform::mode_permissions(tmp.as_file(), 0o600)?,
     };
     // Every early return drops `tmp`, which removes the temporary file.
-    tmp.as_file().set_permissions(permissions)?;
     tmp.write_all(contents)?;
     if durable {
         tmp.as_file().sync_all()?;
     }
-    // `persist` renames over the target (`rename(2)`; `MoveFileExW` with
-    // `MOVEFILE_REPLACE_EXISTING` on Windows); on failure the temporary file is removed.
-    tmp.persist(path).map_err(|e| e.error)?;
+    // Renamed with `std::fs::rename`, not `NamedTempFile::persist`: on Windows `persist` is a
+    // plain `MoveFileExW`, whose replace fails while a reader has the target open; std renames
+    // with POSIX semantics where Windows has them (`FILE_RENAME_FLAG_POSIX_SEMANTICS`), which
+    // replace an open file as `rename(2)` does. `keep` first clears the attributes Windows gave the temporary file (so
+    // the permissions, which there are the read-only attribute, are set after it) and hands the
+    // removal on failure to us.
+    let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
+    let renamed = file.set_permissions(permissions).and_then(|()| {
+        drop(file);
+        fs::rename(&tmp_path, path)
+    });
+    if let Err(e) = renamed {
+        let _ = fs::remove_file(&tmp_path);
+        return Err(e);
+    }
     // Make the rename durable too; a folder that cannot be synced is not an error.
     if durable && let Ok(dir) = File::open(parent) {
         let _ = dir.sync_all();
