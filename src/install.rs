@@ -606,8 +606,6 @@ mod tests {
         .unwrap()
     }
 
-    // On Windows the handler also carries `commandWindows`, which this document does not show.
-    #[cfg(not(windows))]
     #[test]
     fn codex_install_merges_and_is_idempotent() {
         let once = install(user_codex(), Host::Codex, BIN).unwrap();
@@ -621,10 +619,14 @@ mod tests {
         let ups = once["hooks"]["UserPromptSubmit"].as_array().unwrap();
         assert_eq!(ups.len(), 2, "the user's group and ours");
         assert_eq!(ups[0], user_codex()["hooks"]["UserPromptSubmit"][0]);
-        assert_eq!(
-            ups[1]["hooks"][0],
-            json!({"type":"command","command":"/usr/local/bin/sophia-hook --host codex --event UserPromptSubmit","timeout":5})
-        );
+        // On Windows, where Codex runs hooks through PowerShell, the handler also carries the
+        // PowerShell form as `commandWindows`; elsewhere it has no such member.
+        let mut ours = json!({"type":"command","command":"/usr/local/bin/sophia-hook --host codex --event UserPromptSubmit","timeout":5});
+        if cfg!(windows) {
+            ours["commandWindows"] =
+                json!("/usr/local/bin/sophia-hook --host codex --event UserPromptSubmit");
+        }
+        assert_eq!(ups[1]["hooks"][0], ours);
         assert_eq!(
             once["hooks"]["SessionStart"][0]["matcher"],
             "startup|resume|clear|compact"
@@ -855,6 +857,106 @@ mod tests {
         assert!(powershell_quote("-x").0, "a leading dash is never bare");
     }
 
+    /// PowerShell's reading of a command line (about_Quoting_Rules, about_Operators): an
+    /// optional call operator `& `, then words split on spaces; a word starting with `'` is a
+    /// verbatim literal up to the next lone single-quote form (U+0027, U+2018–U+201B), in which
+    /// a doubled one stands for itself. `None` when a bare word holds a character PowerShell
+    /// would expand or treat as syntax, or when a literal is not closed. No PowerShell runs
+    /// under Wine, so this reader is the oracle on every platform.
+    fn powershell_words(line: &str) -> Option<Vec<String>> {
+        let is_quote =
+            |c: char| matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}');
+        let (call, mut rest) = match line.strip_prefix("& ") {
+            Some(r) => (true, r),
+            None => (false, line),
+        };
+        let mut words = Vec::new();
+        while !rest.is_empty() {
+            let mut chars = rest.char_indices().peekable();
+            let mut word = String::new();
+            if rest.starts_with(is_quote) {
+                chars.next();
+                loop {
+                    let (i, c) = chars.next()?;
+                    if is_quote(c) {
+                        match chars.peek() {
+                            Some(&(_, d)) if is_quote(d) => {
+                                chars.next();
+                                word.push(c);
+                            }
+                            _ => {
+                                rest = &rest[i + c.len_utf8()..];
+                                break;
+                            }
+                        }
+                    } else {
+                        word.push(c);
+                    }
+                }
+            } else {
+                if !call && words.is_empty() && rest.starts_with('-') {
+                    return None;
+                }
+                let end = rest.find(' ').unwrap_or(rest.len());
+                word = rest[..end].to_owned();
+                if word.chars().any(|c| {
+                    "$`\"'&|;,(){}<>@#%\u{2018}\u{2019}\u{201a}\u{201b}\u{201c}\u{201d}\u{201e}"
+                        .contains(c)
+                        || c.is_whitespace()
+                }) {
+                    return None;
+                }
+                rest = &rest[end..];
+            }
+            words.push(word);
+            rest = match rest.strip_prefix(' ') {
+                Some(r) => r,
+                None if rest.is_empty() => rest,
+                None => return None,
+            };
+        }
+        Some(words)
+    }
+
+    #[test]
+    fn the_powershell_reader_is_the_documented_grammar() {
+        assert_eq!(
+            powershell_words(r"& 'C:\O''Brien $(x)' --host codex"),
+            Some(vec![
+                r"C:\O'Brien $(x)".to_owned(),
+                "--host".into(),
+                "codex".into()
+            ])
+        );
+        assert_eq!(
+            powershell_words("'a\u{2019}\u{2019}b'"),
+            Some(vec!["a\u{2019}b".to_owned()])
+        );
+        assert_eq!(powershell_words(r"C:\a$(x)"), None, "a bare $ expands");
+        assert_eq!(powershell_words("'open"), None);
+        assert_eq!(powershell_words("'a'b"), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever the path (Windows paths, quotes of every form, `$`, backticks, spaces),
+        /// PowerShell reads Codex's `commandWindows` line as exactly that path and our four
+        /// arguments, with nothing expanded (the oracle: the grammar of about_Quoting_Rules).
+        #[test]
+        fn powershell_reads_the_command_line_as_the_path_and_our_arguments(
+            path in "[^\\x00]{0,30}(\\\\|'|\u{2018}|\u{2019}|\u{201a}|\u{201b}|\\$|`| |-|C:)[^\\x00]{0,10}"
+        ) {
+            let line = powershell_command_line(&path, Host::Codex, Event::UserPromptSubmit);
+            proptest::prop_assert_eq!(
+                powershell_words(&line),
+                Some(vec![path.clone(), "--host".into(), "codex".into(), "--event".into(), "UserPromptSubmit".into()]),
+                "{}", line
+            );
+        }
+    }
+
+    // The POSIX rule: `sh` itself is the oracle, and Windows has no `sh` (the Windows rule is
+    // the PowerShell property above, which runs everywhere).
+    #[cfg(unix)]
     proptest::proptest! {
         /// Whatever the path, `sh` splits the written command line into exactly that path and
         /// our four arguments, and expands nothing (the shell itself is the oracle).

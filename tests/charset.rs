@@ -22,10 +22,20 @@ const EVIL: [&str; 6] = [
     "bidi\u{202e}txt",
 ];
 
+/// The names of [`EVIL`] this platform's file system can hold. A Windows file name cannot
+/// contain C0 controls (U+0001–U+001F: ESC, BEL, CR; `CreateFileW` fails with
+/// `ERROR_INVALID_NAME`), so a repository checked out there can plant only the C1 CSI and the
+/// bidi override; on Unix every name can exist.
+fn evil() -> Vec<&'static str> {
+    EVIL.into_iter()
+        .filter(|name| !cfg!(windows) || !name.chars().any(|c| c < '\u{20}'))
+        .collect()
+}
+
 fn project(tmp: &Path) -> std::path::PathBuf {
     let root = tmp.join("repo");
     fs::create_dir_all(root.join(".git")).unwrap();
-    for (i, name) in EVIL.iter().enumerate() {
+    for (i, name) in evil().iter().enumerate() {
         // A broken skill (its folder is named in a warning) and a good one beside it.
         let dir = root.join("skills").join(name);
         fs::create_dir_all(&dir).unwrap();
@@ -74,11 +84,20 @@ fn tool_output_never_carries_a_terminal_escape() {
                 .filter(|c| *c != '\n' && *c != '\t' && sophia_hook::charset::is_hidden(*c))
                 .collect();
             assert!(bad.is_empty(), "{args:?} {stream}: {bad:?} in\n{text}");
-            named += usize::from(text.contains("osc\\u001B]52"));
+            // A planted name printed as text: OSC 52 on Unix, the C1 CSI everywhere.
+            named += usize::from(text.contains("osc\\u001B]52") || text.contains("cone\\u009B31m"));
         }
     }
     // The escaped names are there: the commands did print them, as text.
     assert!(named > 0, "no command named the planted folders");
+    assert_eq!(evil().len(), if cfg!(windows) { 2 } else { EVIL.len() });
+    // The names left out on Windows are the ones it cannot create.
+    for name in EVIL.iter().filter(|n| !evil().contains(n)) {
+        assert!(
+            fs::create_dir(tmp.path().join(name)).is_err(),
+            "{name:?} was created"
+        );
+    }
 }
 
 /// Every member of the hidden classes, one at a time, in a project `AGENTS.md` and as a catalog

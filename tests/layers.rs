@@ -176,3 +176,45 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
     let edge = layer_violations(&graph, |m| in_layer(m, "edge"), |d| in_layer(d, "commands"));
     assert_eq!(edge, ["edge::files -> commands"]);
 }
+
+/// The modules that canonicalize a path with std instead of `dunce` (any spelling of the call:
+/// `fs::canonicalize`, `std::fs::canonicalize`, `Path::canonicalize`, `.canonicalize()`).
+fn std_canonicalizers(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let call = regex::Regex::new(
+        r"(^|[^:\w])(std::)?fs::canonicalize\b|\.canonicalize\(\)|Path::canonicalize\b",
+    )
+    .unwrap();
+    modules
+        .iter()
+        .filter(|(_, code)| call.is_match(code))
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// One canonical form of a path (docs/architecture.md, "Windows"): on Windows
+/// `std::fs::canonicalize` gives the verbatim `\\?\C:\...` form, which never equals or
+/// `starts_with` the plain `C:\...` form `dunce::canonicalize` gives (and hosts store): a root
+/// canonicalized one way and a path the other made every `.sophia/` artifact "not in the sophia
+/// folder" under Wine. So every canonicalization in the crate goes through `dunce`.
+#[test]
+fn every_canonical_path_comes_from_dunce() {
+    assert_eq!(std_canonicalizers(&modules()), Vec::<String>::new());
+    // The check sees each spelling of a planted std call, and not dunce's.
+    for planted in [
+        "let r = std::fs::canonicalize(root);",
+        "let r = fs::canonicalize(root);",
+        "let r = root.canonicalize();",
+        "let r = Path::canonicalize(root);",
+        ".and_then(std::fs::canonicalize)",
+    ] {
+        let mut modules = modules();
+        modules.get_mut("edge::config").unwrap().push_str(planted);
+        assert_eq!(std_canonicalizers(&modules), ["edge::config"], "{planted}");
+    }
+    let mut modules = modules();
+    modules
+        .get_mut("edge::config")
+        .unwrap()
+        .push_str("let r = dunce::canonicalize(root);");
+    assert_eq!(std_canonicalizers(&modules), Vec::<String>::new());
+}

@@ -508,7 +508,8 @@ fn the_binary_writes_the_page_under_the_state_dir_and_prints_its_path() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let path = state.join("sophia-hook/report.html");
+    // Joined part by part: the printed path uses the platform's separator (`\` on Windows).
+    let path = state.join("sophia-hook").join("report.html");
     assert_eq!(run.stdout.trim(), path.to_str().unwrap());
     let html = std::fs::read_to_string(&path).unwrap();
     let fingerprint = sophia_hook::agents::default_catalog().fingerprint;

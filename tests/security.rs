@@ -35,7 +35,7 @@ struct Run {
 impl Repo {
     fn new() -> Repo {
         let dir = tempfile::tempdir().unwrap();
-        let base = fs::canonicalize(dir.path()).unwrap();
+        let base = dunce::canonicalize(dir.path()).unwrap();
         let repo = Repo {
             home: base.join("home"),
             project: base.join("project"),

@@ -87,7 +87,7 @@ pub fn resolved_in_artifact_dir(
     resolved: &Path,
     default: &str,
 ) -> Result<(), &'static str> {
-    let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canon_root = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let rel = resolved
         .strip_prefix(&canon_root)
         .map_err(|_| "not-in-sophia-folder")?;
@@ -151,7 +151,7 @@ mod tests {
     fn artifact_paths_stay_inside_the_project() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let canon = fs::canonicalize(root).unwrap();
+        let canon = dunce::canonicalize(root).unwrap();
         let (path, warning) = artifact_path(root, "skills_index", None, ".sophia/i.tsv");
         assert_eq!((path, warning), (Some(canon.join(".sophia/i.tsv")), None));
         let (path, warning) = artifact_path(

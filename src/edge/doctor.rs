@@ -535,7 +535,7 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .unwrap_or(Value::Null);
-    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if !gemini_trusts(&doc, root) && !gemini_trusts(&doc, &canonical) {
         out.push(check(
             Status::Warn,
@@ -635,7 +635,7 @@ fn check_codex_trust(
         let area = format!("codex {} trust", scope.as_str());
         if *scope == Scope::Project {
             let projects = table(&config, "projects");
-            let canonical = std::fs::canonicalize(root).ok();
+            let canonical = dunce::canonicalize(root).ok();
             let trusted = [Some(root.to_path_buf()), canonical]
                 .into_iter()
                 .flatten()
@@ -749,9 +749,9 @@ fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, 
     }
     let (program, _) = program_of(host, &reg.handler);
     let this = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
+        .and_then(dunce::canonicalize)
         .map_err(|e| format!("cannot find this executable ({e})"))?;
-    let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|p| p == this);
+    let same = |p: &Path| dunce::canonicalize(p).is_ok_and(|p| p == this);
     if Path::new(&program) != binary || !same(Path::new(&program)) {
         return Err(format!(
             "it points at {program}, not at this binary ({})",

@@ -5,8 +5,9 @@
 //! - Reads accept regular files only, checked on the opened handle (opened `O_NONBLOCK`, so a
 //!   FIFO never blocks), and refuse anything over a per-kind size cap (`caps`).
 //! - Replacing writes are atomic and never follow a symlink: an exclusive-create temporary file
-//!   (`O_EXCL|O_NOFOLLOW`) in the target's folder, synced, then renamed over a target that must be
-//!   a regular file or missing; an existing target keeps its permission bits.
+//!   in the target's folder (`tempfile`'s `NamedTempFile`: `O_CREAT|O_EXCL`, `CREATE_NEW` on
+//!   Windows), synced, then renamed over a target that must be a regular file or missing; an
+//!   existing target keeps its permission bits.
 //! - Appends open `O_APPEND|O_NOFOLLOW|O_NONBLOCK`, accept a regular file only and write each line
 //!   with one `write` call, so concurrent appenders never interleave inside a line.
 //!
@@ -342,32 +343,39 @@ fn write_atomic_with(
         Err(e) => return Err(e),
     };
     remove_stale_temps(parent, &name);
-    let (tmp, mut file) = create_temp(parent, &name)?;
-    let result = (|| {
-        // A new file is 0600 exactly (the umask can only have removed bits from it); a
-        // replaced one keeps its permissions; a backup gets the mode it is given.
-        let permissions = match (forced_mode, mode) {
-            (Some(forced), _) => platform::mode_permissions(&file, forced)?,
-            (None, Some(kept)) => kept,
-            (None, None) => platform::mode_permissions(&file, 0o600)?,
-        };
-        file.set_permissions(permissions)?;
-        file.write_all(contents)?;
-        if durable {
-            file.sync_all()?;
-        }
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Make the rename durable too; a folder that cannot be synced is not an error.
-        if durable && let Ok(dir) = File::open(parent) {
-            let _ = dir.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let mut tmp = create_temp(parent, &name)?;
+    // A new file is 0600 exactly (the umask can only have removed bits from it); a replaced one
+    // keeps its permissions; a backup gets the mode it is given.
+    let permissions = match (forced_mode, mode) {
+        (Some(forced), _) => platform::mode_permissions(tmp.as_file(), forced)?,
+        (None, Some(kept)) => kept,
+        (None, None) => platform::mode_permissions(tmp.as_file(), 0o600)?,
+    };
+    // Every early return drops `tmp`, which removes the temporary file.
+    tmp.write_all(contents)?;
+    if durable {
+        tmp.as_file().sync_all()?;
     }
-    result
+    // Renamed with `std::fs::rename`, not `NamedTempFile::persist`: on Windows `persist` is a
+    // plain `MoveFileExW`, whose replace fails while a reader has the target open; std renames
+    // with POSIX semantics where Windows has them (`FILE_RENAME_FLAG_POSIX_SEMANTICS`), which
+    // replace an open file as `rename(2)` does. `keep` first clears the attributes Windows gave the temporary file (so
+    // the permissions, which there are the read-only attribute, are set after it) and hands the
+    // removal on failure to us.
+    let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
+    let renamed = file.set_permissions(permissions).and_then(|()| {
+        drop(file);
+        fs::rename(&tmp_path, path)
+    });
+    if let Err(e) = renamed {
+        let _ = fs::remove_file(&tmp_path);
+        return Err(e);
+    }
+    // Make the rename durable too; a folder that cannot be synced is not an error.
+    if durable && let Ok(dir) = File::open(parent) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
 }
 
 /// Why a project path was refused by [`inside_project`].
@@ -577,31 +585,25 @@ fn temp_prefix(name: &str) -> String {
     format!(".{name}{TEMP_MARK}")
 }
 
-/// Creates `.<name>.sophia-tmp-<pid>-<n>` exclusively, retrying with the next `n` when the
-/// name is taken (by a planted file or symlink, or a leftover of an earlier process).
-fn create_temp(parent: &Path, name: &str) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    create_temp_with(parent, name, &COUNTER)
+/// Creates `.<name>.sophia-tmp-<pid>-<random>` exclusively with `tempfile` (`O_CREAT|O_EXCL`,
+/// mode `0600`; `CREATE_NEW` on Windows), which never follows a symlink or reparse point planted
+/// at the name and retries with fresh random characters while the name is taken.
+fn create_temp(parent: &Path, name: &str) -> io::Result<tempfile::NamedTempFile> {
+    create_temp_with(parent, name, 8)
 }
 
-fn create_temp_with(parent: &Path, name: &str, counter: &AtomicU64) -> io::Result<(PathBuf, File)> {
-    let prefix = temp_prefix(name);
-    let pid = std::process::id();
-    let mut last = None;
-    for _ in 0..64 {
-        let n = counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = parent.join(format!("{prefix}{pid}-{n}"));
-        match platform::nofollow_create_flags(platform::private_mode(
-            OpenOptions::new().write(true).create_new(true),
-        ))
-        .open(&tmp)
-        {
-            Ok(file) => return Ok((tmp, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+/// [`create_temp`] with `random` random characters after our prefix and this process's id (the
+/// id lets [`remove_stale_temps`] tell a dead writer's leftover from a live one's).
+fn create_temp_with(
+    parent: &Path,
+    name: &str,
+    random: usize,
+) -> io::Result<tempfile::NamedTempFile> {
+    let prefix = format!("{}{}-", temp_prefix(name), std::process::id());
+    tempfile::Builder::new()
+        .prefix(&prefix)
+        .rand_bytes(random)
+        .tempfile_in(parent)
 }
 
 /// Removes our own temporary siblings of `name` whose writing process is gone (a killed writer).
@@ -1051,6 +1053,9 @@ mod tests {
         assert!(write_atomic(&dir.path().join("d"), b"x").is_err());
     }
 
+    /// Every one-character temporary name but one is a planted symlink to the victim: the
+    /// exclusive create never follows any of them and lands on the one free name; with every
+    /// name taken (no random characters) it fails and writes nothing.
     #[test]
     fn planted_symlinks_at_temp_names_do_not_redirect_the_write() {
         let dir = tempfile::tempdir().unwrap();
@@ -1060,19 +1065,20 @@ mod tests {
         if !links_work() {
             return;
         }
-        for n in 0..4 {
-            symlink(
-                &victim,
-                dir.path().join(format!(".out{TEMP_MARK}{pid}-{n}")),
-            )
-            .unwrap();
+        let prefix = format!(".out{TEMP_MARK}{pid}-");
+        symlink(&victim, dir.path().join(&prefix)).unwrap();
+        let err = create_temp_with(dir.path(), "out", 0).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        let names: Vec<char> = ('0'..='9').chain('A'..='Z').chain('a'..='z').collect();
+        let (free, planted) = names.split_last().unwrap();
+        for c in planted {
+            symlink(&victim, dir.path().join(format!("{prefix}{c}"))).unwrap();
         }
-        let counter = AtomicU64::new(0);
-        let (tmp, mut file) = create_temp_with(dir.path(), "out", &counter).unwrap();
-        assert_eq!(tmp, dir.path().join(format!(".out{TEMP_MARK}{pid}-4")));
-        file.write_all(b"new").unwrap();
+        let mut tmp = create_temp_with(dir.path(), "out", 1).unwrap();
+        assert_eq!(tmp.path(), dir.path().join(format!("{prefix}{free}")));
+        tmp.write_all(b"new").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
-        assert!(fs::symlink_metadata(&tmp).unwrap().is_file());
+        assert!(fs::symlink_metadata(tmp.path()).unwrap().is_file());
     }
 
     #[test]
@@ -1081,11 +1087,12 @@ mod tests {
         let victim = dir.path().join("victim");
         fs::write(&victim, "keep").unwrap();
         let pid = std::process::id();
-        // The old fixed temp name and the first names of the current scheme.
+        // The old fixed temp name, the old counter scheme's first names and the prefix itself.
         if !links_work() {
             return;
         }
         symlink(&victim, dir.path().join(format!(".out.tmp-{pid}"))).unwrap();
+        symlink(&victim, dir.path().join(format!(".out{TEMP_MARK}{pid}-"))).unwrap();
         for n in 0..8 {
             symlink(
                 &victim,

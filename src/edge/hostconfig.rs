@@ -82,7 +82,7 @@ pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::R
         return Ok(resolved);
     }
     match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path).with_context(|| {
+        Ok(meta) if meta.file_type().is_symlink() => dunce::canonicalize(path).with_context(|| {
             format!(
                 "{} is a symlink whose target cannot be resolved; nothing was written",
                 path.display()
@@ -374,7 +374,7 @@ mod tests {
         let target = write_target(&user, Scope::User, &root).unwrap();
         assert_eq!(
             target,
-            fs::canonicalize(dotfiles.join("hooks.json")).unwrap()
+            dunce::canonicalize(dotfiles.join("hooks.json")).unwrap()
         );
         write(&user, &target, None, Some(&serde_json::json!({"a": 1}))).unwrap();
         assert!(

@@ -486,11 +486,11 @@ impl<'a> Jail<'a> {
         self.calls += 1 + usize::from(self.canonical.is_none());
         let root = self
             .canonical
-            .get_or_insert_with(|| fs::canonicalize(self.root).ok());
+            .get_or_insert_with(|| dunce::canonicalize(self.root).ok());
         let Some(root) = root else {
             return false;
         };
-        fs::canonicalize(path)
+        dunce::canonicalize(path)
             .is_ok_and(|p| p.starts_with(&*root) && !p.starts_with(root.join(".git")))
     }
 
@@ -651,7 +651,7 @@ pub fn checked_host_index(root: &Path, base: &Path, host: Host) -> PathBuf {
         return derived;
     }
     // The base is already resolved, so compare against the resolved root.
-    let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let root = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     match crate::edge::files::inside_project(&root, &derived) {
         Ok(path)
             if crate::edge::config::resolved_in_artifact_dir(&root, &path, INDEX_PATH).is_ok() =>

@@ -31,7 +31,7 @@ pub struct Run {
 impl Sandbox {
     pub fn new() -> Sandbox {
         let dir = tempfile::tempdir().unwrap();
-        let base = fs::canonicalize(dir.path()).unwrap();
+        let base = dunce::canonicalize(dir.path()).unwrap();
         let s = Sandbox {
             home: base.join("home"),
             project: base.join("project"),
