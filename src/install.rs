@@ -8,21 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::payload::{Event, Host};
 
-/// Where the hook is registered: the project's settings or the user's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scope {
-    Project,
-    User,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::User => "user",
-        }
-    }
-}
+pub use crate::hosts::Scope;
 
 /// The description written at the root of a hooks file sophia-hook creates.
 pub const DESCRIPTION: &str =
