@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::hosts::{HandlerForm, Layout, SessionMatcher};
 use crate::payload::{Event, Host};
 
 pub use crate::hosts::Scope;
@@ -13,8 +14,6 @@ pub use crate::hosts::Scope;
 /// The description written at the root of a hooks file sophia-hook creates.
 pub const DESCRIPTION: &str =
     "sophia-hook: deterministic prompt routing (installed by sophia-hook install)";
-/// Antigravity's hooks file is keyed by hook name; this is ours.
-pub const ANTIGRAVITY_HOOK_NAME: &str = "sophia-hook";
 
 /// The settings file of `host` for `scope`. `codex_home` is `$CODEX_HOME` (default `~/.codex`).
 pub fn config_path(
@@ -24,30 +23,27 @@ pub fn config_path(
     home: &Path,
     codex_home: Option<&Path>,
 ) -> PathBuf {
-    match (host, scope) {
-        (Host::Codex, Scope::Project) => project_root.join(".codex/hooks.json"),
-        (Host::Codex, Scope::User) => codex_home
-            .map_or_else(|| home.join(".codex"), Path::to_path_buf)
-            .join("hooks.json"),
-        (Host::Claude, Scope::Project) => project_root.join(".claude/settings.json"),
-        (Host::Claude, Scope::User) => home.join(".claude/settings.json"),
-        (Host::Gemini, Scope::Project) => project_root.join(".gemini/settings.json"),
-        (Host::Gemini, Scope::User) => home.join(".gemini/settings.json"),
-        (Host::Antigravity, Scope::Project) => project_root.join(".agents/hooks.json"),
-        (Host::Antigravity, Scope::User) => home.join(".gemini/config/hooks.json"),
+    let settings = &host.spec().settings;
+    match scope {
+        Scope::Project => project_root.join(settings.project),
+        Scope::User => settings
+            .user
+            .resolve(Some(home), codex_home)
+            .unwrap_or_default(),
     }
 }
 
-/// The timeout of our handler for an event, in the host's own unit (seconds everywhere but Gemini
-/// CLI, which counts milliseconds). Short and explicit: the defaults are 60–600 seconds.
+/// The timeout of our handler for an event, in the host's own unit (seconds, or milliseconds
+/// where the host counts them). Short and explicit: the defaults are 60–600 seconds.
 pub fn timeout(host: Host, event: Event) -> u64 {
     let seconds = match event {
         Event::SessionStart => 10,
         Event::UserPromptSubmit | Event::PostToolUse => 5,
     };
-    match host {
-        Host::Gemini => seconds * 1000,
-        _ => seconds,
+    if host.spec().settings.timeout_ms {
+        seconds * 1000
+    } else {
+        seconds
     }
 }
 
@@ -97,7 +93,7 @@ pub fn command_line(binary: &str, host: Host, event: Event) -> String {
     )
 }
 
-/// The same command line for PowerShell (Codex's `commandWindows`).
+/// The same command line for PowerShell (`commandWindows`).
 pub fn powershell_command_line(binary: &str, host: Host, event: Event) -> String {
     let (call, quoted) = powershell_quote(binary);
     format!(
@@ -130,60 +126,63 @@ fn legacy_command_line(binary: &str, host: Host, event: Event) -> String {
 /// Our handler object for `host` and `event`.
 pub fn handler(binary: &str, host: Host, event: Event) -> Value {
     let t = timeout(host, event);
-    match host {
-        Host::Codex => {
-            let mut h = json!({"type": "command", "command": command_line(binary, host, event), "timeout": t});
-            if cfg!(windows) {
-                h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
-            }
-            h
-        }
-        Host::Claude => json!({
+    let settings = &host.spec().settings;
+    let wire = host.event_name(event);
+    match settings.handler {
+        HandlerForm::ProgramArgs => json!({
             "type": "command",
             "command": binary,
-            "args": ["--host", "claude", "--event", host.event_name(event)],
+            "args": ["--host", host.as_str(), "--event", wire],
             "timeout": t,
         }),
-        Host::Gemini => json!({
-            "name": format!("sophia-hook-{}", match event { Event::SessionStart => "session-start", Event::UserPromptSubmit => "before-agent", Event::PostToolUse => "post-tool-use" }),
+        HandlerForm::Shell if settings.named_handlers => json!({
+            "name": format!("sophia-hook-{}", kebab(wire)),
             "type": "command",
             "command": command_line(binary, host, event),
             "timeout": t,
             "description": "sophia-hook routing context",
         }),
-        Host::Antigravity => {
-            json!({"type": "command", "command": command_line(binary, host, event), "timeout": t})
+        HandlerForm::Shell => {
+            let mut h = json!({"type": "command", "command": command_line(binary, host, event), "timeout": t});
+            if settings.command_windows && cfg!(windows) {
+                h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
+            }
+            h
         }
     }
 }
 
-/// The matcher of our SessionStart group (all session sources the host knows). Codex and Claude
-/// Code read it as a regular expression. Gemini CLI compares lifecycle matchers as exact strings
-/// (0.61.0), so `startup|resume|clear` would never match there: we write no matcher, which fires
-/// on every source.
+/// `BeforeAgent` → `before-agent`.
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The matcher of our SessionStart group (all session sources the host knows), where the host
+/// reads it as a regular expression. A host that compares lifecycle matchers as exact strings
+/// gets none, which fires on every source.
 fn session_matcher(host: Host) -> Option<&'static str> {
-    match host {
-        Host::Codex | Host::Claude => Some("startup|resume|clear|compact"),
-        Host::Gemini | Host::Antigravity => None,
+    match host.spec().settings.session_matcher {
+        SessionMatcher::Regex(m) => Some(m),
+        SessionMatcher::Exact(_) | SessionMatcher::None => None,
     }
 }
 
-/// The SessionStart sources Gemini CLI sends; a lifecycle matcher must equal one of them.
-pub const GEMINI_SESSION_SOURCES: [&str; 3] = ["startup", "resume", "clear"];
-
-/// What is wrong with a Gemini CLI SessionStart matcher, compared as Gemini compares it (an
-/// exact string; absent, empty or `*` matches every source). `None` when it fires on every
-/// source.
-pub fn gemini_session_matcher_problem(matcher: Option<&str>) -> Option<String> {
-    match matcher {
-        None | Some("") | Some("*") => None,
-        Some(m) if GEMINI_SESSION_SOURCES.contains(&m) => Some(format!(
-            "the matcher \"{m}\" fires only on source={m}, not on every session start"
-        )),
-        Some(m) => Some(format!(
-            "the matcher \"{m}\" never matches: Gemini CLI compares SessionStart matchers as exact strings (one of {}), so this hook never runs",
-            GEMINI_SESSION_SOURCES.join(", ")
-        )),
+/// What is wrong with a SessionStart matcher on a host that compares it as an exact string
+/// (absent, empty or `*` matches every source). `None` when it fires on every source, or when
+/// the host does not compare that way.
+pub fn session_matcher_problem(host: Host, matcher: Option<&str>) -> Option<String> {
+    match host.spec().settings.session_matcher {
+        SessionMatcher::Exact(sources) => {
+            crate::hosts::exact_session_matcher_problem(host.spec(), sources, matcher)
+        }
+        SessionMatcher::Regex(_) | SessionMatcher::None => None,
     }
 }
 
@@ -255,7 +254,7 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
         let Some(args) = args.as_array() else {
             return false;
         };
-        return host == Host::Claude
+        return host.spec().settings.handler == HandlerForm::ProgramArgs
             && is_our_program(command)
             && events(host).iter().any(|e| {
                 *args
@@ -306,20 +305,10 @@ fn is_our_program(program: &str) -> bool {
     !program.is_empty() && (name == "sophia-hook" || name == "sophia-hook.exe")
 }
 
-const EVENTS: [Event; 2] = [Event::SessionStart, Event::UserPromptSubmit];
-
-/// The events sophia-hook registers for `host`: SessionStart and the prompt event everywhere;
-/// on Claude Code also `PostToolUse` for `ExitPlanMode`, where the "Exit plan mode?" dialog
-/// approves a plan without a prompt (the planned delegation is carried forward there).
+/// The events sophia-hook registers for `host`: SessionStart and the prompt event everywhere,
+/// and the host's own extra events (Claude Code's `PostToolUse` for `ExitPlanMode`).
 pub fn events(host: Host) -> &'static [Event] {
-    match host {
-        Host::Claude => &[
-            Event::SessionStart,
-            Event::UserPromptSubmit,
-            Event::PostToolUse,
-        ],
-        _ => &EVENTS,
-    }
+    host.spec().events.registered
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -342,19 +331,19 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         Value::Object(_) => doc,
         _ => return Err(MergeError::NotAnObject),
     };
-    if host == Host::Antigravity {
+    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
         let mut ours = Map::new();
-        for event in EVENTS {
+        for &event in events(host) {
             ours.insert(
                 host.event_name(event).to_owned(),
                 json!([handler(binary, host, event)]),
             );
         }
         let root = doc.as_object_mut().expect("object");
-        root.insert(ANTIGRAVITY_HOOK_NAME.to_owned(), Value::Object(ours));
+        root.insert(hook_name.to_owned(), Value::Object(ours));
         return Ok(doc);
     }
-    if created && host == Host::Codex {
+    if created && host.spec().settings.description_on_create {
         doc["description"] = Value::from(DESCRIPTION);
     }
     let root = doc.as_object_mut().expect("object");
@@ -431,8 +420,8 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
         _ => return Err(MergeError::NotAnObject),
     };
     let root = doc.as_object_mut().expect("object");
-    if host == Host::Antigravity {
-        root.shift_remove(ANTIGRAVITY_HOOK_NAME);
+    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
+        root.shift_remove(hook_name);
     } else if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
         let mut emptied = Vec::new();
         for (name, groups) in hooks.iter_mut() {
@@ -471,8 +460,8 @@ pub struct Registered {
 /// Our handlers in a settings document, with their positions.
 pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
     let mut out = Vec::new();
-    if host == Host::Antigravity {
-        if let Some(ours) = doc.get(ANTIGRAVITY_HOOK_NAME).and_then(Value::as_object) {
+    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
+        if let Some(ours) = doc.get(hook_name).and_then(Value::as_object) {
             for (event, handlers) in ours {
                 for (h, handler) in handlers.as_array().into_iter().flatten().enumerate() {
                     out.push(Registered {
@@ -634,11 +623,11 @@ mod tests {
 
     #[test]
     fn gemini_session_matchers_as_gemini_compares_them() {
-        assert_eq!(gemini_session_matcher_problem(None), None);
-        assert_eq!(gemini_session_matcher_problem(Some("")), None);
-        assert_eq!(gemini_session_matcher_problem(Some("*")), None);
+        assert_eq!(session_matcher_problem(Host::Gemini, None), None);
+        assert_eq!(session_matcher_problem(Host::Gemini, Some("")), None);
+        assert_eq!(session_matcher_problem(Host::Gemini, Some("*")), None);
         assert!(
-            gemini_session_matcher_problem(Some("startup"))
+            session_matcher_problem(Host::Gemini, Some("startup"))
                 .unwrap()
                 .contains("only on source=startup")
         );
@@ -649,7 +638,7 @@ mod tests {
             "Startup",
         ] {
             assert!(
-                gemini_session_matcher_problem(Some(never))
+                session_matcher_problem(Host::Gemini, Some(never))
                     .unwrap()
                     .contains("never matches"),
                 "{never}"
@@ -679,7 +668,10 @@ mod tests {
         old["hooks"]["SessionStart"][0]["matcher"] = json!("startup|resume|clear");
         assert_eq!(install(old, Host::Gemini, BIN).unwrap(), doc);
         assert_eq!(
-            gemini_session_matcher_problem(doc["hooks"]["SessionStart"][0]["matcher"].as_str()),
+            session_matcher_problem(
+                Host::Gemini,
+                doc["hooks"]["SessionStart"][0]["matcher"].as_str()
+            ),
             None
         );
         assert_eq!(

@@ -48,22 +48,35 @@ pub enum AgentsCommand {
     },
 }
 
-/// The hosts with runtime agent definitions (Antigravity has none), or all of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AgentsHost {
-    Codex,
-    Claude,
-    Gemini,
-    All,
+/// One of the hosts with runtime agent definitions (`src/hosts/`, those with an agent runtime),
+/// or all of them (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentsHost(Option<Host>);
+
+impl ValueEnum for AgentsHost {
+    fn value_variants<'a>() -> &'a [Self] {
+        static VARIANTS: std::sync::LazyLock<Vec<AgentsHost>> = std::sync::LazyLock::new(|| {
+            Host::with_agents()
+                .into_iter()
+                .map(|h| AgentsHost(Some(h)))
+                .chain([AgentsHost(None)])
+                .collect()
+        });
+        &VARIANTS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("all", Host::as_str),
+        ))
+    }
 }
 
 impl AgentsHost {
     fn hosts(self) -> Vec<Host> {
-        match self {
-            AgentsHost::Codex => vec![Host::Codex],
-            AgentsHost::Claude => vec![Host::Claude],
-            AgentsHost::Gemini => vec![Host::Gemini],
-            AgentsHost::All => crate::agents::runtime::SYNC_HOSTS.to_vec(),
+        match self.0 {
+            Some(host) => vec![host],
+            None => crate::agents::runtime::sync_hosts(),
         }
     }
 }
@@ -119,14 +132,16 @@ pub fn run(
 /// The hosts `agents check` looks at by default: sophia-hook installed for them in this scope,
 /// or their agents folder there; the others are returned as skipped.
 fn relevant_hosts(scope: Scope, root: &Path, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
-    crate::agents::runtime::SYNC_HOSTS.iter().partition(|host| {
-        let installed = super::settings_path(**host, scope, root, settings)
-            .ok()
-            .and_then(|path| crate::edge::hostconfig::read(&path).ok())
-            .is_some_and(|doc| !crate::install::registered(&doc, **host).is_empty());
-        let present = agents_dir(**host, scope, root, settings).is_ok_and(|d| d.is_dir());
-        installed || present
-    })
+    crate::agents::runtime::sync_hosts()
+        .into_iter()
+        .partition(|host| {
+            let installed = super::settings_path(*host, scope, root, settings)
+                .ok()
+                .and_then(|path| crate::edge::hostconfig::read(&path).ok())
+                .is_some_and(|doc| !crate::install::registered(&doc, *host).is_empty());
+            let present = agents_dir(*host, scope, root, settings).is_ok_and(|d| d.is_dir());
+            installed || present
+        })
 }
 
 fn check_hosts(

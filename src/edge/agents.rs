@@ -234,7 +234,7 @@ pub fn definition_dirs(
         }
     };
     for scope in [Scope::Project, Scope::User] {
-        for host in [Host::Codex, Host::Claude, Host::Gemini] {
+        for host in Host::with_agents() {
             if let Ok(dir) = agents_dir(host, scope, root, settings) {
                 push(host.as_str(), dir, definition_ext(host));
             }
@@ -253,19 +253,15 @@ pub fn definition_dirs(
     dirs
 }
 
-/// How `host`'s agent definition files end (Antigravity has none).
+/// How `host`'s agent definition files end (empty for a host without them).
 fn definition_ext(host: crate::payload::Host) -> &'static str {
-    match host {
-        crate::payload::Host::Codex => ".toml",
-        crate::payload::Host::Claude | crate::payload::Host::Gemini => ".md",
-        crate::payload::Host::Antigravity => "",
-    }
+    host.spec().agents.as_ref().map_or("", |a| a.ext)
 }
 
 /// The names `host` can spawn as agent types from `dirs` (its agent folders, project and user):
 /// the file stems of its definition files. Listing only, no file is read.
 pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTreeSet<String> {
-    if host == crate::payload::Host::Antigravity {
+    if host.spec().agents.is_none() {
         return BTreeSet::new();
     }
     let ext = definition_ext(host);
@@ -450,7 +446,7 @@ pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<D
     use crate::install::Scope;
     use crate::payload::Host;
     let mut dirs = Vec::new();
-    for host in [Host::Codex, Host::Claude, Host::Gemini] {
+    for host in Host::with_agents() {
         if let Ok(dir) = agents_dir(host, Scope::User, Path::new(""), settings) {
             dirs.push(DefinitionDir {
                 host: host.as_str(),

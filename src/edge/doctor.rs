@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
+use crate::hosts::{HandlerForm, Layout, OutputShape, Trust};
 use crate::install::{Registered, Scope, config_path, registered};
 use crate::payload::{Event, Host};
 
@@ -196,7 +197,7 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
-    if host == Host::Claude && handler.get("args").is_some() {
+    if host.spec().settings.handler == HandlerForm::ProgramArgs && handler.get("args").is_some() {
         let args: Vec<&str> = handler["args"]
             .as_array()
             .into_iter()
@@ -260,10 +261,10 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 continue;
             }
         };
-        if host == Host::Codex
+        if let Some(allowed) = host.spec().settings.allowed_root_keys
             && let Some(extra) = doc
                 .as_object()
-                .and_then(|o| o.keys().find(|k| *k != "description" && *k != "hooks"))
+                .and_then(|o| o.keys().find(|k| !allowed.contains(&k.as_str())))
         {
             out.push(check(
                 Status::Fail,
@@ -328,23 +329,23 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                     "the arguments `{args}` do not say `--host {name} --event {wire}`"
                 ));
             }
-            if host == Host::Gemini
-                && event == Event::SessionStart
+            if event == Event::SessionStart
                 && let Some(problem) =
-                    crate::install::gemini_session_matcher_problem(reg.matcher.as_deref())
+                    crate::install::session_matcher_problem(host, reg.matcher.as_deref())
             {
                 problems.push(problem);
             }
+            let ms = host.spec().settings.timeout_ms;
             match reg.handler.get("timeout").and_then(Value::as_u64) {
                 None => problems.push("no timeout: the host waits for its default (60–600 s) when the hook hangs".into()),
-                Some(t) if host == Host::Gemini && t < 100 => {
-                    problems.push(format!("timeout {t} looks like seconds, but Gemini CLI counts milliseconds"))
+                Some(t) if ms && t < 100 => {
+                    problems.push(format!("timeout {t} looks like seconds, but {} counts milliseconds", host.display()))
                 }
-                Some(t) if host != Host::Gemini && t >= 1000 => problems.push(format!(
+                Some(t) if !ms && t >= 1000 => problems.push(format!(
                     "timeout {t} looks like milliseconds, but {name} counts seconds ({t} s = {} min)",
                     t / 60
                 )),
-                Some(t) if (host == Host::Gemini && t > 60_000) || (host != Host::Gemini && t > 60) => {
+                Some(t) if (ms && t > 60_000) || (!ms && t > 60) => {
                     problems.push(format!("timeout {t} is large for a hook on every prompt"))
                 }
                 Some(_) => {}
@@ -384,10 +385,11 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         ));
         return Vec::new();
     }
-    if host == Host::Codex {
+    let trust = host.spec().trust;
+    if trust == Trust::HandlerHashes {
         check_codex_trust(input.settings, home, input.root, &installed, out);
     }
-    if host == Host::Gemini
+    if trust == Trust::TrustedFolders
         && installed
             .iter()
             .any(|(scope, _, _)| *scope == Scope::Project)
@@ -405,12 +407,12 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         crate::hotword::where_to_type(host, prefix.as_deref()),
         None,
     ));
-    if host == Host::Antigravity {
+    if let Some(experimental) = &host.spec().experimental {
         out.push(check(
             Status::Warn,
             name,
-            "experimental: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host",
-            Some("test that the context reaches the model on your `agy --version`".into()),
+            experimental.doctor,
+            Some(experimental.doctor_fix.into()),
         ));
     }
     let (scope, _, regs) = &installed[0];
@@ -436,11 +438,12 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
         .into_iter()
         .flat_map(|hooks| hooks.iter())
         .chain(
-            doc.get(crate::install::ANTIGRAVITY_HOOK_NAME)
-                .and_then(Value::as_object)
-                .filter(|_| host == Host::Antigravity)
-                .into_iter()
-                .flat_map(|o| o.iter()),
+            match host.spec().settings.layout {
+                Layout::NamedEntry(hook_name) => doc.get(hook_name).and_then(Value::as_object),
+                Layout::MatcherGroups => None,
+            }
+            .into_iter()
+            .flat_map(|o| o.iter()),
         );
     for (event, list) in groups {
         for item in list.as_array().into_iter().flatten() {
@@ -487,9 +490,7 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
 /// `config.yaml`, else none (the child inherits the session's model). `None` for hosts without
 /// generated roles.
 pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<String> {
-    if !crate::agents::runtime::SYNC_HOSTS.contains(&host) {
-        return None;
-    }
+    host.spec().agents.as_ref()?;
     let tiers = models.get(host.as_str());
     let shown: Vec<String> = [crate::config::Tier::Economy, crate::config::Tier::Default]
         .into_iter()
@@ -708,34 +709,11 @@ fn check_codex_trust(
 fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
     let wire = host.event_name(event);
     let cwd = root.to_string_lossy();
-    let mut p = match host {
-        // Antigravity sends no event name (the command line carries it) and the user's text as
-        // `lastUserInput`.
-        // A fresh conversation id per run: the hook injects once per turn and remembers the turns
-        // it served, so a fixed id would get `{}` from the second doctor run on.
-        Host::Antigravity => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            let conversation = format!("sophia-doctor-{}-{nanos}", std::process::id());
-            let mut p = serde_json::json!({"conversationId": conversation, "workspacePaths": [cwd], "modelName": "auto"});
-            if event == Event::UserPromptSubmit {
-                p["lastUserInput"] = Value::from("!quick spiegami questa SQL");
-                p["invocationNum"] = Value::from(1);
-                p["initialNumSteps"] = Value::from(0);
-            }
-            return p;
-        }
-        _ => {
-            serde_json::json!({"session_id": "sophia-doctor", "cwd": cwd, "hook_event_name": wire, "transcript_path": null})
-        }
-    };
-    match event {
-        Event::SessionStart => p["source"] = Value::from("startup"),
-        Event::UserPromptSubmit => p["prompt"] = Value::from("!quick spiegami questa SQL"),
-        Event::PostToolUse => p["tool_name"] = Value::from(crate::planning::EXIT_PLAN_MODE_TOOL),
-    }
-    p
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let run = format!("{}-{nanos}", std::process::id());
+    (host.spec().payload.sample)(event, wire, &cwd, &run)
 }
 
 /// The executable to run for a live check of `reg`: this very binary, and only when the
@@ -788,7 +766,7 @@ fn live_run(
             );
         }
     };
-    let mut cmd = if host == Host::Claude {
+    let mut cmd = if host.spec().settings.handler == HandlerForm::ProgramArgs {
         let mut cmd = Command::new(program);
         cmd.args(["--host", host.as_str(), "--event", wire]);
         cmd
@@ -894,9 +872,10 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let value: Value =
         serde_json::from_str(trimmed).map_err(|e| format!("not one JSON object ({e})"))?;
     let obj = value.as_object().ok_or("not a JSON object")?;
-    if host == Host::Antigravity {
-        return validate_inject_steps(wire, obj);
-    }
+    let strict = match host.spec().output.shape {
+        OutputShape::InjectSteps => return validate_inject_steps(wire, obj),
+        OutputShape::HookSpecific { strict } => strict,
+    };
     let allowed = [
         "continue",
         "stopReason",
@@ -906,22 +885,24 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
         "reason",
         "hookSpecificOutput",
     ];
-    if host == Host::Codex
-        && let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str()))
-    {
-        return Err(format!("unknown key `{k}`: Codex rejects the whole output"));
+    if strict && let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key `{k}`: {} rejects the whole output",
+            host.display()
+        ));
     }
     let specific = obj
         .get("hookSpecificOutput")
         .and_then(Value::as_object)
         .ok_or("no hookSpecificOutput")?;
-    if host == Host::Codex
+    if strict
         && let Some(k) = specific
             .keys()
             .find(|k| *k != "hookEventName" && *k != "additionalContext")
     {
         return Err(format!(
-            "unknown key `hookSpecificOutput.{k}`: Codex rejects the whole output"
+            "unknown key `hookSpecificOutput.{k}`: {} rejects the whole output",
+            host.display()
         ));
     }
     if specific.get("hookEventName").and_then(Value::as_str) != Some(wire) {

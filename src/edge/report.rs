@@ -344,7 +344,7 @@ fn runtime_drift(root: &Path, settings: &Settings, host: Option<Host>) -> Vec<St
         None => Host::ALL.to_vec(),
     }
     .into_iter()
-    .filter(|h| *h != Host::Antigravity)
+    .filter(|h| h.spec().agents.is_some())
     .collect();
     let target = SyncTarget {
         hosts,

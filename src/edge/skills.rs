@@ -143,24 +143,11 @@ pub fn skill_folders(host: Host, cwd: &Path, root: &Path, homes: &Homes) -> Vec<
     } else {
         vec![cwd]
     };
-    match host {
-        Host::Codex => {
-            for dir in &walk {
-                project(&mut out, dir, ".agents/skills", true);
-                project(&mut out, dir, ".codex/skills", true);
-            }
-        }
-        Host::Claude => {
-            for dir in &walk {
-                project(&mut out, dir, ".claude/skills", false);
-            }
-        }
-        Host::Gemini => {
-            project(&mut out, cwd, ".agents/skills", false);
-            project(&mut out, cwd, ".gemini/skills", false);
-        }
-        Host::Antigravity => {
-            project(&mut out, cwd, ".agent/skills", false);
+    let skills = &host.spec().skills;
+    let dirs: &[&Path] = if skills.walk_to_root { &walk } else { &[cwd] };
+    for dir in dirs {
+        for (folder, nested) in skills.project {
+            project(&mut out, dir, folder, *nested);
         }
     }
     project(&mut out, root, "skills", false);
@@ -179,21 +166,10 @@ pub fn skill_folders(host: Host, cwd: &Path, root: &Path, homes: &Homes) -> Vec<
             nested,
         });
     };
-    match host {
-        Host::Codex => {
-            user(home.join(".agents/skills"), true);
-            let codex = homes
-                .codex_home
-                .clone()
-                .unwrap_or_else(|| home.join(".codex"));
-            user(codex.join("skills"), true);
+    for (folder, nested) in skills.user {
+        if let Some(path) = folder.resolve(Some(home), homes.codex_home.as_deref()) {
+            user(path, *nested);
         }
-        Host::Claude => user(home.join(".claude/skills"), false),
-        Host::Gemini => {
-            user(home.join(".agents/skills"), false);
-            user(home.join(".gemini/skills"), false);
-        }
-        Host::Antigravity => user(home.join(".gemini/antigravity/skills"), false),
     }
     out
 }
@@ -618,10 +594,10 @@ pub fn index_path(root: &Path) -> PathBuf {
     index_location(root).0.unwrap_or_default()
 }
 
-/// The index file of `host`, next to the configured one: `skills-index.tsv` for Codex,
-/// `skills-index-claude.tsv` and so on for the others.
+/// The index file of `host`, next to the configured one: `skills-index.tsv` for the default
+/// host (Codex), `skills-index-claude.tsv` and so on for the others.
 pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
-    if host == Host::Codex {
+    if host == Host::DEFAULT {
         return base.to_path_buf();
     }
     let stem = base
@@ -640,7 +616,7 @@ pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
 /// missing) when it does not.
 pub fn checked_host_index(root: &Path, base: &Path, host: Host) -> PathBuf {
     let derived = host_index_path(base, host);
-    if host == Host::Codex || base.as_os_str().is_empty() {
+    if host == Host::DEFAULT || base.as_os_str().is_empty() {
         return derived;
     }
     // The base is already resolved, so compare against the resolved root.
@@ -666,7 +642,7 @@ pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
 /// BM25F baseline in `eval`.
 pub fn documents(root: &Path) -> Vec<(crate::skills::catalog::SkillDef, String)> {
     let inv = inventory(
-        skill_folders(Host::Codex, root, root, &Homes::default()),
+        skill_folders(Host::DEFAULT, root, root, &Homes::default()),
         root,
     );
     inv.files
@@ -682,7 +658,7 @@ pub fn documents(root: &Path) -> Vec<(crate::skills::catalog::SkillDef, String)>
 /// Loads the catalog of a project's own folders (Codex's layout, no user folders): what `eval`,
 /// `doctor` and `catalog build` route against.
 pub fn load(root: &Path) -> LoadedCatalog {
-    let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+    let folders = skill_folders(Host::DEFAULT, root, root, &Homes::default());
     load_inventory(inventory(folders, root), || index_path(root), None, &|| {
         false
     })
@@ -2241,7 +2217,7 @@ mod tests {
         }
 
         fn check(root: &Path, caps: WalkCaps) -> Inventory {
-            let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+            let folders = skill_folders(Host::DEFAULT, root, root, &Homes::default());
             let n = folders.len();
             let inv = inventory_within(folders, root, caps, &|| false);
             assert!(
@@ -2358,7 +2334,7 @@ mod tests {
                 calls.set(calls.get() + 1);
                 calls.get() > 10
             };
-            let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+            let folders = skill_folders(Host::DEFAULT, root, root, &Homes::default());
             let inv = inventory_within(folders, root, WALK_CAPS, &over);
             assert_eq!(inv.cut, Some("time-budget"));
             assert!(inv.files.len() < 50, "{}", inv.files.len());

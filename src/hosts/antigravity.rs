@@ -44,6 +44,7 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: None,
         named_handlers: false,
         command_windows: false,
+        runs_both_scopes: false,
     },
     trust: Trust::None,
     tui: None,

@@ -40,6 +40,7 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: Some(&["description", "hooks"]),
         named_handlers: false,
         command_windows: true,
+        runs_both_scopes: true,
     },
     trust: Trust::HandlerHashes,
     tui: Some(Tui {

@@ -49,6 +49,7 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: None,
         named_handlers: true,
         command_windows: false,
+        runs_both_scopes: false,
     },
     trust: Trust::TrustedFolders,
     tui: Some(Tui {

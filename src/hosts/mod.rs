@@ -13,6 +13,8 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
 
 /// The host that runs the hook, given on the command line (`--host`), never sniffed.
@@ -185,6 +187,9 @@ pub struct Settings {
     pub named_handlers: bool,
     /// Whether a Windows build also writes `commandWindows` (PowerShell).
     pub command_windows: bool,
+    /// Whether the host runs the project's and the user's hooks both (so `install` warns when
+    /// ours is in both).
+    pub runs_both_scopes: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,6 +303,20 @@ pub struct Delegation {
     /// The built-in delegation when no definition exists, given the role id, whether it is
     /// read-only and its routing role; the sentence goes on "… briefs the child as …".
     pub fallback: fn(&str, bool, &str) -> String,
+}
+
+impl UserPath {
+    /// The path for this user: `codex_home` is `$CODEX_HOME` when set. `None` when the home is
+    /// needed and unknown.
+    pub fn resolve(self, home: Option<&Path>, codex_home: Option<&Path>) -> Option<PathBuf> {
+        match self {
+            UserPath::Home(p) => home.map(|h| h.join(p)),
+            UserPath::CodexHome(p) => match codex_home {
+                Some(c) => Some(c.join(p)),
+                None => home.map(|h| h.join(".codex").join(p)),
+            },
+        }
+    }
 }
 
 impl Host {
