@@ -131,10 +131,14 @@ pub fn where_to_type(host: crate::payload::Host, prefix: Option<&str>) -> String
             None => "hotwords: `!quick` / `!agents`".to_owned(),
         };
     };
-    let (tui, bang, plain) = (tui.name, tui.bang_for_user, tui.plain);
+    let (tui, bang, plain, space) = (tui.name, tui.bang_for_user, tui.plain, tui.space_escapes);
     let typed = match prefix {
         Some(p) => format!("type `{p}quick` / `{p}agents`"),
-        None => "type a space first (` !quick …`; hotword_prefix is switched off)".to_owned(),
+        None if space => {
+            "type a space first (` !quick …`; hotword_prefix is switched off)".to_owned()
+        }
+        None => "hotwords cannot be typed (hotword_prefix is switched off: set one, e.g. `+`)"
+            .to_owned(),
     };
     format!(
         "hotwords: in {tui} {typed} — a message that starts with `!` {bang}; `!quick` / `!agents` work in {plain}"

@@ -15,20 +15,20 @@ pub use crate::hosts::Scope;
 pub const DESCRIPTION: &str =
     "sophia-hook: deterministic prompt routing (installed by sophia-hook install)";
 
-/// The settings file of `host` for `scope`. `codex_home` is `$CODEX_HOME` (default `~/.codex`).
+/// The settings file of `host` for `scope`, given the host home variables that are set.
 pub fn config_path(
     host: Host,
     scope: Scope,
     project_root: &Path,
     home: &Path,
-    codex_home: Option<&Path>,
+    host_homes: &crate::hosts::HostHomes,
 ) -> PathBuf {
     let settings = &host.spec().settings;
     match scope {
         Scope::Project => project_root.join(settings.project),
         Scope::User => settings
             .user
-            .resolve(Some(home), codex_home)
+            .resolve(Some(home), host_homes)
             .unwrap_or_default(),
     }
 }
@@ -134,6 +134,12 @@ pub fn handler(binary: &str, host: Host, event: Event) -> Value {
             "command": binary,
             "args": ["--host", host.as_str(), "--event", wire],
             "timeout": t,
+        }),
+        HandlerForm::BashPowershell => json!({
+            "type": "command",
+            "bash": command_line(binary, host, event),
+            "powershell": powershell_command_line(binary, host, event),
+            "timeoutSec": t,
         }),
         HandlerForm::Shell if settings.named_handlers => json!({
             "name": format!("sophia-hook-{}", kebab(wire)),
@@ -247,7 +253,8 @@ pub fn codex_event_label(event: &str) -> String {
 /// Gemini entry that only borrows our `name`, or our command with extra shell syntax is not ours:
 /// `uninstall` leaves it, and `doctor` never runs it.
 pub fn is_ours(handler: &Value, host: Host) -> bool {
-    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+    let key = host.spec().settings.handler.command_key();
+    let Some(command) = handler.get(key).and_then(Value::as_str) else {
         return false;
     };
     if let Some(args) = handler.get("args") {
@@ -286,7 +293,8 @@ pub fn program_of(command: &str) -> Option<String> {
 /// `host` (not an older, double-quoted form), so that running it through the host's shell runs
 /// `program` with our arguments and nothing else.
 pub fn is_current(handler: &Value, host: Host) -> bool {
-    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+    let key = host.spec().settings.handler.command_key();
+    let Some(command) = handler.get(key).and_then(Value::as_str) else {
         return false;
     };
     if handler.get("args").is_some() {
@@ -343,6 +351,9 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         root.insert(hook_name.to_owned(), Value::Object(ours));
         return Ok(doc);
     }
+    if let Layout::HookFile { version } = host.spec().settings.layout {
+        return install_hook_file(doc, host, binary, version);
+    }
     if created && host.spec().settings.description_on_create {
         doc["description"] = Value::from(DESCRIPTION);
     }
@@ -394,6 +405,41 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
     Ok(doc)
 }
 
+/// [`install`] for a hook file of our own (`{"version", "hooks": {<event>: [handler]}}`): the
+/// file's other handlers and keys stay; ours are replaced by the current ones.
+fn install_hook_file(
+    mut doc: Value,
+    host: Host,
+    binary: &str,
+    version: u64,
+) -> Result<Value, MergeError> {
+    let root = doc.as_object_mut().expect("object");
+    if !root.contains_key("version") {
+        root.insert("version".into(), Value::from(version));
+    }
+    let hooks = root
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
+    for &event in events(host) {
+        let name = host.event_name(event);
+        let desired = handler(binary, host, event);
+        let list = hooks
+            .entry(name)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
+        let ours: Vec<&Value> = list.iter().filter(|h| is_ours(h, host)).collect();
+        if ours.len() == 1 && *ours[0] == desired {
+            continue;
+        }
+        list.retain(|h| !is_ours(h, host));
+        list.push(desired);
+    }
+    Ok(doc)
+}
+
 /// Removes our handlers from matcher groups, and the groups they leave empty.
 fn remove_ours_from_groups(groups: &mut Vec<Value>, host: Host) -> bool {
     let mut removed = false;
@@ -420,8 +466,32 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
         _ => return Err(MergeError::NotAnObject),
     };
     let root = doc.as_object_mut().expect("object");
-    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
+    let layout = host.spec().settings.layout;
+    if let Layout::NamedEntry(hook_name) = layout {
         root.shift_remove(hook_name);
+    } else if let Layout::HookFile { version } = layout {
+        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+            let mut emptied = Vec::new();
+            for (name, list) in hooks.iter_mut() {
+                if let Some(list) = list.as_array_mut() {
+                    let before = list.len();
+                    list.retain(|h| !is_ours(h, host));
+                    if list.len() != before && list.is_empty() {
+                        emptied.push(name.clone());
+                    }
+                }
+            }
+            let removed_any = !emptied.is_empty();
+            for name in emptied {
+                hooks.shift_remove(&name);
+            }
+            if removed_any && hooks.is_empty() {
+                root.shift_remove("hooks");
+            }
+        }
+        if root.len() == 1 && root.get("version") == Some(&Value::from(version)) {
+            return Ok(None);
+        }
     } else if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
         let mut emptied = Vec::new();
         for (name, groups) in hooks.iter_mut() {
@@ -479,6 +549,22 @@ pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
     let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else {
         return out;
     };
+    if let Layout::HookFile { .. } = host.spec().settings.layout {
+        for (event, list) in hooks {
+            for (h, handler) in list.as_array().into_iter().flatten().enumerate() {
+                if is_ours(handler, host) {
+                    out.push(Registered {
+                        event: event.clone(),
+                        matcher: None,
+                        group_index: 0,
+                        handler_index: h,
+                        handler: handler.clone(),
+                    });
+                }
+            }
+        }
+        return out;
+    }
     for (event, groups) in hooks {
         for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
             for (h, handler) in group

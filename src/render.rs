@@ -66,9 +66,18 @@ pub struct SystemMessageStep {
 #[serde(untagged)]
 pub enum Printed {
     Context(HookOutput),
+    /// `{"additionalContext": …}` at the root.
+    RootContext(RootContext),
     /// Antigravity's shape.
     Steps(InjectSteps),
     NoOp(EmptyObject),
+}
+
+/// `{"additionalContext": …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootContext {
+    pub additional_context: String,
 }
 
 /// Serialises as `{}`.
@@ -112,6 +121,14 @@ pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option
             };
             Some(Printed::Steps(InjectSteps {
                 inject_steps: vec![step],
+            }))
+        }
+        Some(out) if host.spec().output.shape == OutputShape::AdditionalContext => {
+            Some(Printed::RootContext(RootContext {
+                additional_context: out
+                    .hook_specific_output
+                    .additional_context
+                    .unwrap_or_default(),
             }))
         }
         Some(out) => Some(Printed::Context(out)),
@@ -384,11 +401,16 @@ pub fn bootstrap(host: Host, prefix: Option<&str>) -> String {
             " `{p}quick` and `{p}agents` are the same hotwords."
         ));
     }
-    let tui = host.spec().tui.as_ref().map(|t| (t.name, t.bang, t.plain));
-    if let Some((tui, bang, plain)) = tui {
+    let tui = host
+        .spec()
+        .tui
+        .as_ref()
+        .map(|t| (t.name, t.bang, t.plain, t.space_escapes));
+    if let Some((tui, bang, plain, space)) = tui {
         let instead = match prefix {
             Some(p) => format!("the user types `{p}quick` / `{p}agents` there"),
-            None => "the user types a space first there (` !quick`)".to_owned(),
+            None if space => "the user types a space first there (` !quick`)".to_owned(),
+            None => "hotwords cannot be typed there".to_owned(),
         };
         text.push_str(&format!(
             " In {tui} a message starting with `!` {bang} and never reaches the hook, so \

@@ -65,7 +65,7 @@ pub fn agents_dir(
         Scope::Project => root.join(runtime.project_dir),
         Scope::User => match runtime
             .user_dir
-            .resolve(settings.home.as_deref(), settings.codex_home.as_deref())
+            .resolve(settings.home.as_deref(), &settings.host_homes)
         {
             Some(dir) => dir,
             None => home()?,

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
-use crate::hosts::{HandlerForm, Layout, OutputShape, Trust};
+use crate::hosts::{HandlerForm, Layout, OutputShape, Trust, UserPath};
 use crate::install::{Registered, Scope, config_path, registered};
 use crate::payload::{Event, Host};
 
@@ -193,7 +193,7 @@ fn check_binary(binary: &Path, out: &mut Vec<Check>) {
 /// The program of a registered handler, and its arguments as one string.
 fn program_of(host: Host, handler: &Value) -> (String, String) {
     let command = handler
-        .get("command")
+        .get(host.spec().settings.handler.command_key())
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
@@ -228,13 +228,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     };
     let mut installed: Vec<(Scope, PathBuf, Vec<Registered>)> = Vec::new();
     for scope in [Scope::Project, Scope::User] {
-        let path = config_path(
-            host,
-            scope,
-            input.root,
-            home,
-            input.settings.codex_home.as_deref(),
-        );
+        let path = config_path(host, scope, input.root, home, &input.settings.host_homes);
         let area = format!("{name} {}", scope.as_str());
         let install = format!(
             "sophia-hook install --host {name} --scope {}",
@@ -336,7 +330,8 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 problems.push(problem);
             }
             let ms = host.spec().settings.timeout_ms;
-            match reg.handler.get("timeout").and_then(Value::as_u64) {
+            let timeout_key = host.spec().settings.handler.timeout_key();
+            match reg.handler.get(timeout_key).and_then(Value::as_u64) {
                 None => problems.push("no timeout: the host waits for its default (60–600 s) when the hook hangs".into()),
                 Some(t) if ms && t < 100 => {
                     problems.push(format!("timeout {t} looks like seconds, but {} counts milliseconds", host.display()))
@@ -356,7 +351,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                     area.clone(),
                     format!(
                         "{wire}: {} {args} (timeout {})",
-                        program, reg.handler["timeout"]
+                        program, reg.handler[timeout_key]
                     ),
                     None,
                 ));
@@ -386,10 +381,10 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         return Vec::new();
     }
     let trust = host.spec().trust;
-    if trust == Trust::HandlerHashes {
-        check_codex_trust(input.settings, home, input.root, &installed, out);
+    if let Trust::HandlerHashes { config } = trust {
+        check_codex_trust(config, input.settings, home, input.root, &installed, out);
     }
-    if trust == Trust::TrustedFolders
+    if matches!(trust, Trust::TrustedFolders)
         && installed
             .iter()
             .any(|(scope, _, _)| *scope == Scope::Project)
@@ -440,7 +435,7 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
         .chain(
             match host.spec().settings.layout {
                 Layout::NamedEntry(hook_name) => doc.get(hook_name).and_then(Value::as_object),
-                Layout::MatcherGroups => None,
+                Layout::MatcherGroups | Layout::HookFile { .. } => None,
             }
             .into_iter()
             .flat_map(|o| o.iter()),
@@ -456,7 +451,11 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
                     continue;
                 }
                 let name = h.get("name").and_then(Value::as_str).unwrap_or("");
-                let command = h.get("command").and_then(Value::as_str).unwrap_or("");
+                let command = h
+                    .get(host.spec().settings.handler.command_key())
+                    .or_else(|| h.get("command"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 let program = command
                     .trim_start_matches('"')
                     .split([' ', '"'])
@@ -554,14 +553,13 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
 /// Codex's user configuration (`$CODEX_HOME/config.toml`): `None` when it does not exist, an
 /// error line when it cannot be parsed.
 fn codex_config(
+    config: UserPath,
     settings: &Settings,
     home: &Path,
 ) -> (PathBuf, Result<Option<toml::Table>, String>) {
-    let path = settings
-        .codex_home
-        .clone()
-        .unwrap_or_else(|| home.join(".codex"))
-        .join("config.toml");
+    let path = config
+        .resolve(Some(home), &settings.host_homes)
+        .unwrap_or_default();
     let parsed =
         match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::SETTINGS) {
             Ok(text) => text
@@ -583,13 +581,14 @@ fn table<'a>(t: &'a toml::Table, key: &str) -> Option<&'a toml::Table> {
 /// `hooks` feature, folder trust for the project scope, each handler's `trusted_hash` recomputed
 /// and compared, and both scopes installed at once (Codex runs both: every block twice).
 fn check_codex_trust(
+    config: UserPath,
     settings: &Settings,
     home: &Path,
     root: &Path,
     installed: &[(Scope, PathBuf, Vec<Registered>)],
     out: &mut Vec<Check>,
 ) {
-    let (config_path, config) = codex_config(settings, home);
+    let (config_path, config) = codex_config(config, settings, home);
     let config = match config {
         Ok(c) => c.unwrap_or_default(),
         Err(e) => {
@@ -874,6 +873,7 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let obj = value.as_object().ok_or("not a JSON object")?;
     let strict = match host.spec().output.shape {
         OutputShape::InjectSteps => return validate_inject_steps(wire, obj),
+        OutputShape::AdditionalContext => return validate_root_context(host, obj),
         OutputShape::HookSpecific { strict } => strict,
     };
     let allowed = [
@@ -911,6 +911,25 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let context = specific
         .get("additionalContext")
         .and_then(Value::as_str)
+        .ok_or("no additionalContext")?;
+    Ok(context.chars().count())
+}
+
+/// `{"additionalContext": …}` and nothing else (`hookSpecificOutput` would be dropped).
+fn validate_root_context(
+    host: Host,
+    obj: &serde_json::Map<String, Value>,
+) -> Result<usize, String> {
+    if let Some(k) = obj.keys().find(|k| *k != "additionalContext") {
+        return Err(format!(
+            "unknown key `{k}`: {} reads only additionalContext here",
+            host.display()
+        ));
+    }
+    let context = obj
+        .get("additionalContext")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
         .ok_or("no additionalContext")?;
     Ok(context.chars().count())
 }

@@ -97,14 +97,14 @@ pub struct SkillFolder {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Homes {
     pub home: Option<PathBuf>,
-    pub codex_home: Option<PathBuf>,
+    pub host_homes: crate::hosts::HostHomes,
 }
 
 impl Homes {
     pub fn from_settings(settings: &crate::edge::settings::Settings) -> Homes {
         Homes {
             home: settings.home.clone(),
-            codex_home: settings.codex_home.clone(),
+            host_homes: settings.host_homes.clone(),
         }
     }
 }
@@ -167,7 +167,7 @@ pub fn skill_folders(host: Host, cwd: &Path, root: &Path, homes: &Homes) -> Vec<
         });
     };
     for (folder, nested) in skills.user {
-        if let Some(path) = folder.resolve(Some(home), homes.codex_home.as_deref()) {
+        if let Some(path) = folder.resolve(Some(home), &homes.host_homes) {
             user(path, *nested);
         }
     }
@@ -1627,7 +1627,7 @@ mod tests {
         mk(&root.join(".claude/skills/group"), "nested-claude");
         let homes = Homes {
             home: Some(home.clone()),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let ids = |host: Host| -> Vec<String> {
             let loaded = load_for_host(host, &cwd, &root, &homes, || root.join(INDEX_PATH));
@@ -1694,7 +1694,7 @@ mod tests {
         }
         let homes = Homes {
             home: Some(home),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
         assert_eq!(loaded.catalog.skills.len(), 1);
@@ -1742,7 +1742,7 @@ mod tests {
         .unwrap();
         let homes = Homes {
             home: Some(home),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
         let mut ids: Vec<&str> = loaded
@@ -2089,7 +2089,7 @@ mod tests {
         want.insert("the-users-own-long-skill-name-is-kept".to_owned());
         let homes = Homes {
             home: Some(home),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
         let got: BTreeSet<String> = loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();

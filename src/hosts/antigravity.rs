@@ -9,6 +9,7 @@ pub const HOOK_NAME: &str = "sophia-hook";
 pub const SPEC: HostSpec = HostSpec {
     id: "antigravity",
     display: "Antigravity",
+    home: None,
     observed_versions: &["engine 0.1.22 (read, not run)"],
     experimental: Some(Experimental {
         doctor: "experimental: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host",
@@ -16,6 +17,7 @@ pub const SPEC: HostSpec = HostSpec {
     }),
     install_next: |_| "EXPERIMENTAL: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host; check `agy --version`, then send a `!quick` prompt and look for `contextMode=light` in the agent's context (`SOPHIA_DEBUG=1` logs each run on stderr; `sophia-hook doctor --host antigravity` checks the file)",
     events: Events {
+        session: "SessionStart",
         prompt: "PreInvocation",
         registered: &[Event::SessionStart, Event::UserPromptSubmit],
         post_tool_use: false,

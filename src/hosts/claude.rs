@@ -10,9 +10,11 @@ const AGENT_TOOL: &str = "Agent tool (Task in older versions)";
 pub const SPEC: HostSpec = HostSpec {
     id: "claude",
     display: "Claude Code",
+    home: None,
     observed_versions: &["2.1.328"],
     experimental: None,
     events: Events {
+        session: "SessionStart",
         prompt: "UserPromptSubmit",
         // Also `PostToolUse` for `ExitPlanMode`, where the "Exit plan mode?" dialog approves a
         // plan without a prompt (the planned delegation is carried forward there).
@@ -54,6 +56,7 @@ pub const SPEC: HostSpec = HostSpec {
         bang: "enters bash mode",
         bang_for_user: "enters bash mode: the hook is skipped, while the command and its output do reach the model",
         plain: "`claude -p` and the IDE extensions",
+        space_escapes: true,
     }),
     // Claude Code 2.1 loads `AGENTS.md` only when there is no `CLAUDE.md` (with one, it loads
     // `CLAUDE.md` alone).

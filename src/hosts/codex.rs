@@ -2,12 +2,20 @@
 
 use super::*;
 
+/// `$CODEX_HOME`, default `~/.codex`.
+pub const HOME: HostHome = HostHome {
+    var: "CODEX_HOME",
+    default: ".codex",
+};
+
 pub const SPEC: HostSpec = HostSpec {
     id: "codex",
     display: "Codex",
+    home: Some(HOME),
     observed_versions: &["0.169.0"],
     experimental: None,
     events: Events {
+        session: "SessionStart",
         prompt: "UserPromptSubmit",
         registered: &[Event::SessionStart, Event::UserPromptSubmit],
         post_tool_use: false,
@@ -31,7 +39,7 @@ pub const SPEC: HostSpec = HostSpec {
     },
     settings: Settings {
         project: ".codex/hooks.json",
-        user: UserPath::CodexHome("hooks.json"),
+        user: UserPath::HostHome(HOME, "hooks.json"),
         layout: Layout::MatcherGroups,
         handler: HandlerForm::Shell,
         timeout_ms: false,
@@ -42,12 +50,15 @@ pub const SPEC: HostSpec = HostSpec {
         command_windows: true,
         runs_both_scopes: true,
     },
-    trust: Trust::HandlerHashes,
+    trust: Trust::HandlerHashes {
+        config: UserPath::HostHome(HOME, "config.toml"),
+    },
     tui: Some(Tui {
         name: "the Codex TUI",
         bang: "runs as a shell command",
         bang_for_user: "runs as a shell command and never reaches the hook",
         plain: "`codex exec`, the IDE extension and the app",
+        space_escapes: true,
     }),
     agents_md: AgentsMd::Always,
     skills: Skills {
@@ -55,12 +66,12 @@ pub const SPEC: HostSpec = HostSpec {
         walk_to_root: true,
         user: &[
             (UserPath::Home(".agents/skills"), true),
-            (UserPath::CodexHome("skills"), true),
+            (UserPath::HostHome(HOME, "skills"), true),
         ],
     },
     agents: Some(AgentRuntime {
         project_dir: ".codex/agents",
-        user_dir: UserPath::CodexHome("agents"),
+        user_dir: UserPath::HostHome(HOME, "agents"),
         ext: ".toml",
         format: AgentFormat::CodexToml,
         check_name: non_empty_name,

@@ -8,9 +8,11 @@ pub const SESSION_SOURCES: [&str; 3] = ["startup", "resume", "clear"];
 pub const SPEC: HostSpec = HostSpec {
     id: "gemini",
     display: "Gemini CLI",
+    home: None,
     observed_versions: &["0.61.0"],
     experimental: None,
     events: Events {
+        session: "SessionStart",
         prompt: "BeforeAgent",
         registered: &[Event::SessionStart, Event::UserPromptSubmit],
         post_tool_use: false,
@@ -57,6 +59,7 @@ pub const SPEC: HostSpec = HostSpec {
         bang: "enters shell mode",
         bang_for_user: "enters shell mode and never reaches the hook",
         plain: "`gemini -p`",
+        space_escapes: true,
     }),
     // Gemini CLI loads `GEMINI.md`, never `AGENTS.md`.
     agents_md: AgentsMd::Never,

@@ -13,6 +13,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -83,6 +84,8 @@ pub struct HostSpec {
     pub id: &'static str,
     /// The host's name in messages (`Claude Code`).
     pub display: &'static str,
+    /// The host's own home folder (`$CODEX_HOME`), when it has one.
+    pub home: Option<HostHome>,
     /// The host versions the contract was read from or observed in (docs/host-protocols.md).
     pub observed_versions: &'static [&'static str],
     /// `Some` for a host not yet run for real: the warning `doctor` and `install` print.
@@ -113,6 +116,8 @@ pub struct Experimental {
 /// Event names and firing rules.
 #[derive(Debug)]
 pub struct Events {
+    /// The host's name for its session-start event.
+    pub session: &'static str,
     /// The host's name for its once-per-prompt event (`BeforeAgent` on Gemini CLI).
     pub prompt: &'static str,
     /// The events sophia-hook registers, in order.
@@ -157,15 +162,29 @@ pub enum OutputShape {
     /// `{"injectSteps":[…]}`: a `systemMessage` step on SessionStart, an `ephemeralMessage` one
     /// per turn.
     InjectSteps,
+    /// `{"additionalContext":…}` at the root; `hookSpecificOutput` would be dropped.
+    AdditionalContext,
 }
 
-/// A path under the user's home, or under the host's own home variable when it has one.
+/// A host's own home folder: an environment variable, else a folder under the user's home.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostHome {
+    /// `CODEX_HOME`.
+    pub var: &'static str,
+    /// `.codex` (under `~`).
+    pub default: &'static str,
+}
+
+/// The hosts' home variables that are set (non-empty), by variable name.
+pub type HostHomes = BTreeMap<&'static str, PathBuf>;
+
+/// A path under the user's home, or under the host's own home folder.
 #[derive(Debug, Clone, Copy)]
 pub enum UserPath {
     /// `~/<path>`.
     Home(&'static str),
-    /// `$CODEX_HOME/<path>`, default `~/.codex/<path>`.
-    CodexHome(&'static str),
+    /// `$<var>/<path>`, default `~/<default>/<path>`.
+    HostHome(HostHome, &'static str),
 }
 
 /// Where the hooks are registered and in which format.
@@ -198,6 +217,8 @@ pub enum Layout {
     MatcherGroups,
     /// `<name>: {<Event>: [handler]}`, keyed by our hook's name.
     NamedEntry(&'static str),
+    /// A hook file of our own: `{"version": N, "hooks": {<Event>: [handler]}}`.
+    HookFile { version: u64 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,6 +227,26 @@ pub enum HandlerForm {
     Shell,
     /// `command` is the program and `args` its arguments (no shell).
     ProgramArgs,
+    /// `bash` (POSIX quoting) and `powershell` command lines, `timeoutSec`.
+    BashPowershell,
+}
+
+impl HandlerForm {
+    /// The handler key holding the command line (or the program).
+    pub fn command_key(self) -> &'static str {
+        match self {
+            HandlerForm::Shell | HandlerForm::ProgramArgs => "command",
+            HandlerForm::BashPowershell => "bash",
+        }
+    }
+
+    /// The handler key holding the timeout.
+    pub fn timeout_key(self) -> &'static str {
+        match self {
+            HandlerForm::Shell | HandlerForm::ProgramArgs => "timeout",
+            HandlerForm::BashPowershell => "timeoutSec",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,10 +261,11 @@ pub enum SessionMatcher {
 }
 
 /// How the host decides to run a repository's hooks (what `doctor` checks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Trust {
-    /// Each handler is trusted by hash (`/hooks` in Codex), in a trusted project.
-    HandlerHashes,
+    /// Each handler is trusted by hash (`/hooks` in Codex), in a trusted project; `config` is the
+    /// host's configuration that records the trust and can switch hooks off.
+    HandlerHashes { config: UserPath },
     /// Project hooks run only in a folder the user trusted (`trustedFolders.json`).
     TrustedFolders,
     /// Nothing to check.
@@ -239,6 +281,8 @@ pub struct Tui {
     pub bang_for_user: &'static str,
     /// Where `!quick` works as typed.
     pub plain: &'static str,
+    /// Whether a leading space gets `!quick` through to the hook.
+    pub space_escapes: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,14 +350,14 @@ pub struct Delegation {
 }
 
 impl UserPath {
-    /// The path for this user: `codex_home` is `$CODEX_HOME` when set. `None` when the home is
-    /// needed and unknown.
-    pub fn resolve(self, home: Option<&Path>, codex_home: Option<&Path>) -> Option<PathBuf> {
+    /// The path for this user, given the host home variables that are set. `None` when the
+    /// home is needed and unknown.
+    pub fn resolve(self, home: Option<&Path>, homes: &HostHomes) -> Option<PathBuf> {
         match self {
             UserPath::Home(p) => home.map(|h| h.join(p)),
-            UserPath::CodexHome(p) => match codex_home {
-                Some(c) => Some(c.join(p)),
-                None => home.map(|h| h.join(".codex").join(p)),
+            UserPath::HostHome(host_home, p) => match homes.get(host_home.var) {
+                Some(dir) => Some(dir.join(p)),
+                None => home.map(|h| h.join(host_home.default).join(p)),
             },
         }
     }
@@ -342,6 +386,16 @@ impl Host {
     /// The host's name in messages.
     pub fn display(self) -> &'static str {
         self.spec().display
+    }
+
+    /// The host home variables to read from the environment.
+    pub fn home_vars() -> Vec<&'static str> {
+        let mut vars: Vec<&'static str> = Host::ALL
+            .into_iter()
+            .filter_map(|h| h.spec().home.map(|home| home.var))
+            .collect();
+        vars.dedup();
+        vars
     }
 
     /// The hosts with runtime agent definitions, in the order sync handles them.
@@ -386,8 +440,9 @@ impl Host {
     /// The host's name for an event, as its configuration and output use it.
     pub fn event_name(self, event: Event) -> &'static str {
         match event {
+            Event::SessionStart => self.spec().events.session,
             Event::UserPromptSubmit => self.spec().events.prompt,
-            other => other.as_str(),
+            Event::PostToolUse => event.as_str(),
         }
     }
 
@@ -400,6 +455,7 @@ impl Host {
             "UserPromptSubmit" => return Some((Event::UserPromptSubmit, "UserPromptSubmit")),
             "PostToolUse" if events.post_tool_use => Event::PostToolUse,
             n if n == events.prompt => Event::UserPromptSubmit,
+            n if n == events.session => Event::SessionStart,
             _ => return None,
         };
         Some((event, self.event_name(event)))
