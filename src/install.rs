@@ -352,7 +352,7 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         return Ok(doc);
     }
     if let Layout::HookFile { version } = host.spec().settings.layout {
-        return install_hook_file(doc, host, binary, version);
+        return install_hook_file(doc, created, host, binary, version);
     }
     if created && host.spec().settings.description_on_create {
         doc["description"] = Value::from(DESCRIPTION);
@@ -409,12 +409,13 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
 /// file's other handlers and keys stay; ours are replaced by the current ones.
 fn install_hook_file(
     mut doc: Value,
+    created: bool,
     host: Host,
     binary: &str,
     version: u64,
 ) -> Result<Value, MergeError> {
     let root = doc.as_object_mut().expect("object");
-    if !root.contains_key("version") {
+    if created {
         root.insert("version".into(), Value::from(version));
     }
     let hooks = root
@@ -489,7 +490,9 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
                 root.shift_remove("hooks");
             }
         }
-        if root.len() == 1 && root.get("version") == Some(&Value::from(version)) {
+        if root.is_empty()
+            || (root.len() == 1 && root.get("version") == Some(&Value::from(version)))
+        {
             return Ok(None);
         }
     } else if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {

@@ -34,7 +34,7 @@ pub enum AgentsCommand {
     },
     /// Exit 1 when a definition is missing, stale or changed by hand (for a project's CI).
     /// Without --host it checks the hosts sophia-hook is installed for in this scope or whose
-    /// agents folder exists, and says which it skipped; --host all checks all three.
+    /// agents folder exists, and says which it skipped; --host all checks all of them.
     Check {
         /// The host whose definitions to check (default: the installed or present ones).
         #[arg(long, value_enum)]
@@ -155,7 +155,12 @@ fn check_hosts(
         |hosts: &[Host]| -> Vec<&'static str> { hosts.iter().map(|h| h.as_str()).collect() };
     if target.hosts.is_empty() {
         let why = format!(
-            "nothing to check: sophia-hook is not installed for codex, claude or gemini ({} scope) and none of their agents folders exists; run `sophia-hook agents sync` or name the host with --host",
+            "nothing to check: sophia-hook is not installed for {} ({} scope) and none of their agents folders exists; run `sophia-hook agents sync` or name the host with --host",
+            crate::agents::runtime::sync_hosts()
+                .iter()
+                .map(|h| h.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             target.scope.as_str()
         );
         if json {

@@ -482,14 +482,15 @@ pub fn user_manifest(
     let catalog = default_catalog();
     let dirs = user_definition_dirs(settings);
     let states = compute_availability(&catalog, &dirs);
-    let hosts = ["codex", "claude", "gemini"]
-        .iter()
+    let hosts = crate::payload::Host::with_agents()
+        .into_iter()
+        .map(crate::payload::Host::as_str)
         .map(|h| {
             let by_agent = states
                 .iter()
-                .map(|(id, (_, defs))| (id.clone(), state_of(defs.iter().filter(|d| d.host == *h))))
+                .map(|(id, (_, defs))| (id.clone(), state_of(defs.iter().filter(|d| d.host == h))))
                 .collect();
-            ((*h).to_owned(), by_agent)
+            (h.to_owned(), by_agent)
         })
         .collect();
     crate::agents::availability::Manifest {

@@ -391,6 +391,18 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     {
         check_gemini_folder_trust(home, input.root, out);
     }
+    if let Trust::Unchecked { note, fix } = trust
+        && installed
+            .iter()
+            .any(|(scope, _, _)| *scope == Scope::Project)
+    {
+        out.push(check(
+            Status::Info,
+            format!("{name} project trust"),
+            note,
+            Some(fix.into()),
+        ));
+    }
     if let Some(line) = model_mapping(host, &input.settings.models) {
         out.push(check(Status::Info, name, line, None));
     }

@@ -268,6 +268,12 @@ pub enum Trust {
     HandlerHashes { config: UserPath },
     /// Project hooks run only in a folder the user trusted (`trustedFolders.json`).
     TrustedFolders,
+    /// Project hooks run only in a trusted folder, recorded where `doctor` does not read it:
+    /// it says so (`note`) and how to trust (`fix`).
+    Unchecked {
+        note: &'static str,
+        fix: &'static str,
+    },
     /// Nothing to check.
     None,
 }
@@ -447,11 +453,12 @@ impl Host {
     }
 
     /// Maps a host event name to the event it means and the name to echo back. Each host's own
-    /// prompt event is accepted, and `UserPromptSubmit` everywhere.
+    /// session and prompt events are accepted, and `SessionStart` and `UserPromptSubmit`
+    /// everywhere (echoed as given).
     pub fn parse_event(self, name: &str) -> Option<(Event, &'static str)> {
         let events = &self.spec().events;
         let event = match name {
-            "SessionStart" => Event::SessionStart,
+            "SessionStart" => return Some((Event::SessionStart, "SessionStart")),
             "UserPromptSubmit" => return Some((Event::UserPromptSubmit, "UserPromptSubmit")),
             "PostToolUse" if events.post_tool_use => Event::PostToolUse,
             n if n == events.prompt => Event::UserPromptSubmit,
