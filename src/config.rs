@@ -338,7 +338,7 @@ mod tests {
         assert_eq!(u.models["claude"].get(&Tier::Default), None);
         assert!(UserConfig::parse("").unwrap().models.is_empty());
         for bad in [
-            "models:\n  copilot:\n    economy: x\n",
+            "models:\n  antigravity:\n    economy: x\n",
             "models:\n  codex:\n    cheap: x\n",
             "models:\n  codex:\n    economy: \"gpt 5\"\n",
             "models:\n  codex:\n    economy: \"a\\nb\"\n",

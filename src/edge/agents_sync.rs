@@ -38,8 +38,13 @@ impl SyncTarget {
             None => Ok(sync_hosts()),
             Some(h) if sync_hosts().contains(&h) => Ok(vec![h]),
             Some(h) => bail!(
-                "{} has no runtime agent definitions to generate (hosts: codex, claude, gemini, all)",
-                h.as_str()
+                "{} has no runtime agent definitions to generate (hosts: {}, all)",
+                h.as_str(),
+                sync_hosts()
+                    .iter()
+                    .map(|h| h.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
@@ -409,8 +414,10 @@ mod tests {
         let mut out = Vec::new();
         assert!(!check(&mut out, &t, &s).unwrap(), "nothing there yet");
         let first = sync(&mut out, &t, false, &s, "t1").unwrap();
-        assert_eq!(first.written, 15);
+        // Five roles for each of Codex, Claude Code, Gemini CLI and Copilot CLI.
+        assert_eq!(first.written, 20);
         assert!(root.path().join(".codex/agents/scout.toml").is_file());
+        assert!(root.path().join(".github/agents/scout.agent.md").is_file());
         assert!(
             root.path()
                 .join(".claude/agents/code_reviewer.md")

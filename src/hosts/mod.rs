@@ -11,6 +11,7 @@
 pub mod antigravity;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 
 use std::collections::BTreeMap;
@@ -39,6 +40,8 @@ pub enum Host {
     /// Google Antigravity (`agy`): experimental. Built from the hooks guide and schema embedded in
     /// the engine, not yet run in a real Antigravity host.
     Antigravity,
+    /// GitHub Copilot CLI (`copilot`).
+    Copilot,
 }
 
 /// Where the hook is registered: the project's settings or the user's.
@@ -370,7 +373,13 @@ impl UserPath {
 }
 
 impl Host {
-    pub const ALL: [Host; 4] = [Host::Codex, Host::Claude, Host::Gemini, Host::Antigravity];
+    pub const ALL: [Host; 5] = [
+        Host::Codex,
+        Host::Claude,
+        Host::Gemini,
+        Host::Antigravity,
+        Host::Copilot,
+    ];
 
     /// The host assumed when none is given (the first one supported).
     pub const DEFAULT: Host = Host::Codex;
@@ -382,6 +391,7 @@ impl Host {
             Host::Claude => &claude::SPEC,
             Host::Gemini => &gemini::SPEC,
             Host::Antigravity => &antigravity::SPEC,
+            Host::Copilot => &copilot::SPEC,
         }
     }
 
