@@ -29,6 +29,9 @@ pub struct Payload {
     /// Antigravity PreInvocation: the number of steps in the conversation when the current user
     /// turn started (the same for every model call of that turn).
     pub initial_num_steps: Option<u64>,
+    /// Antigravity PreInvocation: which model call of the current user turn this is, zero-based
+    /// (observed by third-party probes of `agy`); protojson omits a zero, so absent means 0.
+    pub invocation_num: Option<u64>,
     pub prompt: Option<String>,
     /// The tool of a tool event (`ExitPlanMode`).
     pub tool_name: Option<String>,
@@ -223,11 +226,14 @@ impl Payload {
         // Antigravity (protojson): `conversationId`, `workspacePaths` (the first is the cwd),
         // `initialNumSteps` on PreInvocation (an int32, which protojson may also write as a
         // string, and omits when 0).
-        let initial_num_steps = map.get("initialNumSteps").and_then(|v| match v {
-            Value::Number(n) => n.as_u64(),
-            Value::String(s) => s.parse().ok(),
-            _ => None,
-        });
+        let int32 = |key: &str| {
+            map.get(key).and_then(|v| match v {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) => s.parse().ok(),
+                _ => None,
+            })
+        };
+        let initial_num_steps = int32("initialNumSteps");
         let workspace = map
             .get("workspacePaths")
             .and_then(Value::as_array)
@@ -247,9 +253,18 @@ impl Payload {
             agent_type: text("agent_type", "agentType"),
             parent_conversation_id: text("parentConversationId", "parent_conversation_id"),
             initial_num_steps,
+            invocation_num: int32("invocationNum"),
             prompt: prompt_text(map),
             tool_name: text("tool_name", "toolName"),
         }
+    }
+
+    /// True when the payload says this is not the first model call of the user's turn
+    /// (Antigravity's `invocationNum` past 0): the turn's context was already given. A value that
+    /// is not a non-negative integer counts as absent (a first call), so the turn log still keeps
+    /// the injection to one per turn.
+    pub fn later_model_call(&self) -> bool {
+        self.invocation_num.is_some_and(|n| n > 0)
     }
 
     /// True when the prompt comes from the host's own subagent, not from the user.
@@ -519,6 +534,8 @@ mod tests {
         assert_eq!(p.cwd.as_deref(), Some("/w/repo"));
         assert_eq!(p.prompt.as_deref(), Some("!quick x"));
         assert_eq!(p.initial_num_steps, Some(10));
+        assert_eq!(p.invocation_num, Some(2));
+        assert!(p.later_model_call());
         assert_eq!(p.turn_id, None, "PreInvocation has no step index");
         assert!(!p.from_subagent());
         let child = parse(
@@ -526,6 +543,22 @@ mod tests {
         );
         assert!(child.from_subagent());
         assert_eq!(child.initial_num_steps, Some(3));
+        // protojson omits a zero `invocationNum`: absent, 0, "0" are the first call; a value of
+        // another type or a negative one counts as absent.
+        for (raw, later) in [
+            ("", false),
+            (r#","invocationNum":0"#, false),
+            (r#","invocationNum":"0""#, false),
+            (r#","invocationNum":1"#, true),
+            (r#","invocationNum":"7""#, true),
+            (r#","invocationNum":-1"#, false),
+            (r#","invocationNum":1.5"#, false),
+            (r#","invocationNum":null"#, false),
+            (r#","invocationNum":[1]"#, false),
+        ] {
+            let p = parse(&format!(r#"{{"conversationId":"c"{raw}}}"#));
+            assert_eq!(p.later_model_call(), later, "{raw}");
+        }
     }
 
     #[test]

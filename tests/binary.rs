@@ -480,8 +480,9 @@ fn antigravity_injects_once_per_user_turn() {
         ("SOPHIA_CACHE_DIR", cache.to_str().unwrap()),
         ("SOPHIA_ANALYTICS", "off"),
     ];
-    // PreInvocation as the engine sends it: common fields, `lastUserInput`, `invocationNum` and
-    // `initialNumSteps` (the same for every model call of one user turn), no event name.
+    // PreInvocation as the engine sends it: common fields, `lastUserInput`, `invocationNum`
+    // (zero-based per turn, omitted when 0) and `initialNumSteps` (the same for every model call
+    // of one user turn), no event name.
     let call = |invocation: u32, initial_steps: u32, prompt: &str| {
         let payload = serde_json::json!({"conversationId": "c-1", "workspacePaths": [home.path()], "modelName": "auto", "lastUserInput": prompt, "invocationNum": invocation, "initialNumSteps": initial_steps});
         run_binary(
@@ -492,7 +493,7 @@ fn antigravity_injects_once_per_user_turn() {
         )
         .stdout
     };
-    let first: Value = serde_json::from_str(&call(1, 4, "!quick spiegami la query")).unwrap();
+    let first: Value = serde_json::from_str(&call(0, 4, "!quick spiegami la query")).unwrap();
     let steps = first["injectSteps"].as_array().unwrap();
     assert_eq!(steps.len(), 1);
     assert!(
@@ -502,16 +503,21 @@ fn antigravity_injects_once_per_user_turn() {
             .contains("contextMode=light")
     );
     assert_eq!(
-        call(2, 4, "!quick spiegami la query"),
+        call(1, 4, "!quick spiegami la query"),
         "{}\n",
         "a later model call of the same turn"
     );
+    assert_eq!(
+        call(0, 4, "!quick spiegami la query"),
+        "{}\n",
+        "the first call again (a retry): the turn log keeps it to one injection"
+    );
     assert!(
-        call(1, 9, "!quick e ora la tabella?").contains("contextMode=light"),
+        call(0, 9, "!quick e ora la tabella?").contains("contextMode=light"),
         "a new turn"
     );
     assert!(
-        call(1, 14, "!quick spiegami la query").contains("contextMode=light"),
+        call(0, 14, "!quick spiegami la query").contains("contextMode=light"),
         "the same words in a later turn are a new turn"
     );
     let state = fs::read_to_string(cache.join("sophia-hook/injected-turns.json")).unwrap();

@@ -141,6 +141,24 @@ impl BoundedFile {
         self.len == 0
     }
 
+    /// Whether the opened file is the one `meta` (from `symlink_metadata` on its path) describes:
+    /// a path swapped between that check and the open is caught. Unix compares device and inode;
+    /// elsewhere, length and modification time.
+    pub fn is_same_file(&self, meta: &fs::Metadata) -> bool {
+        let Ok(open) = self.file.metadata() else {
+            return false;
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            open.dev() == meta.dev() && open.ino() == meta.ino()
+        }
+        #[cfg(not(unix))]
+        {
+            open.len() == meta.len() && open.modified().ok() == meta.modified().ok()
+        }
+    }
+
     /// Up to `len` bytes from `offset`: fewer at the end of the file, none past it. A file that
     /// shrank since it was opened is an error.
     pub fn read_at(&self, offset: u64, len: usize) -> io::Result<Vec<u8>> {

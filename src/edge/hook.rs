@@ -144,10 +144,18 @@ fn decide_from_stdin(
     if settings.inject_panic {
         panic!("fault injected by SOPHIA_FAULT=panic");
     }
-    let payload = Payload::parse(&bytes).map_err(|e| e.code())?;
+    let mut payload = Payload::parse(&bytes).map_err(|e| e.code())?;
     let host = args.host();
     let (event, wire_event) =
         decision::resolve_event(host, args.event.as_deref(), &payload).ok_or("unknown-event")?;
+    // A prompt event that fires before every model call (Antigravity's PreInvocation) answers
+    // only the turn's first call (`invocationNum` 0); the user's text comes from the payload,
+    // else from the end of the host's conversation file.
+    let per_call = host.prompt_event_per_model_call(wire_event);
+    let later_call = per_call && payload.later_model_call();
+    if per_call && !later_call {
+        fill_prompt_from_transcript(&mut payload, settings.debug.then_some(&mut *stderr));
+    }
     let request = HookRequest {
         host,
         event,
@@ -159,7 +167,10 @@ fn decide_from_stdin(
     // The time budget is checked before each expensive step; past it the run degrades to the
     // routing-control block only (or nothing), and says so in analytics.
     let over_budget = || clock.elapsed().saturating_sub(read_at) > settings.time_budget;
-    let project = if over_budget() {
+    let project = if later_call {
+        // Nothing is injected on a later call: no project material is read.
+        Project::default()
+    } else if over_budget() {
         Project::degraded(DEGRADED_TIME_BUDGET)
     } else {
         let loaded = load_project(
@@ -187,7 +198,9 @@ fn decide_from_stdin(
         );
     }
     let mut decision = decision::decide(&request, &project);
-    if host.prompt_event_per_model_call(wire_event)
+    if later_call {
+        decision.output = Printed::noop(host);
+    } else if per_call
         && decision.output.as_ref().is_some_and(Printed::has_context)
         && let Some(cache) = &settings.cache_dir
     {
@@ -217,6 +230,31 @@ fn decide_from_stdin(
         );
     }
     Ok((decision, project.analytics))
+}
+
+/// Takes the user's text from the host's conversation file (`transcriptPath`) when the payload
+/// carries none: see `edge::transcript` for how the path is checked and how much is read. The
+/// project it is checked against is the payload's working folder's.
+fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Write>) {
+    if payload
+        .prompt
+        .as_deref()
+        .is_some_and(|p| !p.trim().is_empty())
+    {
+        return;
+    }
+    let Some(path) = payload.transcript_path.as_deref().filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let root = working_dir(payload.cwd.as_deref()).map(|cwd| project_root(&cwd));
+    match crate::edge::transcript::last_user_text(path, root.as_deref()) {
+        Ok(text) => payload.prompt = Some(text),
+        Err(skip) => {
+            if let Some(err) = debug {
+                let _ = writeln!(err, "[sophia-hook] no user text reason={}", skip.code());
+            }
+        }
+    }
 }
 
 /// Records a planning turn's delegation for the session, or consumes it once it has been carried

@@ -13,4 +13,5 @@ pub mod project;
 pub mod report;
 pub mod settings;
 pub mod skills;
+pub mod transcript;
 pub mod turns;

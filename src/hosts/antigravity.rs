@@ -73,8 +73,7 @@ fn sample(event: Event, _wire: &str, cwd: &str, run: &str) -> serde_json::Value 
     let mut p = serde_json::json!({"conversationId": conversation, "workspacePaths": [cwd], "modelName": "auto"});
     if event == Event::UserPromptSubmit {
         p["lastUserInput"] = SAMPLE_PROMPT.into();
-        p["invocationNum"] = 1.into();
-        p["initialNumSteps"] = 0.into();
+        // The turn's first model call: protojson omits `invocationNum` 0 and `initialNumSteps` 0.
     }
     p
 }

@@ -1,0 +1,225 @@
+//! The user's text from a host's conversation file, for a prompt event whose payload carries no
+//! prompt field (Antigravity's `PreInvocation` on engines that send no `lastUserInput`).
+//!
+//! The file is host input, named by the payload's `transcriptPath`, and is read only at that path:
+//! an absolute path without `..`, a regular file and not a symlink (checked on the path and again
+//! on the opened handle), inside the project only where `inside_project` accepts it (a transcript
+//! under a workspace folder a repository could have planted), and only its last
+//! [`TAIL_BYTES`] are read, through the bounded reader of `edge::files`. Antigravity writes one
+//! step per line (JSONL); the user's message is a step of `"type": "USER_INPUT"` whose `content`
+//! wraps the text in a `<USER_REQUEST>` block (docs/host-protocols.md says what was observed).
+
+use std::path::{Component, Path};
+
+use serde::Deserialize;
+
+use crate::edge::files::{self, inside_project};
+
+/// How much of the end of the conversation file is read. A user message longer than this (or a
+/// last user message further back than this) is not found, and the turn is not routed.
+pub const TAIL_BYTES: u64 = 1024 * 1024;
+
+/// Why no user text was taken from the file: a short code for `SOPHIA_DEBUG=1` lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Not an absolute path, or one with `..`.
+    NotAbsolute,
+    /// A symlink at the path, or on the way inside the project.
+    Symlink,
+    /// Inside the project's `.git/`, or leading out of the project through it.
+    Refused,
+    /// Missing, a folder, FIFO, socket or device, or unreadable.
+    Unreadable,
+    /// Readable, but no user entry in the part read.
+    NoUserEntry,
+}
+
+impl Skip {
+    pub fn code(self) -> &'static str {
+        match self {
+            Skip::NotAbsolute => "transcript-not-absolute",
+            Skip::Symlink => "transcript-symlink",
+            Skip::Refused => "transcript-refused",
+            Skip::Unreadable => "transcript-unreadable",
+            Skip::NoUserEntry => "transcript-no-user-entry",
+        }
+    }
+}
+
+/// The text of the last user entry of the conversation file at `path`. `project_root` is the
+/// project the hook runs in (the payload's first workspace folder, resolved): a transcript under
+/// it is a project path and must pass [`inside_project`].
+pub fn last_user_text(path: &str, project_root: Option<&Path>) -> Result<String, Skip> {
+    let path = Path::new(path);
+    if !path.is_absolute() || path.components().any(|c| c == Component::ParentDir) {
+        return Err(Skip::NotAbsolute);
+    }
+    let link = std::fs::symlink_metadata(path).map_err(|_| Skip::Unreadable)?;
+    if link.file_type().is_symlink() {
+        return Err(Skip::Symlink);
+    }
+    if let Some(root) = project_root.filter(|root| starts_under(path, root)) {
+        match inside_project(root, path) {
+            Ok(_) => {}
+            Err(files::Outside::SymlinkOut) => return Err(Skip::Symlink),
+            Err(_) => return Err(Skip::Refused),
+        }
+    }
+    // Any size: only the tail is read, each read cut at the length found on the handle.
+    let file = files::open_bounded(path, u64::MAX).map_err(|_| Skip::Unreadable)?;
+    if !file.is_same_file(&link) {
+        // Swapped for something else between the check and the open.
+        return Err(Skip::Symlink);
+    }
+    let offset = file.len().saturating_sub(TAIL_BYTES);
+    let tail = file
+        .read_at(offset, TAIL_BYTES as usize)
+        .map_err(|_| Skip::Unreadable)?;
+    // A cut first line is not a whole entry.
+    let tail = match (offset, tail.iter().position(|b| *b == b'\n')) {
+        (0, _) => &tail[..],
+        (_, Some(i)) => &tail[i + 1..],
+        (_, None) => &[][..],
+    };
+    last_user_entry(tail).ok_or(Skip::NoUserEntry)
+}
+
+/// Whether `path` is written under `root` (before any symlink is resolved), also when the root
+/// as given and its resolved form differ.
+fn starts_under(path: &Path, root: &Path) -> bool {
+    path.starts_with(root) || dunce::canonicalize(root).is_ok_and(|real| path.starts_with(real))
+}
+
+/// One step of the conversation file: only the fields we read (others are ignored).
+#[derive(Deserialize)]
+struct Step {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    source: Option<String>,
+    content: Option<String>,
+}
+
+/// The user's text in the last `USER_INPUT` step of JSONL `bytes`. A line that is not a JSON
+/// object, not valid UTF-8 (repaired with U+FFFD first), or not such a step is skipped; a step
+/// whose `source` says it is not the user's own (anything but `USER_EXPLICIT`) is skipped too.
+/// Pure, for the table tests.
+pub fn last_user_entry(bytes: &[u8]) -> Option<String> {
+    const MARK: &[u8] = b"USER_INPUT";
+    bytes.rsplit(|b| *b == b'\n').find_map(|line| {
+        // Cheap first: most steps are model output and tool calls.
+        if !line.windows(MARK.len()).any(|w| w == MARK) {
+            return None;
+        }
+        let step: Step = match serde_json::from_slice(line) {
+            Ok(step) => step,
+            Err(_) => serde_json::from_str(&String::from_utf8_lossy(line)).ok()?,
+        };
+        if step.kind.as_deref() != Some("USER_INPUT")
+            || step.source.as_deref().is_some_and(|s| s != "USER_EXPLICIT")
+        {
+            return None;
+        }
+        step.content.map(|c| user_request(&c).to_owned())
+    })
+}
+
+/// The text inside the first `<USER_REQUEST>…</USER_REQUEST>` block, trimmed; the whole content,
+/// trimmed, when there is no closed block.
+fn user_request(content: &str) -> &str {
+    const OPEN: &str = "<USER_REQUEST>";
+    const CLOSE: &str = "</USER_REQUEST>";
+    content
+        .find(OPEN)
+        .map(|i| &content[i + OPEN.len()..])
+        .and_then(|rest| rest.find(CLOSE).map(|end| &rest[..end]))
+        .unwrap_or(content)
+        .trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(v: serde_json::Value) -> String {
+        v.to_string()
+    }
+
+    #[test]
+    fn the_last_user_entry_wins_and_its_request_block_is_unwrapped() {
+        let user = |text: &str| {
+            line(
+                serde_json::json!({"type": "USER_INPUT", "source": "USER_EXPLICIT", "content": format!("<USER_REQUEST>\n{text}\n</USER_REQUEST>\n<ADDITIONAL_METADATA>\nThe current local time is: 2026-12-01.\n</ADDITIONAL_METADATA>")}),
+            )
+        };
+        let model = line(
+            serde_json::json!({"type": "PLANNER_RESPONSE", "content": "USER_INPUT is a word here"}),
+        );
+        let table: Vec<(Vec<String>, Option<&str>)> = vec![
+            (vec![user("!quick uno")], Some("!quick uno")),
+            (
+                vec![user("!quick uno"), model.clone(), user("!agents due")],
+                Some("!agents due"),
+            ),
+            (
+                vec![user("!agents due"), model.clone()],
+                Some("!agents due"),
+            ),
+            (vec![model.clone()], None),
+            (vec![], None),
+            // Not the user's own message.
+            (
+                vec![
+                    user("!quick mine"),
+                    line(
+                        serde_json::json!({"type": "USER_INPUT", "source": "SYSTEM", "content": "<USER_REQUEST>!agents not mine</USER_REQUEST>"}),
+                    ),
+                ],
+                Some("!quick mine"),
+            ),
+            // No source: still the user's; no block: the content as it is.
+            (
+                vec![line(
+                    serde_json::json!({"type": "USER_INPUT", "content": "  !quick plain  "}),
+                )],
+                Some("!quick plain"),
+            ),
+            // An open block that never closes: the whole content.
+            (
+                vec![line(
+                    serde_json::json!({"type": "USER_INPUT", "content": "<USER_REQUEST>!quick x"}),
+                )],
+                Some("<USER_REQUEST>!quick x"),
+            ),
+            // Malformed lines around and after it are skipped.
+            (
+                vec![
+                    user("!quick ok"),
+                    "{\"type\":\"USER_INPUT\",\"content\":".into(),
+                    "[\"USER_INPUT\"]".into(),
+                    "not json USER_INPUT".into(),
+                    line(serde_json::json!({"type": "USER_INPUT", "content": 7})),
+                ],
+                Some("!quick ok"),
+            ),
+        ];
+        for (lines, want) in table {
+            let text = lines.join("\n");
+            assert_eq!(
+                last_user_entry(text.as_bytes()).as_deref(),
+                want,
+                "{lines:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_user_entry_is_repaired_not_fatal() {
+        let mut bytes = br#"{"type":"USER_INPUT","content":"<USER_REQUEST>!quick caf"#.to_vec();
+        bytes.extend_from_slice(b"\xff\xfe");
+        bytes.extend_from_slice(br#"</USER_REQUEST>"}"#);
+        assert_eq!(
+            last_user_entry(&bytes).as_deref(),
+            Some("!quick caf\u{fffd}\u{fffd}")
+        );
+    }
+}
