@@ -380,6 +380,19 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         ));
         return Vec::new();
     }
+    if host.spec().settings.runs_both_scopes && installed.len() > 1 {
+        out.push(check(
+            Status::Fail,
+            format!("{name} scopes"),
+            format!(
+                "installed at both user and project scope: {} runs both, so every block is injected twice",
+                host.display()
+            ),
+            Some(format!(
+                "keep one: sophia-hook uninstall --host {name} --scope user (or --scope project)"
+            )),
+        ));
+    }
     let trust = host.spec().trust;
     if let Trust::HandlerHashes { config } = trust {
         check_codex_trust(config, input.settings, home, input.root, &installed, out);
@@ -632,14 +645,6 @@ fn check_codex_trust(
                 config_path.display()
             ),
             Some("remove `hooks = false` (or `codex_hooks = false`) from [features]".into()),
-        ));
-    }
-    if installed.len() > 1 {
-        out.push(check(
-            Status::Fail,
-            "codex scopes",
-            "installed at both user and project scope: Codex runs both, so every block is injected twice",
-            Some("keep one: sophia-hook uninstall --host codex --scope user (or --scope project)".into()),
         ));
     }
     let states = table(&config, "hooks").and_then(|h| table(h, "state"));
