@@ -7,9 +7,11 @@
 //! zero-width characters, the soft hyphen, the TAG block U+E0000–E007F), a private-use or
 //! unassigned code point (Co, Cn), or a character with the Default_Ignorable_Code_Point,
 //! Bidi_Control or Variation_Selector property (Hangul fillers, the combining grapheme joiner,
-//! variation selectors). The properties come from ICU4X (`icu_properties`, the Unicode
-//! Consortium's library, with the character database compiled in), so a new Unicode version
-//! updates the policy with the crate, not by hand.
+//! variation selectors), or a blank that is not the space: the White_Space property (no-break
+//! and ideographic spaces, the en and em spaces…) and the few graphic characters drawn blank
+//! (the Braille blank, the object replacement character). The properties come from ICU4X
+//! (`icu_properties`, the Unicode Consortium's library, with the character database compiled
+//! in), so a new Unicode version updates the policy with the crate, not by hand.
 //!
 //! Three uses, one predicate: [`is_hidden`] refuses a routing value that carries one (catalog
 //! validation), [`document_text`] turns each into a space in injected text, and [`terminal`]
@@ -19,12 +21,18 @@
 use std::borrow::Cow;
 
 use icu_properties::props::{
-    BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
+    BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector, WhiteSpace,
 };
 use icu_properties::{CodePointMapData, CodePointSetData};
 
 /// The TAG block: invisible copies of ASCII once meant for language tags, now a way to hide text.
 const TAGS: std::ops::RangeInclusive<char> = '\u{E0000}'..='\u{E007F}';
+
+/// Assigned graphic characters whose glyph is blank, which no Unicode property names (they are
+/// symbols or marks, not White_Space): the Braille blank U+2800, the object replacement character
+/// U+FFFC, the musical null notehead U+1D159, the Khitan filler U+16FE4. A run of them looks like
+/// a blank line and can carry a message in a code a reader never sees.
+const BLANK_GLYPHS: [char; 4] = ['\u{2800}', '\u{FFFC}', '\u{1D159}', '\u{16FE4}'];
 
 /// Whether `c` is hidden (see the module documentation): it never reaches the model or a
 /// terminal as itself.
@@ -45,7 +53,9 @@ pub fn is_hidden(c: char) -> bool {
     ) || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
         || CodePointSetData::new::<BidiControl>().contains(c)
         || CodePointSetData::new::<VariationSelector>().contains(c)
+        || CodePointSetData::new::<WhiteSpace>().contains(c)
         || TAGS.contains(&c)
+        || BLANK_GLYPHS.contains(&c)
 }
 
 /// A project document as injected text: line breaks and tabs stay, every other hidden character
@@ -197,6 +207,7 @@ pub fn is_project_id(id: &str) -> bool {
 pub fn hidden_class_members() -> Vec<char> {
     let mut out: Vec<char> = Vec::new();
     let sets = [
+        CodePointSetData::new::<WhiteSpace>(),
         CodePointSetData::new::<DefaultIgnorableCodePoint>(),
         CodePointSetData::new::<BidiControl>(),
         CodePointSetData::new::<VariationSelector>(),
@@ -220,6 +231,10 @@ pub fn hidden_class_members() -> Vec<char> {
         }
     }
     out.extend(TAGS);
+    out.extend(BLANK_GLYPHS);
+    // The space itself is the one blank a reader sees as what it is; tab and line feed are kept
+    // as layout by every use.
+    out.retain(|c| *c != ' ');
     out.sort_unstable();
     out.dedup();
     out
@@ -257,6 +272,18 @@ mod tests {
             '\u{9B}',
             '\u{E000}',
             '\u{10FFFD}',
+            // The second pass (case 30): blank-looking characters.
+            '\u{2800}',
+            '\u{1D159}',
+            '\u{16FE4}',
+            '\u{FFFC}',
+            '\u{00A0}',
+            '\u{2000}',
+            '\u{200A}',
+            '\u{202F}',
+            '\u{205F}',
+            '\u{3000}',
+            '\u{1680}',
         ] {
             assert!(all.binary_search(&c).is_ok(), "U+{:04X}", u32::from(c));
         }

@@ -206,18 +206,29 @@ fn usage_error(
     } else {
         (true, std::io::stdout().is_terminal())
     };
-    // clap's own colours, when the stream is a terminal and NO_COLOR is not set.
+    // clap quotes the argument it refused, so its text goes through the terminal filter like
+    // every tool's output (`docs/security.md` `### I5`). clap's own colours (a terminal, NO_COLOR
+    // unset) are kept only when the plain text has nothing to escape: then the only escape
+    // sequences written are clap's styles.
     let rendered = err.render();
-    let text = if terminal && !settings.no_color {
-        rendered.ansi().to_string()
-    } else {
-        rendered.to_string()
+    let plain = rendered.to_string();
+    let styled = terminal
+        && !settings.no_color
+        && !plain
+            .chars()
+            .any(|c| c != '\n' && c != '\t' && crate::charset::is_hidden(c));
+    let emit = |out: &mut dyn Write| {
+        let _ = if styled {
+            out.write_all(rendered.ansi().to_string().as_bytes())
+        } else {
+            crate::charset::TerminalSafe::new(out).write_all(plain.as_bytes())
+        };
     };
     if to_stdout {
-        let _ = PipeSafe::new(stdout).write_all(text.as_bytes());
+        emit(&mut PipeSafe::new(stdout));
         return 0;
     }
-    let _ = stderr.write_all(text.as_bytes());
+    emit(stderr);
     if is_tool_invocation(args) {
         return 2;
     }

@@ -519,6 +519,68 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
     Ok((!only_ours).then_some(doc))
 }
 
+/// [`uninstall`], told the file as it was before sophia-hook's first change (`original`, the
+/// backup `original.json`; `None` when there is none): an empty container the original held —
+/// `"hooks": {}` or an event list `[]` — that this removal empties is kept, in its place, so that
+/// install then uninstall gives back the user's file. A container the user removed since, or one
+/// the original did not hold empty, is not brought back.
+pub fn uninstall_over(
+    doc: Value,
+    host: Host,
+    original: Option<&Value>,
+) -> Result<Option<Value>, MergeError> {
+    let before = doc.clone();
+    let after = uninstall(doc, host)?;
+    let (Some(original), Some(before_root)) = (
+        original
+            .and_then(|o| o.get("hooks"))
+            .and_then(Value::as_object),
+        before.as_object(),
+    ) else {
+        return Ok(after);
+    };
+    let Some(before_hooks) = before_root.get("hooks").and_then(Value::as_object) else {
+        return Ok(after);
+    };
+    if let Layout::NamedEntry(_) = host.spec().settings.layout {
+        return Ok(after);
+    }
+    let mut doc = after.unwrap_or_else(|| Value::Object(Map::new()));
+    let root = doc.as_object_mut().expect("uninstall returns an object");
+    let after_hooks = root.get("hooks").and_then(Value::as_object);
+    let emptied_here = |name: &str| {
+        after_hooks.is_none_or(|h| !h.contains_key(name)) && before_hooks.contains_key(name)
+    };
+    let mut hooks = Map::new();
+    let mut restored = false;
+    for (name, value) in before_hooks {
+        if let Some(kept) = after_hooks.and_then(|h| h.get(name)) {
+            hooks.insert(name.clone(), kept.clone());
+        } else if emptied_here(name)
+            && original
+                .get(name)
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+            && value.is_array()
+        {
+            hooks.insert(name.clone(), Value::Array(Vec::new()));
+            restored = true;
+        }
+    }
+    if after_hooks.is_none() && !(restored || original.is_empty()) {
+        return Ok((!root.is_empty()).then_some(doc));
+    }
+    // `hooks` goes back where it was among the members that stayed.
+    let at = before_root
+        .keys()
+        .take_while(|k| *k != "hooks")
+        .filter(|k| root.contains_key(*k))
+        .count();
+    root.shift_remove("hooks");
+    root.shift_insert(at, "hooks".to_owned(), Value::Object(hooks));
+    Ok(Some(doc))
+}
+
 /// One of our handlers as found in a settings document (for `doctor`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registered {

@@ -183,6 +183,11 @@ impl<'de> serde::de::Visitor<'de> for BoundedValue<'_> {
 }
 
 /// Fields that may carry the prompt text, in order of preference.
+/// The prompt a hook run reads: its first 256 KiB (four routing windows, room for the leading
+/// hotwords and Gemini CLI's `<hook_context>` blocks before the user's text). Every stage works on
+/// this prefix, so a prompt of megabytes costs what 256 KiB costs (`docs/security.md` `### I1`).
+pub const PROMPT_BYTES: usize = 256 * 1024;
+
 const PROMPT_FIELDS: [&str; 7] = [
     "prompt",
     "userPrompt",
@@ -306,11 +311,13 @@ impl Payload {
     }
 }
 
+/// The prompt, cut to its first [`PROMPT_BYTES`] (at a character boundary) before any stage
+/// reads it.
 fn prompt_text(map: &Map<String, Value>) -> Option<String> {
     PROMPT_FIELDS
         .iter()
         .find_map(|k| map.get(*k).and_then(Value::as_str))
-        .map(str::to_owned)
+        .map(|s| crate::text::prefix(s, PROMPT_BYTES).to_owned())
         .or_else(|| map.get("messages").and_then(last_user_message))
 }
 
@@ -323,7 +330,7 @@ fn last_user_message(messages: &Value) -> Option<String> {
         .rev()
         .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
     match entry.get("content")? {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(crate::text::prefix(s, PROMPT_BYTES).to_owned()),
         Value::Array(parts) => {
             let texts: Vec<&str> = parts
                 .iter()
@@ -333,7 +340,22 @@ fn last_user_message(messages: &Value) -> Option<String> {
                     _ => None,
                 })
                 .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
+            // Joined only up to the bound: the parts past it are never copied.
+            let mut joined = String::new();
+            for (i, text) in texts.iter().enumerate() {
+                if joined.len() >= PROMPT_BYTES {
+                    break;
+                }
+                if i > 0 {
+                    joined.push('\n');
+                }
+                joined.push_str(crate::text::prefix(
+                    text,
+                    PROMPT_BYTES - joined.len().min(PROMPT_BYTES),
+                ));
+            }
+            joined.truncate(crate::text::prefix(&joined, PROMPT_BYTES).len());
+            (!texts.is_empty()).then_some(joined)
         }
         _ => None,
     }

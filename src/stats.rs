@@ -130,6 +130,7 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
         }
         if let Some(m) = line.context_mode {
             prompt_runs += 1;
+            carried += usize::from(line.carry_forward);
             *s.context_modes.entry(m).or_default() += 1;
         }
         if let Some(m) = line.subagent_mode {
@@ -144,7 +145,6 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
         for a in line.recommended_agents {
             *agents.entry(a).or_default() += 1;
         }
-        carried += usize::from(line.carry_forward);
         *durations.entry(round3(line.duration_us)).or_default() += 1;
         max_us = max_us.max(line.duration_us);
     }

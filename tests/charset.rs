@@ -103,3 +103,55 @@ fn every_hidden_code_point_is_stopped_on_every_path_to_the_model() {
         assert!(!sophia_hook::charset::terminal(&text).contains(c), "{hex}");
     }
 }
+
+/// clap's usage errors quote the argument that was refused (an unknown subcommand or flag, an
+/// invalid value, an unexpected argument): every hidden character a command line can carry, in
+/// each of those places, reaches the stream escaped, never as itself.
+#[test]
+fn usage_errors_never_echo_a_hidden_character() {
+    use sophia_hook::charset::is_hidden;
+    // Every member that is not unassigned or private use (the C0 and C1 controls, the format
+    // characters, bidi controls, separators, default ignorables, variation selectors, the TAG
+    // block), and every 512th of the rest: each one through clap in-process.
+    let gc = icu_properties::CodePointMapData::<icu_properties::props::GeneralCategory>::new();
+    let members: Vec<char> = hidden_class_members()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            !matches!(
+                gc.get(*c),
+                icu_properties::props::GeneralCategory::Unassigned
+                    | icu_properties::props::GeneralCategory::PrivateUse
+            ) || i % 512 == 0
+        })
+        .map(|(_, c)| c)
+        .filter(|c| *c != '\0')
+        .collect();
+    assert!(members.len() > 2_000, "{}", members.len());
+    let mut failures = Vec::new();
+    for c in members {
+        let arg = format!("x{c}y");
+        let flag = format!("--x{c}y");
+        let lines: [Vec<&str>; 4] = [
+            vec![arg.as_str()],
+            vec!["doctor", flag.as_str()],
+            vec!["--host", arg.as_str(), "doctor"],
+            vec!["doctor", arg.as_str()],
+        ];
+        for line in &lines {
+            let run = common::run_in_process(line, b"");
+            assert_ne!(run.code, 0, "{line:?} was accepted");
+            for text in [&run.stdout, &run.stderr] {
+                if text.chars().any(|h| h != '\n' && h != '\t' && is_hidden(h)) {
+                    failures.push(format!("U+{:04X} in {line:?}: {text:?}", u32::from(c)));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} usage errors carried a hidden character, e.g.\n{}",
+        failures.len(),
+        failures[..failures.len().min(3)].join("\n")
+    );
+}

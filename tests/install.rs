@@ -228,7 +228,12 @@ fn install_refreshes_the_agent_catalog_and_manifest() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("/hooks"), "the next step names /hooks");
     assert!(sb.project().join(".sophia/agent-catalog.json").exists());
-    let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));
+    // The manifest is machine-wide: only a user-scope install rewrites it (docs/security.md I3).
+    let manifest_path = sb.home().join(".mcp-servers/agent-availability.json");
+    assert!(!manifest_path.exists());
+    let run = sb.run(&["install", "--host", "codex", "--scope", "user"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let manifest = read(&manifest_path);
     assert_eq!(
         manifest["catalogFingerprint"],
         read(&sb.project().join(".sophia/agent-catalog.json"))["fingerprint"]
@@ -600,12 +605,14 @@ fn install_generates_the_hosts_roles_and_uninstall_removes_only_unchanged_ones()
         "only the installed host"
     );
     assert_eq!(sb.run(&["agents", "check", "--host", "codex"]).code, 0);
-    // The availability manifest was rewritten after the roles were applied, from the user's
-    // own definitions only: the project's do not go into machine-wide state
-    // (docs/security.md I3; the hook lists the project's folders itself).
-    let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));
-    assert_eq!(manifest["hosts"]["codex"]["scout"], "unknown");
-    assert_eq!(manifest["hosts"]["claude"]["scout"], "unknown");
+    // A project-scope install never writes the machine-wide availability manifest: it holds
+    // the user's own definitions only (docs/security.md I3; the hook lists the project's
+    // folders itself). A user-scope install rewrites it.
+    assert!(
+        !sb.home()
+            .join(".mcp-servers/agent-availability.json")
+            .exists()
+    );
     let user = sb.run(&["install", "--host", "codex", "--scope", "user"]);
     assert_eq!(user.code, 0, "{}", user.stderr);
     let manifest = read(&sb.home().join(".mcp-servers/agent-availability.json"));

@@ -232,3 +232,101 @@ fn path_keys_name_only_our_own_files_in_the_sophia_folder() {
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
+
+/// Issue 18, second pass, case 24: a project's settings file reached through a link. For every
+/// host, the settings file — or its folder — linked to each JSON file a repository holds
+/// (`package.json`, `tsconfig.json`, `.vscode/settings.json`, `.claude/settings.local.json`,
+/// another host's settings file, a copy in a subfolder): project-scope `install` refuses and the
+/// file it leads to is left byte for byte. A link that leads back to the host's own file (the
+/// project reached through a symlinked path) is written.
+#[test]
+fn a_linked_project_settings_file_is_written_only_when_it_is_the_hosts_own() {
+    const HOSTS: [(&str, &str); 4] = [
+        ("codex", ".codex/hooks.json"),
+        ("claude", ".claude/settings.json"),
+        ("gemini", ".gemini/settings.json"),
+        ("antigravity", ".agents/hooks.json"),
+    ];
+    let targets = [
+        "package.json",
+        "tsconfig.json",
+        ".vscode/settings.json",
+        ".claude/settings.local.json",
+        "sub/.codex/hooks.json",
+        "sub/.claude/settings.json",
+        ".codex/hooks.json",
+        ".gemini/settings.json",
+    ];
+    let user_file = "{\n  \"name\": \"the-users-own\",\n  \"version\": \"1.0.0\"\n}\n";
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (host, own) in HOSTS {
+        for target in targets.iter().filter(|t| **t != own) {
+            for link_folder in [false, true] {
+                let s = Sandbox::new();
+                let file = s.file(target, user_file);
+                let own_path = s.project.join(own);
+                if link_folder {
+                    // The settings folder linked to the target's folder, when the names match.
+                    if Path::new(target).file_name() != Path::new(own).file_name() {
+                        continue;
+                    }
+                    symlink(file.parent().unwrap(), own_path.parent().unwrap()).unwrap();
+                } else {
+                    fs::create_dir_all(own_path.parent().unwrap()).unwrap();
+                    symlink(&file, &own_path).unwrap();
+                }
+                let r = s.run(
+                    &s.project,
+                    &[
+                        "install",
+                        "--host",
+                        host,
+                        "--scope",
+                        "project",
+                        "--no-agents",
+                    ],
+                    b"",
+                );
+                checked += 1;
+                let after = fs::read_to_string(&file).unwrap();
+                if r.code == 0 || after != user_file {
+                    failures.push(format!(
+                        "{host}: {own} -> {target} (folder link: {link_folder}): exit {}, {}",
+                        r.code,
+                        if after == user_file {
+                            "unchanged"
+                        } else {
+                            "REWRITTEN"
+                        }
+                    ));
+                }
+            }
+        }
+        // The host's own file, through a symlinked project path: written.
+        let s = Sandbox::new();
+        let link = s.base.join("linked");
+        symlink(&s.project, &link).unwrap();
+        let r = s.run(
+            &link,
+            &[
+                "install",
+                "--host",
+                host,
+                "--scope",
+                "project",
+                "--no-agents",
+            ],
+            b"",
+        );
+        assert_eq!(r.code, 0, "{host}: {}{}", r.stdout, r.stderr);
+        assert!(
+            fs::read_to_string(s.project.join(own))
+                .unwrap()
+                .contains("sophia-hook"),
+            "{host}"
+        );
+    }
+    assert_eq!(checked, 38);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

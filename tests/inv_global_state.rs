@@ -128,3 +128,102 @@ fn a_manifest_for_another_catalog_is_not_applied() {
         "a foreign manifest changed the hook's recommendations"
     );
 }
+
+/// Issue 18, second pass, case 54: the availability manifest is the user's (a hand-written one
+/// has no fingerprint). Every project-scope operation that touches agent definitions — `install`
+/// and `uninstall` for each host, with and without the project's own canonical source — leaves
+/// it byte for byte; only user-scope operations rewrite it.
+#[test]
+fn project_scope_operations_never_rewrite_the_users_manifest() {
+    let s = Sandbox::new();
+    let manifest = s.home.join(".mcp-servers/agent-availability.json");
+    let hand_written = "{\"schemaVersion\": 1, \"agents\": {\"scout\": \"unavailable\"}}\n";
+    let mut cases = 0;
+    for host in ["codex", "claude", "gemini", "antigravity"] {
+        for with_source in [false, true] {
+            plant(&s.project, &[]);
+            if with_source {
+                let source = include_str!("../docs/agents/canonical-subagents.yaml");
+                trust::write(
+                    &s.project.join("docs/agents/canonical-subagents.yaml"),
+                    source,
+                );
+            }
+            for op in [&["install"][..], &["install"], &["uninstall"]] {
+                trust::write(&manifest, hand_written);
+                let mut args = op.to_vec();
+                args.extend_from_slice(&["--host", host, "--scope", "project"]);
+                let r = s.run(&s.project, &args, b"");
+                assert_eq!(r.code, 0, "{args:?}: {}{}", r.stdout, r.stderr);
+                assert_eq!(
+                    fs::read_to_string(&manifest).unwrap(),
+                    hand_written,
+                    "{args:?} (canonical source: {with_source}) rewrote the user's manifest:\n{}",
+                    r.stdout
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 24);
+}
+
+/// Issue 18, second pass, case 19: a plan belongs to the project it was made in. Planned in one
+/// folder of a session, then approved (an approval word, or leaving plan mode) in each other
+/// folder the host can be in with the same session id: carried forward exactly when the second
+/// folder is the same project (its root, a subfolder, the root through a symlink).
+#[test]
+fn a_plan_is_carried_forward_only_within_its_project() {
+    let s = Sandbox::new();
+    let a = s.project.clone();
+    fs::create_dir_all(a.join("src/deep")).unwrap();
+    let same_name = s.base.join("elsewhere/project");
+    fs::create_dir_all(same_name.join(".git")).unwrap();
+    let no_git = s.base.join("loose");
+    fs::create_dir_all(&no_git).unwrap();
+    let link = s.base.join("link-to-project");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let places: [(&Path, bool); 6] = [
+        (&a, true),
+        (&a.join("src/deep"), true),
+        (&link, true),
+        (&s.other, false),
+        (&same_name, false),
+        (&no_git, false),
+    ];
+    let turn = |cwd: &Path, session: &str, prompt: &str, mode: &str| {
+        let payload = serde_json::json!({
+            "hook_event_name": "UserPromptSubmit", "session_id": session, "cwd": cwd,
+            "permission_mode": mode, "prompt": prompt,
+        });
+        let r = s.run(
+            cwd,
+            &["--host", "claude", "--event", "UserPromptSubmit"],
+            payload.to_string().as_bytes(),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let mut failures = Vec::new();
+    for (n, (place, same)) in places.iter().enumerate() {
+        for (k, approval) in ["procedi", "ok now fix the bug"].iter().enumerate() {
+            let session = format!("session-{n}-{k}");
+            let plan = turn(
+                &a,
+                &session,
+                "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+                "plan",
+            );
+            assert!(plan.contains("technical_analyst"), "{plan}");
+            let next = turn(place, &session, approval, "default");
+            let carried = next.contains("Planned delegation carried forward");
+            if carried != *same {
+                failures.push(format!(
+                    "{} with {approval:?}: carried={carried}, same project={same}",
+                    place.display()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

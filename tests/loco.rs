@@ -15,6 +15,14 @@
 //! the pooled figures. The same figures for the hook's own calibration gate CI:
 //! [`the_hook_meets_the_pooled_named_precision_gate`].
 //!
+//! Three experiments, `#[ignore]`d (they print tables and assert nothing; docs/skills.md records
+//! their figures; `cargo test --test loco -- --ignored --nocapture`): `backbone_experiments`
+//! (BM25F, or BM25F fused with the router, as the ranking, with abstention thresholds on margin,
+//! coverage, score and agreement chosen per fold; and the Snowball stemmers of `rust-stemmers`
+//! against `text::stem`), `learned_confidence_experiment` (a logistic confidence over both
+//! rankers' evidence, fitted per fold) and `index_bm25f_experiment` (the same with BM25F computed
+//! from the compiled index alone, what the hook could read).
+//!
 //! Not built for Windows: the protocol is pure computation over fixtures, identical on every
 //! platform, and takes minutes in a debug build; under Wine (`scripts/windows-ci.sh`) it would
 //! only double the CI step's time without testing anything platform-specific.
@@ -30,20 +38,26 @@ use sophia_hook::eval::{Case, parse_cases};
 use sophia_hook::routing::route_with_prefix;
 use sophia_hook::skills::bm25::{Bm25f, Bm25fParams};
 use sophia_hook::skills::router::{Calibration, DESCRIPTION, PHRASE, SkillRouter};
-use sophia_hook::text::routing_window;
+use sophia_hook::text::{fold, routing_window, routing_words};
 
 /// The named precision a calibration must reach on the catalogs it is chosen on.
 const NAMED_PRECISION: f64 = 0.90;
 
-/// The grid: the plain threshold, the shared-word share (infinity: the rule off), the margin of
-/// calibrated abstention (0: off), the weights of the body's lead lines and prose (0: the body
-/// not read); the other knobs at the hook's values.
+/// The grid: the plain threshold, the shared-word share (infinity: the rule off), the weights of
+/// the body's lead lines and prose (0: the body not read); the other knobs at the hook's values.
+/// The margin of calibrated abstention is not in it: under this protocol it lowered pooled
+/// held-out named precision below 0.90 (the "with the margin" ablation).
 fn grid() -> Vec<Calibration> {
+    grid_with(&[0.0])
+}
+
+/// [`grid`] with the margin of calibrated abstention over `margins` (0: off).
+fn grid_with(margins: &[f64]) -> Vec<Calibration> {
     let mut out = Vec::new();
     // A tie between points goes to the earlier one: the rule off comes first.
     for plain_threshold in [2.0, 2.5, 3.0, 3.5] {
         for ambiguous_share in [f64::INFINITY, 0.6] {
-            for min_margin in [0.0, 0.1, 0.2] {
+            for &min_margin in margins {
                 for (body_lead, body) in [(0.0, 0.0), (0.5, 0.25), (1.0, 0.5), (1.5, 0.75)] {
                     out.push(Calibration {
                         plain_threshold,
@@ -239,22 +253,7 @@ fn bm25f_figures_on(c: &Catalog, cases: &[(String, Vec<String>)]) -> Figures {
 /// The index of the grid point the protocol chooses from each point's pooled figures on the
 /// catalogs it may look at.
 fn choose(pooled: &[Figures]) -> usize {
-    let key = |f: &Figures| {
-        let named = ratio(f.named).unwrap_or(0.0);
-        let top1 = ratio(f.top1).unwrap_or(0.0);
-        if named >= NAMED_PRECISION {
-            (1, top1, named)
-        } else {
-            (0, named, top1)
-        }
-    };
-    let mut best = 0;
-    for (i, f) in pooled.iter().enumerate() {
-        if key(f).partial_cmp(&key(&pooled[best])) == Some(std::cmp::Ordering::Greater) {
-            best = i;
-        }
-    }
-    best
+    choose_at(pooled, NAMED_PRECISION)
 }
 
 #[test]
@@ -440,10 +439,11 @@ fn leave_one_catalog_out() {
         router,
         &only(&|c| c.ambiguous_share.is_infinite()),
     );
+    let margins = grid_with(&[0.0, 0.1, 0.2]);
     ablate(
-        "without the margin",
-        router,
-        &only(&|c| c.min_margin == 0.0),
+        "with the margin (0/0.1/0.2)",
+        &table(catalogs, &margins, System::Router),
+        &(0..margins.len()).collect::<Vec<_>>(),
     );
     ablate("without the body", router, &only(&|c| c.body == 0.0));
     for (label, change) in [
@@ -477,6 +477,34 @@ fn leave_one_catalog_out() {
     let cases: usize = catalogs.iter().map(|c| c.cases.len()).sum();
     let total = rows.iter().fold(Figures::default(), |a, f| a.plus(*f));
     assert_eq!(total.top1.1 + total.no_skill_recall.1, cases);
+    assert!(
+        meets_held_out_gate(&total),
+        "pooled held-out figures below the gate: {}",
+        row("router, pooled", &total)
+    );
+}
+
+/// The CI gate on the pooled held-out figures of the protocol (docs/skills.md, "Leave one
+/// catalog out"): named precision at least 0.90, top-1 at least 0.58 (measured: 0.906 and
+/// 0.587).
+fn meets_held_out_gate(f: &Figures) -> bool {
+    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.58)
+}
+
+#[test]
+fn the_held_out_gate_fails_just_below() {
+    let at = |top1: (usize, usize), named: (usize, usize)| Figures {
+        top1,
+        named,
+        ..Figures::default()
+    };
+    assert!(meets_held_out_gate(&at((58, 100), (90, 100))));
+    assert!(!meets_held_out_gate(&at((58, 100), (899, 1000))));
+    assert!(!meets_held_out_gate(&at((579, 1000), (90, 100))));
+    assert!(
+        !meets_held_out_gate(&at((0, 0), (0, 0))),
+        "nothing scored is no pass"
+    );
 }
 
 /// The hook's calibration is the protocol's choice over every catalog (the final fit: leave one
@@ -565,4 +593,559 @@ fn the_harness_counts_what_eval_counts() {
             }
         }
     }
+}
+
+/// One held-out prompt, scored once by both rankers: the inputs of every backbone system.
+struct Rec {
+    expected: Vec<String>,
+    /// BM25F's first five, best first, with each one's coverage (matched IDF mass / prompt's).
+    bm: Vec<(f64, String, f64)>,
+    router_selected: Option<String>,
+    /// The router's ranking (selected, then runners-up) with its scores.
+    router: Vec<(f64, String)>,
+}
+
+fn recs(c: &Catalog, bm25f: &Bm25f) -> Vec<Rec> {
+    c.cases
+        .iter()
+        .map(|(prompt, expected)| {
+            let bm = bm25f
+                .scores(prompt)
+                .into_iter()
+                .take(5)
+                .filter(|s| s.0 > 0.0)
+                .map(|(s, id)| {
+                    let (_, _, m, mass) = bm25f.coverage(prompt, id);
+                    (s, id.to_owned(), if mass > 0.0 { m / mass } else { 0.0 })
+                })
+                .collect();
+            let routing = c.router.route(prompt);
+            Rec {
+                expected: expected.clone(),
+                bm,
+                router_selected: routing.selected_ids().next().map(str::to_owned),
+                router: routing
+                    .selected
+                    .iter()
+                    .chain(&routing.runners_up)
+                    .map(|m| (f64::from(m.score), m.skill_id.clone()))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    /// Weight of the router's normalised score in the fused ranking (0: BM25F alone).
+    fuse: f64,
+    margin: f64,
+    coverage: f64,
+    floor: f64,
+    /// 0 off; 1 the router's top-ranked skill must be the winner; 2 the router must select it.
+    agree: u8,
+}
+
+fn decide(r: &Rec, p: Point) -> (Option<&str>, Vec<&str>) {
+    let bm1 = r.bm.first().map_or(0.0, |b| b.0);
+    let r1 = r.router.first().map_or(0.0, |b| b.0);
+    let mut cands: Vec<(f64, &str, f64, f64)> = Vec::new();
+    for (s, id, cov) in &r.bm {
+        let rs = r.router.iter().find(|x| &x.1 == id).map_or(0.0, |x| x.0);
+        let f = s / bm1.max(1e-9) + if r1 > 0.0 { p.fuse * rs / r1 } else { 0.0 };
+        cands.push((f, id, *cov, *s));
+    }
+    if p.fuse > 0.0 {
+        for (rs, id) in &r.router {
+            if !cands.iter().any(|c| c.1 == id) {
+                cands.push((p.fuse * rs / r1.max(1e-9), id, 0.0, 0.0));
+            }
+        }
+    }
+    cands.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let ranked: Vec<&str> = cands.iter().map(|c| c.1).collect();
+    let Some(top) = cands.first() else {
+        return (None, ranked);
+    };
+    let second = cands.get(1).map_or(0.0, |c| c.0);
+    let margin = (top.0 - second) / top.0;
+    let agree = match p.agree {
+        0 => true,
+        1 => r.router.first().is_some_and(|x| x.1 == top.1),
+        _ => r.router_selected.as_deref() == Some(top.1),
+    };
+    let name =
+        top.0 > second && margin >= p.margin && top.2 >= p.coverage && top.3 >= p.floor && agree;
+    (name.then_some(top.1), ranked)
+}
+
+fn system_figures(rs: &[Rec], p: Point) -> Figures {
+    let mut f = Figures::default();
+    for r in rs {
+        let (named, ranked) = decide(r, p);
+        f.add(&r.expected, named, &ranked);
+    }
+    f
+}
+
+/// [`choose`] at another target named precision: the highest top-1 among the points that reach
+/// `target`; when none does, the highest named precision (ties: higher top-1, then the earlier
+/// point).
+fn choose_at(pooled: &[Figures], target: f64) -> usize {
+    let key = |f: &Figures| {
+        let named = ratio(f.named).unwrap_or(0.0);
+        let top1 = ratio(f.top1).unwrap_or(0.0);
+        if named >= target {
+            (1, top1, named)
+        } else {
+            (0, named, top1)
+        }
+    };
+    let mut best = 0;
+    for (i, f) in pooled.iter().enumerate() {
+        if key(f).partial_cmp(&key(&pooled[best])) == Some(std::cmp::Ordering::Greater) {
+            best = i;
+        }
+    }
+    best
+}
+
+#[test]
+#[ignore = "an experiment: cargo test --test loco -- --ignored --nocapture backbone"]
+fn backbone_experiments() {
+    let Shared { catalogs, .. } = shared();
+    let tokenizers: [(&str, Tokenizer); 3] = [
+        ("text::stem", sophia_hook::text::terms),
+        ("Snowball", snowball_terms),
+        ("Snowball, cut at 7", snowball_cut_terms),
+    ];
+    for (label, tokenize) in tokenizers {
+        println!("######## stemmer {label}");
+        backbone_with(catalogs, tokenize);
+    }
+}
+
+/// Italian function words: a text with more of them than of English ones is stemmed in Italian.
+const ITALIAN: &[&str] = &[
+    "il", "lo", "la", "gli", "le", "un", "una", "di", "del", "della", "dei", "delle", "che", "per",
+    "con", "non", "nel", "nella", "sono", "come", "questo", "questa", "mi", "ci", "da", "al",
+    "alla", "su", "ho", "fare", "puoi", "vorrei",
+];
+const ENGLISH: &[&str] = &[
+    "the", "a", "an", "of", "to", "and", "for", "with", "is", "are", "this", "that", "in", "on",
+    "my", "it", "be", "can", "you", "we", "i", "our", "from", "how",
+];
+
+fn snowball(text: &str, cut: bool) -> Vec<String> {
+    let folded = fold(text);
+    let words = || folded.split(|c: char| !c.is_alphanumeric());
+    let it = words().filter(|w| ITALIAN.contains(w)).count();
+    let en = words().filter(|w| ENGLISH.contains(w)).count();
+    let algorithm = if it > en {
+        rust_stemmers::Algorithm::Italian
+    } else {
+        rust_stemmers::Algorithm::English
+    };
+    let stemmer = rust_stemmers::Stemmer::create(algorithm);
+    routing_words(&folded)
+        .map(|w| {
+            if w.chars().any(|c| c.is_ascii_digit()) {
+                return w.to_owned();
+            }
+            let s = stemmer.stem(w);
+            if cut {
+                s.chars().take(7).collect()
+            } else {
+                s.into_owned()
+            }
+        })
+        .collect()
+}
+
+fn snowball_terms(text: &str) -> Vec<String> {
+    snowball(text, false)
+}
+
+fn snowball_cut_terms(text: &str) -> Vec<String> {
+    snowball(text, true)
+}
+
+fn backbone_with(catalogs: &[Catalog], tokenize: Tokenizer) {
+    let all: Vec<Vec<Rec>> = catalogs
+        .iter()
+        .map(|c| {
+            let bm = Bm25f::with_tokenizer(
+                &sophia_hook::edge::skills::documents(&c.root),
+                Bm25fParams::BASELINE,
+                tokenize,
+            );
+            recs(c, &bm)
+        })
+        .collect();
+    // BM25F itself with this tokenizer (nothing to choose): per catalog, then pooled.
+    let plain = Point {
+        fuse: 0.0,
+        margin: 0.0,
+        coverage: 0.0,
+        floor: 0.0,
+        agree: 0,
+    };
+    let rows: Vec<Figures> = all.iter().map(|rs| system_figures(rs, plain)).collect();
+    for (c, f) in catalogs.iter().zip(&rows) {
+        println!("  {}", row(&format!("BM25F {}", c.name), f));
+    }
+    summary("BM25F with this stemmer", &rows);
+    let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
+    let mut points = Vec::new();
+    for fuse in [0.0, 0.25, 0.5, 1.0] {
+        for margin in [0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5] {
+            for coverage in [0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8] {
+                for floor in [0.0, 1.0, 2.0, 3.0, 4.0, 6.0] {
+                    for agree in [0, 1, 2] {
+                        points.push(Point {
+                            fuse,
+                            margin,
+                            coverage,
+                            floor,
+                            agree,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let table: Vec<Vec<Figures>> = points
+        .iter()
+        .map(|p| all.iter().map(|rs| system_figures(rs, *p)).collect())
+        .collect();
+    let n = catalogs.len();
+    let subsets: [(&str, &PointFilter); 4] = [
+        ("bm25f + abstain", &|p| p.fuse == 0.0),
+        ("bm25f + abstain, no agreement", &|p| {
+            p.fuse == 0.0 && p.agree == 0
+        }),
+        ("fused + abstain", &|_| true),
+        ("ranking only (no abstain)", &|p| {
+            p.margin == 0.0 && p.coverage == 0.0 && p.floor == 0.0 && p.agree == 0
+        }),
+    ];
+    for (label, keep) in subsets {
+        let allowed: Vec<usize> = (0..points.len()).filter(|&i| keep(&points[i])).collect();
+        for target in [0.90, 0.85, 0.80, 0.70, 0.0] {
+            let loud = target == 0.90 || target == 0.0;
+            if loud {
+                println!("== {label}, target named {target}");
+            }
+            let mut rows = Vec::new();
+            let mut wins = (0, 0);
+            for k in 0..n {
+                let all_pooled = pooled(&table, |i| i != k);
+                let cands: Vec<Figures> = allowed.iter().map(|&p| all_pooled[p]).collect();
+                let p = allowed[choose_at(&cands, target)];
+                let f = table[p][k];
+                let b = baselines[k];
+                let t = ratio(f.top1) >= ratio(b.top1);
+                let m = ratio(f.named) >= ratio(b.named);
+                wins.0 += usize::from(t);
+                wins.1 += usize::from(m);
+                if loud {
+                    println!(
+                        "  {:<18} {:?}\n      {} | BM25F top-1 {} named {}",
+                        catalogs[k].name,
+                        points[p],
+                        row("", &f),
+                        show(b.top1),
+                        show(b.named)
+                    );
+                }
+                rows.push(f);
+            }
+            summary(&format!("{label} @{target}"), &rows);
+            println!("  >= BM25F: top-1 {}/{n}, named {}/{n}", wins.0, wins.1);
+        }
+    }
+}
+
+/// A tokenizer for [`Bm25f::with_tokenizer`].
+type Tokenizer = fn(&str) -> Vec<String>;
+/// Which grid points of the backbone experiment a variant may choose.
+type PointFilter = dyn Fn(&Point) -> bool;
+/// A prompt's fused winner, its ranking and the winner's features.
+type Featured<'a> = (Option<String>, Vec<&'a str>, [f64; 7]);
+
+/// The features of a fused ranking's winner: the inputs of the learned confidence.
+fn features(r: &Rec, fuse: f64) -> Featured<'_> {
+    let p = Point {
+        fuse,
+        margin: 0.0,
+        coverage: 0.0,
+        floor: 0.0,
+        agree: 0,
+    };
+    let (_, ranked) = decide(r, p);
+    let Some(top) = ranked.first().copied() else {
+        return (None, ranked, [0.0; 7]);
+    };
+    let bm1 = r.bm.first().map_or(0.0, |b| b.0);
+    let bm = r.bm.iter().find(|b| b.1 == top);
+    let bm_top = bm.map_or(0.0, |b| b.0);
+    let bm2 = r.bm.iter().find(|b| b.1 != top).map_or(0.0, |b| b.0);
+    let rt = r.router.iter().find(|x| x.1 == top).map_or(0.0, |x| x.0);
+    let r2 = r.router.iter().find(|x| x.1 != top).map_or(0.0, |x| x.0);
+    let f = [
+        (1.0 + bm_top).ln(),
+        if bm_top > 0.0 {
+            (bm_top - bm2) / bm_top
+        } else {
+            0.0
+        },
+        bm.map_or(0.0, |b| b.2),
+        (1.0 + rt).ln(),
+        (1.0 + rt).ln() - (1.0 + r2).ln(),
+        f64::from(u8::from(r.router_selected.as_deref() == Some(top))),
+        f64::from(u8::from(bm1 == bm_top)),
+    ];
+    (Some(top.to_owned()), ranked, f)
+}
+
+/// Logistic regression by gradient descent on standardised features; returns (mean, sd, w).
+fn fit(xs: &[[f64; 7]], ys: &[f64]) -> ([f64; 7], [f64; 7], [f64; 8]) {
+    let n = xs.len().max(1) as f64;
+    let mut mean = [0.0; 7];
+    let mut sd = [0.0; 7];
+    for j in 0..7 {
+        mean[j] = xs.iter().map(|x| x[j]).sum::<f64>() / n;
+        sd[j] = (xs.iter().map(|x| (x[j] - mean[j]).powi(2)).sum::<f64>() / n)
+            .sqrt()
+            .max(1e-6);
+    }
+    let mut w = [0.0; 8];
+    for _ in 0..400 {
+        let mut g = [0.0; 8];
+        for (x, y) in xs.iter().zip(ys) {
+            let p = predict(x, &mean, &sd, &w);
+            g[7] += p - y;
+            for j in 0..7 {
+                g[j] += (p - y) * (x[j] - mean[j]) / sd[j];
+            }
+        }
+        for j in 0..8 {
+            w[j] -= 0.5 * g[j] / n + 0.001 * if j < 7 { w[j] } else { 0.0 };
+        }
+    }
+    (mean, sd, w)
+}
+
+fn predict(x: &[f64; 7], mean: &[f64; 7], sd: &[f64; 7], w: &[f64; 8]) -> f64 {
+    let z: f64 = w[7] + (0..7).map(|j| w[j] * (x[j] - mean[j]) / sd[j]).sum::<f64>();
+    1.0 / (1.0 + (-z).exp())
+}
+
+#[test]
+#[ignore = "an experiment: cargo test --test loco -- --ignored --nocapture learned"]
+fn learned_confidence_experiment() {
+    let Shared { catalogs, .. } = shared();
+    let all: Vec<Vec<Rec>> = catalogs.iter().map(|c| recs(c, &c.bm25f)).collect();
+    learned(catalogs, &all, "BM25F");
+}
+
+/// The learned confidence under leave one catalog out: per fold a logistic regression over
+/// [`features`] fitted on the seven catalogs, its threshold chosen there (the highest top-1 with
+/// named precision at the target), scored on the eighth.
+fn learned(catalogs: &[Catalog], all: &[Vec<Rec>], label: &str) {
+    let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
+    let n = catalogs.len();
+    // The router's ranking: its normalised score far above BM25F's, which only breaks ties.
+    for (name, fuse, router_only) in [
+        ("BM25F ranking", 0.0, false),
+        ("fused ranking (BM25F + router)", 1.0, false),
+        ("router ranking, router features only", 1000.0, true),
+        ("router ranking", 1000.0, false),
+    ] {
+        let feats: Vec<Vec<Featured<'_>>> = all
+            .iter()
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| {
+                        let (top, ranked, mut x) = features(r, fuse);
+                        if router_only {
+                            for j in [0, 1, 2, 6] {
+                                x[j] = 0.0;
+                            }
+                        }
+                        (top, ranked, x)
+                    })
+                    .collect()
+            })
+            .collect();
+        for target in [0.91, 0.90, 0.85, 0.0] {
+            let mut rows = Vec::new();
+            let mut wins = (0, 0);
+            println!("== {label}: learned confidence, {name}, target {target}");
+            for k in 0..n {
+                let mut xs = Vec::new();
+                let mut ys = Vec::new();
+                for i in (0..n).filter(|&i| i != k) {
+                    for (r, (top, _, x)) in all[i].iter().zip(&feats[i]) {
+                        if let Some(top) = top {
+                            xs.push(*x);
+                            ys.push(f64::from(u8::from(r.expected.contains(top))));
+                        }
+                    }
+                }
+                let (mean, sd, w) = fit(&xs, &ys);
+                let figures_at = |i: usize, t: f64| {
+                    let mut f = Figures::default();
+                    for (r, (top, ranked, x)) in all[i].iter().zip(&feats[i]) {
+                        let named = top.as_deref().filter(|_| predict(x, &mean, &sd, &w) >= t);
+                        f.add(&r.expected, named, ranked);
+                    }
+                    f
+                };
+                let thresholds: Vec<f64> = (0..=40).map(|i| f64::from(i) * 0.025).collect();
+                let pooled_train: Vec<Figures> = thresholds
+                    .iter()
+                    .map(|&t| {
+                        (0..n)
+                            .filter(|&i| i != k)
+                            .fold(Figures::default(), |a, i| a.plus(figures_at(i, t)))
+                    })
+                    .collect();
+                let t = thresholds[choose_at(&pooled_train, target)];
+                let f = figures_at(k, t);
+                let b = baselines[k];
+                wins.0 += usize::from(ratio(f.top1) >= ratio(b.top1));
+                wins.1 += usize::from(ratio(f.named) >= ratio(b.named));
+                println!("  {:<18} t {t:.3} {}", catalogs[k].name, row("", &f));
+                rows.push(f);
+            }
+            summary(&format!("{label}, {name} @{target}"), &rows);
+            println!("  >= BM25F: top-1 {}/{n}, named {}/{n}", wins.0, wins.1);
+        }
+    }
+}
+
+/// BM25F computed from the compiled index alone (what the hook can read): each stem once per
+/// skill (binary term frequency) in its strongest field, the index's cut of common words and of
+/// the body, per-field lengths counted over the index's terms. The question it answers: does
+/// the evidence that lifts the learned confidence survive the index?
+struct IndexBm25f {
+    ids: Vec<String>,
+    /// Per skill: (stem, field 0..4).
+    fields: Vec<std::collections::HashMap<String, usize>>,
+    lengths: Vec<[f64; 4]>,
+    means: [f64; 4],
+    idf: std::collections::HashMap<String, f64>,
+}
+
+impl IndexBm25f {
+    fn new(catalog: &sophia_hook::skills::catalog::CompiledCatalog) -> IndexBm25f {
+        use sophia_hook::skills::catalog::Field;
+        let mut df: std::collections::HashMap<String, usize> = Default::default();
+        let mut fields = Vec::new();
+        let mut lengths = Vec::new();
+        for s in &catalog.skills {
+            let mut f: std::collections::HashMap<String, usize> = Default::default();
+            let mut len = [0.0; 4];
+            for t in s.terms.iter().filter(|t| !t.is_phrase()) {
+                let i = match t.field {
+                    Field::Keyword | Field::Name => 0,
+                    Field::Description => 1,
+                    Field::BodyLead => 2,
+                    Field::Body => 3,
+                    _ => continue,
+                };
+                len[i] += 1.0;
+                f.entry(t.stems.to_string()).or_insert(i);
+            }
+            for k in f.keys() {
+                *df.entry(k.clone()).or_default() += 1;
+            }
+            fields.push(f);
+            lengths.push(len);
+        }
+        let n = catalog.skills.len() as f64;
+        let mut means = [1.0; 4];
+        for (i, m) in means.iter_mut().enumerate() {
+            *m = (lengths.iter().map(|l| l[i]).sum::<f64>() / n.max(1.0)).max(1.0);
+        }
+        let idf = df
+            .into_iter()
+            .map(|(w, d)| {
+                let d = d as f64;
+                (w, (1.0 + (n - d + 0.5) / (d + 0.5)).ln())
+            })
+            .collect();
+        IndexBm25f {
+            ids: catalog.skills.iter().map(|s| s.id.clone()).collect(),
+            fields,
+            lengths,
+            means,
+            idf,
+        }
+    }
+
+    /// (score, id, coverage) of the first five, best first; `b` 0 leaves lengths out (then the
+    /// hook's lazy reader needs no per-field mean lengths).
+    fn top(&self, prompt: &str, b: f64) -> Vec<(f64, String, f64)> {
+        let Bm25fParams { weights, k1, .. } = Bm25fParams::BASELINE;
+        let mut query = sophia_hook::text::terms(routing_window(prompt));
+        query.sort();
+        query.dedup();
+        let mass: f64 = query.iter().filter_map(|q| self.idf.get(q)).sum();
+        let mut out: Vec<(f64, String, f64)> = (0..self.ids.len())
+            .map(|i| {
+                let (mut score, mut matched) = (0.0, 0.0);
+                for q in &query {
+                    let Some(&f) = self.fields[i].get(q) else {
+                        continue;
+                    };
+                    let idf = self.idf[q];
+                    let tf = weights[f] / (1.0 - b + b * self.lengths[i][f] / self.means[f]);
+                    score += idf * tf * (k1 + 1.0) / (k1 + tf);
+                    matched += idf;
+                }
+                let cov = if mass > 0.0 { matched / mass } else { 0.0 };
+                (score, self.ids[i].clone(), cov)
+            })
+            .filter(|s| s.0 > 0.0)
+            .collect();
+        out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        out.truncate(5);
+        out
+    }
+}
+
+#[test]
+#[ignore = "an experiment: cargo test --test loco -- --ignored --nocapture index_bm25f"]
+fn index_bm25f_experiment() {
+    let Shared { catalogs, .. } = shared();
+    for (label, b) in [
+        ("index BM25F", Bm25fParams::BASELINE.b),
+        ("index BM25F, no length normalisation", 0.0),
+    ] {
+        index_bm25f_with(catalogs, label, b);
+    }
+}
+
+fn index_bm25f_with(catalogs: &[Catalog], label: &str, b: f64) {
+    let all: Vec<Vec<Rec>> = catalogs
+        .iter()
+        .map(|c| {
+            let ix = IndexBm25f::new(&sophia_hook::edge::skills::load(&c.root).catalog);
+            let bm = Bm25f::new(
+                &sophia_hook::edge::skills::documents(&c.root),
+                Bm25fParams::BASELINE,
+            );
+            recs(c, &bm)
+                .into_iter()
+                .zip(&c.cases)
+                .map(|(mut r, (prompt, _))| {
+                    r.bm = ix.top(prompt, b);
+                    r
+                })
+                .collect()
+        })
+        .collect();
+    learned(catalogs, &all, label);
 }

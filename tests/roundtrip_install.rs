@@ -344,6 +344,121 @@ proptest! {
     }
 }
 
+/// Settings shapes with empty containers: no `hooks`, `"hooks": {}`, and event lists that are
+/// `[]` — for our events and for others — beside user groups, with other keys before and after.
+fn doc_with_empty_containers(host: Host) -> impl Strategy<Value = Value> {
+    let mut names: Vec<&'static str> = events(host).iter().map(|e| host.event_name(*e)).collect();
+    names.extend(["PreToolUse", "Stop"]);
+    (
+        prop::option::of(leaf()),
+        prop::option::of(prop::collection::vec(
+            (
+                prop::sample::select(names),
+                prop::collection::vec(group(), 0..2),
+            ),
+            0..4,
+        )),
+        prop::option::of(leaf()),
+    )
+        .prop_map(|(before, hooks, after)| {
+            let mut root = Map::new();
+            if let Some(v) = before {
+                root.insert("model".into(), v);
+            }
+            if let Some(events) = hooks {
+                let mut h = Map::new();
+                for (name, groups) in events {
+                    h.insert(name.to_owned(), Value::Array(groups));
+                }
+                root.insert("hooks".into(), Value::Object(h));
+            }
+            if let Some(v) = after {
+                root.insert("theme".into(), v);
+            }
+            Value::Object(root)
+        })
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// Install then uninstall gives back the user's file when it holds empty containers too
+    /// (`"hooks": {}`, `"UserPromptSubmit": []`): uninstall is told the file before
+    /// sophia-hook's first change (the backup `original.json`) and keeps the empty containers
+    /// it held; without it, what install created goes.
+    #[test]
+    fn install_then_uninstall_keeps_the_users_empty_containers(
+        (host, doc) in prop::sample::select(HOSTS.to_vec()).prop_flat_map(|h| (Just(h), doc_with_empty_containers(h)))
+    ) {
+        let installed = install::install(doc.clone(), host, BINARY).unwrap();
+        let back = install::uninstall_over(installed.clone(), host, Some(&doc)).unwrap();
+        let want = (!doc.as_object().unwrap().is_empty()).then(|| doc.clone());
+        prop_assert_eq!(&back, &want);
+        // The members keep their order too.
+        let keys = |v: &Option<Value>| v.as_ref().map(|v| {
+            let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            if let Some(h) = v.get("hooks").and_then(Value::as_object) {
+                k.extend(h.keys().map(|e| format!("hooks.{e}")));
+            }
+            k
+        });
+        prop_assert_eq!(keys(&back), keys(&want));
+        // Install over what came back, then uninstall again: still the user's file.
+        let again = install::install(back.clone().unwrap_or(Value::Null), host, BINARY).unwrap();
+        prop_assert_eq!(install::uninstall_over(again, host, Some(&doc)).unwrap(), want);
+    }
+}
+
+/// The original file says which empty containers are the user's; a container the user had
+/// removed since install (or never had) is not brought back, nor one that was not empty.
+#[test]
+fn only_empty_containers_of_the_original_that_uninstall_emptied_come_back() {
+    for host in HOSTS {
+        let prompt = host.event_name(events(host)[1]);
+        let original = json!({"model": "x", "hooks": {}});
+        let installed = install::install(original.clone(), host, BINARY).unwrap();
+        assert_eq!(
+            install::uninstall_over(installed.clone(), host, Some(&original)).unwrap(),
+            Some(original.clone()),
+            "{host:?}"
+        );
+        // Without the original: what install created goes, `hooks` with it.
+        assert_eq!(
+            install::uninstall(installed.clone(), host).unwrap(),
+            Some(json!({"model": "x"})),
+            "{host:?}"
+        );
+        // The user removed `hooks` since: uninstall leaves it removed.
+        let mut edited = installed.clone();
+        edited.as_object_mut().unwrap().shift_remove("hooks");
+        assert_eq!(
+            install::uninstall_over(edited, host, Some(&original)).unwrap(),
+            Some(json!({"model": "x"})),
+            "{host:?}"
+        );
+        // An empty event list of the original comes back, in its place.
+        let original = json!({"hooks": {"Stop": [], prompt: []}, "theme": 1});
+        let installed = install::install(original.clone(), host, BINARY).unwrap();
+        let back = install::uninstall_over(installed, host, Some(&original)).unwrap();
+        assert_eq!(back, Some(original.clone()), "{host:?}");
+        let order: Vec<&String> = back.as_ref().unwrap()["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(order, ["Stop", prompt], "{host:?}");
+        // A list the original held with a user group in it is not "empty": nothing is added.
+        let mine = json!({"hooks": [{"type": "command", "command": "mine.sh"}]});
+        let original = json!({"hooks": {prompt: [mine.clone()]}});
+        let installed = install::install(original.clone(), host, BINARY).unwrap();
+        assert_eq!(
+            install::uninstall_over(installed, host, Some(&original)).unwrap(),
+            Some(original),
+            "{host:?}"
+        );
+    }
+}
+
 /// The case as a table: one of ours in a user's group, for every host and event.
 #[test]
 fn a_user_handler_sharing_a_group_with_ours_survives_uninstall() {
@@ -617,4 +732,46 @@ fn copilot_install_writes_the_cli_format() {
         }})
     );
     assert_eq!(install::uninstall(doc, Host::Copilot).unwrap(), None);
+}
+
+/// Through the real binary, with the backup `original.json` the first install keeps: a file
+/// whose `hooks` is `{}` (alone, or beside other keys) or holds an empty event list comes back
+/// from install then uninstall as it was, and is not removed.
+#[test]
+fn binary_round_trip_keeps_empty_containers_and_the_file() {
+    let files = [
+        (Host::Codex, ".codex/hooks.json"),
+        (Host::Claude, ".claude/settings.json"),
+        (Host::Gemini, ".gemini/settings.json"),
+    ];
+    for (host, rel) in files {
+        let prompt = host.event_name(events(host)[1]);
+        for text in [
+            "{\"hooks\": {}}\n".to_owned(),
+            "{\"model\": \"x\", \"hooks\": {}, \"theme\": 1}\n".to_owned(),
+            format!("{{\"hooks\": {{\"{prompt}\": [], \"Stop\": []}}}}\n"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let project = dir.path().join("project");
+            let home = dir.path().join("home");
+            std::fs::create_dir_all(project.join(".git")).unwrap();
+            std::fs::create_dir_all(&home).unwrap();
+            let path = project.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            let root = project.to_str().unwrap();
+            for verb in ["install", "uninstall"] {
+                let mut args = vec![verb, "--host", host.as_str(), "--root", root];
+                if verb == "install" {
+                    args.extend(["--no-agents", "--binary", BINARY]);
+                }
+                let r = common::run_binary(&args, b"", &home, &[("SOPHIA_ANALYTICS", "off")]);
+                assert_eq!(r.code, 0, "{host:?} {verb}: {}", r.stderr);
+            }
+            let back = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{host:?} {text:?}: the file is gone ({e})"));
+            let parse = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+            assert_eq!(parse(&back), parse(&text), "{host:?}:\n{back}");
+        }
+    }
 }

@@ -262,3 +262,91 @@ fn the_event_follows_the_flag_then_the_name_then_the_payload_shape() {
         }
     }
 }
+
+/// The bound on the routed text (docs/security.md `### I1`, second pass cases 06, 07, 08, 49,
+/// 51, 57): whatever a prompt holds past its first `PROMPT_BYTES`, the hook's answer is the one
+/// for that prefix — so no stage (hotword parsing, Gemini's `<hook_context>` stripping, the
+/// routing window, case folding, hashing for the turn log) does work in the size of the prompt.
+/// Each shape the second pass used, at just over the bound and at 1 MiB, on the host that reads
+/// it: distinct words, leading hotwords, leading Gemini context blocks, delegation phrases, text
+/// that grows under case folding, and a long `messages` history whose last user turn is large.
+#[test]
+fn nothing_past_the_prompt_bound_changes_the_answer() {
+    use sophia_hook::payload::PROMPT_BYTES;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
+    let cwd = tmp.path().to_str().unwrap();
+    let shapes: [(&str, &str, &str); 6] = [
+        ("codex", "!quick fix the failing test ", "w{j} "),
+        ("codex", "", "!quick "),
+        (
+            "gemini",
+            "",
+            "<hook_context>[mcp-routing] contextMode=light</hook_context>\n\n",
+        ),
+        (
+            "claude",
+            "!quick ",
+            "delegate to a subagent and review the diff ",
+        ),
+        ("codex", "!quick ", "İŉΐ "),
+        ("messages", "!quick ", "spiega il codice w{j} "),
+    ];
+    let (mut checked, mut changed) = (0, Vec::new());
+    for (host, head, repeat) in shapes {
+        for size in [PROMPT_BYTES + 1024, 1 << 20] {
+            let mut text = head.to_owned();
+            let mut j = 0;
+            while text.len() < size {
+                text.push_str(&repeat.replace("{j}", &j.to_string()));
+                j += 1;
+            }
+            // What could change the answer if it were read: a hotword and a request at the end.
+            text.push_str("!agents now review the security of the login code");
+            let cut = {
+                let mut end = PROMPT_BYTES.min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text[..end].to_owned()
+            };
+            let payload = |prompt: &str| -> Vec<u8> {
+                let value = match host {
+                    "messages" => {
+                        let mut messages: Vec<Value> = (0..20_000)
+                            .map(|i| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": "ok"}))
+                            .collect();
+                        messages.push(json!({"role": "user", "content": prompt}));
+                        json!({"hook_event_name": "BeforeAgent", "cwd": cwd, "messages": messages})
+                    }
+                    "gemini" => {
+                        json!({"hook_event_name": "BeforeAgent", "cwd": cwd, "prompt": prompt})
+                    }
+                    _ => {
+                        json!({"hook_event_name": "UserPromptSubmit", "cwd": cwd, "prompt": prompt})
+                    }
+                };
+                serde_json::to_vec(&value).unwrap()
+            };
+            let wire = if host == "messages" { "gemini" } else { host };
+            let whole = common::run_in_process(&["--host", wire], &payload(&text));
+            let bounded = common::run_in_process(&["--host", wire], &payload(&cut));
+            assert_eq!(whole.code, 0);
+            // Gemini's prefix ends inside a context block, which is routed as text (no hotword).
+            assert!(
+                host == "gemini" || bounded.stdout.contains("contextMode="),
+                "{host} {size}: the bounded prompt routes: {}",
+                bounded.stdout
+            );
+            if whole.stdout != bounded.stdout {
+                changed.push(format!("{host} {size} ({repeat:?})"));
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 12);
+    assert!(
+        changed.is_empty(),
+        "text past the bound changed the answer: {changed:#?}"
+    );
+}

@@ -99,7 +99,15 @@ fn change(
                 .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?,
         )
     } else {
-        crate::install::uninstall(before.clone(), host)
+        // The file before sophia-hook's first change, when a backup of it was kept: the empty
+        // containers it held (`"hooks": {}`, an event's `[]`) stay.
+        let original = settings
+            .state_dir
+            .as_deref()
+            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path).join("original.json"))
+            .and_then(|p| hostconfig::read(&p).ok())
+            .filter(serde_json::Value::is_object);
+        crate::install::uninstall_over(before.clone(), host, original.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
     };
     let unchanged = match &after {
@@ -165,7 +173,9 @@ fn change(
                 .map(|dir| dir.join("-"));
             remove_empty_folders(&root, [Some(path.as_path()), agents.as_deref()]);
         }
-        refresh_availability(stdout, &root, settings, clock)?;
+        if args.scope == Scope::User {
+            refresh_availability(stdout, &root, settings, clock)?;
+        }
         return Ok(());
     }
     if host.spec().settings.runs_both_scopes {
@@ -212,10 +222,11 @@ fn change(
             super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
         }
         // The machine-wide manifest follows the user's definitions only, so it is rewritten
-        // only when install wrote some, never because of what the project holds.
+        // only when install wrote some at user scope, never because of what a project holds
+        // nor by a project-scope install (`docs/security.md` `### I3`).
         let args = super::availability::AvailabilityArgs {
             root: Some(root),
-            write: roles.is_some(),
+            write: roles.is_some() && args.scope == Scope::User,
             json: false,
         };
         super::availability::availability(stdout, &args, settings, clock)?;

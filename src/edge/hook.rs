@@ -223,7 +223,7 @@ fn decide_from_stdin(
         let from_plan_mode = payload.permission_mode.as_deref() == Some("plan");
         update_carry_forward(
             &agents::state_path(cache),
-            session,
+            &plan_key(payload.cwd.as_deref(), session),
             &decision,
             from_plan_mode,
             now,
@@ -248,13 +248,28 @@ fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Wri
     };
     let root = working_dir(payload.cwd.as_deref()).map(|cwd| project_root(&cwd));
     match crate::edge::transcript::last_user_text(path, root.as_deref()) {
-        Ok(text) => payload.prompt = Some(text),
+        // The same prefix as a prompt in the payload (`payload::PROMPT_BYTES`, I1).
+        Ok(text) => {
+            payload.prompt =
+                Some(crate::text::prefix(&text, crate::payload::PROMPT_BYTES).to_owned())
+        }
         Err(skip) => {
             if let Some(err) = debug {
                 let _ = writeln!(err, "[sophia-hook] no user text reason={}", skip.code());
             }
         }
     }
+}
+
+/// The carry-forward key of `session` in the project of the working folder `cwd`: a plan
+/// belongs to the project it was made in (its root, resolved), so the same session id in another
+/// project never finds it (`docs/security.md` `### I3`). The state stores only a hash of it.
+fn plan_key(cwd: Option<&str>, session: &str) -> String {
+    let root = working_dir(cwd)
+        .map(|cwd| project_root(&cwd))
+        .map(|root| dunce::canonicalize(&root).unwrap_or(root))
+        .unwrap_or_default();
+    format!("{}\0{session}", root.to_string_lossy())
 }
 
 /// Records a planning turn's delegation for the session, or consumes it once it has been carried
@@ -307,6 +322,7 @@ pub fn load_project(
         return project;
     };
     let root = project_root(&cwd);
+    let cwd_text = cwd.to_string_lossy().into_owned();
     let (config, config_warning) = crate::edge::config::load(&root);
     project.hotword_prefix = crate::config::HotwordPrefix::effective(
         config.hotword_prefix.as_ref(),
@@ -412,7 +428,7 @@ pub fn load_project(
             request.payload.not_from_user(),
         ) {
             let state = agents::read_state(&agents::state_path(cache));
-            project.planned = state.get(session, now).cloned();
+            project.planned = state.get(&plan_key(Some(&cwd_text), session), now).cloned();
         }
     }
     let plan_approval = request.event == Event::PostToolUse
@@ -424,7 +440,7 @@ pub fn load_project(
         request.payload.not_from_user(),
     ) {
         let state = agents::read_state(&agents::state_path(cache));
-        project.planned = state.get(session, now).cloned();
+        project.planned = state.get(&plan_key(Some(&cwd_text), session), now).cloned();
         if project.planned.is_some() {
             let (generated, _) = artifact_path(
                 &root,

@@ -57,12 +57,29 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
 /// a symlink there (the project scope's target must stay inside the project, out of `.git/`).
 pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::Result<PathBuf> {
     if scope == Scope::Project {
-        return inside_project(project_root, path).map_err(|why| {
+        let resolved = inside_project(project_root, path).map_err(|why| {
             anyhow::anyhow!(
                 "refusing to write {}: it is {why} (a repository's settings file may not lead elsewhere); nothing was written",
                 path.display()
             )
-        });
+        })?;
+        // Inside the project, a link must lead back to the host's own settings file: the same
+        // path under the resolved root. A `.codex/hooks.json -> ../package.json` (or a folder
+        // link onto `.vscode/`, another host's file, a copy in a subfolder) would have us merge
+        // hooks into a file of the user's (`docs/security.md` `### I4`).
+        let own = path
+            .strip_prefix(project_root)
+            .ok()
+            .zip(dunce::canonicalize(project_root).ok())
+            .map(|(rel, root)| root.join(rel));
+        if own.as_deref() != Some(resolved.as_path()) {
+            anyhow::bail!(
+                "refusing to write {}: it leads to {}, which is not the host's settings file (a repository's settings file may not lead elsewhere); nothing was written",
+                path.display(),
+                resolved.display()
+            );
+        }
+        return Ok(resolved);
     }
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path).with_context(|| {

@@ -183,6 +183,9 @@ struct SourceFile {
     path: PathBuf,
     len: u64,
     mtime_ns: u128,
+    /// [`platform::change_stamp`]: a swap that keeps the size and the modification time still
+    /// changes the fingerprint.
+    changed: [i64; 3],
 }
 
 /// The skills a host would list: every `SKILL.md` of its folders, in precedence order.
@@ -432,6 +435,7 @@ impl Walk<'_> {
                 path,
                 len: meta.len(),
                 mtime_ns,
+                changed: platform::change_stamp(&meta),
             });
         }
     }
@@ -506,6 +510,9 @@ fn fingerprint(files: &[SourceFile]) -> String {
         feed(&[0]);
         feed(&f.len.to_le_bytes());
         feed(&f.mtime_ns.to_le_bytes());
+        for part in f.changed {
+            feed(&part.to_le_bytes());
+        }
     }
     format!("fnv1a64:{hash:016x}")
 }
@@ -1970,6 +1977,75 @@ mod tests {
         .unwrap();
         let explain = hook_load(dir.path(), cache.path(), now + 1, Freshness::Full);
         assert_eq!(selected(&explain, "a llama"), ["yak-shaver"]);
+    }
+
+    /// Issue 18, second pass, case 52: a `SKILL.md` swapped for one of the same size whose
+    /// modification time is set back to the old one. Every way to do it (rewritten in place,
+    /// saved by rename, with or without a compiled index, either skill), checked in full
+    /// (`explain`) or by the hook past the window: the new text routes.
+    #[test]
+    fn a_swap_that_keeps_size_and_mtime_is_seen_by_a_full_check() {
+        let swaps: [(&str, &str, &str, &str, &str); 2] = [
+            (
+                "skills/yak/SKILL.md",
+                "---\nname: yak-shaver\ndescription: Yaks\nkeywords: [gnu]\n---\n",
+                "a gnu",
+                "yak-shaver",
+                "shave the yak",
+            ),
+            (
+                "skills/zebra/SKILL.md",
+                "---\nname: zebra-tools\ndescription: Zebra stripes\nkeywords: [okapi]\n---\n",
+                "an okapi",
+                "zebra-tools",
+                "zebra",
+            ),
+        ];
+        for (rel, text, prompt, id, old_prompt) in swaps {
+            for by_rename in [false, true] {
+                for with_index in [true, false] {
+                    for freshness in [Freshness::Full, Freshness::Quick] {
+                        let case =
+                            format!("{rel} rename={by_rename} index={with_index} {freshness:?}");
+                        let (dir, cache, now) = stamped_project();
+                        if !with_index {
+                            fs::remove_file(dir.path().join(INDEX_PATH)).unwrap();
+                        }
+                        hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+                        let first = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+                        assert!(!selected(&first, old_prompt).is_empty(), "{case}");
+                        let file = dir.path().join(rel);
+                        let before = fs::metadata(&file).unwrap();
+                        assert_eq!(before.len(), text.len() as u64, "{case}: same size");
+                        if by_rename {
+                            let tmp = file.with_extension("new");
+                            fs::write(&tmp, text).unwrap();
+                            fs::rename(&tmp, &file).unwrap();
+                        } else {
+                            fs::write(&file, text).unwrap();
+                        }
+                        fs::File::options()
+                            .write(true)
+                            .open(&file)
+                            .unwrap()
+                            .set_modified(before.modified().unwrap())
+                            .unwrap();
+                        let after = fs::metadata(&file).unwrap();
+                        assert_eq!(
+                            (after.len(), after.modified().unwrap()),
+                            (before.len(), before.modified().unwrap()),
+                            "{case}"
+                        );
+                        let later = match freshness {
+                            Freshness::Full => now + 2,
+                            Freshness::Quick => now + 2 + FRESHNESS_WINDOW_SECS,
+                        };
+                        let loaded = hook_load(dir.path(), cache.path(), later, freshness);
+                        assert_eq!(selected(&loaded, prompt), [id], "{case}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

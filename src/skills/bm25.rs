@@ -117,6 +117,7 @@ pub struct Bm25f {
     means: [f64; FIELDS],
     idf: HashMap<String, f64>,
     params: Bm25fParams,
+    tokenize: fn(&str) -> Vec<String>,
 }
 
 /// Name, description, body emphasis, body prose.
@@ -144,6 +145,16 @@ impl Bm25fParams {
 impl Bm25f {
     /// `docs` pairs each definition with its `SKILL.md` body (empty when there is none).
     pub fn new(docs: &[(SkillDef, String)], params: Bm25fParams) -> Bm25f {
+        Bm25f::with_tokenizer(docs, params, terms)
+    }
+
+    /// [`Bm25f::new`] with another tokenizer than [`terms`] for the skills and the prompts (the
+    /// stemmer comparison of `tests/loco.rs`).
+    pub fn with_tokenizer(
+        docs: &[(SkillDef, String)],
+        params: Bm25fParams,
+        tokenize: fn(&str) -> Vec<String>,
+    ) -> Bm25f {
         let mut df: HashMap<String, usize> = HashMap::new();
         let mut fields = Vec::new();
         let mut lengths = Vec::new();
@@ -159,7 +170,7 @@ impl Bm25f {
             let mut tf: [HashMap<String, u32>; FIELDS] = Default::default();
             let mut len = [0.0; FIELDS];
             for (f, text) in texts.iter().enumerate() {
-                for w in terms(text) {
+                for w in tokenize(text) {
                     *tf[f].entry(w).or_default() += 1;
                     len[f] += 1.0;
                 }
@@ -195,12 +206,13 @@ impl Bm25f {
             means,
             idf,
             params,
+            tokenize,
         }
     }
 
     /// Every skill's score for `prompt`, best first (ties by id).
     pub fn scores(&self, prompt: &str) -> Vec<(f64, &str)> {
-        let mut query = terms(routing_window(prompt));
+        let mut query = (self.tokenize)(routing_window(prompt));
         query.sort();
         query.dedup();
         let Bm25fParams { weights, k1, b } = self.params;
@@ -234,6 +246,26 @@ impl Bm25f {
     /// abstains), as [`Bm25::select`].
     pub fn select(&self, prompt: &str) -> Option<&str> {
         select_top(&self.scores(prompt))
+    }
+
+    /// The distinct prompt terms the catalog knows, with their IDF, and how many of them skill
+    /// `id` holds in any field: the inputs of a coverage-based confidence.
+    pub fn coverage(&self, prompt: &str, id: &str) -> (usize, usize, f64, f64) {
+        let mut query = (self.tokenize)(routing_window(prompt));
+        query.sort();
+        query.dedup();
+        let i = self.ids.iter().position(|s| s == id);
+        let (mut known, mut matched, mut mass, mut matched_mass) = (0, 0, 0.0, 0.0);
+        for q in &query {
+            let Some(idf) = self.idf.get(q) else { continue };
+            known += 1;
+            mass += idf;
+            if i.is_some_and(|i| self.fields[i].iter().any(|f| f.contains_key(q))) {
+                matched += 1;
+                matched_mass += idf;
+            }
+        }
+        (matched, known, matched_mass, mass)
     }
 }
 
@@ -299,6 +331,47 @@ mod tests {
         );
         assert_eq!(twins.select("lion"), None, "a tie abstains");
         assert_eq!(Bm25f::new(&[], Bm25fParams::BASELINE).select("lion"), None);
+    }
+
+    /// Coverage on the two skills of `bm25f_follows_its_formula`: `elephant` is in no skill, so
+    /// the prompt's known terms are `zebra` (IDF ln 2) and `lion` (ln 1.2).
+    #[test]
+    fn coverage_counts_the_known_prompt_terms_a_skill_holds() {
+        let docs = vec![
+            (def("zebra", "lion"), "zebra zebra\n".to_owned()),
+            (def("tiger", "lion tiger"), String::new()),
+        ];
+        let bm = Bm25f::new(&docs, Bm25fParams::BASELINE);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let mass = 2f64.ln() + 1.2f64.ln();
+        let (matched, known, m, total) = bm.coverage("zebra lion elephant", "zebra");
+        assert_eq!((matched, known), (2, 2));
+        assert!(close(m, mass) && close(total, mass));
+        let (matched, known, m, _) = bm.coverage("zebra lion elephant", "tiger");
+        assert_eq!((matched, known), (1, 2));
+        assert!(close(m, 1.2f64.ln()));
+        assert_eq!(bm.coverage("elephant", "zebra"), (0, 0, 0.0, 0.0));
+        assert_eq!(bm.coverage("zebra", "nobody").0, 0);
+    }
+
+    /// Another tokenizer is used for the skills and the prompts alike.
+    #[test]
+    fn bm25f_uses_the_tokenizer_it_is_given() {
+        fn first_three(text: &str) -> Vec<String> {
+            terms(text)
+                .into_iter()
+                .map(|t| t.chars().take(3).collect())
+                .collect()
+        }
+        let docs = vec![
+            (def("zebra", "striped horse"), String::new()),
+            (def("tiger", "striped cat"), String::new()),
+        ];
+        let plain = Bm25f::new(&docs, Bm25fParams::BASELINE);
+        let cut = Bm25f::with_tokenizer(&docs, Bm25fParams::BASELINE, first_three);
+        assert_eq!(plain.select("horseback"), None);
+        assert_eq!(cut.select("horseback"), Some("zebra"));
+        assert_eq!(cut.select("catalogue"), Some("tiger"));
     }
 
     #[test]

@@ -134,6 +134,14 @@ pub fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     imp::mtime(meta)
 }
 
+/// What changes whenever a file's contents are replaced, whatever the writer did to its size and
+/// modification time: on Unix the inode and the change time (`st_ctime`, which no unprivileged
+/// call sets back); on Windows the creation time (a file saved by rename is a new file; an
+/// in-place rewrite that sets the time back is not seen there, `docs/security.md` `### I1`).
+pub fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
+    imp::change_stamp(meta)
+}
+
 /// Whether the process `pid` may still be running. Conservative: when it cannot tell, it says
 /// yes, so a live writer's temporary file is never removed.
 pub fn process_alive(pid: u32) -> bool {

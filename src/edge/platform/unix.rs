@@ -84,6 +84,10 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     (meta.mtime(), meta.mtime_nsec())
 }
 
+pub(super) fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
+    [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()]
+}
+
 pub(super) fn process_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return true;

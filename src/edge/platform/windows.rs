@@ -128,6 +128,10 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     }
 }
 
+pub(super) fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
+    [0, meta.creation_time() as i64, 0]
+}
+
 pub(super) fn process_alive(pid: u32) -> bool {
     // SAFETY: OpenProcess with a query-only right; the handle is closed below.
     let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };

@@ -1,0 +1,222 @@
+//! The analytics line of a hook run (docs/configuration.md "Analytics") field by field, over
+//! every host × prompt event and SessionStart × a set of prompts (hotwords, skills, one and two
+//! agents, locks, none) × a planned delegation carried forward or not (applied, every planned
+//! agent gone).
+//!
+//! The rule: each field says what the decision did — the host's event name and host, `injected`
+//! when context was printed (else `noop`), the context and subagent modes (absent without
+//! routing), the hotwords and reasons in order, every recommended agent in order, the reason
+//! codes of every recommendation and the fallback (sorted, once each), `carryForward` only when
+//! a planned delegation was applied, every selected skill, planning, the duration given — and
+//! no other field, so no prompt text. `stats` reads the same line back.
+//!
+//! Planted bugs this catches (each seen failing): `carryForward` true for any carried status,
+//! only the first recommended agent logged, the reason codes of the first recommendation only,
+//! `outcome` from the output's presence instead of its context.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use sophia_hook::agents::CarryForwardStatus;
+use sophia_hook::agents::availability::Availability;
+use sophia_hook::agents::default_catalog;
+use sophia_hook::analytics::AnalyticsEvent;
+use sophia_hook::decision::{Decision, HookRequest, Project, decide};
+use sophia_hook::payload::{Event, Host, Payload};
+use sophia_hook::planning::planned_from;
+use sophia_hook::skills::router::SkillRouter;
+
+const PROMPTS: [&str; 9] = [
+    "!quick spiegami la query SQL",
+    "esegui una query sul database per verificare i record della tabella clienti",
+    "ciao, come va?",
+    "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+    "!quick !agents find and fix the widget, then add a regression test",
+    "!agents usa il code_reviewer per rivedere la diff del fix",
+    "procedi",
+    "ok, go ahead",
+    "diagnose why the nightly build fails and fix it",
+];
+
+fn project() -> Project {
+    Project {
+        skills: Some(SkillRouter::new(sophia_hook::skills::default_catalog())),
+        ..Project::default()
+    }
+}
+
+fn decision(host: Host, event: Event, prompt: &str, project: &Project) -> Decision {
+    let mut map = serde_json::Map::new();
+    map.insert("hook_event_name".into(), json!(host.event_name(event)));
+    if event != Event::SessionStart {
+        map.insert("prompt".into(), json!(prompt));
+    }
+    let payload = Payload::from_map(&map);
+    let request = HookRequest {
+        host,
+        event,
+        wire_event: host.event_name(event),
+        payload: &payload,
+        planning_flag: false,
+    };
+    decide(&request, project)
+}
+
+/// The projects: nothing planned; a two-agent plan still available; the same plan with every
+/// planned agent unavailable since.
+fn projects() -> Vec<(&'static str, Project)> {
+    let base = project();
+    let plan_mode = {
+        let mut map = serde_json::Map::new();
+        map.insert("hook_event_name".into(), json!("UserPromptSubmit"));
+        map.insert("permission_mode".into(), json!("plan"));
+        map.insert(
+            "prompt".into(),
+            json!("!agents diagnose and fix the widget"),
+        );
+        Payload::from_map(&map)
+    };
+    let request = HookRequest {
+        host: Host::Claude,
+        event: Event::UserPromptSubmit,
+        wire_event: "UserPromptSubmit",
+        payload: &plan_mode,
+        planning_flag: false,
+    };
+    let planned =
+        planned_from(&decide(&request, &base).agents, true, DateTime::UNIX_EPOCH).expect("a plan");
+    assert!(planned.agents.len() >= 2, "{planned:?}");
+    let mut applied = project();
+    applied.planned = Some(planned.clone());
+    let mut gone = project();
+    let mut catalog = default_catalog();
+    for a in &mut catalog.agents {
+        if planned.agents.contains(&a.id) {
+            a.availability = Availability::Unavailable;
+        }
+    }
+    gone.agents = Some(catalog);
+    gone.planned = Some(planned);
+    vec![
+        ("none planned", base),
+        ("plan applies", applied),
+        ("plan gone", gone),
+    ]
+}
+
+#[test]
+fn every_field_of_the_analytics_line_says_what_the_decision_did() {
+    let now: DateTime<Utc> = "2026-11-29T10:00:00Z".parse().unwrap();
+    let mut seen = (0, 0, 0, 0);
+    for (what, project) in projects() {
+        for host in [Host::Codex, Host::Claude, Host::Gemini, Host::Antigravity] {
+            for event in [Event::SessionStart, Event::UserPromptSubmit] {
+                for prompt in PROMPTS {
+                    let d = decision(host, event, prompt, &project);
+                    let line = AnalyticsEvent::from_decision(&d, now, 4321).to_line();
+                    let v: Value = serde_json::from_str(&line).unwrap();
+                    let why = format!("{what} {host:?} {event:?} {prompt:?}: {line}");
+                    assert_eq!(v["ts"], "2026-11-29T10:00:00.000Z", "{why}");
+                    assert_eq!(v["event"], d.event, "{why}");
+                    assert_eq!(v["host"], host.as_str(), "{why}");
+                    let injected = d.output.as_ref().is_some_and(|o| o.has_context());
+                    assert_eq!(
+                        v["outcome"],
+                        if injected { "injected" } else { "noop" },
+                        "{why}"
+                    );
+                    match &d.routing {
+                        Some(r) => {
+                            assert_eq!(v["contextMode"], r.context_mode.as_str(), "{why}");
+                            assert_eq!(v["subagentMode"], r.subagent_mode.as_str(), "{why}");
+                            let hot: Vec<&str> =
+                                r.detected_hotwords.iter().map(|h| h.as_str()).collect();
+                            assert_eq!(v["detectedHotwords"], json!(hot), "{why}");
+                            assert_eq!(v["reasons"], json!(r.reasons), "{why}");
+                        }
+                        None => {
+                            assert!(v.get("contextMode").is_none(), "{why}");
+                            assert!(v.get("subagentMode").is_none(), "{why}");
+                            assert_eq!(v["detectedHotwords"], json!([]), "{why}");
+                        }
+                    }
+                    let agents: Vec<&str> = d
+                        .agents
+                        .recommended_agents
+                        .iter()
+                        .map(|a| a.agent_id.as_str())
+                        .collect();
+                    assert_eq!(v["recommendedAgents"], json!(agents), "{why}");
+                    let mut codes: Vec<String> = Vec::new();
+                    for a in &d.agents.recommended_agents {
+                        for c in &a.reason_codes {
+                            if !codes.contains(c) {
+                                codes.push(c.clone());
+                            }
+                        }
+                    }
+                    if let Some(f) = &d.agents.fallback_reason
+                        && !codes.contains(f)
+                    {
+                        codes.push(f.clone());
+                    }
+                    codes.sort();
+                    assert_eq!(v["agentReasonCodes"], json!(codes), "{why}");
+                    let status = d.agents.carry_forward.as_ref().map(|c| c.status);
+                    assert_eq!(
+                        v["carryForward"],
+                        status == Some(CarryForwardStatus::Applied),
+                        "{why}"
+                    );
+                    let skills: Vec<&str> = d.skills.selected_ids().collect();
+                    assert_eq!(v["skills"], json!(skills), "{why}");
+                    assert_eq!(v["planning"], d.planning, "{why}");
+                    assert_eq!(v["durationUs"], 4321, "{why}");
+                    // Exactly the documented fields, and so no room for prompt text.
+                    let keys: Vec<&str> =
+                        v.as_object().unwrap().keys().map(String::as_str).collect();
+                    let optional = ["failure", "contextMode", "subagentMode", "degraded"];
+                    let wanted: Vec<&str> = [
+                        "ts",
+                        "event",
+                        "host",
+                        "outcome",
+                        "failure",
+                        "contextMode",
+                        "subagentMode",
+                        "detectedHotwords",
+                        "reasons",
+                        "subagentSource",
+                        "recommendedAgents",
+                        "agentReasonCodes",
+                        "carryForward",
+                        "skills",
+                        "planning",
+                        "degraded",
+                        "durationUs",
+                    ]
+                    .into_iter()
+                    .filter(|k| !optional.contains(k) || v.get(*k).is_some())
+                    .collect();
+                    assert_eq!(keys, wanted, "{why}");
+                    assert!(
+                        !line.contains("widget") && !line.contains("Mantis"),
+                        "{why}"
+                    );
+                    // stats reads it back.
+                    let s = sophia_hook::stats::summarise(&line, None);
+                    assert_eq!((s.runs, s.corrupt_lines), (1, 0), "{why}");
+                    // What the table reached.
+                    seen.0 += usize::from(agents.len() >= 2);
+                    seen.1 += usize::from(status == Some(CarryForwardStatus::Applied));
+                    seen.2 += usize::from(status == Some(CarryForwardStatus::AgentUnavailable));
+                    seen.3 += usize::from(skills.len() >= 2 || codes.len() >= 3);
+                }
+            }
+        }
+    }
+    assert!(
+        seen.0 > 0 && seen.1 > 0 && seen.2 > 0 && seen.3 > 0,
+        "{seen:?}"
+    );
+}
