@@ -122,7 +122,9 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
             // What sync would write for each (host, role), on an empty project.
             let (agents, _) = sophia_hook::edge::agents_sync::load_runtime(&target, &s).unwrap();
             let entries = plan(&target, &agents, &s).unwrap();
-            assert_eq!(entries.len(), 15);
+            // Five roles for each host with an agent runtime (Codex, Claude Code, Gemini CLI,
+            // Copilot CLI).
+            assert_eq!(entries.len(), 20);
             // Role j of every host in state (j + shift) mod 6: every state on every role.
             let mut placed = Vec::new();
             for (j, e) in entries.iter().enumerate() {
