@@ -356,6 +356,8 @@ fn any_transcript_gives_a_valid_reply_within_bounds() {
     let workspace = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let ws = workspace.path();
+    // Holds the target of the symlinked-folder case (unix) until the cases have run.
+    #[cfg(unix)]
     let outside_dir = tempfile::tempdir().unwrap();
     let good = format!("{}{}", user_step("!quick uno"), model_step("ok"));
     let mut cases: Vec<(&str, String, Option<&str>)> = Vec::new();
@@ -542,4 +544,28 @@ mod generated {
             }
         }
     }
+}
+
+#[test]
+fn explain_routes_the_text_the_hook_would_take_from_the_transcript() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let transcript = brain(home.path(), "explain");
+    std::fs::write(&transcript, user_step("!quick spiegami")).unwrap();
+    let payload = serde_json::json!({"conversationId": "c-explain", "workspacePaths": [workspace.path()], "transcriptPath": transcript});
+    let out = run_in_process_with(
+        &[
+            "explain",
+            "--host",
+            "antigravity",
+            "--event",
+            "PreInvocation",
+        ],
+        payload.to_string().as_bytes(),
+        &Settings::from_lookup(|k| (k == "SOPHIA_ANALYTICS").then(|| "off".into())),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let decision: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(decision["routing"]["contextMode"], "light", "{decision}");
+    assert_eq!(decision["routing"]["strippedPrompt"], "spiegami");
 }

@@ -70,6 +70,11 @@ pub fn explain(
                 .unwrap_or("none")
         );
     };
+    // The text the hook would route: on Antigravity's PreInvocation without `lastUserInput`, the
+    // last user entry of the conversation file.
+    if args.host().prompt_event_per_model_call(wire_event) {
+        crate::edge::hook::fill_prompt_from_transcript(&mut payload, None);
+    }
     let request = HookRequest {
         host: args.host(),
         event,

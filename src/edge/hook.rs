@@ -235,7 +235,7 @@ fn decide_from_stdin(
 /// Takes the user's text from the host's conversation file (`transcriptPath`) when the payload
 /// carries none: see `edge::transcript` for how the path is checked and how much is read. The
 /// project it is checked against is the payload's working folder's.
-fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Write>) {
+pub fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Write>) {
     if payload
         .prompt
         .as_deref()

@@ -11,7 +11,7 @@ pub const SPEC: HostSpec = HostSpec {
     id: "claude",
     display: "Claude Code",
     home: None,
-    observed_versions: &["2.1.328"],
+    observed_versions: &["2.1.328", "2.1.332"],
     experimental: None,
     events: Events {
         session: "SessionStart",

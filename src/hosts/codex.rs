@@ -12,7 +12,7 @@ pub const SPEC: HostSpec = HostSpec {
     id: "codex",
     display: "Codex",
     home: Some(HOME),
-    observed_versions: &["0.169.0"],
+    observed_versions: &["0.169.0", "0.171.0"],
     experimental: None,
     events: Events {
         session: "SessionStart",

@@ -5,6 +5,8 @@
 //
 //   SOPHIA_E2E_BINARY    the sophia-hook binary to register
 //   SOPHIA_E2E_BIN_<H>   the host executable for host H (CODEX, CLAUDE, GEMINI)
+//   SOPHIA_E2E_VERSION_<H>, SOPHIA_E2E_VERSIONS   its version and whether that is the pin or npm's
+//                        latest (`--latest`), for the report (default: the pin in lib/hosts.mjs)
 //   SOPHIA_E2E_HOSTS     comma-separated hosts to run (default: all)
 //   SOPHIA_E2E_TIMEOUT   seconds one host run may take (default 120)
 //   SOPHIA_E2E_KEEP=1    keep the work directory even when everything passed
@@ -384,6 +386,14 @@ async function main() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sophia-e2e-'));
   workRoot = root;
   console.log(`e2e: work directory ${root}`);
+  const channel = process.env.SOPHIA_E2E_VERSIONS || 'pinned';
+  for (const name of hostNames) {
+    const host = HOSTS[name];
+    if (!host) continue;
+    const version = process.env[`SOPHIA_E2E_VERSION_${name.toUpperCase()}`] || host.version;
+    const pin = version === host.version ? 'the pin' : `pinned ${host.version}`;
+    console.log(`e2e: ${name} ${host.pkg}@${version} (${channel === 'latest' ? `latest; ${pin}` : 'pinned'})`);
+  }
   const started = Date.now();
   for (const name of hostNames) {
     const host = HOSTS[name];

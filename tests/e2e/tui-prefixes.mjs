@@ -23,7 +23,9 @@ const binary = process.env.SOPHIA_E2E_BINARY;
 
 async function probe(host, char, n, root) {
   const dir = path.join(root, `${host.name}-${n}`);
-  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary };
+  // No agent definitions (as the suite's TUI scenarios): Gemini CLI's "New Agents Discovered" dialog
+  // would take the keys meant for the composer.
+  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: ['--no-agents'] };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
   ws.baseEnv = { PATH: process.env.PATH, HOME: ws.home, USER: 'e2e', LANG: 'C.UTF-8', TERM: 'xterm-256color', TMPDIR: ws.tmp, NO_PROXY: '127.0.0.1,localhost' };
   execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv });

@@ -85,7 +85,7 @@ export function codexTrustEntries(hooksFile) {
 export const codex = {
   name: 'codex',
   pkg: '@openai/codex',
-  version: '0.169.0',
+  version: '0.171.0',
   bin: 'codex',
   api: 'responses',
   eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'UserPromptSubmit' },
@@ -178,7 +178,7 @@ const CLAUDE_LABEL = /(SessionStart|UserPromptSubmit) hook additional context: /
 export const claude = {
   name: 'claude',
   pkg: '@anthropic-ai/claude-code',
-  version: '2.1.328',
+  version: '2.1.332',
   bin: 'claude',
   api: 'messages',
   eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'UserPromptSubmit' },
