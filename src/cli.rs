@@ -29,7 +29,7 @@ pub use crate::commands::hook::{SUBCOMMANDS, hook_args, is_tool_invocation};
 #[command(
     name = "sophia-hook",
     version,
-    about = "Deterministic prompt routing for AI coding hosts (Codex, Claude Code, Gemini CLI, Antigravity).",
+    about = "Deterministic prompt routing for AI coding hosts (Codex, Claude Code, Gemini CLI, Antigravity, Copilot CLI).",
     long_about = "Without a subcommand, sophia-hook runs as a command hook: it reads the host's \
                   JSON payload on stdin and prints the host's hook output on stdout (exit 0, \
                   always). Set it up with `sophia-hook install --host HOST`.",

@@ -147,7 +147,12 @@ impl Tier {
 pub type ModelMap = std::collections::BTreeMap<String, std::collections::BTreeMap<Tier, String>>;
 
 /// Hosts with generated role files, the keys `models` accepts.
-pub const MODEL_HOSTS: [&str; 3] = ["codex", "claude", "gemini"];
+pub fn model_hosts() -> Vec<&'static str> {
+    crate::hosts::Host::with_agents()
+        .into_iter()
+        .map(crate::hosts::Host::as_str)
+        .collect()
+}
 
 /// Whether `value` can be a model id: 1–64 letters, digits, `.`, `_`, `:`, `-`, `[`, `]`.
 pub fn is_model_id(value: &str) -> bool {
@@ -182,9 +187,10 @@ impl UserConfig {
             prefix.validate()?;
         }
         for (host, tiers) in &config.models {
-            if !MODEL_HOSTS.contains(&host.as_str()) {
+            if !model_hosts().contains(&host.as_str()) {
                 return Err(format!(
-                    "models.{host}: not a host with generated roles (codex, claude, gemini)"
+                    "models.{host}: not a host with generated roles ({})",
+                    model_hosts().join(", ")
                 ));
             }
             if let Some((tier, bad)) = tiers.iter().find(|(_, m)| !is_model_id(m)) {
@@ -332,7 +338,7 @@ mod tests {
         assert_eq!(u.models["claude"].get(&Tier::Default), None);
         assert!(UserConfig::parse("").unwrap().models.is_empty());
         for bad in [
-            "models:\n  copilot:\n    economy: x\n",
+            "models:\n  antigravity:\n    economy: x\n",
             "models:\n  codex:\n    cheap: x\n",
             "models:\n  codex:\n    economy: \"gpt 5\"\n",
             "models:\n  codex:\n    economy: \"a\\nb\"\n",

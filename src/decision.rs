@@ -122,7 +122,7 @@ pub fn resolve_event(
 /// history is a summary and `clear` empties it, so those get the bootstrap again; other hosts
 /// are not known to keep hook context across a resume, so they get it too.
 pub fn repeats_history(host: Host, payload: &Payload) -> bool {
-    host == Host::Codex && payload.source.as_deref() == Some("resume")
+    host.spec().events.resume_replays_history && payload.source.as_deref() == Some("resume")
 }
 
 /// Runs the pure pipeline.

@@ -167,7 +167,7 @@ fn parse_cases_with(
             availability,
             id: raw.id.unwrap_or_else(|| format!("line-{line_no}")),
             payload,
-            host: raw.host.unwrap_or(Host::Codex),
+            host: raw.host.unwrap_or(Host::DEFAULT),
             event: raw.event,
             planning: raw.planning,
             context_mode: raw.context_mode,

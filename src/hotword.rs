@@ -125,33 +125,20 @@ pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> Hot
 /// For the user (`install`'s closing message, `doctor`): which hotword prefix to type where on
 /// this host, given the effective second prefix (`None`: switched off).
 pub fn where_to_type(host: crate::payload::Host, prefix: Option<&str>) -> String {
-    use crate::payload::Host;
-    let (tui, bang, plain) = match host {
-        Host::Codex => (
-            "the Codex TUI",
-            "runs as a shell command and never reaches the hook",
-            "`codex exec`, the IDE extension and the app",
-        ),
-        Host::Claude => (
-            "the Claude Code TUI",
-            "enters bash mode: the hook is skipped, while the command and its output do reach the model",
-            "`claude -p` and the IDE extensions",
-        ),
-        Host::Gemini => (
-            "the Gemini CLI TUI",
-            "enters shell mode and never reaches the hook",
-            "`gemini -p`",
-        ),
-        Host::Antigravity => {
-            return match prefix {
-                Some(p) => format!("hotwords: `!quick` / `!agents`, or `{p}quick` / `{p}agents`"),
-                None => "hotwords: `!quick` / `!agents`".to_owned(),
-            };
-        }
+    let Some(tui) = &host.spec().tui else {
+        return match prefix {
+            Some(p) => format!("hotwords: `!quick` / `!agents`, or `{p}quick` / `{p}agents`"),
+            None => "hotwords: `!quick` / `!agents`".to_owned(),
+        };
     };
+    let (tui, bang, plain, space) = (tui.name, tui.bang_for_user, tui.plain, tui.space_escapes);
     let typed = match prefix {
         Some(p) => format!("type `{p}quick` / `{p}agents`"),
-        None => "type a space first (` !quick …`; hotword_prefix is switched off)".to_owned(),
+        None if space => {
+            "type a space first (` !quick …`; hotword_prefix is switched off)".to_owned()
+        }
+        None => "hotwords cannot be typed (hotword_prefix is switched off: set one, e.g. `+`)"
+            .to_owned(),
     };
     format!(
         "hotwords: in {tui} {typed} — a message that starts with `!` {bang}; `!quick` / `!agents` work in {plain}"

@@ -6,62 +6,44 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::hosts::{HandlerForm, Layout, SessionMatcher};
 use crate::payload::{Event, Host};
 
-/// Where the hook is registered: the project's settings or the user's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Scope {
-    Project,
-    User,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::User => "user",
-        }
-    }
-}
+pub use crate::hosts::Scope;
 
 /// The description written at the root of a hooks file sophia-hook creates.
 pub const DESCRIPTION: &str =
     "sophia-hook: deterministic prompt routing (installed by sophia-hook install)";
-/// Antigravity's hooks file is keyed by hook name; this is ours.
-pub const ANTIGRAVITY_HOOK_NAME: &str = "sophia-hook";
 
-/// The settings file of `host` for `scope`. `codex_home` is `$CODEX_HOME` (default `~/.codex`).
+/// The settings file of `host` for `scope`, given the host home variables that are set.
 pub fn config_path(
     host: Host,
     scope: Scope,
     project_root: &Path,
     home: &Path,
-    codex_home: Option<&Path>,
+    host_homes: &crate::hosts::HostHomes,
 ) -> PathBuf {
-    match (host, scope) {
-        (Host::Codex, Scope::Project) => project_root.join(".codex/hooks.json"),
-        (Host::Codex, Scope::User) => codex_home
-            .map_or_else(|| home.join(".codex"), Path::to_path_buf)
-            .join("hooks.json"),
-        (Host::Claude, Scope::Project) => project_root.join(".claude/settings.json"),
-        (Host::Claude, Scope::User) => home.join(".claude/settings.json"),
-        (Host::Gemini, Scope::Project) => project_root.join(".gemini/settings.json"),
-        (Host::Gemini, Scope::User) => home.join(".gemini/settings.json"),
-        (Host::Antigravity, Scope::Project) => project_root.join(".agents/hooks.json"),
-        (Host::Antigravity, Scope::User) => home.join(".gemini/config/hooks.json"),
+    let settings = &host.spec().settings;
+    match scope {
+        Scope::Project => project_root.join(settings.project),
+        Scope::User => settings
+            .user
+            .resolve(Some(home), host_homes)
+            .unwrap_or_default(),
     }
 }
 
-/// The timeout of our handler for an event, in the host's own unit (seconds everywhere but Gemini
-/// CLI, which counts milliseconds). Short and explicit: the defaults are 60–600 seconds.
+/// The timeout of our handler for an event, in the host's own unit (seconds, or milliseconds
+/// where the host counts them). Short and explicit: the defaults are 60–600 seconds.
 pub fn timeout(host: Host, event: Event) -> u64 {
     let seconds = match event {
         Event::SessionStart => 10,
         Event::UserPromptSubmit | Event::PostToolUse => 5,
     };
-    match host {
-        Host::Gemini => seconds * 1000,
-        _ => seconds,
+    if host.spec().settings.timeout_ms {
+        seconds * 1000
+    } else {
+        seconds
     }
 }
 
@@ -111,7 +93,7 @@ pub fn command_line(binary: &str, host: Host, event: Event) -> String {
     )
 }
 
-/// The same command line for PowerShell (Codex's `commandWindows`).
+/// The same command line for PowerShell (`commandWindows`).
 pub fn powershell_command_line(binary: &str, host: Host, event: Event) -> String {
     let (call, quoted) = powershell_quote(binary);
     format!(
@@ -144,60 +126,69 @@ fn legacy_command_line(binary: &str, host: Host, event: Event) -> String {
 /// Our handler object for `host` and `event`.
 pub fn handler(binary: &str, host: Host, event: Event) -> Value {
     let t = timeout(host, event);
-    match host {
-        Host::Codex => {
-            let mut h = json!({"type": "command", "command": command_line(binary, host, event), "timeout": t});
-            if cfg!(windows) {
-                h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
-            }
-            h
-        }
-        Host::Claude => json!({
+    let settings = &host.spec().settings;
+    let wire = host.event_name(event);
+    match settings.handler {
+        HandlerForm::ProgramArgs => json!({
             "type": "command",
             "command": binary,
-            "args": ["--host", "claude", "--event", host.event_name(event)],
+            "args": ["--host", host.as_str(), "--event", wire],
             "timeout": t,
         }),
-        Host::Gemini => json!({
-            "name": format!("sophia-hook-{}", match event { Event::SessionStart => "session-start", Event::UserPromptSubmit => "before-agent", Event::PostToolUse => "post-tool-use" }),
+        HandlerForm::BashPowershell => json!({
+            "type": "command",
+            "bash": command_line(binary, host, event),
+            "powershell": powershell_command_line(binary, host, event),
+            "timeoutSec": t,
+        }),
+        HandlerForm::Shell if settings.named_handlers => json!({
+            "name": format!("sophia-hook-{}", kebab(wire)),
             "type": "command",
             "command": command_line(binary, host, event),
             "timeout": t,
             "description": "sophia-hook routing context",
         }),
-        Host::Antigravity => {
-            json!({"type": "command", "command": command_line(binary, host, event), "timeout": t})
+        HandlerForm::Shell => {
+            let mut h = json!({"type": "command", "command": command_line(binary, host, event), "timeout": t});
+            if settings.command_windows && cfg!(windows) {
+                h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
+            }
+            h
         }
     }
 }
 
-/// The matcher of our SessionStart group (all session sources the host knows). Codex and Claude
-/// Code read it as a regular expression. Gemini CLI compares lifecycle matchers as exact strings
-/// (0.61.0), so `startup|resume|clear` would never match there: we write no matcher, which fires
-/// on every source.
+/// `BeforeAgent` → `before-agent`.
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The matcher of our SessionStart group (all session sources the host knows), where the host
+/// reads it as a regular expression. A host that compares lifecycle matchers as exact strings
+/// gets none, which fires on every source.
 fn session_matcher(host: Host) -> Option<&'static str> {
-    match host {
-        Host::Codex | Host::Claude => Some("startup|resume|clear|compact"),
-        Host::Gemini | Host::Antigravity => None,
+    match host.spec().settings.session_matcher {
+        SessionMatcher::Regex(m) => Some(m),
+        SessionMatcher::Exact(_) | SessionMatcher::None => None,
     }
 }
 
-/// The SessionStart sources Gemini CLI sends; a lifecycle matcher must equal one of them.
-pub const GEMINI_SESSION_SOURCES: [&str; 3] = ["startup", "resume", "clear"];
-
-/// What is wrong with a Gemini CLI SessionStart matcher, compared as Gemini compares it (an
-/// exact string; absent, empty or `*` matches every source). `None` when it fires on every
-/// source.
-pub fn gemini_session_matcher_problem(matcher: Option<&str>) -> Option<String> {
-    match matcher {
-        None | Some("") | Some("*") => None,
-        Some(m) if GEMINI_SESSION_SOURCES.contains(&m) => Some(format!(
-            "the matcher \"{m}\" fires only on source={m}, not on every session start"
-        )),
-        Some(m) => Some(format!(
-            "the matcher \"{m}\" never matches: Gemini CLI compares SessionStart matchers as exact strings (one of {}), so this hook never runs",
-            GEMINI_SESSION_SOURCES.join(", ")
-        )),
+/// What is wrong with a SessionStart matcher on a host that compares it as an exact string
+/// (absent, empty or `*` matches every source). `None` when it fires on every source, or when
+/// the host does not compare that way.
+pub fn session_matcher_problem(host: Host, matcher: Option<&str>) -> Option<String> {
+    match host.spec().settings.session_matcher {
+        SessionMatcher::Exact(sources) => {
+            crate::hosts::exact_session_matcher_problem(host.spec(), sources, matcher)
+        }
+        SessionMatcher::Regex(_) | SessionMatcher::None => None,
     }
 }
 
@@ -262,14 +253,15 @@ pub fn codex_event_label(event: &str) -> String {
 /// Gemini entry that only borrows our `name`, or our command with extra shell syntax is not ours:
 /// `uninstall` leaves it, and `doctor` never runs it.
 pub fn is_ours(handler: &Value, host: Host) -> bool {
-    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+    let key = host.spec().settings.handler.command_key();
+    let Some(command) = handler.get(key).and_then(Value::as_str) else {
         return false;
     };
     if let Some(args) = handler.get("args") {
         let Some(args) = args.as_array() else {
             return false;
         };
-        return host == Host::Claude
+        return host.spec().settings.handler == HandlerForm::ProgramArgs
             && is_our_program(command)
             && events(host).iter().any(|e| {
                 *args
@@ -301,7 +293,8 @@ pub fn program_of(command: &str) -> Option<String> {
 /// `host` (not an older, double-quoted form), so that running it through the host's shell runs
 /// `program` with our arguments and nothing else.
 pub fn is_current(handler: &Value, host: Host) -> bool {
-    let Some(command) = handler.get("command").and_then(Value::as_str) else {
+    let key = host.spec().settings.handler.command_key();
+    let Some(command) = handler.get(key).and_then(Value::as_str) else {
         return false;
     };
     if handler.get("args").is_some() {
@@ -320,20 +313,10 @@ fn is_our_program(program: &str) -> bool {
     !program.is_empty() && (name == "sophia-hook" || name == "sophia-hook.exe")
 }
 
-const EVENTS: [Event; 2] = [Event::SessionStart, Event::UserPromptSubmit];
-
-/// The events sophia-hook registers for `host`: SessionStart and the prompt event everywhere;
-/// on Claude Code also `PostToolUse` for `ExitPlanMode`, where the "Exit plan mode?" dialog
-/// approves a plan without a prompt (the planned delegation is carried forward there).
+/// The events sophia-hook registers for `host`: SessionStart and the prompt event everywhere,
+/// and the host's own extra events (Claude Code's `PostToolUse` for `ExitPlanMode`).
 pub fn events(host: Host) -> &'static [Event] {
-    match host {
-        Host::Claude => &[
-            Event::SessionStart,
-            Event::UserPromptSubmit,
-            Event::PostToolUse,
-        ],
-        _ => &EVENTS,
-    }
+    host.spec().events.registered
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -356,19 +339,22 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         Value::Object(_) => doc,
         _ => return Err(MergeError::NotAnObject),
     };
-    if host == Host::Antigravity {
+    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
         let mut ours = Map::new();
-        for event in EVENTS {
+        for &event in events(host) {
             ours.insert(
                 host.event_name(event).to_owned(),
                 json!([handler(binary, host, event)]),
             );
         }
         let root = doc.as_object_mut().expect("object");
-        root.insert(ANTIGRAVITY_HOOK_NAME.to_owned(), Value::Object(ours));
+        root.insert(hook_name.to_owned(), Value::Object(ours));
         return Ok(doc);
     }
-    if created && host == Host::Codex {
+    if let Layout::HookFile { version } = host.spec().settings.layout {
+        return install_hook_file(doc, created, host, binary, version);
+    }
+    if created && host.spec().settings.description_on_create {
         doc["description"] = Value::from(DESCRIPTION);
     }
     let root = doc.as_object_mut().expect("object");
@@ -419,6 +405,42 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
     Ok(doc)
 }
 
+/// [`install`] for a hook file of our own (`{"version", "hooks": {<event>: [handler]}}`): the
+/// file's other handlers and keys stay; ours are replaced by the current ones.
+fn install_hook_file(
+    mut doc: Value,
+    created: bool,
+    host: Host,
+    binary: &str,
+    version: u64,
+) -> Result<Value, MergeError> {
+    let root = doc.as_object_mut().expect("object");
+    if created {
+        root.insert("version".into(), Value::from(version));
+    }
+    let hooks = root
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
+    for &event in events(host) {
+        let name = host.event_name(event);
+        let desired = handler(binary, host, event);
+        let list = hooks
+            .entry(name)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
+        let ours: Vec<&Value> = list.iter().filter(|h| is_ours(h, host)).collect();
+        if ours.len() == 1 && *ours[0] == desired {
+            continue;
+        }
+        list.retain(|h| !is_ours(h, host));
+        list.push(desired);
+    }
+    Ok(doc)
+}
+
 /// Removes our handlers from matcher groups, and the groups they leave empty.
 fn remove_ours_from_groups(groups: &mut Vec<Value>, host: Host) -> bool {
     let mut removed = false;
@@ -445,8 +467,34 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
         _ => return Err(MergeError::NotAnObject),
     };
     let root = doc.as_object_mut().expect("object");
-    if host == Host::Antigravity {
-        root.shift_remove(ANTIGRAVITY_HOOK_NAME);
+    let layout = host.spec().settings.layout;
+    if let Layout::NamedEntry(hook_name) = layout {
+        root.shift_remove(hook_name);
+    } else if let Layout::HookFile { version } = layout {
+        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+            let mut emptied = Vec::new();
+            for (name, list) in hooks.iter_mut() {
+                if let Some(list) = list.as_array_mut() {
+                    let before = list.len();
+                    list.retain(|h| !is_ours(h, host));
+                    if list.len() != before && list.is_empty() {
+                        emptied.push(name.clone());
+                    }
+                }
+            }
+            let removed_any = !emptied.is_empty();
+            for name in emptied {
+                hooks.shift_remove(&name);
+            }
+            if removed_any && hooks.is_empty() {
+                root.shift_remove("hooks");
+            }
+        }
+        if root.is_empty()
+            || (root.len() == 1 && root.get("version") == Some(&Value::from(version)))
+        {
+            return Ok(None);
+        }
     } else if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
         let mut emptied = Vec::new();
         for (name, groups) in hooks.iter_mut() {
@@ -494,7 +542,7 @@ pub fn uninstall_over(
     let Some(before_hooks) = before_root.get("hooks").and_then(Value::as_object) else {
         return Ok(after);
     };
-    if host == Host::Antigravity {
+    if let Layout::NamedEntry(_) = host.spec().settings.layout {
         return Ok(after);
     }
     let mut doc = after.unwrap_or_else(|| Value::Object(Map::new()));
@@ -547,8 +595,8 @@ pub struct Registered {
 /// Our handlers in a settings document, with their positions.
 pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
     let mut out = Vec::new();
-    if host == Host::Antigravity {
-        if let Some(ours) = doc.get(ANTIGRAVITY_HOOK_NAME).and_then(Value::as_object) {
+    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
+        if let Some(ours) = doc.get(hook_name).and_then(Value::as_object) {
             for (event, handlers) in ours {
                 for (h, handler) in handlers.as_array().into_iter().flatten().enumerate() {
                     out.push(Registered {
@@ -566,6 +614,22 @@ pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
     let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else {
         return out;
     };
+    if let Layout::HookFile { .. } = host.spec().settings.layout {
+        for (event, list) in hooks {
+            for (h, handler) in list.as_array().into_iter().flatten().enumerate() {
+                if is_ours(handler, host) {
+                    out.push(Registered {
+                        event: event.clone(),
+                        matcher: None,
+                        group_index: 0,
+                        handler_index: h,
+                        handler: handler.clone(),
+                    });
+                }
+            }
+        }
+        return out;
+    }
     for (event, groups) in hooks {
         for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
             for (h, handler) in group
@@ -712,11 +776,11 @@ mod tests {
 
     #[test]
     fn gemini_session_matchers_as_gemini_compares_them() {
-        assert_eq!(gemini_session_matcher_problem(None), None);
-        assert_eq!(gemini_session_matcher_problem(Some("")), None);
-        assert_eq!(gemini_session_matcher_problem(Some("*")), None);
+        assert_eq!(session_matcher_problem(Host::Gemini, None), None);
+        assert_eq!(session_matcher_problem(Host::Gemini, Some("")), None);
+        assert_eq!(session_matcher_problem(Host::Gemini, Some("*")), None);
         assert!(
-            gemini_session_matcher_problem(Some("startup"))
+            session_matcher_problem(Host::Gemini, Some("startup"))
                 .unwrap()
                 .contains("only on source=startup")
         );
@@ -727,7 +791,7 @@ mod tests {
             "Startup",
         ] {
             assert!(
-                gemini_session_matcher_problem(Some(never))
+                session_matcher_problem(Host::Gemini, Some(never))
                     .unwrap()
                     .contains("never matches"),
                 "{never}"
@@ -757,7 +821,10 @@ mod tests {
         old["hooks"]["SessionStart"][0]["matcher"] = json!("startup|resume|clear");
         assert_eq!(install(old, Host::Gemini, BIN).unwrap(), doc);
         assert_eq!(
-            gemini_session_matcher_problem(doc["hooks"]["SessionStart"][0]["matcher"].as_str()),
+            session_matcher_problem(
+                Host::Gemini,
+                doc["hooks"]["SessionStart"][0]["matcher"].as_str()
+            ),
             None
         );
         assert_eq!(

@@ -20,6 +20,7 @@ pub mod decision;
 pub mod edge;
 pub mod eval;
 pub mod fingerprint;
+pub mod hosts;
 pub mod hotword;
 pub mod install;
 pub mod payload;

@@ -6,141 +6,10 @@
 //! `lastUserInput` (Antigravity), `input`, `message`, `content`, `text`, else the last user entry
 //! of `messages`. Pure: the caller reads the bytes.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The host that runs the hook, given on the command line (`--host`), never sniffed.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Host {
-    Codex,
-    Claude,
-    Gemini,
-    /// Google Antigravity (`agy`): experimental. Built from the hooks guide and schema embedded in
-    /// the engine, not yet run in a real Antigravity host.
-    Antigravity,
-}
-
-impl Host {
-    pub const ALL: [Host; 4] = [Host::Codex, Host::Claude, Host::Gemini, Host::Antigravity];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Host::Codex => "codex",
-            Host::Claude => "claude",
-            Host::Gemini => "gemini",
-            Host::Antigravity => "antigravity",
-        }
-    }
-
-    /// Whether the host reads the project's `AGENTS.md` by itself, given whether the project has
-    /// a `CLAUDE.md`. Codex always does. Claude Code 2.1 loads `AGENTS.md` only when there is no
-    /// `CLAUDE.md` (with one, it loads `CLAUDE.md` alone). Gemini CLI loads `GEMINI.md`, never
-    /// `AGENTS.md`. Antigravity's context files are not verified; the hook adds nothing there.
-    pub fn loads_agents_md(self, has_claude_md: bool) -> bool {
-        match self {
-            Host::Codex | Host::Antigravity => true,
-            Host::Claude => !has_claude_md,
-            Host::Gemini => false,
-        }
-    }
-
-    /// Whether the session context (the bootstrap and, where the host does not load it,
-    /// `AGENTS.md`) goes with a prompt instead of SessionStart. Gemini CLI 0.61: `gemini -p`
-    /// prepends SessionStart context to the user's prompt, and its resume drops every saved user
-    /// message that starts with `<hook_context>`, so the first turn was lost on
-    /// `--resume latest`; a TUI resume writes SessionStart context into a new session file, not
-    /// the resumed conversation. BeforeAgent context is appended *after* the prompt (a part of its
-    /// own in the same user message), which resume keeps: so on Gemini the session context rides
-    /// with the first prompt whose conversation does not carry it yet (docs/host-protocols.md).
-    pub fn session_context_on_prompt(self) -> bool {
-        self == Host::Gemini
-    }
-
-    /// The user's own text in a prompt as the host delivered it. Gemini CLI's non-interactive
-    /// mode (`gemini -p`) prepends the SessionStart context to the prompt BeforeAgent receives,
-    /// as `<hook_context>…</hook_context>` followed by a blank line; those leading blocks are not
-    /// the user's words and are stripped (only at the very start, only that exact form).
-    pub fn user_text(self, prompt: &str) -> &str {
-        match self {
-            Host::Gemini => strip_leading_hook_context(prompt),
-            _ => prompt,
-        }
-    }
-
-    /// The host's cap on injected context, in characters (Claude Code: 10,000; Codex spills above
-    /// ~2,500 tokens, so the same figure keeps us well inside it everywhere).
-    pub fn context_cap_chars(self) -> usize {
-        10_000
-    }
-
-    /// The host's name for an event, as its configuration and output use it.
-    pub fn event_name(self, event: Event) -> &'static str {
-        match (self, event) {
-            (_, Event::SessionStart) => "SessionStart",
-            (Host::Gemini, Event::UserPromptSubmit) => "BeforeAgent",
-            (Host::Antigravity, Event::UserPromptSubmit) => "PreInvocation",
-            (_, Event::PostToolUse) => "PostToolUse",
-            (_, Event::UserPromptSubmit) => "UserPromptSubmit",
-        }
-    }
-
-    /// Maps a host event name to the event it means and the name to echo back. Each host's own
-    /// prompt event is accepted, and `UserPromptSubmit` everywhere.
-    pub fn parse_event(self, name: &str) -> Option<(Event, &'static str)> {
-        let event = match name {
-            "SessionStart" => Event::SessionStart,
-            "UserPromptSubmit" => return Some((Event::UserPromptSubmit, "UserPromptSubmit")),
-            "BeforeAgent" if self == Host::Gemini => Event::UserPromptSubmit,
-            "PreInvocation" if self == Host::Antigravity => Event::UserPromptSubmit,
-            "PostToolUse" if self == Host::Claude => Event::PostToolUse,
-            _ => return None,
-        };
-        Some((event, self.event_name(event)))
-    }
-
-    /// Whether the host reads stderr or fails on an empty stdout, so a no-op must print `{}`.
-    pub fn needs_json_noop(self) -> bool {
-        matches!(self, Host::Gemini | Host::Antigravity)
-    }
-
-    /// Whether the prompt event fires per model call rather than once per user turn, so the
-    /// hook injects at most once per turn.
-    pub fn prompt_event_per_model_call(self, wire_event: &str) -> bool {
-        self == Host::Antigravity && wire_event == "PreInvocation"
-    }
-}
-
-/// The hook events sophia-hook answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub enum Event {
-    SessionStart,
-    UserPromptSubmit,
-    /// Claude Code's `PostToolUse` for `ExitPlanMode`: the "Exit plan mode?" dialog approved a
-    /// plan, with no prompt, and the implementation continues in the same turn.
-    PostToolUse,
-}
-
-impl Event {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Event::SessionStart => "SessionStart",
-            Event::UserPromptSubmit => "UserPromptSubmit",
-            Event::PostToolUse => "PostToolUse",
-        }
-    }
-}
+pub use crate::hosts::gemini::strip_leading_hook_context;
+pub use crate::hosts::{Event, Host};
 
 /// The payload fields sophia-hook uses. All optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -445,27 +314,6 @@ impl Payload {
             .as_deref()
             .and_then(|n| host.parse_event(n))
     }
-}
-
-/// Removes the `<hook_context>…</hook_context>\n\n` blocks Gemini CLI puts before the user's
-/// text. A block counts only when it starts the text, closes, and is followed by a blank line;
-/// anything else is left as it is. Gemini escapes `<` and `>` inside the context, so the first
-/// closing tag ends the block.
-pub fn strip_leading_hook_context(prompt: &str) -> &str {
-    const OPEN: &str = "<hook_context>";
-    const CLOSE: &str = "</hook_context>";
-    let mut rest = prompt;
-    while let Some(inner) = rest.strip_prefix(OPEN) {
-        let Some(end) = inner.find(CLOSE) else {
-            break;
-        };
-        let after = &inner[end + CLOSE.len()..];
-        match after.strip_prefix("\n\n") {
-            Some(next) => rest = next,
-            None => break,
-        }
-    }
-    rest
 }
 
 /// The prompt, cut to its first [`PROMPT_BYTES`] (at a character boundary) before any stage

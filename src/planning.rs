@@ -19,7 +19,7 @@ use crate::fingerprint::sha256;
 use crate::text::{fold, routing_words, words};
 
 /// Claude Code's tool whose approval ("Exit plan mode?") moves a plan to execution.
-pub const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
+pub const EXIT_PLAN_MODE_TOOL: &str = crate::hosts::EXIT_PLAN_MODE_TOOL;
 
 /// Planned delegation expires after this long.
 pub const CARRY_FORWARD_TTL_HOURS: i64 = 24;

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::agents::{AgentRouting, CarryForwardStatus};
 use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
+use crate::hosts::OutputShape;
 use crate::hotword::Hotword;
 use crate::payload::Host;
 use crate::routing::Routing;
@@ -65,9 +66,18 @@ pub struct SystemMessageStep {
 #[serde(untagged)]
 pub enum Printed {
     Context(HookOutput),
+    /// `{"additionalContext": …}` at the root.
+    RootContext(RootContext),
     /// Antigravity's shape.
     Steps(InjectSteps),
     NoOp(EmptyObject),
+}
+
+/// `{"additionalContext": …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootContext {
+    pub additional_context: String,
 }
 
 /// Serialises as `{}`.
@@ -97,7 +107,7 @@ impl Printed {
 /// What the host gets for these hint blocks: the context, the host's no-op, or nothing.
 pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option<Printed> {
     match output(host, wire_event, hints) {
-        Some(out) if host == Host::Antigravity => {
+        Some(out) if host.spec().output.shape == OutputShape::InjectSteps => {
             let context = out
                 .hook_specific_output
                 .additional_context
@@ -111,6 +121,14 @@ pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option
             };
             Some(Printed::Steps(InjectSteps {
                 inject_steps: vec![step],
+            }))
+        }
+        Some(out) if host.spec().output.shape == OutputShape::AdditionalContext => {
+            Some(Printed::RootContext(RootContext {
+                additional_context: out
+                    .hook_specific_output
+                    .additional_context
+                    .unwrap_or_default(),
             }))
         }
         Some(out) => Some(Printed::Context(out)),
@@ -342,15 +360,9 @@ fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
         None => String::new(),
     };
     let read_only = rec.write_policy == "read-only";
+    let delegation = &host.spec().delegation;
     if rec.availability == "configured" {
-        let call = match host {
-            Host::Codex => format!("Codex's spawn_agent with agent_type=\"{id}\""),
-            Host::Claude => {
-                format!("Claude Code's {CLAUDE_AGENT_TOOL} with subagent_type=\"{id}\"")
-            }
-            Host::Gemini => format!("Gemini CLI's invoke_agent with agent_name=\"{id}\""),
-            Host::Antigravity => format!("the host's subagent tool, naming \"{id}\""),
-        };
+        let call = (delegation.configured)(id);
         return format!("Delegate through {call}{skill}.");
     }
     let brief = if read_only {
@@ -358,37 +370,9 @@ fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
     } else {
         "bounded write: change only what it is given, report the diff"
     };
-    let call = match host {
-        Host::Codex => "Codex's spawn_agent without agent_type (none is installed for this role), \
-                        with a message that"
-            .to_owned(),
-        Host::Claude => format!(
-            "Claude Code's {CLAUDE_AGENT_TOOL} with subagent_type=\"{}\" (no {id} subagent \
-             is installed), with a prompt that",
-            if read_only && matches!(rec.routing_role.as_str(), "discovery" | "analysis") {
-                "Explore"
-            } else {
-                "general-purpose"
-            }
-        ),
-        Host::Gemini => format!(
-            "Gemini CLI's invoke_agent with agent_name=\"{}\" (no {id} agent is installed), \
-             with a prompt that",
-            if read_only {
-                "codebase_investigator"
-            } else {
-                "generalist"
-            }
-        ),
-        Host::Antigravity => "the host's own subagent mechanism, with a task that".to_owned(),
-    };
+    let call = (delegation.fallback)(id, read_only, rec.routing_role.as_str());
     format!("Delegate through {call} briefs the child as the {id} role ({brief}){skill}.")
 }
-
-/// Claude Code's delegation tool as the host names it: `Agent` in the versions the suite runs
-/// (2.1.328 offers `Agent`, no `Task`), `Task` in older ones, which still accept it. The hook
-/// cannot see the host's version, so the hint gives the current name first and the old one after.
-const CLAUDE_AGENT_TOOL: &str = "Agent tool (Task in older versions)";
 
 const DELEGATION_RULES: &str = " Delegation is for token/cost efficiency, not parallelism. Never \
     delegate final architecture decisions, coordinated multi-file patches, destructive or \
@@ -417,24 +401,16 @@ pub fn bootstrap(host: Host, prefix: Option<&str>) -> String {
             " `{p}quick` and `{p}agents` are the same hotwords."
         ));
     }
-    let tui = match host {
-        Host::Codex => Some((
-            "the Codex TUI",
-            "runs as a shell command",
-            "`codex exec`, the IDE extension and the app",
-        )),
-        Host::Claude => Some((
-            "the Claude Code TUI",
-            "enters bash mode",
-            "`claude -p` and the IDE extensions",
-        )),
-        Host::Gemini => Some(("the Gemini CLI TUI", "enters shell mode", "`gemini -p`")),
-        Host::Antigravity => None,
-    };
-    if let Some((tui, bang, plain)) = tui {
+    let tui = host
+        .spec()
+        .tui
+        .as_ref()
+        .map(|t| (t.name, t.bang, t.plain, t.space_escapes));
+    if let Some((tui, bang, plain, space)) = tui {
         let instead = match prefix {
             Some(p) => format!("the user types `{p}quick` / `{p}agents` there"),
-            None => "the user types a space first there (` !quick`)".to_owned(),
+            None if space => "the user types a space first there (` !quick`)".to_owned(),
+            None => "hotwords cannot be typed there".to_owned(),
         };
         text.push_str(&format!(
             " In {tui} a message starting with `!` {bang} and never reaches the hook, so \
@@ -465,10 +441,15 @@ pub struct ProjectDoc {
 /// Gemini CLI, and on Claude Code when the project has a `CLAUDE.md`), labelled with why it is
 /// here.
 pub fn project_doc_block(host: Host, doc: &ProjectDoc) -> String {
-    let why = match host {
-        Host::Claude => "Claude Code loads CLAUDE.md in this project, not this file",
-        Host::Gemini => "Gemini CLI does not load it by itself",
-        Host::Codex | Host::Antigravity => "added by sophia-hook",
+    let why = if host.reads_claude_md() {
+        format!(
+            "{} loads CLAUDE.md in this project, not this file",
+            host.display()
+        )
+    } else if !host.loads_agents_md(false) {
+        format!("{} does not load it by itself", host.display())
+    } else {
+        "added by sophia-hook".to_owned()
     };
     let mut block = format!(
         "Project {} ({why}):\n{}",

@@ -327,7 +327,7 @@ fn availability_reads_codex_user_agents_from_codex_home() {
         &env,
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    // agent, any host, codex, claude, gemini, definitions
+    // agent, any host, codex, claude, gemini, copilot, definitions
     let columns = |id: &str| -> Vec<String> {
         let line = run
             .stdout
@@ -338,20 +338,20 @@ fn availability_reads_codex_user_agents_from_codex_home() {
     };
     let analyst = columns("technical_analyst");
     assert_eq!(
-        analyst[1..5],
-        ["configured", "configured", "unknown", "unknown"],
+        analyst[1..6],
+        ["configured", "configured", "unknown", "unknown", "unknown"],
         "{}",
         run.stdout
     );
     assert_eq!(
-        analyst[5],
+        analyst[6],
         format!("codex:{}", defined.display()),
         "{}",
         run.stdout
     );
     assert_eq!(
         columns("scout")[1..],
-        ["unknown", "unknown", "unknown", "unknown", "-"],
+        ["unknown", "unknown", "unknown", "unknown", "unknown", "-"],
         "{}",
         run.stdout
     );

@@ -110,7 +110,12 @@ fn agents_host_lists_exactly_what_it_accepts() {
             .iter()
             .map(|v| v.get_name().to_owned())
             .collect();
-        assert_eq!(values, ["codex", "claude", "gemini", "all"], "{name}");
+        // The hosts with an agent runtime (Antigravity has none), and all of them.
+        assert_eq!(
+            values,
+            ["codex", "claude", "gemini", "copilot", "all"],
+            "{name}"
+        );
     }
 }
 

@@ -685,3 +685,81 @@ fn doctor_flags_a_timeout_in_the_wrong_unit_at_every_value_around_the_edges() {
         }
     }
 }
+
+/// Copilot CLI through the binary, as a user runs it: `install` writes our hook file and the five
+/// `.github/agents/<role>.agent.md` roles, `doctor` runs the installed command on a camelCase
+/// payload and says the folder must be trusted, both scopes installed is a failure (both run:
+/// the bootstrap would arrive twice), and `uninstall` leaves nothing of ours behind.
+#[test]
+fn copilot_install_doctor_uninstall() {
+    let sb = Sandbox::new();
+    let install = sb.run(&["install", "--host", "copilot"]);
+    assert_eq!(install.code, 0, "{}", install.stderr);
+    assert!(
+        install.stdout.contains("trusted folder"),
+        "{}",
+        install.stdout
+    );
+    let file = sb.project().join(".github/hooks/sophia-hook.json");
+    let doc = read(&file);
+    assert_eq!(doc["version"], 1);
+    assert!(
+        doc["hooks"]["userPromptSubmitted"][0]["bash"]
+            .as_str()
+            .unwrap()
+            .ends_with("--host copilot --event userPromptSubmitted")
+    );
+    let roles = [
+        "scout",
+        "technical_analyst",
+        "implementer",
+        "code_reviewer",
+        "test_writer",
+    ];
+    for role in roles {
+        let text = fs::read_to_string(sb.project().join(format!(".github/agents/{role}.agent.md")))
+            .unwrap();
+        assert!(
+            text.starts_with("---\n") && text.contains(&format!("name: \"{role}\"\n")),
+            "{text}"
+        );
+    }
+    assert_eq!(sb.run(&["agents", "check", "--host", "copilot"]).code, 0);
+
+    let doctor = sb.run(&["doctor", "--host", "copilot"]);
+    assert_eq!(doctor.code, 0, "{}", doctor.stdout);
+    assert!(
+        doctor.stdout.contains("sessionStart: valid copilot output")
+            && doctor
+                .stdout
+                .contains("userPromptSubmitted: valid copilot output")
+            && doctor.stdout.contains("copilot project trust"),
+        "{}",
+        doctor.stdout
+    );
+
+    let both = sb.run(&["install", "--host", "copilot", "--scope", "user"]);
+    assert!(
+        both.stderr.contains("every block is injected twice"),
+        "{}",
+        both.stderr
+    );
+    assert!(sb.home().join(".copilot/hooks/sophia-hook.json").is_file());
+    let doctor = sb.run(&["doctor", "--host", "copilot"]);
+    assert_eq!(doctor.code, 1, "{}", doctor.stdout);
+    assert!(
+        doctor.stdout.contains("copilot scopes"),
+        "{}",
+        doctor.stdout
+    );
+
+    for scope in ["user", "project"] {
+        let out = sb.run(&["uninstall", "--host", "copilot", "--scope", scope]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    assert!(!file.exists() && !sb.home().join(".copilot/hooks/sophia-hook.json").exists());
+    assert!(
+        !sb.project().join(".github").exists(),
+        "our folders are removed when empty"
+    );
+}

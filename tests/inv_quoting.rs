@@ -56,12 +56,14 @@ fn stub(dir: &Path, record: &Path) -> std::path::PathBuf {
 }
 
 /// Every shell-form command line of `doc` (Codex, Gemini CLI: `hooks.<event>[].hooks[].command`;
-/// Antigravity: `<name>.<event>[].command`).
+/// Antigravity: `<name>.<event>[].command`; Copilot CLI: `hooks.<event>[].bash`).
 fn commands(doc: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let mut visit = |v: &Value| {
-        if let Some(c) = v.get("command").and_then(Value::as_str) {
-            out.push(c.to_owned());
+        for key in ["command", "bash"] {
+            if let Some(c) = v.get(key).and_then(Value::as_str) {
+                out.push(c.to_owned());
+            }
         }
     };
     fn each<'a>(v: &'a Value, f: &mut dyn FnMut(&'a Value)) {
@@ -86,6 +88,7 @@ fn every_written_command_runs_exactly_our_binary_through_sh() {
             ("codex", ".codex/hooks.json"),
             ("gemini", ".gemini/settings.json"),
             ("antigravity", ".agents/hooks.json"),
+            ("copilot", ".github/hooks/sophia-hook.json"),
         ] {
             let run = s.run(
                 &s.project,

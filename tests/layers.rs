@@ -218,3 +218,80 @@ fn every_canonical_path_comes_from_dunce() {
         .push_str("let r = dunce::canonicalize(root);");
     assert_eq!(std_canonicalizers(&modules), Vec::<String>::new());
 }
+
+#[test]
+fn the_hosts_layer_imports_nothing_from_the_rest_of_the_crate() {
+    let graph = graph(&modules());
+    assert!(graph.contains_key("hosts") && graph.contains_key("hosts::codex"));
+    let hosts = layer_violations(&graph, |m| in_layer(m, "hosts"), |d| !in_layer(d, "hosts"));
+    assert_eq!(
+        hosts,
+        Vec::<String>::new(),
+        "src/hosts/ is the lowest layer: it names nothing outside itself"
+    );
+}
+
+/// The variants of `Host`, read from its definition in `src/hosts/mod.rs` (so a new host is
+/// counted as soon as it is added).
+fn host_variants() -> Vec<String> {
+    let text = std::fs::read_to_string(src().join("hosts/mod.rs")).unwrap();
+    let body = text
+        .split("pub enum Host {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("pub enum Host { … } in src/hosts/mod.rs");
+    let variants: Vec<String> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.trim_end_matches(',').to_owned())
+        .collect();
+    assert!(variants.len() >= 4, "{variants:?}");
+    variants
+}
+
+/// Per module outside `src/hosts/`, how many times its code (tests and comments removed) names
+/// one host: `Host::Codex`, `Host::Gemini`… (an arm of a `match`, an `==`, a list of hosts).
+fn host_mentions(modules: &BTreeMap<String, String>) -> BTreeMap<String, usize> {
+    let alternatives = host_variants().join("|");
+    let named = regex::Regex::new(&format!(r"\bHost::({alternatives})\b")).unwrap();
+    modules
+        .iter()
+        .filter(|(m, _)| !in_layer(m, "hosts"))
+        .map(|(m, code)| (m.clone(), named.find_iter(code).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+/// The modules outside `src/hosts/` allowed to name a host (docs/architecture.md, "Hosts"): none.
+const ALLOWED_TO_NAME_A_HOST: [&str; 0] = [];
+
+#[test]
+fn only_src_hosts_names_a_host() {
+    let found = host_mentions(&modules());
+    let outside: Vec<_> = found
+        .iter()
+        .filter(|(m, _)| !ALLOWED_TO_NAME_A_HOST.contains(&m.as_str()))
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "host-specific code outside src/hosts/ (ask host.spec() instead): {outside:?}"
+    );
+    assert!(ALLOWED_TO_NAME_A_HOST.len() <= 4);
+}
+
+#[test]
+fn the_host_count_sees_a_planted_match_arm() {
+    let mut modules = modules();
+    modules.get_mut("render").unwrap().push_str(
+        "\nfn f(h: Host) -> u8 { match h { Host::Gemini => 1, Host::Codex | Host::Claude => 2, _ => 3 } }\n",
+    );
+    // Inside src/hosts/ it is the point.
+    modules
+        .get_mut("hosts::codex")
+        .unwrap()
+        .push_str("\nconst H: Host = Host::Antigravity;\n");
+    let found = host_mentions(&modules);
+    assert_eq!(found.get("render"), Some(&3), "{found:?}");
+    assert_eq!(found.get("hosts::codex"), None, "{found:?}");
+}

@@ -209,6 +209,14 @@ fn assert_host_output(host: Host, out: &str) {
         }
         return;
     }
+    if host == Host::Copilot {
+        // Copilot CLI's shape: `{"additionalContext": …}` at the root, never `{}` (an empty
+        // stdout is its no-op) and never hookSpecificOutput, which it drops (copilot_contract.rs).
+        assert!(obj.keys().all(|k| k == "additionalContext"), "{out}");
+        let ctx = obj["additionalContext"].as_str().unwrap();
+        assert!(!ctx.is_empty() && ctx.chars().count() <= 10_000, "{out}");
+        return;
+    }
     assert!(obj.keys().all(|k| k == "hookSpecificOutput"), "{out}");
     if let Some(s) = obj.get("hookSpecificOutput") {
         let s = s.as_object().unwrap();

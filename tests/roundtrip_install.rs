@@ -546,6 +546,194 @@ fn binary_round_trip_keeps_the_file_and_its_number_literals() {
     }
 }
 
+// Copilot CLI: a hook file of our own, `{"version": 1, "hooks": {<event>: [handler]}}` with flat
+// handler lists (no matcher groups). The same three rules over generated files: the user's
+// handlers (any form the CLI accepts: `bash`, the `command` alias, nested groups, odd entries)
+// and keys are kept, ours are exactly what `install` writes for one of our events, any path.
+
+/// A user's handler in a Copilot hook file.
+fn copilot_user_handler() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        prop::sample::select(
+            &[
+                "echo hi",
+                "/opt/bin/sophia-hook --host copilot --event sessionStart --debug",
+                "/opt/bin/sophia-hook --host codex --event SessionStart",
+                "sophia-hook-notify.sh",
+            ][..]
+        )
+        .prop_flat_map(|cmd| (Just(cmd), prop::option::of(odd_number()), any::<bool>()))
+        .prop_map(|(cmd, timeout, alias)| {
+            let mut h = json!({"type": "command"});
+            h[if alias { "command" } else { "bash" }] = Value::from(cmd);
+            if let Some(t) = timeout {
+                h["timeoutSec"] = t;
+            }
+            h
+        }),
+        // Claude Code's nested group form, which the CLI also accepts: the user's.
+        Just(json!({"matcher": "*", "hooks": [{"type": "command", "command": "echo nested"}]})),
+        Just(json!(7)),
+    ]
+}
+
+fn copilot_user_doc() -> impl Strategy<Value = Value> {
+    let host = Host::Copilot;
+    let mut names: Vec<&'static str> = events(host).iter().map(|e| host.event_name(*e)).collect();
+    names.extend(["preToolUse", "sessionEnd", "SessionStart"]);
+    (
+        prop::option::of(prop::sample::select(vec![json!(1), json!(2), json!("1")])),
+        prop::collection::vec(
+            (
+                prop::sample::select(&["disableAllHooks", "note", "$schema"][..]),
+                leaf(),
+            ),
+            0..3,
+        ),
+        prop::option::of(prop::collection::vec(
+            (
+                prop::sample::select(names),
+                prop::collection::vec(copilot_user_handler(), 1..4),
+            ),
+            1..4,
+        )),
+    )
+        .prop_map(|(version, keys, hooks)| {
+            let mut root = Map::new();
+            if let Some(v) = version {
+                root.insert("version".into(), v);
+            }
+            for (k, v) in keys {
+                root.insert(k.to_owned(), v);
+            }
+            if let Some(events) = hooks {
+                let mut h = Map::new();
+                for (name, list) in events {
+                    h.insert(name.to_owned(), Value::Array(list));
+                }
+                root.insert("hooks".into(), Value::Object(h));
+            }
+            Value::Object(root)
+        })
+}
+
+/// Puts our handlers (event index, position, path index) into the flat lists.
+fn copilot_with_ours(mut doc: Value, places: &[(usize, usize, usize, usize, bool)]) -> Value {
+    let host = Host::Copilot;
+    let evs = events(host);
+    for &(e, at, _, p, _) in places {
+        let event = evs[e % evs.len()];
+        let ours = handler(OUR_PATHS[p % OUR_PATHS.len()], host, event);
+        let list = doc
+            .as_object_mut()
+            .unwrap()
+            .entry("hooks")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+            .unwrap()
+            .entry(host.event_name(event))
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .unwrap();
+        let at = at % (list.len() + 1);
+        list.insert(at, ours);
+    }
+    doc
+}
+
+/// The user's handlers of a Copilot hook file, with their event, in order.
+fn copilot_user_handlers(doc: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (name, list) in doc
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for h in list.as_array().into_iter().flatten() {
+            if !spec_is_ours(Host::Copilot, h) {
+                out.push((name.clone(), h.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Nothing left but what `install` creates: the file can go.
+fn copilot_only_ours(doc: &Value) -> bool {
+    let root = doc.as_object().unwrap();
+    root.is_empty() || (root.len() == 1 && root.get("version") == Some(&json!(1)))
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn copilot_install_then_uninstall_gives_back_the_users_file(doc in copilot_user_doc()) {
+        let host = Host::Copilot;
+        let installed = install::install(doc.clone(), host, BINARY).unwrap();
+        let back = install::uninstall(installed, host).unwrap();
+        let want = (!copilot_only_ours(&doc)).then(|| doc.clone());
+        prop_assert_eq!(back, want);
+    }
+
+    #[test]
+    fn copilot_install_twice_changes_nothing(doc in copilot_user_doc(), places in places()) {
+        let host = Host::Copilot;
+        let doc = copilot_with_ours(doc, &places);
+        let users = copilot_user_handlers(&doc);
+        let once = install::install(doc, host, BINARY).unwrap();
+        let twice = install::install(once.clone(), host, BINARY).unwrap();
+        prop_assert_eq!(&twice, &once);
+        for e in events(host) {
+            let name = host.event_name(*e);
+            let ours: Vec<Value> = once["hooks"][name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|h| spec_is_ours(host, h))
+                .cloned()
+                .collect();
+            prop_assert_eq!(ours, vec![handler(BINARY, host, *e)], "{}", name);
+        }
+        prop_assert_eq!(copilot_user_handlers(&once), users);
+    }
+
+    #[test]
+    fn copilot_uninstall_keeps_every_user_handler(doc in copilot_user_doc(), places in places()) {
+        let host = Host::Copilot;
+        let with = copilot_with_ours(doc.clone(), &places);
+        let users = copilot_user_handlers(&with);
+        let got = install::uninstall(with, host).unwrap();
+        let after = got.clone().unwrap_or(Value::Object(Map::new()));
+        prop_assert_eq!(copilot_user_handlers(&after), users);
+        // Nothing of ours is left, and a file that held only ours goes.
+        prop_assert!(install::registered(&after, host).is_empty());
+        if copilot_only_ours(&doc) && copilot_user_handlers(&doc).is_empty() {
+            prop_assert_eq!(got, None);
+        }
+    }
+}
+
+#[test]
+fn copilot_install_writes_the_cli_format() {
+    let doc = install::install(Value::Null, Host::Copilot, BINARY).unwrap();
+    assert_eq!(
+        doc,
+        json!({"version": 1, "hooks": {
+            "sessionStart": [{"type": "command",
+                "bash": "/opt/bin/sophia-hook --host copilot --event sessionStart",
+                "powershell": "/opt/bin/sophia-hook --host copilot --event sessionStart",
+                "timeoutSec": 10}],
+            "userPromptSubmitted": [{"type": "command",
+                "bash": "/opt/bin/sophia-hook --host copilot --event userPromptSubmitted",
+                "powershell": "/opt/bin/sophia-hook --host copilot --event userPromptSubmitted",
+                "timeoutSec": 5}],
+        }})
+    );
+    assert_eq!(install::uninstall(doc, Host::Copilot).unwrap(), None);
+}
+
 /// Through the real binary, with the backup `original.json` the first install keeps: a file
 /// whose `hooks` is `{}` (alone, or beside other keys) or holds an empty event list comes back
 /// from install then uninstall as it was, and is not removed.

@@ -21,7 +21,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sophia_hook::agents::runtime::SYNC_HOSTS;
+use sophia_hook::agents::runtime::sync_hosts;
 use sophia_hook::edge::agents_sync::{SyncTarget, check, plan, remove_generated, sync};
 use sophia_hook::edge::settings::Settings;
 use sophia_hook::fingerprint::sha256;
@@ -115,14 +115,16 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
             let home = tempfile::tempdir().unwrap();
             let s = settings(home.path());
             let target = SyncTarget {
-                hosts: SYNC_HOSTS.to_vec(),
+                hosts: sync_hosts(),
                 scope: Scope::Project,
                 root: root.path().to_path_buf(),
             };
             // What sync would write for each (host, role), on an empty project.
             let (agents, _) = sophia_hook::edge::agents_sync::load_runtime(&target, &s).unwrap();
             let entries = plan(&target, &agents, &s).unwrap();
-            assert_eq!(entries.len(), 15);
+            // Five roles for each host with an agent runtime (Codex, Claude Code, Gemini CLI,
+            // Copilot CLI).
+            assert_eq!(entries.len(), 20);
             // Role j of every host in state (j + shift) mod 6: every state on every role.
             let mut placed = Vec::new();
             for (j, e) in entries.iter().enumerate() {

@@ -343,6 +343,7 @@ fn the_delegation_line_follows_the_host_table() {
                             }
                             Host::Gemini => "invoke_agent with agent_name=\"some_role\"",
                             Host::Antigravity => "naming \"some_role\"",
+                            Host::Copilot => "task tool with agent_type=\"some_role\"",
                         };
                         assert_eq!(line.contains(spawnable), configured, "{case}: {line}");
                         if !configured {
@@ -365,6 +366,15 @@ fn the_delegation_line_follows_the_host_table() {
                                     }
                                 ),
                                 Host::Antigravity => "own subagent mechanism".to_owned(),
+                                // The built-ins the CLI's task tool offers (observed 1.0.102).
+                                Host::Copilot => format!(
+                                    "task tool with agent_type=\"{}\"",
+                                    if read_only {
+                                        "explore"
+                                    } else {
+                                        "general-purpose"
+                                    }
+                                ),
                             };
                             assert!(line.contains(&builtin), "{case}: {line}");
                             let brief = if read_only {

@@ -208,7 +208,8 @@ fn the_checks_print_json_and_exit_0_1_or_2() {
             .unwrap()
             .contains("nothing to check")
     );
-    // Codex and Claude installed: only they are checked, and they pass; Gemini is skipped.
+    // Codex and Claude installed: only they are checked, and they pass; Gemini CLI and Copilot
+    // CLI are skipped.
     for host in ["codex", "claude"] {
         let install = run(&["install", "--host", host, "--root", root]);
         assert_eq!(install.code, 0, "{}", install.stderr);
@@ -217,11 +218,15 @@ fn the_checks_print_json_and_exit_0_1_or_2() {
     assert_eq!(check.code, 0, "{}", check.stdout);
     let value = json(&check.stdout);
     assert_eq!(value["checked"], serde_json::json!(["codex", "claude"]));
-    assert_eq!(value["skipped"], serde_json::json!(["gemini"]));
+    assert_eq!(value["skipped"], serde_json::json!(["gemini", "copilot"]));
     assert_eq!(value["files"].as_array().unwrap().len(), 10);
     let text = run(&["agents", "check", "--root", root]);
     assert_eq!(text.code, 0);
-    assert!(text.stdout.contains("skipped gemini"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("skipped gemini, copilot"),
+        "{}",
+        text.stdout
+    );
     assert_eq!(
         run(&["agents", "check", "--root", root, "--host", "all"]).code,
         1

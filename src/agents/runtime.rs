@@ -19,11 +19,14 @@ use serde::{Deserialize, Serialize};
 use crate::agents::catalog::{BuildError, forbidden_content};
 use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
+use crate::hosts::{AgentFormat, AgentTools};
 use crate::payload::Host;
 use crate::skills::catalog::is_valid_id;
 
 /// The hosts that have runtime agent definitions, in the order sync handles them.
-pub const SYNC_HOSTS: [Host; 3] = [Host::Codex, Host::Claude, Host::Gemini];
+pub fn sync_hosts() -> Vec<Host> {
+    Host::with_agents()
+}
 
 /// The text every generated file's marker line starts with (after the comment sign).
 pub const MARKER: &str = "generated-by sophia-hook agents sync";
@@ -203,87 +206,45 @@ pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
 }
 
 /// Whether `name` is a valid agent name for `host`, with the host's rule when it is not. Read in
-/// the hosts' own code: Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`); Claude Code 2.1 refuses
-/// a leading `-`, a `:` and more than 256 characters; Codex 0.169 needs a non-empty name. Ids
-/// that pass the catalog's id rule pass all three.
+/// the hosts' own code (`src/hosts/`); ids that pass the catalog's id rule pass them all.
 pub fn check_name(host: Host, name: &str) -> Result<(), &'static str> {
-    let ok = match host {
-        Host::Gemini => {
-            !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-        }
-        Host::Claude => {
-            !name.is_empty() && !name.starts_with('-') && !name.contains(':') && name.len() <= 256
-        }
-        _ => !name.trim().is_empty(),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(match host {
-            Host::Gemini => "Gemini CLI agent names are lowercase letters, digits, `-` and `_`",
-            Host::Claude => {
-                "Claude Code agent names must not start with `-`, contain `:` or exceed 256 characters"
-            }
-            _ => "agent names must not be empty",
-        })
-    }
+    let rule = host
+        .spec()
+        .agents
+        .as_ref()
+        .map_or(crate::hosts::non_empty_name as fn(&str) -> _, |a| {
+            a.check_name
+        });
+    rule(name)
 }
 
 /// The file name of `id`'s definition for `host`.
 pub fn file_name(host: Host, id: &str) -> String {
-    match host {
-        Host::Codex => format!("{id}.toml"),
-        _ => format!("{id}.md"),
-    }
+    let ext = host.spec().agents.as_ref().map_or(".md", |a| a.ext);
+    format!("{id}{ext}")
 }
 
-/// Claude Code tools for an abstract tool name.
-fn claude_tools(tool: &str) -> &'static [&'static str] {
-    match tool {
-        "read" => &["Read"],
-        "search" => &["Grep", "Glob"],
-        "list" => &["Glob"],
-        "edit" | "write" => &["Edit", "Write"],
-        "test" | "shell" => &["Bash"],
-        _ => &[],
-    }
+/// Whether `host` writes Codex's TOML form.
+fn is_toml(host: Host) -> bool {
+    matches!(
+        host.spec().agents.as_ref().map(|a| &a.format),
+        Some(AgentFormat::CodexToml)
+    )
 }
 
-/// Gemini CLI tools for an abstract tool name (names read in Gemini CLI 0.61's tool registry).
-fn gemini_tools(tool: &str) -> &'static [&'static str] {
-    match tool {
-        "read" => &["read_file", "read_many_files"],
-        "search" => &["grep_search", "glob"],
-        "list" => &["list_directory", "glob"],
-        "edit" | "write" => &["replace", "write_file"],
-        "test" | "shell" => &["run_shell_command"],
-        _ => &[],
+/// The host's tool names for generated agents, when it has them.
+fn tool_names(host: Host) -> Option<&'static AgentTools> {
+    match &host.spec().agents.as_ref()?.format {
+        AgentFormat::Markdown(tools) => tools.as_ref(),
+        AgentFormat::CodexToml => None,
     }
 }
-
-/// Maps an abstract tool name to a host's tools.
-type ToolMap = fn(&str) -> &'static [&'static str];
-
-const CLAUDE_READ_ONLY: [&str; 3] = ["Read", "Grep", "Glob"];
-const GEMINI_READ_ONLY: [&str; 5] = [
-    "read_file",
-    "read_many_files",
-    "grep_search",
-    "glob",
-    "list_directory",
-];
 
 /// The host tools of an agent: the host's read and search tools for a read-only role; else its
 /// abstract tools mapped, or `None` (inherit the session's tools) when none maps.
 pub fn host_tools(host: Host, agent: &RuntimeAgent) -> Option<Vec<&'static str>> {
-    let (map, read_only): (ToolMap, &[&'static str]) = match host {
-        Host::Claude => (claude_tools, &CLAUDE_READ_ONLY),
-        Host::Gemini => (gemini_tools, &GEMINI_READ_ONLY),
-        _ => return None,
-    };
+    let names = tool_names(host)?;
+    let (map, read_only) = (names.map, names.read_only);
     if agent.read_only {
         // Whatever the source lists, a read-only role reads and searches, and nothing else.
         return Some(read_only.to_vec());
@@ -330,8 +291,8 @@ fn yaml_string(value: &str) -> String {
 /// The file body for `host`, without the marker line.
 fn body(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
     let instructions = full_instructions(agent);
-    match host {
-        Host::Codex => {
+    if is_toml(host) {
+        {
             let role = CodexRole {
                 name: &agent.id,
                 description: &agent.description,
@@ -347,15 +308,17 @@ fn body(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
             // Strings only: serialisation cannot fail; an empty file would be refused by Codex.
             toml::to_string(&role).unwrap_or_default()
         }
-        _ => {
+    } else {
+        {
             let mut out = String::new();
             out.push_str(&format!("name: {}\n", yaml_string(&agent.id)));
             out.push_str(&format!(
                 "description: {}\n",
                 yaml_string(&agent.description)
             ));
-            match (host, host_tools(host, agent)) {
-                (Host::Claude, Some(tools)) => {
+            let as_string = tool_names(host).is_some_and(|t| t.as_string);
+            match (as_string, host_tools(host, agent)) {
+                (true, Some(tools)) => {
                     out.push_str(&format!("tools: {}\n", yaml_string(&tools.join(", "))));
                 }
                 (_, Some(tools)) => {
@@ -385,9 +348,10 @@ fn marker_line(source_fp: &str, content_fp: &str) -> String {
 /// The whole file sophia-hook generates for `agent` on `host`, with the user's tier → model map.
 pub fn render(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
     let body = body(host, agent, models);
-    let (head, rest) = match host {
-        Host::Codex => ("", body.as_str()),
-        _ => ("---\n", body.as_str()),
+    let (head, rest) = if is_toml(host) {
+        ("", body.as_str())
+    } else {
+        ("---\n", body.as_str())
     };
     let content = format!("{head}{rest}");
     let marker = marker_line(&agent.fingerprint(), &sha256(content.as_bytes()));
@@ -670,7 +634,7 @@ mod tests {
 
     #[test]
     fn host_name_rules() {
-        for host in SYNC_HOSTS {
+        for host in sync_hosts() {
             for id in ["scout", "code_reviewer", "test-writer"] {
                 assert_eq!(check_name(host, id), Ok(()), "{host:?} {id}");
             }
@@ -685,7 +649,7 @@ mod tests {
     #[test]
     fn states_tell_stale_from_edited_and_foreign() {
         let a = agent("scout");
-        for host in SYNC_HOSTS {
+        for host in sync_hosts() {
             let fresh = render(host, &a, &none());
             assert_eq!(classify(None, &fresh), FileState::Missing);
             assert_eq!(classify(Some(&fresh), &fresh), FileState::UpToDate);

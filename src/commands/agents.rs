@@ -34,7 +34,7 @@ pub enum AgentsCommand {
     },
     /// Exit 1 when a definition is missing, stale or changed by hand (for a project's CI).
     /// Without --host it checks the hosts sophia-hook is installed for in this scope or whose
-    /// agents folder exists, and says which it skipped; --host all checks all three.
+    /// agents folder exists, and says which it skipped; --host all checks all of them.
     Check {
         /// The host whose definitions to check (default: the installed or present ones).
         #[arg(long, value_enum)]
@@ -48,22 +48,35 @@ pub enum AgentsCommand {
     },
 }
 
-/// The hosts with runtime agent definitions (Antigravity has none), or all of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AgentsHost {
-    Codex,
-    Claude,
-    Gemini,
-    All,
+/// One of the hosts with runtime agent definitions (`src/hosts/`, those with an agent runtime),
+/// or all of them (`None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentsHost(Option<Host>);
+
+impl ValueEnum for AgentsHost {
+    fn value_variants<'a>() -> &'a [Self] {
+        static VARIANTS: std::sync::LazyLock<Vec<AgentsHost>> = std::sync::LazyLock::new(|| {
+            Host::with_agents()
+                .into_iter()
+                .map(|h| AgentsHost(Some(h)))
+                .chain([AgentsHost(None)])
+                .collect()
+        });
+        &VARIANTS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("all", Host::as_str),
+        ))
+    }
 }
 
 impl AgentsHost {
     fn hosts(self) -> Vec<Host> {
-        match self {
-            AgentsHost::Codex => vec![Host::Codex],
-            AgentsHost::Claude => vec![Host::Claude],
-            AgentsHost::Gemini => vec![Host::Gemini],
-            AgentsHost::All => crate::agents::runtime::SYNC_HOSTS.to_vec(),
+        match self.0 {
+            Some(host) => vec![host],
+            None => crate::agents::runtime::sync_hosts(),
         }
     }
 }
@@ -119,14 +132,16 @@ pub fn run(
 /// The hosts `agents check` looks at by default: sophia-hook installed for them in this scope,
 /// or their agents folder there; the others are returned as skipped.
 fn relevant_hosts(scope: Scope, root: &Path, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
-    crate::agents::runtime::SYNC_HOSTS.iter().partition(|host| {
-        let installed = super::settings_path(**host, scope, root, settings)
-            .ok()
-            .and_then(|path| crate::edge::hostconfig::read(&path).ok())
-            .is_some_and(|doc| !crate::install::registered(&doc, **host).is_empty());
-        let present = agents_dir(**host, scope, root, settings).is_ok_and(|d| d.is_dir());
-        installed || present
-    })
+    crate::agents::runtime::sync_hosts()
+        .into_iter()
+        .partition(|host| {
+            let installed = super::settings_path(*host, scope, root, settings)
+                .ok()
+                .and_then(|path| crate::edge::hostconfig::read(&path).ok())
+                .is_some_and(|doc| !crate::install::registered(&doc, *host).is_empty());
+            let present = agents_dir(*host, scope, root, settings).is_ok_and(|d| d.is_dir());
+            installed || present
+        })
 }
 
 fn check_hosts(
@@ -140,7 +155,12 @@ fn check_hosts(
         |hosts: &[Host]| -> Vec<&'static str> { hosts.iter().map(|h| h.as_str()).collect() };
     if target.hosts.is_empty() {
         let why = format!(
-            "nothing to check: sophia-hook is not installed for codex, claude or gemini ({} scope) and none of their agents folders exists; run `sophia-hook agents sync` or name the host with --host",
+            "nothing to check: sophia-hook is not installed for {} ({} scope) and none of their agents folders exists; run `sophia-hook agents sync` or name the host with --host",
+            crate::agents::runtime::sync_hosts()
+                .iter()
+                .map(|h| h.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             target.scope.as_str()
         );
         if json {

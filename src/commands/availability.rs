@@ -35,7 +35,10 @@ pub fn availability(
     let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
     let dirs = crate::edge::agents::definition_dirs(&root, settings);
     let states = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
-    let hosts = ["codex", "claude", "gemini"];
+    let hosts: Vec<&'static str> = crate::payload::Host::with_agents()
+        .into_iter()
+        .map(crate::payload::Host::as_str)
+        .collect();
     // Per host: `configured` for Codex is not `configured` on Claude Code.
     let per_host: std::collections::BTreeMap<String, std::collections::BTreeMap<String, _>> = hosts
         .iter()
@@ -90,11 +93,11 @@ pub fn availability(
             effective.catalog.fingerprint,
             effective.source.as_str()
         )?;
-        writeln!(
-            stdout,
-            "{:<20} {:<12} {:<12} {:<12} {:<12} definitions",
-            "agent", "any host", "codex", "claude", "gemini"
-        )?;
+        let mut header = format!("{:<20} {:<12}", "agent", "any host");
+        for h in &hosts {
+            header.push_str(&format!(" {h:<12}"));
+        }
+        writeln!(stdout, "{header} definitions")?;
         for (id, (state, defs)) in &states {
             let where_: Vec<String> = defs
                 .iter()
@@ -107,14 +110,13 @@ pub fn availability(
                     )
                 })
                 .collect();
-            let host_state = |h: &str| per_host[h][id].as_str();
+            let mut row = format!("{id:<20} {:<12}", state.as_str());
+            for h in &hosts {
+                row.push_str(&format!(" {:<12}", per_host[*h][id].as_str()));
+            }
             writeln!(
                 stdout,
-                "{id:<20} {:<12} {:<12} {:<12} {:<12} {}",
-                state.as_str(),
-                host_state("codex"),
-                host_state("claude"),
-                host_state("gemini"),
+                "{row} {}",
                 if where_.is_empty() {
                     "-".to_owned()
                 } else {

@@ -178,7 +178,7 @@ fn change(
         }
         return Ok(());
     }
-    if host == Host::Codex {
+    if host.spec().settings.runs_both_scopes {
         let other = match args.scope {
             crate::install::Scope::User => crate::install::Scope::Project,
             crate::install::Scope::Project => crate::install::Scope::User,
@@ -188,37 +188,19 @@ fn change(
         if !crate::install::registered(&other_doc, host).is_empty() {
             writeln!(
                 stderr,
-                "warning: sophia-hook is also installed at {} scope ({}): Codex runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host codex --scope {}`",
+                "warning: sophia-hook is also installed at {} scope ({}): {} runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host {} --scope {}`",
                 other.as_str(),
                 other_path.display(),
+                host.display(),
+                host.as_str(),
                 other.as_str()
             )?;
         }
     }
     // Nothing changed: nothing to trust or accept again.
     let next = if unchanged { None } else { Some(host) };
-    match next {
-        None => {}
-        Some(Host::Codex) if args.scope == crate::install::Scope::Project => writeln!(
-            stdout,
-            "next: open the Codex TUI in the project, trust the folder (Codex ignores .codex/hooks.json in an untrusted folder), then trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
-        )?,
-        Some(Host::Codex) => writeln!(
-            stdout,
-            "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
-        )?,
-        Some(Host::Claude) => writeln!(
-            stdout,
-            "next: nothing — Claude Code picks the settings up by itself"
-        )?,
-        Some(Host::Gemini) => writeln!(
-            stdout,
-            "next: Gemini CLI may warn once that the project's hooks changed; accept them"
-        )?,
-        Some(Host::Antigravity) => writeln!(
-            stdout,
-            "EXPERIMENTAL: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host; check `agy --version`, then send a `!quick` prompt and look for `contextMode=light` in the agent's context (`SOPHIA_DEBUG=1` logs each run on stderr; `sophia-hook doctor --host antigravity` checks the file)"
-        )?,
+    if let Some(host) = next {
+        writeln!(stdout, "{}", (host.spec().install_next)(args.scope))?;
     }
     let prefix = crate::edge::config::hotword_prefix(&root, settings.hotword_prefix.as_ref());
     writeln!(

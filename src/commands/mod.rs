@@ -68,7 +68,7 @@ pub fn settings_path(
         scope,
         root,
         home,
-        settings.codex_home.as_deref(),
+        &settings.host_homes,
     ))
 }
 

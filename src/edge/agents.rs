@@ -212,14 +212,10 @@ pub struct DefinitionDir {
     pub ext: &'static str,
 }
 
-/// Copilot's agent folders, relative to the project root and to the home directory (no hook
-/// runs in Copilot: availability only reports them).
-const COPILOT_DIRS: [&str; 2] = [".copilot/agents", ".github/agents"];
-
-/// The folders availability reads, project first: for Codex, Claude Code and Gemini CLI the very
+/// The folders availability reads, project first: for every host with an agent runtime the very
 /// folders the hook lists ([`crate::edge::agents_sync::agents_dir`], so `$CODEX_HOME/agents`
-/// replaces `~/.codex/agents` exactly as in the hook and in `agents sync`), then Copilot's under
-/// the project and the home. A folder reached twice (a project at the home) is read once.
+/// replaces `~/.codex/agents` exactly as in the hook and in `agents sync`). A folder reached
+/// twice (a project at the home) is read once.
 pub fn definition_dirs(
     root: &Path,
     settings: &crate::edge::settings::Settings,
@@ -234,38 +230,24 @@ pub fn definition_dirs(
         }
     };
     for scope in [Scope::Project, Scope::User] {
-        for host in [Host::Codex, Host::Claude, Host::Gemini] {
+        for host in Host::with_agents() {
             if let Ok(dir) = agents_dir(host, scope, root, settings) {
                 push(host.as_str(), dir, definition_ext(host));
             }
-        }
-        let base = match scope {
-            Scope::Project => Some(root),
-            Scope::User => settings.home.as_deref(),
-        };
-        for dir in base
-            .into_iter()
-            .flat_map(|b| COPILOT_DIRS.map(|d| b.join(d)))
-        {
-            push("copilot", dir, ".agent.md");
         }
     }
     dirs
 }
 
-/// How `host`'s agent definition files end (Antigravity has none).
+/// How `host`'s agent definition files end (empty for a host without them).
 fn definition_ext(host: crate::payload::Host) -> &'static str {
-    match host {
-        crate::payload::Host::Codex => ".toml",
-        crate::payload::Host::Claude | crate::payload::Host::Gemini => ".md",
-        crate::payload::Host::Antigravity => "",
-    }
+    host.spec().agents.as_ref().map_or("", |a| a.ext)
 }
 
 /// The names `host` can spawn as agent types from `dirs` (its agent folders, project and user):
 /// the file stems of its definition files. Listing only, no file is read.
 pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTreeSet<String> {
-    if host == crate::payload::Host::Antigravity {
+    if host.spec().agents.is_none() {
         return BTreeSet::new();
     }
     let ext = definition_ext(host);
@@ -450,7 +432,7 @@ pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<D
     use crate::install::Scope;
     use crate::payload::Host;
     let mut dirs = Vec::new();
-    for host in [Host::Codex, Host::Claude, Host::Gemini] {
+    for host in Host::with_agents() {
         if let Ok(dir) = agents_dir(host, Scope::User, Path::new(""), settings) {
             dirs.push(DefinitionDir {
                 host: host.as_str(),
@@ -458,17 +440,6 @@ pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<D
                 ext: definition_ext(host),
             });
         }
-    }
-    for dir in settings
-        .home
-        .iter()
-        .flat_map(|h| COPILOT_DIRS.map(|d| h.join(d)))
-    {
-        dirs.push(DefinitionDir {
-            host: "copilot",
-            dir,
-            ext: ".agent.md",
-        });
     }
     dirs
 }
@@ -486,14 +457,15 @@ pub fn user_manifest(
     let catalog = default_catalog();
     let dirs = user_definition_dirs(settings);
     let states = compute_availability(&catalog, &dirs);
-    let hosts = ["codex", "claude", "gemini"]
-        .iter()
+    let hosts = crate::payload::Host::with_agents()
+        .into_iter()
+        .map(crate::payload::Host::as_str)
         .map(|h| {
             let by_agent = states
                 .iter()
-                .map(|(id, (_, defs))| (id.clone(), state_of(defs.iter().filter(|d| d.host == *h))))
+                .map(|(id, (_, defs))| (id.clone(), state_of(defs.iter().filter(|d| d.host == h))))
                 .collect();
-            ((*h).to_owned(), by_agent)
+            (h.to_owned(), by_agent)
         })
         .collect();
     crate::agents::availability::Manifest {
@@ -781,9 +753,16 @@ mod tests {
             "---\nname: implementer\nenabled: false\n---\n",
         )
         .unwrap();
+        // Copilot CLI reads `.github/agents/`, not `.copilot/agents/` (1.0.102).
         fs::create_dir_all(p.join(".copilot/agents")).unwrap();
         fs::write(
-            p.join(".copilot/agents/test-writer.agent.md"),
+            p.join(".copilot/agents/technical_analyst.agent.md"),
+            "---\nname: technical_analyst\n---\n",
+        )
+        .unwrap();
+        fs::create_dir_all(p.join(".github/agents")).unwrap();
+        fs::write(
+            p.join(".github/agents/test-writer.agent.md"),
             "---\nname: test-writer\n---\n",
         )
         .unwrap();
@@ -797,6 +776,7 @@ mod tests {
         assert_eq!(state("scout"), Availability::Configured);
         assert_eq!(state("implementer"), Availability::Unavailable);
         assert_eq!(state("test_writer"), Availability::Configured);
+        // Not `.copilot/agents/technical_analyst.agent.md`: no host reads that folder.
         assert_eq!(state("technical_analyst"), Availability::Unknown);
         assert_eq!(states["scout"].1[0].host, "gemini");
     }

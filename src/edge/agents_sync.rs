@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::agents::runtime::{self, FileState, RuntimeAgent, SYNC_HOSTS};
+use crate::agents::runtime::{self, FileState, RuntimeAgent, sync_hosts};
 use crate::edge::files::{ReadError, read_bounded_string, write_atomic, write_backup};
 use crate::edge::settings::Settings;
 use crate::install::Scope;
@@ -35,11 +35,16 @@ impl SyncTarget {
     /// `None` (or `all`) means every host with agent definitions; Antigravity has none.
     pub fn hosts_for(host: Option<Host>) -> anyhow::Result<Vec<Host>> {
         match host {
-            None => Ok(SYNC_HOSTS.to_vec()),
-            Some(h) if SYNC_HOSTS.contains(&h) => Ok(vec![h]),
+            None => Ok(sync_hosts()),
+            Some(h) if sync_hosts().contains(&h) => Ok(vec![h]),
             Some(h) => bail!(
-                "{} has no runtime agent definitions to generate (hosts: codex, claude, gemini, all)",
-                h.as_str()
+                "{} has no runtime agent definitions to generate (hosts: {}, all)",
+                h.as_str(),
+                sync_hosts()
+                    .iter()
+                    .map(|h| h.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
@@ -58,17 +63,18 @@ pub fn agents_dir(
             .clone()
             .context("the home directory is unknown (HOME is not set)")
     };
-    Ok(match (host, scope) {
-        (Host::Codex, Scope::Project) => root.join(".codex/agents"),
-        (Host::Claude, Scope::Project) => root.join(".claude/agents"),
-        (Host::Gemini, Scope::Project) => root.join(".gemini/agents"),
-        (Host::Codex, Scope::User) => match &settings.codex_home {
-            Some(codex_home) => codex_home.join("agents"),
-            None => home()?.join(".codex/agents"),
+    let Some(runtime) = &host.spec().agents else {
+        bail!("{} has no runtime agent definitions", host.display());
+    };
+    Ok(match scope {
+        Scope::Project => root.join(runtime.project_dir),
+        Scope::User => match runtime
+            .user_dir
+            .resolve(settings.home.as_deref(), &settings.host_homes)
+        {
+            Some(dir) => dir,
+            None => home()?,
         },
-        (Host::Claude, Scope::User) => home()?.join(".claude/agents"),
-        (Host::Gemini, Scope::User) => home()?.join(".gemini/agents"),
-        (Host::Antigravity, _) => bail!("Antigravity has no runtime agent definitions"),
     })
 }
 
@@ -404,12 +410,14 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
         let s = settings(home.path());
-        let t = target(root.path(), SYNC_HOSTS.to_vec(), Scope::Project);
+        let t = target(root.path(), sync_hosts(), Scope::Project);
         let mut out = Vec::new();
         assert!(!check(&mut out, &t, &s).unwrap(), "nothing there yet");
         let first = sync(&mut out, &t, false, &s, "t1").unwrap();
-        assert_eq!(first.written, 15);
+        // Five roles for each of Codex, Claude Code, Gemini CLI and Copilot CLI.
+        assert_eq!(first.written, 20);
         assert!(root.path().join(".codex/agents/scout.toml").is_file());
+        assert!(root.path().join(".github/agents/scout.agent.md").is_file());
         assert!(
             root.path()
                 .join(".claude/agents/code_reviewer.md")
@@ -508,7 +516,7 @@ mod tests {
         )
         .unwrap();
         let s = settings(root.path());
-        let t = target(root.path(), SYNC_HOSTS.to_vec(), Scope::Project);
+        let t = target(root.path(), sync_hosts(), Scope::Project);
         let err = format!(
             "{:#}",
             sync(&mut Vec::new(), &t, false, &s, "t").unwrap_err()

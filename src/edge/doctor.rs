@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
+use crate::hosts::{HandlerForm, Layout, OutputShape, Trust, UserPath};
 use crate::install::{Registered, Scope, config_path, registered};
 use crate::payload::{Event, Host};
 
@@ -192,11 +193,11 @@ fn check_binary(binary: &Path, out: &mut Vec<Check>) {
 /// The program of a registered handler, and its arguments as one string.
 fn program_of(host: Host, handler: &Value) -> (String, String) {
     let command = handler
-        .get("command")
+        .get(host.spec().settings.handler.command_key())
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
-    if host == Host::Claude && handler.get("args").is_some() {
+    if host.spec().settings.handler == HandlerForm::ProgramArgs && handler.get("args").is_some() {
         let args: Vec<&str> = handler["args"]
             .as_array()
             .into_iter()
@@ -227,13 +228,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     };
     let mut installed: Vec<(Scope, PathBuf, Vec<Registered>)> = Vec::new();
     for scope in [Scope::Project, Scope::User] {
-        let path = config_path(
-            host,
-            scope,
-            input.root,
-            home,
-            input.settings.codex_home.as_deref(),
-        );
+        let path = config_path(host, scope, input.root, home, &input.settings.host_homes);
         let area = format!("{name} {}", scope.as_str());
         let install = format!(
             "sophia-hook install --host {name} --scope {}",
@@ -260,10 +255,10 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 continue;
             }
         };
-        if host == Host::Codex
+        if let Some(allowed) = host.spec().settings.allowed_root_keys
             && let Some(extra) = doc
                 .as_object()
-                .and_then(|o| o.keys().find(|k| *k != "description" && *k != "hooks"))
+                .and_then(|o| o.keys().find(|k| !allowed.contains(&k.as_str())))
         {
             out.push(check(
                 Status::Fail,
@@ -328,23 +323,24 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                     "the arguments `{args}` do not say `--host {name} --event {wire}`"
                 ));
             }
-            if host == Host::Gemini
-                && event == Event::SessionStart
+            if event == Event::SessionStart
                 && let Some(problem) =
-                    crate::install::gemini_session_matcher_problem(reg.matcher.as_deref())
+                    crate::install::session_matcher_problem(host, reg.matcher.as_deref())
             {
                 problems.push(problem);
             }
-            match reg.handler.get("timeout").and_then(Value::as_u64) {
+            let ms = host.spec().settings.timeout_ms;
+            let timeout_key = host.spec().settings.handler.timeout_key();
+            match reg.handler.get(timeout_key).and_then(Value::as_u64) {
                 None => problems.push("no timeout: the host waits for its default (60–600 s) when the hook hangs".into()),
-                Some(t) if host == Host::Gemini && t < 100 => {
-                    problems.push(format!("timeout {t} looks like seconds, but Gemini CLI counts milliseconds"))
+                Some(t) if ms && t < 100 => {
+                    problems.push(format!("timeout {t} looks like seconds, but {} counts milliseconds", host.display()))
                 }
-                Some(t) if host != Host::Gemini && t >= 1000 => problems.push(format!(
+                Some(t) if !ms && t >= 1000 => problems.push(format!(
                     "timeout {t} looks like milliseconds, but {name} counts seconds ({t} s = {} min)",
                     t / 60
                 )),
-                Some(t) if (host == Host::Gemini && t > 60_000) || (host != Host::Gemini && t > 60) => {
+                Some(t) if (ms && t > 60_000) || (!ms && t > 60) => {
                     problems.push(format!("timeout {t} is large for a hook on every prompt"))
                 }
                 Some(_) => {}
@@ -355,7 +351,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                     area.clone(),
                     format!(
                         "{wire}: {} {args} (timeout {})",
-                        program, reg.handler["timeout"]
+                        program, reg.handler[timeout_key]
                     ),
                     None,
                 ));
@@ -384,15 +380,41 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         ));
         return Vec::new();
     }
-    if host == Host::Codex {
-        check_codex_trust(input.settings, home, input.root, &installed, out);
+    if host.spec().settings.runs_both_scopes && installed.len() > 1 {
+        out.push(check(
+            Status::Fail,
+            format!("{name} scopes"),
+            format!(
+                "installed at both user and project scope: {} runs both, so every block is injected twice",
+                host.display()
+            ),
+            Some(format!(
+                "keep one: sophia-hook uninstall --host {name} --scope user (or --scope project)"
+            )),
+        ));
     }
-    if host == Host::Gemini
+    let trust = host.spec().trust;
+    if let Trust::HandlerHashes { config } = trust {
+        check_codex_trust(config, input.settings, home, input.root, &installed, out);
+    }
+    if matches!(trust, Trust::TrustedFolders)
         && installed
             .iter()
             .any(|(scope, _, _)| *scope == Scope::Project)
     {
         check_gemini_folder_trust(home, input.root, out);
+    }
+    if let Trust::Unchecked { note, fix } = trust
+        && installed
+            .iter()
+            .any(|(scope, _, _)| *scope == Scope::Project)
+    {
+        out.push(check(
+            Status::Info,
+            format!("{name} project trust"),
+            note,
+            Some(fix.into()),
+        ));
     }
     if let Some(line) = model_mapping(host, &input.settings.models) {
         out.push(check(Status::Info, name, line, None));
@@ -405,12 +427,12 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         crate::hotword::where_to_type(host, prefix.as_deref()),
         None,
     ));
-    if host == Host::Antigravity {
+    if let Some(experimental) = &host.spec().experimental {
         out.push(check(
             Status::Warn,
             name,
-            "experimental: built from the hooks guide and schema inside the Antigravity engine, not yet run in a real Antigravity host",
-            Some("test that the context reaches the model on your `agy --version`".into()),
+            experimental.doctor,
+            Some(experimental.doctor_fix.into()),
         ));
     }
     let (scope, _, regs) = &installed[0];
@@ -436,11 +458,12 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
         .into_iter()
         .flat_map(|hooks| hooks.iter())
         .chain(
-            doc.get(crate::install::ANTIGRAVITY_HOOK_NAME)
-                .and_then(Value::as_object)
-                .filter(|_| host == Host::Antigravity)
-                .into_iter()
-                .flat_map(|o| o.iter()),
+            match host.spec().settings.layout {
+                Layout::NamedEntry(hook_name) => doc.get(hook_name).and_then(Value::as_object),
+                Layout::MatcherGroups | Layout::HookFile { .. } => None,
+            }
+            .into_iter()
+            .flat_map(|o| o.iter()),
         );
     for (event, list) in groups {
         for item in list.as_array().into_iter().flatten() {
@@ -453,7 +476,11 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
                     continue;
                 }
                 let name = h.get("name").and_then(Value::as_str).unwrap_or("");
-                let command = h.get("command").and_then(Value::as_str).unwrap_or("");
+                let command = h
+                    .get(host.spec().settings.handler.command_key())
+                    .or_else(|| h.get("command"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 let program = command
                     .trim_start_matches('"')
                     .split([' ', '"'])
@@ -487,9 +514,7 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
 /// `config.yaml`, else none (the child inherits the session's model). `None` for hosts without
 /// generated roles.
 pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<String> {
-    if !crate::agents::runtime::SYNC_HOSTS.contains(&host) {
-        return None;
-    }
+    host.spec().agents.as_ref()?;
     let tiers = models.get(host.as_str());
     let shown: Vec<String> = [crate::config::Tier::Economy, crate::config::Tier::Default]
         .into_iter()
@@ -553,14 +578,13 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
 /// Codex's user configuration (`$CODEX_HOME/config.toml`): `None` when it does not exist, an
 /// error line when it cannot be parsed.
 fn codex_config(
+    config: UserPath,
     settings: &Settings,
     home: &Path,
 ) -> (PathBuf, Result<Option<toml::Table>, String>) {
-    let path = settings
-        .codex_home
-        .clone()
-        .unwrap_or_else(|| home.join(".codex"))
-        .join("config.toml");
+    let path = config
+        .resolve(Some(home), &settings.host_homes)
+        .unwrap_or_default();
     let parsed =
         match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::SETTINGS) {
             Ok(text) => text
@@ -582,13 +606,14 @@ fn table<'a>(t: &'a toml::Table, key: &str) -> Option<&'a toml::Table> {
 /// `hooks` feature, folder trust for the project scope, each handler's `trusted_hash` recomputed
 /// and compared, and both scopes installed at once (Codex runs both: every block twice).
 fn check_codex_trust(
+    config: UserPath,
     settings: &Settings,
     home: &Path,
     root: &Path,
     installed: &[(Scope, PathBuf, Vec<Registered>)],
     out: &mut Vec<Check>,
 ) {
-    let (config_path, config) = codex_config(settings, home);
+    let (config_path, config) = codex_config(config, settings, home);
     let config = match config {
         Ok(c) => c.unwrap_or_default(),
         Err(e) => {
@@ -620,14 +645,6 @@ fn check_codex_trust(
                 config_path.display()
             ),
             Some("remove `hooks = false` (or `codex_hooks = false`) from [features]".into()),
-        ));
-    }
-    if installed.len() > 1 {
-        out.push(check(
-            Status::Fail,
-            "codex scopes",
-            "installed at both user and project scope: Codex runs both, so every block is injected twice",
-            Some("keep one: sophia-hook uninstall --host codex --scope user (or --scope project)".into()),
         ));
     }
     let states = table(&config, "hooks").and_then(|h| table(h, "state"));
@@ -708,34 +725,11 @@ fn check_codex_trust(
 fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
     let wire = host.event_name(event);
     let cwd = root.to_string_lossy();
-    let mut p = match host {
-        // Antigravity sends no event name (the command line carries it) and the user's text as
-        // `lastUserInput`.
-        // A fresh conversation id per run: the hook injects once per turn and remembers the turns
-        // it served, so a fixed id would get `{}` from the second doctor run on.
-        Host::Antigravity => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            let conversation = format!("sophia-doctor-{}-{nanos}", std::process::id());
-            let mut p = serde_json::json!({"conversationId": conversation, "workspacePaths": [cwd], "modelName": "auto"});
-            if event == Event::UserPromptSubmit {
-                p["lastUserInput"] = Value::from("!quick spiegami questa SQL");
-                // The turn's first model call: protojson omits `invocationNum` 0 and
-                // `initialNumSteps` 0.
-            }
-            return p;
-        }
-        _ => {
-            serde_json::json!({"session_id": "sophia-doctor", "cwd": cwd, "hook_event_name": wire, "transcript_path": null})
-        }
-    };
-    match event {
-        Event::SessionStart => p["source"] = Value::from("startup"),
-        Event::UserPromptSubmit => p["prompt"] = Value::from("!quick spiegami questa SQL"),
-        Event::PostToolUse => p["tool_name"] = Value::from(crate::planning::EXIT_PLAN_MODE_TOOL),
-    }
-    p
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let run = format!("{}-{nanos}", std::process::id());
+    (host.spec().payload.sample)(event, wire, &cwd, &run)
 }
 
 /// The executable to run for a live check of `reg`: this very binary, and only when the
@@ -788,7 +782,7 @@ fn live_run(
             );
         }
     };
-    let mut cmd = if host == Host::Claude {
+    let mut cmd = if host.spec().settings.handler == HandlerForm::ProgramArgs {
         let mut cmd = Command::new(program);
         cmd.args(["--host", host.as_str(), "--event", wire]);
         cmd
@@ -894,9 +888,11 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let value: Value =
         serde_json::from_str(trimmed).map_err(|e| format!("not one JSON object ({e})"))?;
     let obj = value.as_object().ok_or("not a JSON object")?;
-    if host == Host::Antigravity {
-        return validate_inject_steps(wire, obj);
-    }
+    let strict = match host.spec().output.shape {
+        OutputShape::InjectSteps => return validate_inject_steps(wire, obj),
+        OutputShape::AdditionalContext => return validate_root_context(host, obj),
+        OutputShape::HookSpecific { strict } => strict,
+    };
     let allowed = [
         "continue",
         "stopReason",
@@ -906,22 +902,24 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
         "reason",
         "hookSpecificOutput",
     ];
-    if host == Host::Codex
-        && let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str()))
-    {
-        return Err(format!("unknown key `{k}`: Codex rejects the whole output"));
+    if strict && let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key `{k}`: {} rejects the whole output",
+            host.display()
+        ));
     }
     let specific = obj
         .get("hookSpecificOutput")
         .and_then(Value::as_object)
         .ok_or("no hookSpecificOutput")?;
-    if host == Host::Codex
+    if strict
         && let Some(k) = specific
             .keys()
             .find(|k| *k != "hookEventName" && *k != "additionalContext")
     {
         return Err(format!(
-            "unknown key `hookSpecificOutput.{k}`: Codex rejects the whole output"
+            "unknown key `hookSpecificOutput.{k}`: {} rejects the whole output",
+            host.display()
         ));
     }
     if specific.get("hookEventName").and_then(Value::as_str) != Some(wire) {
@@ -930,6 +928,25 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let context = specific
         .get("additionalContext")
         .and_then(Value::as_str)
+        .ok_or("no additionalContext")?;
+    Ok(context.chars().count())
+}
+
+/// `{"additionalContext": …}` and nothing else (`hookSpecificOutput` would be dropped).
+fn validate_root_context(
+    host: Host,
+    obj: &serde_json::Map<String, Value>,
+) -> Result<usize, String> {
+    if let Some(k) = obj.keys().find(|k| *k != "additionalContext") {
+        return Err(format!(
+            "unknown key `{k}`: {} reads only additionalContext here",
+            host.display()
+        ));
+    }
+    let context = obj
+        .get("additionalContext")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty())
         .ok_or("no additionalContext")?;
     Ok(context.chars().count())
 }

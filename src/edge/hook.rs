@@ -39,7 +39,7 @@ pub struct HookArgs {
 
 impl HookArgs {
     pub fn host(&self) -> Host {
-        self.host.unwrap_or(Host::Codex)
+        self.host.unwrap_or(Host::DEFAULT)
     }
 }
 
@@ -460,8 +460,8 @@ pub fn load_project(
                 .map(|e| e.catalog);
         }
     }
-    let has_claude_md = request.host == crate::payload::Host::Claude
-        && std::fs::symlink_metadata(root.join("CLAUDE.md")).is_ok();
+    let has_claude_md =
+        request.host.reads_claude_md() && std::fs::symlink_metadata(root.join("CLAUDE.md")).is_ok();
     project.session_context_due = request.event == Event::UserPromptSubmit
         && request.host.session_context_on_prompt()
         && !request.payload.not_from_user()
@@ -534,7 +534,12 @@ fn host_agents(host: Host, root: &Path, settings: &Settings) -> BTreeSet<String>
     let mut ids = agents::host_definition_ids(host, &user);
     if let Some(project) = dir(Scope::Project) {
         let found = agents::host_definition_ids(host, std::slice::from_ref(&project));
-        if host == Host::Gemini {
+        if host
+            .spec()
+            .agents
+            .as_ref()
+            .is_some_and(|a| a.project_needs_ack)
+        {
             // Gemini CLI registers a project agent only once the user acknowledged it.
             if let Some(home) = &settings.home {
                 ids.extend(agents::gemini_acknowledged(home, root, &project, found));

@@ -24,8 +24,6 @@ use crate::report::{
 
 /// An analytics line longer than this is skipped and counted as corrupt (real lines are < 1 KiB).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
-/// The hosts whose runtime agent definitions `availability` finds, in column order.
-const DEFINITION_HOSTS: [&str; 4] = ["codex", "claude", "gemini", "copilot"];
 
 pub struct ReportArgs {
     pub out: Option<PathBuf>,
@@ -236,7 +234,11 @@ fn agents_view(
     agents::apply_manifest(&mut effective, settings.availability_file.as_deref(), None);
     let host_columns: Vec<String> = match args.host {
         Some(h) => vec![h.as_str().to_owned()],
-        None => DEFINITION_HOSTS.iter().map(|h| (*h).to_owned()).collect(),
+        // The hosts whose runtime agent definitions `availability` finds, in column order.
+        None => Host::with_agents()
+            .into_iter()
+            .map(|h| h.as_str().to_owned())
+            .collect(),
     };
     // The state the hook uses on each host: the manifest's per-host states overlaid for it.
     let per_host: Vec<(String, AgentCatalog)> = host_columns
@@ -344,7 +346,7 @@ fn runtime_drift(root: &Path, settings: &Settings, host: Option<Host>) -> Vec<St
         None => Host::ALL.to_vec(),
     }
     .into_iter()
-    .filter(|h| *h != Host::Antigravity)
+    .filter(|h| h.spec().agents.is_some())
     .collect();
     let target = SyncTarget {
         hosts,

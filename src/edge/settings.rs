@@ -42,7 +42,8 @@ pub struct Settings {
     /// of settings files `install`/`uninstall` changed, and the page `report` writes by default.
     pub state_dir: Option<PathBuf>,
     /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
-    pub codex_home: Option<PathBuf>,
+    /// The hosts' own home folders that are set (`CODEX_HOME`…), by variable.
+    pub host_homes: crate::hosts::HostHomes,
     /// Analytics were set by the environment, which wins over the project configuration.
     pub analytics_from_env: bool,
     /// The user's sophia-hook config folder (`$XDG_CONFIG_HOME/sophia-hook`, else
@@ -177,9 +178,14 @@ impl Settings {
             time_budget,
             analytics_from_env: get(ENV_ANALYTICS).is_some()
                 || get(ENV_ANALYTICS_FILE).is_some_and(|p| !p.is_empty()),
-            codex_home: get("CODEX_HOME")
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from),
+            host_homes: crate::payload::Host::home_vars()
+                .into_iter()
+                .filter_map(|var| {
+                    get(var)
+                        .filter(|p| !p.is_empty())
+                        .map(|p| (var, PathBuf::from(p)))
+                })
+                .collect(),
             availability_file,
             cache_dir,
             config_dir: xdg("XDG_CONFIG_HOME", ".config"),

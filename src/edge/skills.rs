@@ -97,14 +97,14 @@ pub struct SkillFolder {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Homes {
     pub home: Option<PathBuf>,
-    pub codex_home: Option<PathBuf>,
+    pub host_homes: crate::hosts::HostHomes,
 }
 
 impl Homes {
     pub fn from_settings(settings: &crate::edge::settings::Settings) -> Homes {
         Homes {
             home: settings.home.clone(),
-            codex_home: settings.codex_home.clone(),
+            host_homes: settings.host_homes.clone(),
         }
     }
 }
@@ -143,24 +143,11 @@ pub fn skill_folders(host: Host, cwd: &Path, root: &Path, homes: &Homes) -> Vec<
     } else {
         vec![cwd]
     };
-    match host {
-        Host::Codex => {
-            for dir in &walk {
-                project(&mut out, dir, ".agents/skills", true);
-                project(&mut out, dir, ".codex/skills", true);
-            }
-        }
-        Host::Claude => {
-            for dir in &walk {
-                project(&mut out, dir, ".claude/skills", false);
-            }
-        }
-        Host::Gemini => {
-            project(&mut out, cwd, ".agents/skills", false);
-            project(&mut out, cwd, ".gemini/skills", false);
-        }
-        Host::Antigravity => {
-            project(&mut out, cwd, ".agent/skills", false);
+    let skills = &host.spec().skills;
+    let dirs: &[&Path] = if skills.walk_to_root { &walk } else { &[cwd] };
+    for dir in dirs {
+        for (folder, nested) in skills.project {
+            project(&mut out, dir, folder, *nested);
         }
     }
     project(&mut out, root, "skills", false);
@@ -179,21 +166,10 @@ pub fn skill_folders(host: Host, cwd: &Path, root: &Path, homes: &Homes) -> Vec<
             nested,
         });
     };
-    match host {
-        Host::Codex => {
-            user(home.join(".agents/skills"), true);
-            let codex = homes
-                .codex_home
-                .clone()
-                .unwrap_or_else(|| home.join(".codex"));
-            user(codex.join("skills"), true);
+    for (folder, nested) in skills.user {
+        if let Some(path) = folder.resolve(Some(home), &homes.host_homes) {
+            user(path, *nested);
         }
-        Host::Claude => user(home.join(".claude/skills"), false),
-        Host::Gemini => {
-            user(home.join(".agents/skills"), false);
-            user(home.join(".gemini/skills"), false);
-        }
-        Host::Antigravity => user(home.join(".gemini/antigravity/skills"), false),
     }
     out
 }
@@ -625,10 +601,10 @@ pub fn index_path(root: &Path) -> PathBuf {
     index_location(root).0.unwrap_or_default()
 }
 
-/// The index file of `host`, next to the configured one: `skills-index.tsv` for Codex,
-/// `skills-index-claude.tsv` and so on for the others.
+/// The index file of `host`, next to the configured one: `skills-index.tsv` for the default
+/// host (Codex), `skills-index-claude.tsv` and so on for the others.
 pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
-    if host == Host::Codex {
+    if host == Host::DEFAULT {
         return base.to_path_buf();
     }
     let stem = base
@@ -647,7 +623,7 @@ pub fn host_index_path(base: &Path, host: Host) -> PathBuf {
 /// missing) when it does not.
 pub fn checked_host_index(root: &Path, base: &Path, host: Host) -> PathBuf {
     let derived = host_index_path(base, host);
-    if host == Host::Codex || base.as_os_str().is_empty() {
+    if host == Host::DEFAULT || base.as_os_str().is_empty() {
         return derived;
     }
     // The base is already resolved, so compare against the resolved root.
@@ -673,7 +649,7 @@ pub fn definitions(root: &Path) -> Vec<crate::skills::catalog::SkillDef> {
 /// BM25F baseline in `eval`.
 pub fn documents(root: &Path) -> Vec<(crate::skills::catalog::SkillDef, String)> {
     let inv = inventory(
-        skill_folders(Host::Codex, root, root, &Homes::default()),
+        skill_folders(Host::DEFAULT, root, root, &Homes::default()),
         root,
     );
     inv.files
@@ -689,7 +665,7 @@ pub fn documents(root: &Path) -> Vec<(crate::skills::catalog::SkillDef, String)>
 /// Loads the catalog of a project's own folders (Codex's layout, no user folders): what `eval`,
 /// `doctor` and `catalog build` route against.
 pub fn load(root: &Path) -> LoadedCatalog {
-    let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+    let folders = skill_folders(Host::DEFAULT, root, root, &Homes::default());
     load_inventory(inventory(folders, root), || index_path(root), None, &|| {
         false
     })
@@ -1682,7 +1658,7 @@ mod tests {
         mk(&root.join(".claude/skills/group"), "nested-claude");
         let homes = Homes {
             home: Some(home.clone()),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let ids = |host: Host| -> Vec<String> {
             let loaded = load_for_host(host, &cwd, &root, &homes, || root.join(INDEX_PATH));
@@ -1749,7 +1725,7 @@ mod tests {
         }
         let homes = Homes {
             home: Some(home),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
         assert_eq!(loaded.catalog.skills.len(), 1);
@@ -1797,7 +1773,7 @@ mod tests {
         .unwrap();
         let homes = Homes {
             home: Some(home),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
         let mut ids: Vec<&str> = loaded
@@ -2213,7 +2189,7 @@ mod tests {
         want.insert("the-users-own-long-skill-name-is-kept".to_owned());
         let homes = Homes {
             home: Some(home),
-            codex_home: None,
+            host_homes: Default::default(),
         };
         let loaded = load_for_host(Host::Codex, &root, &root, &homes, || root.join(INDEX_PATH));
         let got: BTreeSet<String> = loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
@@ -2341,7 +2317,7 @@ mod tests {
         }
 
         fn check(root: &Path, caps: WalkCaps) -> Inventory {
-            let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+            let folders = skill_folders(Host::DEFAULT, root, root, &Homes::default());
             let n = folders.len();
             let inv = inventory_within(folders, root, caps, &|| false);
             assert!(
@@ -2458,7 +2434,7 @@ mod tests {
                 calls.set(calls.get() + 1);
                 calls.get() > 10
             };
-            let folders = skill_folders(Host::Codex, root, root, &Homes::default());
+            let folders = skill_folders(Host::DEFAULT, root, root, &Homes::default());
             let inv = inventory_within(folders, root, WALK_CAPS, &over);
             assert_eq!(inv.cut, Some("time-budget"));
             assert!(inv.files.len() < 50, "{}", inv.files.len());

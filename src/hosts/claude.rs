@@ -1,0 +1,117 @@
+//! Claude Code (`@anthropic-ai/claude-code`): docs/host-protocols.md, "Claude Code".
+
+use super::*;
+
+/// Claude Code's delegation tool as the host names it: `Agent` in the versions the suite runs
+/// (2.1.328 offers `Agent`, no `Task`), `Task` in older ones, which still accept it. The hook
+/// cannot see the host's version, so the hint gives the current name first and the old one after.
+const AGENT_TOOL: &str = "Agent tool (Task in older versions)";
+
+pub const SPEC: HostSpec = HostSpec {
+    id: "claude",
+    display: "Claude Code",
+    home: None,
+    observed_versions: &["2.1.328", "2.1.332"],
+    experimental: None,
+    events: Events {
+        session: "SessionStart",
+        prompt: "UserPromptSubmit",
+        // Also `PostToolUse` for `ExitPlanMode`, where the "Exit plan mode?" dialog approves a
+        // plan without a prompt (the planned delegation is carried forward there).
+        registered: &[
+            Event::SessionStart,
+            Event::UserPromptSubmit,
+            Event::PostToolUse,
+        ],
+        post_tool_use: true,
+        prompt_per_model_call: false,
+        session_context_on_prompt: false,
+        resume_replays_history: false,
+    },
+    payload: PayloadRules {
+        user_text: verbatim,
+        sample: snake_case_sample,
+    },
+    output: Output {
+        shape: OutputShape::HookSpecific { strict: false },
+        needs_json_noop: false,
+        context_cap_chars: 10_000,
+    },
+    settings: Settings {
+        project: ".claude/settings.json",
+        user: UserPath::Home(".claude/settings.json"),
+        layout: Layout::MatcherGroups,
+        handler: HandlerForm::ProgramArgs,
+        timeout_ms: false,
+        session_matcher: SessionMatcher::Regex("startup|resume|clear|compact"),
+        description_on_create: false,
+        allowed_root_keys: None,
+        named_handlers: false,
+        command_windows: false,
+        runs_both_scopes: false,
+    },
+    trust: Trust::None,
+    tui: Some(Tui {
+        name: "the Claude Code TUI",
+        bang: "enters bash mode",
+        bang_for_user: "enters bash mode: the hook is skipped, while the command and its output do reach the model",
+        plain: "`claude -p` and the IDE extensions",
+        space_escapes: true,
+    }),
+    // Claude Code 2.1 loads `AGENTS.md` only when there is no `CLAUDE.md` (with one, it loads
+    // `CLAUDE.md` alone).
+    agents_md: AgentsMd::UnlessClaudeMd,
+    skills: Skills {
+        project: &[(".claude/skills", false)],
+        walk_to_root: true,
+        user: &[(UserPath::Home(".claude/skills"), false)],
+    },
+    agents: Some(AgentRuntime {
+        project_dir: ".claude/agents",
+        user_dir: UserPath::Home(".claude/agents"),
+        ext: ".md",
+        format: AgentFormat::Markdown(Some(AgentTools {
+            map: tools,
+            read_only: &["Read", "Grep", "Glob"],
+            as_string: true,
+        })),
+        check_name,
+        project_needs_ack: false,
+    }),
+    delegation: Delegation {
+        configured: |id| format!("Claude Code's {AGENT_TOOL} with subagent_type=\"{id}\""),
+        fallback: |id, read_only, role| {
+            format!(
+                "Claude Code's {AGENT_TOOL} with subagent_type=\"{}\" (no {id} subagent \
+                 is installed), with a prompt that",
+                if read_only && matches!(role, "discovery" | "analysis") {
+                    "Explore"
+                } else {
+                    "general-purpose"
+                }
+            )
+        },
+    },
+    install_next: |_| "next: nothing — Claude Code picks the settings up by itself",
+};
+
+/// Claude Code 2.1 refuses a leading `-`, a `:` and more than 256 characters.
+fn check_name(name: &str) -> Result<(), &'static str> {
+    if !name.is_empty() && !name.starts_with('-') && !name.contains(':') && name.len() <= 256 {
+        Ok(())
+    } else {
+        Err("Claude Code agent names must not start with `-`, contain `:` or exceed 256 characters")
+    }
+}
+
+/// Claude Code tools for an abstract tool name.
+fn tools(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "read" => &["Read"],
+        "search" => &["Grep", "Glob"],
+        "list" => &["Glob"],
+        "edit" | "write" => &["Edit", "Write"],
+        "test" | "shell" => &["Bash"],
+        _ => &[],
+    }
+}

@@ -1,0 +1,96 @@
+//! OpenAI Codex CLI (`@openai/codex`): docs/host-protocols.md, "Codex CLI".
+
+use super::*;
+
+/// `$CODEX_HOME`, default `~/.codex`.
+pub const HOME: HostHome = HostHome {
+    var: "CODEX_HOME",
+    default: ".codex",
+};
+
+pub const SPEC: HostSpec = HostSpec {
+    id: "codex",
+    display: "Codex",
+    home: Some(HOME),
+    observed_versions: &["0.169.0", "0.171.0"],
+    experimental: None,
+    events: Events {
+        session: "SessionStart",
+        prompt: "UserPromptSubmit",
+        registered: &[Event::SessionStart, Event::UserPromptSubmit],
+        post_tool_use: false,
+        prompt_per_model_call: false,
+        session_context_on_prompt: false,
+        // `codex exec resume` and `codex resume` replay the whole thread with its developer
+        // messages on `source=resume`; after `compact` the history is a summary and `clear`
+        // empties it, so those get the bootstrap again.
+        resume_replays_history: true,
+    },
+    payload: PayloadRules {
+        user_text: verbatim,
+        sample: snake_case_sample,
+    },
+    output: Output {
+        // Codex rejects the whole output for one unknown key.
+        shape: OutputShape::HookSpecific { strict: true },
+        needs_json_noop: false,
+        // Codex spills above ~2,500 tokens; Claude Code's 10,000 characters keeps us inside it.
+        context_cap_chars: 10_000,
+    },
+    settings: Settings {
+        project: ".codex/hooks.json",
+        user: UserPath::HostHome(HOME, "hooks.json"),
+        layout: Layout::MatcherGroups,
+        handler: HandlerForm::Shell,
+        timeout_ms: false,
+        session_matcher: SessionMatcher::Regex("startup|resume|clear|compact"),
+        description_on_create: true,
+        allowed_root_keys: Some(&["description", "hooks"]),
+        named_handlers: false,
+        command_windows: true,
+        runs_both_scopes: true,
+    },
+    trust: Trust::HandlerHashes {
+        config: UserPath::HostHome(HOME, "config.toml"),
+    },
+    tui: Some(Tui {
+        name: "the Codex TUI",
+        bang: "runs as a shell command",
+        bang_for_user: "runs as a shell command and never reaches the hook",
+        plain: "`codex exec`, the IDE extension and the app",
+        space_escapes: true,
+    }),
+    agents_md: AgentsMd::Always,
+    skills: Skills {
+        project: &[(".agents/skills", true), (".codex/skills", true)],
+        walk_to_root: true,
+        user: &[
+            (UserPath::Home(".agents/skills"), true),
+            (UserPath::HostHome(HOME, "skills"), true),
+        ],
+    },
+    agents: Some(AgentRuntime {
+        project_dir: ".codex/agents",
+        user_dir: UserPath::HostHome(HOME, "agents"),
+        ext: ".toml",
+        format: AgentFormat::CodexToml,
+        check_name: non_empty_name,
+        project_needs_ack: false,
+    }),
+    delegation: Delegation {
+        configured: |id| format!("Codex's spawn_agent with agent_type=\"{id}\""),
+        fallback: |_, _, _| {
+            "Codex's spawn_agent without agent_type (none is installed for this role), \
+             with a message that"
+                .to_owned()
+        },
+    },
+    install_next: |scope| match scope {
+        Scope::Project => {
+            "next: open the Codex TUI in the project, trust the folder (Codex ignores .codex/hooks.json in an untrusted folder), then trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
+        }
+        Scope::User => {
+            "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
+        }
+    },
+};

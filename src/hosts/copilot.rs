@@ -1,0 +1,135 @@
+//! GitHub Copilot CLI (`@github/copilot`): docs/host-protocols.md, "GitHub Copilot CLI". Every
+//! fact here was observed on the real CLI 1.0.102 against the mock model server on 127.0.0.1
+//! (`tests/e2e/copilot-probe.mjs`) or read in its package (`fixtures/contracts/copilot/`).
+//!
+//! The events are installed in the CLI's own camelCase form (`sessionStart`,
+//! `userPromptSubmitted`): it is the form of its schema (`HookType`), help text and SDK, and the
+//! one hook files arrived with, while the PascalCase aliases are a compatibility mapping that has
+//! already changed once; the output is the same for both, so the aliases buy nothing. A
+//! hand-written PascalCase file still routes (`SessionStart`/`UserPromptSubmit` are accepted
+//! everywhere).
+
+use super::*;
+
+pub const SPEC: HostSpec = HostSpec {
+    id: "copilot",
+    display: "Copilot CLI",
+    home: Some(HOME),
+    observed_versions: &["1.0.102"],
+    experimental: None,
+    events: Events {
+        session: "sessionStart",
+        prompt: "userPromptSubmitted",
+        registered: &[Event::SessionStart, Event::UserPromptSubmit],
+        post_tool_use: false,
+        prompt_per_model_call: false,
+        session_context_on_prompt: false,
+        // A resumed session (`--continue`) does not replay the sessionStart context: the
+        // bootstrap must be sent again on `source: "resume"`.
+        resume_replays_history: false,
+    },
+    payload: PayloadRules {
+        // The user's text is `prompt`, as typed (a `subagentStart` hook's context may precede a
+        // child's brief; a child's prompt never gets the `!agents` mandate anyway).
+        user_text: verbatim,
+        sample,
+    },
+    output: Output {
+        // `hookSpecificOutput` is silently dropped; `{}` and an empty stdout are no-ops.
+        shape: OutputShape::AdditionalContext,
+        needs_json_noop: false,
+        // No cap seen up to 1,100,000 characters: the hook's own cap decides.
+        context_cap_chars: 10_000,
+    },
+    settings: Settings {
+        // A file of our own: `uninstall` deletes it, no user setting is rewritten.
+        project: ".github/hooks/sophia-hook.json",
+        user: UserPath::HostHome(HOME, "hooks/sophia-hook.json"),
+        layout: Layout::HookFile { version: 1 },
+        handler: HandlerForm::BashPowershell,
+        timeout_ms: false,
+        // Matchers are not applied to these two events.
+        session_matcher: SessionMatcher::None,
+        description_on_create: false,
+        allowed_root_keys: None,
+        named_handlers: false,
+        command_windows: false,
+        // Both scopes' handlers run: two sessionStart contexts both arrive.
+        runs_both_scopes: true,
+    },
+    // Repository hooks load only in a trusted folder (`trustedFolders` of
+    // `$COPILOT_HOME/config.json`, `--trust-folder`, `COPILOT_ALLOW_ALL=true`); that file is
+    // JSON with `//` comments, which `doctor` does not read yet: it says how to trust.
+    trust: Trust::Unchecked {
+        note: "Copilot CLI runs the repository's hooks only in a trusted folder (`trustedFolders` in ~/.copilot/config.json, which doctor does not read); without it the prompt goes through with no hook",
+        fix: "start `copilot` in the project once and answer \"Yes, and remember this folder\"; for `copilot -p` pass --trust-folder or set COPILOT_ALLOW_ALL=true",
+    },
+    tui: Some(Tui {
+        name: "the Copilot CLI TUI",
+        bang: "runs as a shell command (a leading space does not help)",
+        bang_for_user: "runs as a shell command and never reaches the hook, even after a space",
+        plain: "`copilot -p`",
+        space_escapes: false,
+    }),
+    // Loaded into the instructions as a `<custom_instruction>` block (with a `CLAUDE.md` too).
+    agents_md: AgentsMd::Always,
+    skills: Skills {
+        project: &[
+            (".github/skills", true),
+            (".agents/skills", true),
+            (".claude/skills", true),
+        ],
+        walk_to_root: true,
+        user: &[
+            (UserPath::HostHome(HOME, "skills"), true),
+            (UserPath::Home(".agents/skills"), true),
+        ],
+    },
+    agents: Some(AgentRuntime {
+        // Not `.copilot/agents/` (the original design's folder): the CLI does not read it.
+        project_dir: ".github/agents",
+        user_dir: UserPath::HostHome(HOME, "agents"),
+        ext: ".agent.md",
+        // `name`, `description`, `model`; no `tools` (the CLI's tool names are not pinned here,
+        // so a role inherits the session's tools and its read-only brief is in its instructions).
+        format: AgentFormat::Markdown(None),
+        check_name: non_empty_name,
+        project_needs_ack: false,
+    }),
+    delegation: Delegation {
+        configured: |id| format!("Copilot CLI's task tool with agent_type=\"{id}\""),
+        fallback: |id, read_only, _| {
+            format!(
+                "Copilot CLI's task tool with agent_type=\"{}\" (no {id} agent is installed), \
+                 with a prompt that",
+                if read_only {
+                    "explore"
+                } else {
+                    "general-purpose"
+                }
+            )
+        },
+    },
+    install_next: |scope| match scope {
+        Scope::Project => {
+            "next: Copilot CLI runs the repository's hooks only in a trusted folder — start `copilot` in the project once and answer \"Yes, and remember this folder\" (for `copilot -p`: `--trust-folder` or COPILOT_ALLOW_ALL=true)"
+        }
+        Scope::User => "next: nothing — Copilot CLI reads ~/.copilot/hooks/ by itself",
+    },
+};
+
+/// `$COPILOT_HOME`, default `~/.copilot`.
+pub const HOME: HostHome = HostHome {
+    var: "COPILOT_HOME",
+    default: ".copilot",
+};
+
+/// The camelCase payload (no event name: `--event` carries it).
+fn sample(event: Event, _wire: &str, cwd: &str, _run: &str) -> serde_json::Value {
+    let mut p = serde_json::json!({"sessionId": "sophia-doctor", "timestamp": 0, "cwd": cwd});
+    match event {
+        Event::SessionStart => p["source"] = "new".into(),
+        Event::UserPromptSubmit | Event::PostToolUse => p["prompt"] = SAMPLE_PROMPT.into(),
+    }
+    p
+}

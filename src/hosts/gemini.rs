@@ -1,0 +1,155 @@
+//! Gemini CLI (`@google/gemini-cli`): docs/host-protocols.md, "Gemini CLI".
+
+use super::*;
+
+/// The SessionStart sources Gemini CLI sends; a lifecycle matcher must equal one of them.
+pub const SESSION_SOURCES: [&str; 3] = ["startup", "resume", "clear"];
+
+pub const SPEC: HostSpec = HostSpec {
+    id: "gemini",
+    display: "Gemini CLI",
+    home: None,
+    observed_versions: &["0.61.0"],
+    experimental: None,
+    events: Events {
+        session: "SessionStart",
+        prompt: "BeforeAgent",
+        registered: &[Event::SessionStart, Event::UserPromptSubmit],
+        post_tool_use: false,
+        prompt_per_model_call: false,
+        // Gemini CLI 0.61: `gemini -p` prepends SessionStart context to the user's prompt, and
+        // its resume drops every saved user message that starts with `<hook_context>`, so the
+        // first turn was lost on `--resume latest`; a TUI resume writes SessionStart context into
+        // a new session file, not the resumed conversation. BeforeAgent context is appended
+        // *after* the prompt (a part of its own in the same user message), which resume keeps:
+        // so the session context rides with the first prompt whose conversation does not carry
+        // it yet (docs/host-protocols.md).
+        session_context_on_prompt: true,
+        resume_replays_history: false,
+    },
+    payload: PayloadRules {
+        user_text: strip_leading_hook_context,
+        sample: snake_case_sample,
+    },
+    output: Output {
+        shape: OutputShape::HookSpecific { strict: false },
+        // Gemini CLI reads stderr when stdout is empty and shows plain text to the user.
+        needs_json_noop: true,
+        context_cap_chars: 10_000,
+    },
+    settings: Settings {
+        project: ".gemini/settings.json",
+        user: UserPath::Home(".gemini/settings.json"),
+        layout: Layout::MatcherGroups,
+        handler: HandlerForm::Shell,
+        timeout_ms: true,
+        // Gemini CLI compares lifecycle matchers as exact strings (0.61.0), so
+        // `startup|resume|clear` would never match there: we write no matcher, which fires on
+        // every source.
+        session_matcher: SessionMatcher::Exact(&SESSION_SOURCES),
+        description_on_create: false,
+        allowed_root_keys: None,
+        named_handlers: true,
+        command_windows: false,
+        runs_both_scopes: false,
+    },
+    trust: Trust::TrustedFolders,
+    tui: Some(Tui {
+        name: "the Gemini CLI TUI",
+        bang: "enters shell mode",
+        bang_for_user: "enters shell mode and never reaches the hook",
+        plain: "`gemini -p`",
+        space_escapes: true,
+    }),
+    // Gemini CLI loads `GEMINI.md`, never `AGENTS.md`.
+    agents_md: AgentsMd::Never,
+    skills: Skills {
+        project: &[(".agents/skills", false), (".gemini/skills", false)],
+        walk_to_root: false,
+        user: &[
+            (UserPath::Home(".agents/skills"), false),
+            (UserPath::Home(".gemini/skills"), false),
+        ],
+    },
+    agents: Some(AgentRuntime {
+        project_dir: ".gemini/agents",
+        user_dir: UserPath::Home(".gemini/agents"),
+        ext: ".md",
+        format: AgentFormat::Markdown(Some(AgentTools {
+            map: tools,
+            read_only: &[
+                "read_file",
+                "read_many_files",
+                "grep_search",
+                "glob",
+                "list_directory",
+            ],
+            as_string: false,
+        })),
+        check_name,
+        // Gemini CLI registers a project agent only once the user acknowledged it.
+        project_needs_ack: true,
+    }),
+    delegation: Delegation {
+        configured: |id| format!("Gemini CLI's invoke_agent with agent_name=\"{id}\""),
+        fallback: |id, read_only, _| {
+            format!(
+                "Gemini CLI's invoke_agent with agent_name=\"{}\" (no {id} agent is installed), \
+                 with a prompt that",
+                if read_only {
+                    "codebase_investigator"
+                } else {
+                    "generalist"
+                }
+            )
+        },
+    },
+    install_next: |_| "next: Gemini CLI may warn once that the project's hooks changed; accept them",
+};
+
+/// Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`).
+fn check_name(name: &str) -> Result<(), &'static str> {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    {
+        Ok(())
+    } else {
+        Err("Gemini CLI agent names are lowercase letters, digits, `-` and `_`")
+    }
+}
+
+/// Gemini CLI tools for an abstract tool name (names read in Gemini CLI 0.61's tool registry).
+fn tools(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "read" => &["read_file", "read_many_files"],
+        "search" => &["grep_search", "glob"],
+        "list" => &["list_directory", "glob"],
+        "edit" | "write" => &["replace", "write_file"],
+        "test" | "shell" => &["run_shell_command"],
+        _ => &[],
+    }
+}
+
+/// Removes the `<hook_context>…</hook_context>\n\n` blocks Gemini CLI puts before the user's
+/// text: its non-interactive mode (`gemini -p`) prepends the SessionStart context to the prompt
+/// BeforeAgent receives. A block counts only when it starts the text, closes, and is followed by
+/// a blank line; anything else is left as it is. Gemini escapes `<` and `>` inside the context,
+/// so the first closing tag ends the block.
+pub fn strip_leading_hook_context(prompt: &str) -> &str {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut rest = prompt;
+    while let Some(inner) = rest.strip_prefix(OPEN) {
+        let Some(end) = inner.find(CLOSE) else {
+            break;
+        };
+        let after = &inner[end + CLOSE.len()..];
+        match after.strip_prefix("\n\n") {
+            Some(next) => rest = next,
+            None => break,
+        }
+    }
+    rest
+}

@@ -1,0 +1,543 @@
+//! The hosts: one file per host, each the single owner of that host's contract (event names and
+//! payload fields, how the user's text is found, the output shape and its limits, the settings
+//! file per scope and its format, timeout units, trust model, matcher rules, skill folders,
+//! whether it loads `AGENTS.md`, its agent-runtime format and folder, the versions observed).
+//!
+//! The rest of `src/` asks a host's [`HostSpec`] (`host.spec()`) and names no host: a host's
+//! behaviour is data here, and the generic code handles each *kind* of contract (a settings
+//! layout, an output shape, a trust model), not each host. Pure: no I/O, and nothing from the
+//! rest of the crate (the lowest layer; docs/architecture.md).
+
+pub mod antigravity;
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod gemini;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// The host that runs the hook, given on the command line (`--host`), never sniffed.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Host {
+    Codex,
+    Claude,
+    Gemini,
+    /// Google Antigravity (`agy`): experimental. Built from the hooks guide and schema embedded in
+    /// the engine, not yet run in a real Antigravity host.
+    Antigravity,
+    /// GitHub Copilot CLI (`copilot`).
+    Copilot,
+}
+
+/// Where the hook is registered: the project's settings or the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    Project,
+    User,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+        }
+    }
+}
+
+/// The hook events sophia-hook answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Event {
+    SessionStart,
+    UserPromptSubmit,
+    /// Claude Code's `PostToolUse` for `ExitPlanMode`: the "Exit plan mode?" dialog approved a
+    /// plan, with no prompt, and the implementation continues in the same turn.
+    PostToolUse,
+}
+
+impl Event {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::SessionStart => "SessionStart",
+            Event::UserPromptSubmit => "UserPromptSubmit",
+            Event::PostToolUse => "PostToolUse",
+        }
+    }
+}
+
+/// Everything sophia-hook knows about one host's contract. One `const` per host file.
+#[derive(Debug)]
+pub struct HostSpec {
+    /// The `--host` value and the key in settings, availability and model maps.
+    pub id: &'static str,
+    /// The host's name in messages (`Claude Code`).
+    pub display: &'static str,
+    /// The host's own home folder (`$CODEX_HOME`), when it has one.
+    pub home: Option<HostHome>,
+    /// The host versions the contract was read from or observed in (docs/host-protocols.md).
+    pub observed_versions: &'static [&'static str],
+    /// `Some` for a host not yet run for real: the warning `doctor` and `install` print.
+    pub experimental: Option<Experimental>,
+    pub events: Events,
+    pub payload: PayloadRules,
+    pub output: Output,
+    pub settings: Settings,
+    pub trust: Trust,
+    /// The hotword legend's note on where `!` does not reach the hook; `None` when unknown.
+    pub tui: Option<Tui>,
+    /// The project document the host loads by itself.
+    pub agents_md: AgentsMd,
+    pub skills: Skills,
+    /// Runtime agent definitions (`agents sync`); `None` when the host has none.
+    pub agents: Option<AgentRuntime>,
+    pub delegation: Delegation,
+    /// What `install` prints as the next step, by scope.
+    pub install_next: fn(Scope) -> &'static str,
+}
+
+#[derive(Debug)]
+pub struct Experimental {
+    pub doctor: &'static str,
+    pub doctor_fix: &'static str,
+}
+
+/// Event names and firing rules.
+#[derive(Debug)]
+pub struct Events {
+    /// The host's name for its session-start event.
+    pub session: &'static str,
+    /// The host's name for its once-per-prompt event (`BeforeAgent` on Gemini CLI).
+    pub prompt: &'static str,
+    /// The events sophia-hook registers, in order.
+    pub registered: &'static [Event],
+    /// Whether the host sends `PostToolUse` for `ExitPlanMode` (and the hook answers it).
+    pub post_tool_use: bool,
+    /// Whether the prompt event fires per model call rather than once per user turn, so the
+    /// hook injects at most once per turn.
+    pub prompt_per_model_call: bool,
+    /// Whether the session context goes with the first prompt instead of SessionStart.
+    pub session_context_on_prompt: bool,
+    /// Whether a SessionStart with `source=resume` replays a history that already holds the
+    /// bootstrap (so the hook does not add it again).
+    pub resume_replays_history: bool,
+}
+
+/// How the payload is read.
+#[derive(Debug)]
+pub struct PayloadRules {
+    /// The user's own text in a prompt as the host delivered it.
+    pub user_text: fn(&str) -> &str,
+    /// A payload as the host sends it (for `doctor`'s live run): event, wire name, cwd, and a
+    /// fresh id unique to this run.
+    pub sample: fn(Event, &str, &str, &str) -> serde_json::Value,
+}
+
+/// The output contract.
+#[derive(Debug)]
+pub struct Output {
+    pub shape: OutputShape,
+    /// Whether a no-op must still print `{}` (the host reads stderr or fails on an empty stdout).
+    pub needs_json_noop: bool,
+    /// The cap on injected context, in characters.
+    pub context_cap_chars: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputShape {
+    /// `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}`; `strict`: any other
+    /// key (at the root or inside) makes the host reject the whole output.
+    HookSpecific { strict: bool },
+    /// `{"injectSteps":[…]}`: a `systemMessage` step on SessionStart, an `ephemeralMessage` one
+    /// per turn.
+    InjectSteps,
+    /// `{"additionalContext":…}` at the root; `hookSpecificOutput` would be dropped.
+    AdditionalContext,
+}
+
+/// A host's own home folder: an environment variable, else a folder under the user's home.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostHome {
+    /// `CODEX_HOME`.
+    pub var: &'static str,
+    /// `.codex` (under `~`).
+    pub default: &'static str,
+}
+
+/// The hosts' home variables that are set (non-empty), by variable name.
+pub type HostHomes = BTreeMap<&'static str, PathBuf>;
+
+/// A path under the user's home, or under the host's own home folder.
+#[derive(Debug, Clone, Copy)]
+pub enum UserPath {
+    /// `~/<path>`.
+    Home(&'static str),
+    /// `$<var>/<path>`, default `~/<default>/<path>`.
+    HostHome(HostHome, &'static str),
+}
+
+/// Where the hooks are registered and in which format.
+#[derive(Debug)]
+pub struct Settings {
+    /// Relative to the project root.
+    pub project: &'static str,
+    pub user: UserPath,
+    pub layout: Layout,
+    pub handler: HandlerForm,
+    /// Timeout unit: milliseconds when true, seconds when false.
+    pub timeout_ms: bool,
+    pub session_matcher: SessionMatcher,
+    /// Whether a file sophia-hook creates gets our `description` at its root.
+    pub description_on_create: bool,
+    /// Root keys the host accepts, when any other makes it reject the file.
+    pub allowed_root_keys: Option<&'static [&'static str]>,
+    /// Whether each handler carries a `name` and `description` (Gemini CLI shows them).
+    pub named_handlers: bool,
+    /// Whether a Windows build also writes `commandWindows` (PowerShell).
+    pub command_windows: bool,
+    /// Whether the host runs the project's and the user's hooks both (so `install` warns when
+    /// ours is in both).
+    pub runs_both_scopes: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `hooks.<Event>: [{matcher?, hooks: [handler]}]`.
+    MatcherGroups,
+    /// `<name>: {<Event>: [handler]}`, keyed by our hook's name.
+    NamedEntry(&'static str),
+    /// A hook file of our own: `{"version": N, "hooks": {<Event>: [handler]}}`.
+    HookFile { version: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerForm {
+    /// `command` is a shell command line (POSIX quoting).
+    Shell,
+    /// `command` is the program and `args` its arguments (no shell).
+    ProgramArgs,
+    /// `bash` (POSIX quoting) and `powershell` command lines, `timeoutSec`.
+    BashPowershell,
+}
+
+impl HandlerForm {
+    /// The handler key holding the command line (or the program).
+    pub fn command_key(self) -> &'static str {
+        match self {
+            HandlerForm::Shell | HandlerForm::ProgramArgs => "command",
+            HandlerForm::BashPowershell => "bash",
+        }
+    }
+
+    /// The handler key holding the timeout.
+    pub fn timeout_key(self) -> &'static str {
+        match self {
+            HandlerForm::Shell | HandlerForm::ProgramArgs => "timeout",
+            HandlerForm::BashPowershell => "timeoutSec",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionMatcher {
+    /// A regular expression over the sources, written on our SessionStart group.
+    Regex(&'static str),
+    /// The host compares matchers as exact strings against these sources: none is written (it
+    /// fires on every source) and `doctor` reports one that narrows or never matches.
+    Exact(&'static [&'static str]),
+    /// The host has no SessionStart matcher.
+    None,
+}
+
+/// How the host decides to run a repository's hooks (what `doctor` checks).
+#[derive(Debug, Clone, Copy)]
+pub enum Trust {
+    /// Each handler is trusted by hash (`/hooks` in Codex), in a trusted project; `config` is the
+    /// host's configuration that records the trust and can switch hooks off.
+    HandlerHashes { config: UserPath },
+    /// Project hooks run only in a folder the user trusted (`trustedFolders.json`).
+    TrustedFolders,
+    /// Project hooks run only in a trusted folder, recorded where `doctor` does not read it:
+    /// it says so (`note`) and how to trust (`fix`).
+    Unchecked {
+        note: &'static str,
+        fix: &'static str,
+    },
+    /// Nothing to check.
+    None,
+}
+
+#[derive(Debug)]
+pub struct Tui {
+    pub name: &'static str,
+    /// What a leading `!` does there (for the model's bootstrap).
+    pub bang: &'static str,
+    /// The same for the user (`install`, `doctor`).
+    pub bang_for_user: &'static str,
+    /// Where `!quick` works as typed.
+    pub plain: &'static str,
+    /// Whether a leading space gets `!quick` through to the hook.
+    pub space_escapes: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentsMd {
+    /// The host reads `AGENTS.md` itself.
+    Always,
+    /// Only when the project has no `CLAUDE.md`.
+    UnlessClaudeMd,
+    Never,
+}
+
+/// The skill folders the host lists, project and user.
+#[derive(Debug)]
+pub struct Skills {
+    /// Folders relative to a project directory, and whether they nest (`a/b/SKILL.md`).
+    pub project: &'static [(&'static str, bool)],
+    /// Whether the project folders are looked up from the cwd up to the project root (else in
+    /// the cwd only).
+    pub walk_to_root: bool,
+    pub user: &'static [(UserPath, bool)],
+}
+
+/// The host's runtime agent definitions.
+#[derive(Debug)]
+pub struct AgentRuntime {
+    /// The project's agents folder.
+    pub project_dir: &'static str,
+    pub user_dir: UserPath,
+    /// How a definition file ends (`.toml`, `.md`).
+    pub ext: &'static str,
+    pub format: AgentFormat,
+    /// The host's rule for an agent name, with its message.
+    pub check_name: fn(&str) -> Result<(), &'static str>,
+    /// Whether a project agent counts only once the user acknowledged it in the host.
+    pub project_needs_ack: bool,
+}
+
+#[derive(Debug)]
+pub enum AgentFormat {
+    /// A TOML file in Codex's key order.
+    CodexToml,
+    /// YAML frontmatter and the instructions as the body.
+    Markdown(Option<AgentTools>),
+}
+
+/// The host's tool names for a generated agent.
+#[derive(Debug)]
+pub struct AgentTools {
+    /// An abstract tool name (`read`, `edit`…) to the host's tools.
+    pub map: fn(&str) -> &'static [&'static str],
+    /// What a read-only role gets, whatever the source lists.
+    pub read_only: &'static [&'static str],
+    /// `tools: "A, B"` (a comma-separated string) rather than a YAML list.
+    pub as_string: bool,
+}
+
+/// How the hint tells the main agent to delegate.
+#[derive(Debug)]
+pub struct Delegation {
+    /// The call for a role installed as a spawnable type, given the role id.
+    pub configured: fn(&str) -> String,
+    /// The built-in delegation when no definition exists, given the role id, whether it is
+    /// read-only and its routing role; the sentence goes on "… briefs the child as …".
+    pub fallback: fn(&str, bool, &str) -> String,
+}
+
+impl UserPath {
+    /// The path for this user, given the host home variables that are set. `None` when the
+    /// home is needed and unknown.
+    pub fn resolve(self, home: Option<&Path>, homes: &HostHomes) -> Option<PathBuf> {
+        match self {
+            UserPath::Home(p) => home.map(|h| h.join(p)),
+            UserPath::HostHome(host_home, p) => match homes.get(host_home.var) {
+                Some(dir) => Some(dir.join(p)),
+                None => home.map(|h| h.join(host_home.default).join(p)),
+            },
+        }
+    }
+}
+
+impl Host {
+    pub const ALL: [Host; 5] = [
+        Host::Codex,
+        Host::Claude,
+        Host::Gemini,
+        Host::Antigravity,
+        Host::Copilot,
+    ];
+
+    /// The host assumed when none is given (the first one supported).
+    pub const DEFAULT: Host = Host::Codex;
+
+    /// The registry: each host's contract.
+    pub fn spec(self) -> &'static HostSpec {
+        match self {
+            Host::Codex => &codex::SPEC,
+            Host::Claude => &claude::SPEC,
+            Host::Gemini => &gemini::SPEC,
+            Host::Antigravity => &antigravity::SPEC,
+            Host::Copilot => &copilot::SPEC,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.spec().id
+    }
+
+    /// The host's name in messages.
+    pub fn display(self) -> &'static str {
+        self.spec().display
+    }
+
+    /// The host home variables to read from the environment.
+    pub fn home_vars() -> Vec<&'static str> {
+        let mut vars: Vec<&'static str> = Host::ALL
+            .into_iter()
+            .filter_map(|h| h.spec().home.map(|home| home.var))
+            .collect();
+        vars.dedup();
+        vars
+    }
+
+    /// The hosts with runtime agent definitions, in the order sync handles them.
+    pub fn with_agents() -> Vec<Host> {
+        Host::ALL
+            .into_iter()
+            .filter(|h| h.spec().agents.is_some())
+            .collect()
+    }
+
+    /// Whether the host reads the project's `AGENTS.md` by itself, given whether the project has
+    /// a `CLAUDE.md`.
+    pub fn loads_agents_md(self, has_claude_md: bool) -> bool {
+        match self.spec().agents_md {
+            AgentsMd::Always => true,
+            AgentsMd::UnlessClaudeMd => !has_claude_md,
+            AgentsMd::Never => false,
+        }
+    }
+
+    /// Whether a `CLAUDE.md` in the project changes what the host loads.
+    pub fn reads_claude_md(self) -> bool {
+        self.spec().agents_md == AgentsMd::UnlessClaudeMd
+    }
+
+    /// Whether the session context (the bootstrap and, where the host does not load it,
+    /// `AGENTS.md`) goes with a prompt instead of SessionStart.
+    pub fn session_context_on_prompt(self) -> bool {
+        self.spec().events.session_context_on_prompt
+    }
+
+    /// The user's own text in a prompt as the host delivered it.
+    pub fn user_text(self, prompt: &str) -> &str {
+        (self.spec().payload.user_text)(prompt)
+    }
+
+    /// The host's cap on injected context, in characters.
+    pub fn context_cap_chars(self) -> usize {
+        self.spec().output.context_cap_chars
+    }
+
+    /// The host's name for an event, as its configuration and output use it.
+    pub fn event_name(self, event: Event) -> &'static str {
+        match event {
+            Event::SessionStart => self.spec().events.session,
+            Event::UserPromptSubmit => self.spec().events.prompt,
+            Event::PostToolUse => event.as_str(),
+        }
+    }
+
+    /// Maps a host event name to the event it means and the name to echo back. Each host's own
+    /// session and prompt events are accepted, and `SessionStart` and `UserPromptSubmit`
+    /// everywhere (echoed as given).
+    pub fn parse_event(self, name: &str) -> Option<(Event, &'static str)> {
+        let events = &self.spec().events;
+        let event = match name {
+            "SessionStart" => return Some((Event::SessionStart, "SessionStart")),
+            "UserPromptSubmit" => return Some((Event::UserPromptSubmit, "UserPromptSubmit")),
+            "PostToolUse" if events.post_tool_use => Event::PostToolUse,
+            n if n == events.prompt => Event::UserPromptSubmit,
+            n if n == events.session => Event::SessionStart,
+            _ => return None,
+        };
+        Some((event, self.event_name(event)))
+    }
+
+    /// Whether the host reads stderr or fails on an empty stdout, so a no-op must print `{}`.
+    pub fn needs_json_noop(self) -> bool {
+        self.spec().output.needs_json_noop
+    }
+
+    /// Whether the prompt event fires per model call rather than once per user turn, so the
+    /// hook injects at most once per turn.
+    pub fn prompt_event_per_model_call(self, wire_event: &str) -> bool {
+        let events = &self.spec().events;
+        events.prompt_per_model_call && wire_event == events.prompt
+    }
+}
+
+/// Session-start sources a host compares exactly: what is wrong with `matcher` (absent, empty
+/// or `*` matches every source). `None` when it fires on every source.
+pub fn exact_session_matcher_problem(
+    host: &HostSpec,
+    sources: &[&str],
+    matcher: Option<&str>,
+) -> Option<String> {
+    match matcher {
+        None | Some("") | Some("*") => None,
+        Some(m) if sources.contains(&m) => Some(format!(
+            "the matcher \"{m}\" fires only on source={m}, not on every session start"
+        )),
+        Some(m) => Some(format!(
+            "the matcher \"{m}\" never matches: {} compares SessionStart matchers as exact strings (one of {}), so this hook never runs",
+            host.display,
+            sources.join(", ")
+        )),
+    }
+}
+
+/// The payload Codex, Claude Code and Gemini CLI send (snake_case fields).
+pub fn snake_case_sample(event: Event, wire: &str, cwd: &str, _run: &str) -> serde_json::Value {
+    let mut p = serde_json::json!({"session_id": "sophia-doctor", "cwd": cwd, "hook_event_name": wire, "transcript_path": null});
+    match event {
+        Event::SessionStart => p["source"] = "startup".into(),
+        Event::UserPromptSubmit => p["prompt"] = SAMPLE_PROMPT.into(),
+        Event::PostToolUse => p["tool_name"] = EXIT_PLAN_MODE_TOOL.into(),
+    }
+    p
+}
+
+/// The prompt `doctor` sends: it must get context on every host.
+pub const SAMPLE_PROMPT: &str = "!quick spiegami questa SQL";
+
+/// Claude Code's plan-approval tool (`PostToolUse` matcher).
+pub const EXIT_PLAN_MODE_TOOL: &str = "ExitPlanMode";
+
+/// The prompt as the host delivered it.
+pub fn verbatim(prompt: &str) -> &str {
+    prompt
+}
+
+/// Host agent names that only need to be non-empty.
+pub fn non_empty_name(name: &str) -> Result<(), &'static str> {
+    if name.trim().is_empty() {
+        Err("agent names must not be empty")
+    } else {
+        Ok(())
+    }
+}
