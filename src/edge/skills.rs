@@ -2025,8 +2025,16 @@ mod tests {
                 "zebra",
             ),
         ];
+        // On Windows the stamp has no change time that a rewrite moves (it uses the creation
+        // time; docs/security.md, second pass, case 52), so there only a swap saved as a new file
+        // (a rename over the old one) is seen; an in-place rewrite with the time set back is not.
+        let ways: &[bool] = if cfg!(windows) {
+            &[true]
+        } else {
+            &[false, true]
+        };
         for (rel, text, prompt, id, old_prompt) in swaps {
-            for by_rename in [false, true] {
+            for &by_rename in ways {
                 for with_index in [true, false] {
                     for freshness in [Freshness::Full, Freshness::Quick] {
                         let case =
