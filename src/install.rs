@@ -594,42 +594,39 @@ pub struct Registered {
 
 /// Our handlers in a settings document, with their positions.
 pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
+    match host.spec().settings.layout {
+        // The host's own entry holds only our handlers: every one of them is ours.
+        Layout::NamedEntry(hook_name) => flat_registered(doc.get(hook_name), |_| true),
+        Layout::HookFile { .. } => flat_registered(doc.get("hooks"), |h| is_ours(h, host)),
+        Layout::MatcherGroups => grouped_registered(doc.get("hooks"), host),
+    }
+}
+
+/// Handlers listed straight under each event (`{"<event>": [handler, …]}`), those `keep` accepts.
+fn flat_registered(events: Option<&Value>, keep: impl Fn(&Value) -> bool) -> Vec<Registered> {
     let mut out = Vec::new();
-    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
-        if let Some(ours) = doc.get(hook_name).and_then(Value::as_object) {
-            for (event, handlers) in ours {
-                for (h, handler) in handlers.as_array().into_iter().flatten().enumerate() {
-                    out.push(Registered {
-                        event: event.clone(),
-                        matcher: None,
-                        group_index: 0,
-                        handler_index: h,
-                        handler: handler.clone(),
-                    });
-                }
+    for (event, list) in events.and_then(Value::as_object).into_iter().flatten() {
+        for (h, handler) in list.as_array().into_iter().flatten().enumerate() {
+            if keep(handler) {
+                out.push(Registered {
+                    event: event.clone(),
+                    matcher: None,
+                    group_index: 0,
+                    handler_index: h,
+                    handler: handler.clone(),
+                });
             }
         }
-        return out;
     }
-    let Some(hooks) = doc.get("hooks").and_then(Value::as_object) else {
+    out
+}
+
+/// Our handlers inside matcher groups (`{"<event>": [{"matcher": …, "hooks": [handler, …]}, …]}`).
+fn grouped_registered(events: Option<&Value>, host: Host) -> Vec<Registered> {
+    let mut out = Vec::new();
+    let Some(hooks) = events.and_then(Value::as_object) else {
         return out;
     };
-    if let Layout::HookFile { .. } = host.spec().settings.layout {
-        for (event, list) in hooks {
-            for (h, handler) in list.as_array().into_iter().flatten().enumerate() {
-                if is_ours(handler, host) {
-                    out.push(Registered {
-                        event: event.clone(),
-                        matcher: None,
-                        group_index: 0,
-                        handler_index: h,
-                        handler: handler.clone(),
-                    });
-                }
-            }
-        }
-        return out;
-    }
     for (event, groups) in hooks {
         for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
             for (h, handler) in group

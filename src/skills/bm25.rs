@@ -71,27 +71,17 @@ impl Bm25 {
 
     /// Every skill's score for `prompt`, best first (ties by id).
     pub fn scores(&self, prompt: &str) -> Vec<(f64, &str)> {
-        let mut query = terms(routing_window(prompt));
-        query.sort();
-        query.dedup();
-        let mut out: Vec<(f64, &str)> = self
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let norm = K1 * (1.0 - B + B * self.len[i] / self.avg_len);
-                let score = query
-                    .iter()
-                    .filter_map(|q| {
-                        let f = f64::from(*self.tf[i].get(q)?);
-                        Some(self.idf[q] * f * (K1 + 1.0) / (f + norm))
-                    })
-                    .sum();
-                (score, id.as_str())
-            })
-            .collect();
-        out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        out
+        let query = distinct(terms(routing_window(prompt)));
+        ranked(&self.ids, |i| {
+            let norm = K1 * (1.0 - B + B * self.len[i] / self.avg_len);
+            query
+                .iter()
+                .filter_map(|q| {
+                    let f = f64::from(*self.tf[i].get(q)?);
+                    Some(self.idf[q] * f * (K1 + 1.0) / (f + norm))
+                })
+                .sum()
+        })
     }
 
     /// The selected skill, by the abstain rule above.
@@ -212,34 +202,24 @@ impl Bm25f {
 
     /// Every skill's score for `prompt`, best first (ties by id).
     pub fn scores(&self, prompt: &str) -> Vec<(f64, &str)> {
-        let mut query = (self.tokenize)(routing_window(prompt));
-        query.sort();
-        query.dedup();
+        let query = distinct((self.tokenize)(routing_window(prompt)));
         let Bm25fParams { weights, k1, b } = self.params;
-        let mut out: Vec<(f64, &str)> = self
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let score = query
-                    .iter()
-                    .filter_map(|q| {
-                        let idf = *self.idf.get(q)?;
-                        let tf: f64 = (0..FIELDS)
-                            .map(|f| {
-                                let n = f64::from(self.fields[i][f].get(q).copied().unwrap_or(0));
-                                let norm = 1.0 - b + b * self.lengths[i][f] / self.means[f];
-                                weights[f] * n / norm
-                            })
-                            .sum();
-                        (tf > 0.0).then(|| idf * tf * (k1 + 1.0) / (k1 + tf))
-                    })
-                    .sum();
-                (score, id.as_str())
-            })
-            .collect();
-        out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        out
+        ranked(&self.ids, |i| {
+            query
+                .iter()
+                .filter_map(|q| {
+                    let idf = *self.idf.get(q)?;
+                    let tf: f64 = (0..FIELDS)
+                        .map(|f| {
+                            let n = f64::from(self.fields[i][f].get(q).copied().unwrap_or(0));
+                            let norm = 1.0 - b + b * self.lengths[i][f] / self.means[f];
+                            weights[f] * n / norm
+                        })
+                        .sum();
+                    (tf > 0.0).then(|| idf * tf * (k1 + 1.0) / (k1 + tf))
+                })
+                .sum()
+        })
     }
 
     /// The top skill when its score is positive and strictly above the second one's (a tie
@@ -251,9 +231,7 @@ impl Bm25f {
     /// The distinct prompt terms the catalog knows, with their IDF, and how many of them skill
     /// `id` holds in any field: the inputs of a coverage-based confidence.
     pub fn coverage(&self, prompt: &str, id: &str) -> (usize, usize, f64, f64) {
-        let mut query = (self.tokenize)(routing_window(prompt));
-        query.sort();
-        query.dedup();
+        let query = distinct((self.tokenize)(routing_window(prompt)));
         let i = self.ids.iter().position(|s| s == id);
         let (mut known, mut matched, mut mass, mut matched_mass) = (0, 0, 0.0, 0.0);
         for q in &query {
@@ -267,6 +245,24 @@ impl Bm25f {
         }
         (matched, known, matched_mass, mass)
     }
+}
+
+/// The prompt's terms, each once, in order (a term counts once however often it is written).
+fn distinct(mut terms: Vec<String>) -> Vec<String> {
+    terms.sort();
+    terms.dedup();
+    terms
+}
+
+/// Every skill with its score, best first, equal scores in id order.
+fn ranked(ids: &[String], score: impl Fn(usize) -> f64) -> Vec<(f64, &str)> {
+    let mut out: Vec<(f64, &str)> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (score(i), id.as_str()))
+        .collect();
+    out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    out
 }
 
 /// The abstain rule both scorers share: the top skill when its score is positive and strictly
