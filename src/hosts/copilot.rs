@@ -57,11 +57,11 @@ pub const SPEC: HostSpec = HostSpec {
         // Both scopes' handlers run: two sessionStart contexts both arrive.
         runs_both_scopes: true,
     },
-    // Repository hooks load only in a trusted folder (`trustedFolders` of
-    // `$COPILOT_HOME/config.json`, `--trust-folder`, `COPILOT_ALLOW_ALL=true`); that file is
-    // JSON with `//` comments, which `doctor` does not read yet: it says how to trust.
-    trust: Trust::Unchecked {
-        note: "Copilot CLI runs the repository's hooks only in a trusted folder (`trustedFolders` in ~/.copilot/config.json, which doctor does not read); without it the prompt goes through with no hook",
+    // Repository hooks load only in a trusted folder: the folder or a parent in `trustedFolders` of
+    // `$COPILOT_HOME/config.json` (JSON after `//` comment lines; `doctor` reads it, never writes
+    // it), `--trust-folder`, or `COPILOT_ALLOW_ALL=true`.
+    trust: Trust::TrustedFolderList {
+        config: UserPath::HostHome(HOME, "config.json"),
         fix: "start `copilot` in the project once and answer \"Yes, and remember this folder\"; for `copilot -p` pass --trust-folder or set COPILOT_ALLOW_ALL=true",
     },
     tui: Some(Tui {
