@@ -90,9 +90,16 @@ pub const SPEC: HostSpec = HostSpec {
         project_dir: ".github/agents",
         user_dir: UserPath::HostHome(HOME, "agents"),
         ext: ".agent.md",
-        // `name`, `description`, `model`; no `tools` (the CLI's tool names are not pinned here,
-        // so a role inherits the session's tools and its read-only brief is in its instructions).
-        format: AgentFormat::Markdown(None),
+        // `name`, `description`, `model` and `tools`, a YAML list the CLI enforces: the child is
+        // offered only the listed tools the session's model has, and a name it lacks is dropped
+        // without a word. The tool set depends on the model (1.0.102: `rg` and `apply_patch` for
+        // gpt-5.4, `grep`, `edit` and `create` for claude-sonnet-4.5 and gemini-3-pro-preview), so
+        // each abstract tool maps to the names of every family.
+        format: AgentFormat::Markdown(Some(AgentTools {
+            map: tools,
+            read_only: &["view", "rg", "grep", "glob"],
+            as_string: false,
+        })),
         check_name: non_empty_name,
         project_needs_ack: false,
     }),
@@ -117,6 +124,19 @@ pub const SPEC: HostSpec = HostSpec {
         Scope::User => "next: nothing — Copilot CLI reads ~/.copilot/hooks/ by itself",
     },
 };
+
+/// Copilot CLI 1.0.102's tool names for the abstract tools of the canonical roles (observed in
+/// the requests of gpt-5.4 and claude-sonnet-4.5 sessions: docs/host-protocols.md).
+fn tools(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "read" => &["view"],
+        "search" => &["rg", "grep", "glob"],
+        "list" => &["glob"],
+        "edit" | "write" => &["apply_patch", "edit", "create"],
+        "test" | "shell" => &["bash", "read_bash", "stop_bash", "list_bash"],
+        _ => &[],
+    }
+}
 
 /// `$COPILOT_HOME`, default `~/.copilot`.
 pub const HOME: HostHome = HostHome {

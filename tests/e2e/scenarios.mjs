@@ -457,6 +457,16 @@ SCENARIOS.push({
         children.length > 0 && children.every((t) => JSON.stringify(t.body).includes(ROLE_BODY)),
         `${children.length} child request(s) of ${ctx.turns.length}; instructions: ${excerpt(children[0]?.body?.instructions, 400)}`,
       ),
+      // The generated role lists its tools (every model family's names; the CLI drops the ones the
+      // session's model lacks): the read-only analyst's child is offered viewing and searching only.
+      (() => {
+        const offered = [...new Set(children.flatMap((t) => (t.body?.tools || []).map((x) => x.name)))];
+        return ctx.check(
+          "the child is offered only the role's read-only tools",
+          offered.includes('view') && offered.every((n) => ['view', 'rg', 'grep', 'glob'].includes(n)),
+          JSON.stringify(offered),
+        );
+      })(),
       ctx.check("the parent's own requests do not carry the role's instructions", ctx.turns.filter((t) => !children.includes(t)).every((t) => !JSON.stringify(t.body).includes(ROLE_BODY)), `${ctx.turns.length - children.length} parent request(s)`),
       ctx.check("the hook ran for the child's prompt", runs.length > 0, JSON.stringify(analyticsRuns(ctx.ws).map((r) => [r.event, r.reasons]))),
       ctx.check('task with the recommended agent_type returns the child\'s reply, no error', all.length > 0 && all.some((r) => r.output.includes(DEFAULT_REPLY)) && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
