@@ -688,7 +688,8 @@ fn doctor_flags_a_timeout_in_the_wrong_unit_at_every_value_around_the_edges() {
 
 /// Copilot CLI through the binary, as a user runs it: `install` writes our hook file and the five
 /// `.github/agents/<role>.agent.md` roles, `doctor` runs the installed command on a camelCase
-/// payload and says the folder must be trusted, both scopes installed is a failure (both run:
+/// payload and reads the folder's trust from `trustedFolders` of ~/.copilot/config.json (JSONC),
+/// both scopes installed is a failure (both run:
 /// the bootstrap would arrive twice), and `uninstall` leaves nothing of ours behind.
 #[test]
 fn copilot_install_doctor_uninstall() {
@@ -734,6 +735,33 @@ fn copilot_install_doctor_uninstall() {
                 .stdout
                 .contains("userPromptSubmitted: valid copilot output")
             && doctor.stdout.contains("copilot project trust"),
+        "{}",
+        doctor.stdout
+    );
+    // Not yet trusted: doctor says the repository's hooks will not run, and how to trust.
+    assert!(
+        doctor.stdout.contains("is not in `trustedFolders`")
+            && doctor.stdout.contains("Yes, and remember this folder"),
+        "{}",
+        doctor.stdout
+    );
+    // Trusted the way the TUI records it: a parent of the project in `trustedFolders` of
+    // ~/.copilot/config.json, after the `//` lines the CLI writes.
+    let parent = sb.project().parent().unwrap().display().to_string();
+    fs::create_dir_all(sb.home().join(".copilot")).unwrap();
+    fs::write(
+        sb.home().join(".copilot/config.json"),
+        format!(
+            "// User settings belong in settings.json.\n// This file is managed automatically.\n{}\n",
+            serde_json::json!({ "trustedFolders": [parent] })
+        ),
+    )
+    .unwrap();
+    let doctor = sb.run(&["doctor", "--host", "copilot"]);
+    assert_eq!(doctor.code, 0, "{}", doctor.stdout);
+    assert!(
+        doctor.stdout.contains("is trusted (`trustedFolders` entry")
+            && !doctor.stdout.contains("is not in `trustedFolders`"),
         "{}",
         doctor.stdout
     );

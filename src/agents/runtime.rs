@@ -537,6 +537,37 @@ mod tests {
     }
 
     #[test]
+    fn copilot_markdown_lists_every_model_familys_tool_names() {
+        // Copilot CLI enforces `tools` and drops names the session's model lacks: a read-only role
+        // gets viewing and searching under gpt-5.4 (`rg`) and claude/gemini models (`grep`).
+        for role in ["scout", "technical_analyst", "code_reviewer"] {
+            let (fm, body) = frontmatter(&render(Host::Copilot, &agent(role), &none()));
+            assert_eq!(fm.name, role);
+            assert_eq!(
+                fm.tools,
+                Some(serde_json::json!(["view", "rg", "grep", "glob"])),
+                "{role}"
+            );
+            assert!(body.starts_with("You are a"), "{body}");
+        }
+        // A writing role: its read, edit and test tools, in both families' names; no search.
+        let (fm, _) = frontmatter(&render(Host::Copilot, &agent("implementer"), &none()));
+        assert_eq!(
+            fm.tools,
+            Some(serde_json::json!([
+                "view",
+                "apply_patch",
+                "edit",
+                "create",
+                "bash",
+                "read_bash",
+                "stop_bash",
+                "list_bash"
+            ]))
+        );
+    }
+
+    #[test]
     fn no_generated_role_names_a_model_unless_the_user_mapped_its_tier() {
         // Every embedded role on every host, without a mapping: no model key at all.
         for a in agents() {

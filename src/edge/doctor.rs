@@ -404,17 +404,12 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     {
         check_gemini_folder_trust(home, input.root, out);
     }
-    if let Trust::Unchecked { note, fix } = trust
+    if let Trust::TrustedFolderList { config, fix } = trust
         && installed
             .iter()
             .any(|(scope, _, _)| *scope == Scope::Project)
     {
-        out.push(check(
-            Status::Info,
-            format!("{name} project trust"),
-            note,
-            Some(fix.into()),
-        ));
+        check_folder_list_trust(host, (config, fix), input.settings, home, input.root, out);
     }
     if let Some(line) = model_mapping(host, &input.settings.models) {
         out.push(check(Status::Info, name, line, None));
@@ -572,6 +567,92 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
             ),
             Some("start `gemini` in the project once and trust the folder".into()),
         ));
+    }
+}
+
+/// The entry of a `trustedFolders` list (Copilot CLI's `$COPILOT_HOME/config.json`) that covers
+/// `root`: the folder itself or one of its parents. `text` is the file, JSON with comments; an
+/// error when it does not parse as such.
+pub fn trusted_folder_entry(text: &str, root: &Path) -> Result<Option<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct Config {
+        #[serde(default, rename = "trustedFolders")]
+        trusted_folders: Option<Value>,
+    }
+    let config: Option<Config> =
+        jsonc_parser::parse_to_serde_value(text, &jsonc_parser::ParseOptions::default())
+            .map_err(|e| e.to_string())?;
+    Ok(config
+        .and_then(|c| c.trusted_folders)
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .find(|entry| !entry.is_empty() && root.starts_with(Path::new(entry))))
+}
+
+/// Copilot CLI loads a repository's hooks only in a trusted folder (docs/host-protocols.md,
+/// "Trust"); without one the prompt goes through with no hook at all.
+fn check_folder_list_trust(
+    host: Host,
+    (config, fix): (UserPath, &str),
+    settings: &Settings,
+    home: &Path,
+    root: &Path,
+    out: &mut Vec<Check>,
+) {
+    let area = format!("{} project trust", host.as_str());
+    let path = config
+        .resolve(Some(home), &settings.host_homes)
+        .unwrap_or_default();
+    let text =
+        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::SETTINGS) {
+            Ok(text) => text,
+            Err(crate::edge::files::ReadError::Missing) => String::new(),
+            Err(e) => {
+                out.push(check(
+                    Status::Warn,
+                    area,
+                    format!("{}: cannot be read ({e})", path.display()),
+                    Some(fix.into()),
+                ));
+                return;
+            }
+        };
+    let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let found = trusted_folder_entry(&text, root).and_then(|hit| match hit {
+        Some(entry) => Ok(Some(entry)),
+        None => trusted_folder_entry(&text, &canonical),
+    });
+    match found {
+        Ok(Some(entry)) => out.push(check(
+            Status::Ok,
+            area,
+            format!(
+                "{} is trusted (`trustedFolders` entry {entry} in {})",
+                root.display(),
+                path.display()
+            ),
+            None,
+        )),
+        Ok(None) => out.push(check(
+            Status::Warn,
+            area,
+            format!(
+                "{} is not in `trustedFolders` of {}: {} runs the repository's hooks only in a trusted folder, so prompts go through with no hook",
+                root.display(),
+                path.display(),
+                host.display()
+            ),
+            Some(fix.into()),
+        )),
+        Err(e) => out.push(check(
+            Status::Warn,
+            area,
+            format!("{}: does not parse as JSON with comments ({e})", path.display()),
+            Some(fix.into()),
+        )),
     }
 }
 
@@ -1317,6 +1398,42 @@ mod tests {
             assert_eq!(gemini_trusts(&doc, Path::new(root)), trusted, "{root}");
         }
         assert!(!gemini_trusts(&Value::Null, Path::new("/work/repo")));
+    }
+
+    #[test]
+    fn copilot_trusted_folders_read_as_jsonc() {
+        // The header Copilot CLI 1.0.102 writes (observed by tests/e2e/copilot-probe.mjs --tui).
+        let text = "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"trustedFolders\": [\n    \"/work/repo\",\n    \"/srv/team\", // a parent\n    42,\n    \"\"\n  ],\n}\n";
+        for (root, entry) in [
+            ("/work/repo", Some("/work/repo")),
+            ("/work/repo/sub", Some("/work/repo")),
+            ("/work/repository", None),
+            ("/srv/team/two", Some("/srv/team")),
+            ("/srv/other", None),
+            ("/", None),
+        ] {
+            assert_eq!(
+                trusted_folder_entry(text, Path::new(root))
+                    .unwrap()
+                    .as_deref(),
+                entry,
+                "{root}"
+            );
+        }
+        // No file, no list, a list of something else: nothing is trusted.
+        for empty in [
+            "",
+            "// only a comment\n",
+            "{}",
+            "{\"trustedFolders\": \"/work/repo\"}",
+        ] {
+            assert_eq!(
+                trusted_folder_entry(empty, Path::new("/work/repo")),
+                Ok(None),
+                "{empty:?}"
+            );
+        }
+        assert!(trusted_folder_entry("{\"trustedFolders\": [", Path::new("/work/repo")).is_err());
     }
 
     #[test]

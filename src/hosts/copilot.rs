@@ -57,11 +57,11 @@ pub const SPEC: HostSpec = HostSpec {
         // Both scopes' handlers run: two sessionStart contexts both arrive.
         runs_both_scopes: true,
     },
-    // Repository hooks load only in a trusted folder (`trustedFolders` of
-    // `$COPILOT_HOME/config.json`, `--trust-folder`, `COPILOT_ALLOW_ALL=true`); that file is
-    // JSON with `//` comments, which `doctor` does not read yet: it says how to trust.
-    trust: Trust::Unchecked {
-        note: "Copilot CLI runs the repository's hooks only in a trusted folder (`trustedFolders` in ~/.copilot/config.json, which doctor does not read); without it the prompt goes through with no hook",
+    // Repository hooks load only in a trusted folder: the folder or a parent in `trustedFolders` of
+    // `$COPILOT_HOME/config.json` (JSON after `//` comment lines; `doctor` reads it, never writes
+    // it), `--trust-folder`, or `COPILOT_ALLOW_ALL=true`.
+    trust: Trust::TrustedFolderList {
+        config: UserPath::HostHome(HOME, "config.json"),
         fix: "start `copilot` in the project once and answer \"Yes, and remember this folder\"; for `copilot -p` pass --trust-folder or set COPILOT_ALLOW_ALL=true",
     },
     tui: Some(Tui {
@@ -90,9 +90,16 @@ pub const SPEC: HostSpec = HostSpec {
         project_dir: ".github/agents",
         user_dir: UserPath::HostHome(HOME, "agents"),
         ext: ".agent.md",
-        // `name`, `description`, `model`; no `tools` (the CLI's tool names are not pinned here,
-        // so a role inherits the session's tools and its read-only brief is in its instructions).
-        format: AgentFormat::Markdown(None),
+        // `name`, `description`, `model` and `tools`, a YAML list the CLI enforces: the child is
+        // offered only the listed tools the session's model has, and a name it lacks is dropped
+        // without a word. The tool set depends on the model (1.0.102: `rg` and `apply_patch` for
+        // gpt-5.4, `grep`, `edit` and `create` for claude-sonnet-4.5 and gemini-3-pro-preview), so
+        // each abstract tool maps to the names of every family.
+        format: AgentFormat::Markdown(Some(AgentTools {
+            map: tools,
+            read_only: &["view", "rg", "grep", "glob"],
+            as_string: false,
+        })),
         check_name: non_empty_name,
         project_needs_ack: false,
     }),
@@ -117,6 +124,19 @@ pub const SPEC: HostSpec = HostSpec {
         Scope::User => "next: nothing — Copilot CLI reads ~/.copilot/hooks/ by itself",
     },
 };
+
+/// Copilot CLI 1.0.102's tool names for the abstract tools of the canonical roles (observed in
+/// the requests of gpt-5.4 and claude-sonnet-4.5 sessions: docs/host-protocols.md).
+fn tools(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "read" => &["view"],
+        "search" => &["rg", "grep", "glob"],
+        "list" => &["glob"],
+        "edit" | "write" => &["apply_patch", "edit", "create"],
+        "test" | "shell" => &["bash", "read_bash", "stop_bash", "list_bash"],
+        _ => &[],
+    }
+}
 
 /// `$COPILOT_HOME`, default `~/.copilot`.
 pub const HOME: HostHome = HostHome {

@@ -271,12 +271,10 @@ pub enum Trust {
     HandlerHashes { config: UserPath },
     /// Project hooks run only in a folder the user trusted (`trustedFolders.json`).
     TrustedFolders,
-    /// Project hooks run only in a trusted folder, recorded where `doctor` does not read it:
-    /// it says so (`note`) and how to trust (`fix`).
-    Unchecked {
-        note: &'static str,
-        fix: &'static str,
-    },
+    /// Project hooks run only in a folder that is, or is inside, an entry of the `trustedFolders`
+    /// list of `config`, a JSON file with comments (JSONC) the host manages; `fix` says how to
+    /// trust one.
+    TrustedFolderList { config: UserPath, fix: &'static str },
     /// Nothing to check.
     None,
 }

@@ -2,7 +2,8 @@
 // server on 127.0.0.1 (lib/mock.mjs, OpenAI Responses API) through its bring-your-own-key provider
 // settings, with small shell-script hooks that log their stdin and print a chosen output, and reports
 // what reached the model and where. It is the evidence behind the "GitHub Copilot CLI" section of
-// docs/host-protocols.md. Run it by hand (not part of tests/e2e/run yet):
+// docs/host-protocols.md. Run it by hand (tests/e2e/run runs Copilot CLI with the suite's own checks;
+// this probe records the contract behind them):
 //
 //   node tests/e2e/copilot-probe.mjs                 # every case
 //   node tests/e2e/copilot-probe.mjs trust resume    # only cases whose name contains one of these

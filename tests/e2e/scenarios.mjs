@@ -4,7 +4,8 @@
 //   hosts       the hosts it runs on (default: all of lib/hosts.mjs)
 //   files       the project's files, path → content (default: DEFAULT_FILES, an AGENTS.md with a marker)
 //   steps       [{prompt, resume?}]: one non-interactive host run each; `resume: true` continues the
-//               previous session (codex exec resume --last, claude --continue, gemini --resume latest)
+//               previous session (codex exec resume --last, claude --continue, gemini --resume latest,
+//               copilot --continue)
 //   expect      per step (or one object for every step): strings that must arrive in the prompt's hook
 //               context (`prompt`), and strings that must appear nowhere in the request (`absent`)
 //   script      optional (request, turn, hostName, ws) => reply for the mock model: {text} or
@@ -27,6 +28,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_REPLY } from './lib/mock.mjs';
 
 export const AGENTS_MARKER = 'E2E-AGENTS-MD-7f3a: project rule from AGENTS.md';
 export const CLAUDE_MARKER = 'E2E-CLAUDE-MD-91c2: project rule from CLAUDE.md';
@@ -38,6 +40,7 @@ const READ_NOTES = {
   codex: () => ({ name: 'exec_command', args: { cmd: 'cat notes.txt' } }),
   claude: (ws) => ({ name: 'Read', args: { file_path: `${ws.project}/notes.txt` } }),
   gemini: (ws) => ({ name: 'read_file', args: { file_path: `${ws.project}/notes.txt` } }),
+  copilot: (ws) => ({ name: 'view', args: { path: `${ws.project}/notes.txt` } }),
 };
 
 const QUICK_SQL = {
@@ -164,17 +167,17 @@ export const SCENARIOS = [
     },
   },
   {
-    // Codex and Gemini CLI read `.agents/skills` of the project.
+    // Codex, Gemini CLI and Copilot CLI read `.agents/skills` of the project.
     name: 'installed-skill-agents-folder',
-    hosts: ['codex', 'gemini'],
+    hosts: ['codex', 'gemini', 'copilot'],
     files: { ...DEFAULT_FILES, '.agents/skills/e2e-invoice-parser/SKILL.md': INVOICE_SKILL },
     steps: [{ prompt: INVOICE_PROMPT }],
     expect: { prompt: [INVOICE_HINT], absent: ['skill=mcp-'] },
   },
   {
-    // Claude Code reads `.claude/skills` of the project.
+    // Claude Code (and Copilot CLI) read `.claude/skills` of the project.
     name: 'installed-skill-claude-folder',
-    hosts: ['claude'],
+    hosts: ['claude', 'copilot'],
     files: { ...DEFAULT_FILES, '.claude/skills/e2e-invoice-parser/SKILL.md': INVOICE_SKILL },
     steps: [{ prompt: INVOICE_PROMPT }],
     expect: { prompt: [INVOICE_HINT], absent: ['skill=mcp-'] },
@@ -216,7 +219,7 @@ export const SCENARIOS = [
     // session (codex resume --last, claude --continue, gemini --resume latest).
     name: 'tui-resume',
     tui: true,
-    hosts: ['gemini'],
+    hosts: ['gemini', 'copilot'],
     installArgs: ['--no-agents'], // as tui-default-prefix: no agents dialog to race the composer
     steps: [
       { prompt: '+quick spiegami questa SQL: SELECT 1' },
@@ -420,3 +423,55 @@ for (const [suffix, approval] of [['procedi', 'procedi con il piano'], ['impleme
     },
   });
 }
+
+
+// Copilot CLI: after `install`, the task tool offers the five generated `.github/agents/<role>.agent.md`
+// roles under agent_type, and a call with the recommended one starts that role: the child's model
+// requests carry the role's own instructions (the body of the generated file) and the brief, the hook
+// runs for the child's prompt, and the child's reply comes back as the tool result.
+const COPILOT_BRIEF = 'Brief: read-only analysis of ticket 123 (e2e child).';
+const ROLE_BODY = 'You are a technical analyst. Combine the sources you are given into a brief';
+SCENARIOS.push({
+  name: 'agents-task-copilot',
+  hosts: ['copilot'],
+  steps: [{ prompt: ANALYST }],
+  expect: { prompt: ['agent=technical_analyst', 'task tool with agent_type="technical_analyst"'] },
+  script: (request, turn) =>
+    turn === 0
+      ? { toolCall: { name: 'task', args: { agent_type: 'technical_analyst', description: 'Analyse ticket 123', prompt: COPILOT_BRIEF, name: 'e2e-analyst' } } }
+      : undefined,
+  checks: (ctx) => {
+    const first = ctx.turns[0]?.body;
+    const tool = toolNamed(first, ['task']);
+    const types = tool?.parameters?.properties?.agent_type?.enum || [];
+    const roleFile = fs.readFileSync(path.join(ctx.ws.project, '.github', 'agents', 'technical_analyst.agent.md'), 'utf8');
+    // The child's requests: the brief in a user message (the parent has it only in its task call).
+    const children = ctx.turns.filter((t) => (t.body?.input || []).some((i) => i.role === 'user' && JSON.stringify(i.content).includes(COPILOT_BRIEF)));
+    const all = ctx.turns.flatMap((t) => ctx.host.toolResults(t.body));
+    const runs = analyticsRuns(ctx.ws).filter((r) => (r.reasons || []).includes('subagent-originated-prompt'));
+    return [
+      ctx.check('task offers agent_type with the five roles', FIVE_ROLES.every((r) => types.includes(r)), JSON.stringify(types)),
+      ctx.check('the generated role file carries the instructions the child must get', roleFile.includes(ROLE_BODY), roleFile.slice(0, 400)),
+      ctx.check(
+        "the child runs as the generated role: its requests carry the role's instructions and the brief",
+        children.length > 0 && children.every((t) => JSON.stringify(t.body).includes(ROLE_BODY)),
+        `${children.length} child request(s) of ${ctx.turns.length}; instructions: ${excerpt(children[0]?.body?.instructions, 400)}`,
+      ),
+      // The generated role lists its tools (every model family's names; the CLI drops the ones the
+      // session's model lacks): the read-only analyst's child is offered viewing and searching only.
+      (() => {
+        const offered = [...new Set(children.flatMap((t) => (t.body?.tools || []).map((x) => x.name)))];
+        return ctx.check(
+          "the child is offered only the role's read-only tools",
+          offered.includes('view') && offered.every((n) => ['view', 'rg', 'grep', 'glob'].includes(n)),
+          JSON.stringify(offered),
+        );
+      })(),
+      ctx.check("the parent's own requests do not carry the role's instructions", ctx.turns.filter((t) => !children.includes(t)).every((t) => !JSON.stringify(t.body).includes(ROLE_BODY)), `${ctx.turns.length - children.length} parent request(s)`),
+      ctx.check("the hook ran for the child's prompt", runs.length > 0, JSON.stringify(analyticsRuns(ctx.ws).map((r) => [r.event, r.reasons]))),
+      ctx.check('task with the recommended agent_type returns the child\'s reply, no error', all.length > 0 && all.some((r) => r.output.includes(DEFAULT_REPLY)) && !all.some((r) => looksFailed(r.output)), JSON.stringify(all).slice(0, 800)),
+      // The generated roles pin no model id: the child asks for the session's model.
+      ctx.check('the spawned child inherits the session model (no pinned model id)', children.length > 0 && ctx.turns.every((t) => t.body?.model === 'gpt-5.4'), JSON.stringify(ctx.turns.map((t) => t.body?.model))),
+    ];
+  },
+});

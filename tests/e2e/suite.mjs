@@ -4,7 +4,7 @@
 // pinned hosts and builds the binary first, and passes:
 //
 //   SOPHIA_E2E_BINARY    the sophia-hook binary to register
-//   SOPHIA_E2E_BIN_<H>   the host executable for host H (CODEX, CLAUDE, GEMINI)
+//   SOPHIA_E2E_BIN_<H>   the host executable for host H (CODEX, CLAUDE, GEMINI, COPILOT)
 //   SOPHIA_E2E_VERSION_<H>, SOPHIA_E2E_VERSIONS   its version and whether that is the pin or npm's
 //                        latest (`--latest`), for the report (default: the pin in lib/hosts.mjs)
 //   SOPHIA_E2E_HOSTS     comma-separated hosts to run (default: all)
@@ -224,9 +224,11 @@ function standardChecks(ctx) {
   const out = [];
   const prompts = stepIndex + 1; // prompts in the conversation so far
 
-  // The host ran the hooks (SessionStart on the first step only) and logged no hook error.
+  // The host ran the hooks (SessionStart on the first step only, and again on a resumed step where the
+  // host fires it there: Copilot CLI's --continue) and logged no hook error.
   if (diag.ran) {
-    const events = stepIndex === 0 ? ['SessionStart', 'UserPromptSubmit'] : ['UserPromptSubmit'];
+    const session = stepIndex === 0 || (step.resume && host.sessionStartOnResume);
+    const events = session ? ['SessionStart', 'UserPromptSubmit'] : ['UserPromptSubmit'];
     for (const ev of events) {
       const n = diag.ran[ev];
       out.push(check(`host ran the ${host.eventNames[ev]} hook successfully`, n >= 1, `${n} successful runs logged`));

@@ -18,7 +18,7 @@ import { killStragglers } from './lib/proc.mjs';
 import { typeIntoTui, killTmuxServer } from './lib/tui.mjs';
 
 const CANDIDATES = process.env.SOPHIA_E2E_TUI_CHARS || '!?/@#%+=~^&;:.,-*';
-const hostNames = (process.env.SOPHIA_E2E_HOSTS || 'codex,claude,gemini').split(',').filter(Boolean);
+const hostNames = (process.env.SOPHIA_E2E_HOSTS || 'codex,claude,gemini,copilot').split(',').filter(Boolean);
 const binary = process.env.SOPHIA_E2E_BINARY;
 
 async function probe(host, char, n, root) {

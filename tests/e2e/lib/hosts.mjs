@@ -14,7 +14,11 @@
 //                            own logs: how often it ran sophia-hook successfully, and hook errors
 //                            (ran is null where a host logs no success line)
 //   toolResults(body)        [{name?, id, output}] tool results the host sent back to the model
-//   eventNames               the host's names for the two events (Gemini: BeforeAgent)
+//   eventNames               the host's names for the two events (Gemini: BeforeAgent; Copilot:
+//                            sessionStart, userPromptSubmitted)
+//   sessionContextOnPrompt   optional: the hook sends session context with the first prompt (Gemini)
+//   sessionStartOnResume     optional: a resumed run fires SessionStart again and the resumed history
+//                            lacks the earlier SessionStart context (Copilot)
 //
 // `ws` is {root, home, project, binary, mockUrl, installArgs, afterInstall}; `run` is {stdout, stderr, dir, index}.
 
@@ -371,4 +375,143 @@ function unescapeHtml(s) {
   return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
-export const HOSTS = { codex, claude, gemini };
+// ---------------------------------------------------------------------------------------------------
+// GitHub Copilot CLI (docs/host-protocols.md, "GitHub Copilot CLI"; tests/e2e/copilot-probe.mjs)
+
+const SYSTEM_REMINDER = /<system_reminder>\n?([\s\S]*?)\n?<\/system_reminder>/g;
+const CURRENT_DATETIME = /^<current_datetime>[^<]*<\/current_datetime>\s*/;
+
+/** The text of a Responses API input item (a message's parts joined). */
+function itemText(it) {
+  if (typeof it?.content === 'string') return it.content;
+  if (Array.isArray(it?.content)) return it.content.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('\n');
+  return '';
+}
+
+/** Every `hook.end` event of $COPILOT_HOME/session-state/<session>/events.jsonl, oldest first. */
+function copilotHookEnds(ws) {
+  const base = path.join(ws.home, '.copilot', 'session-state');
+  if (!fs.existsSync(base)) return [];
+  const out = [];
+  for (const s of fs.readdirSync(base)) {
+    const f = path.join(base, s, 'events.jsonl');
+    if (!fs.existsSync(f)) continue;
+    for (const l of fs.readFileSync(f, 'utf8').split('\n')) {
+      if (!l.trim()) continue;
+      try {
+        const e = JSON.parse(l);
+        if (e.type === 'hook.end') out.push({ ...e, file: f });
+      } catch {}
+    }
+  }
+  return out;
+}
+
+const copilotLogDir = (step) => path.join(step.dir, 'logs');
+
+export const copilot = {
+  name: 'copilot',
+  pkg: '@github/copilot',
+  version: '1.0.102',
+  bin: 'copilot',
+  api: 'responses',
+  eventNames: { SessionStart: 'sessionStart', UserPromptSubmit: 'userPromptSubmitted' },
+  // `--continue` runs sessionStart again (source "resume") and the resumed history lacks the first
+  // run's sessionStart context: the hook sends the bootstrap again, and it must still arrive once.
+  sessionStartOnResume: true,
+
+  prepare(ws) {
+    installHook(ws, 'copilot');
+    // Folder trust, as the TUI's "Yes, and remember this folder" records it (observed: the project in
+    // `trustedFolders` of $COPILOT_HOME/config.json, a file of `//` comment lines and JSON).
+    // Without it repository hooks never load and the prompt goes through without them.
+    const config = path.join(ws.home, '.copilot', 'config.json');
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(
+      config,
+      '// User settings belong in settings.json.\n// This file is managed automatically.\n' +
+        JSON.stringify({ trustedFolders: [ws.project] }, null, 2) +
+        '\n',
+    );
+  },
+
+  env: (ws) => ({
+    // The bring-your-own-key provider: no GitHub sign-in, no token (observed).
+    COPILOT_PROVIDER_BASE_URL: `${ws.mockUrl}/v1`,
+    COPILOT_PROVIDER_WIRE_API: 'responses',
+    COPILOT_MODEL: 'gpt-5.4',
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    // The executable unpacks its bundled package (235 MB) into $COPILOT_PKG_CACHE_HOME/pkg on first
+    // launch: one folder for the whole run (tests/e2e/run's temporary folder, else beside the
+    // scenarios' folders) spares each fresh HOME that, and nothing lands in the user's HOME.
+    COPILOT_PKG_CACHE_HOME: process.env.SOPHIA_E2E_COPILOT_PKG_CACHE || path.join(path.dirname(ws.root), 'copilot-pkg-cache'),
+  }),
+
+  tuiArgs: (ws, step) => ['--no-auto-update', '--log-level', 'all', '--log-dir', copilotLogDir(step)],
+
+  // --allow-all-tools: `-p` mode cannot ask, and the scenarios' tool calls (view, task) must run.
+  argv: (ws, step) => [
+    '-p',
+    step.prompt,
+    '--allow-all-tools',
+    '--no-auto-update',
+    '--log-level',
+    'all',
+    '--log-dir',
+    copilotLogDir(step),
+    ...(step.resume ? ['--continue'] : []),
+  ],
+
+  // sessionStart context is a user message of its own (raw text, no <current_datetime> prefix) before
+  // the prompt; userPromptSubmitted context is a `<system_reminder>` appended to the prompt's user
+  // message. A user message that starts with <current_datetime> is a prompt; its reminders are this
+  // prompt's context in the last one, session context (an earlier turn's) before it.
+  hookBlocks(body) {
+    const users = (body?.input || []).filter((i) => i.role === 'user').map(itemText);
+    const isPrompt = (t) => CURRENT_DATETIME.test(t);
+    let last = -1;
+    users.forEach((t, i) => {
+      if (isPrompt(t)) last = i;
+    });
+    const blocks = [];
+    users.forEach((t, i) => {
+      if (!isPrompt(t)) {
+        blocks.push({ where: 'session', text: t });
+        return;
+      }
+      for (const m of t.matchAll(SYSTEM_REMINDER)) blocks.push({ where: i === last ? 'prompt' : 'session', text: m[1] });
+    });
+    return blocks;
+  },
+
+  // Evidence per step: the session's events.jsonl `hook.end` events this step added (one session file
+  // across `--continue`), and the step's debug log (--log-dir) for failures and skipped hook files.
+  diagnose(ws, run) {
+    const ran = { SessionStart: 0, UserPromptSubmit: 0 };
+    const errors = [];
+    const ends = copilotHookEnds(ws);
+    const seen = (ws.copilotHookEndsSeen ||= 0);
+    ws.copilotHookEndsSeen = ends.length;
+    const key = { sessionStart: 'SessionStart', userPromptSubmitted: 'UserPromptSubmit' };
+    for (const e of ends.slice(seen)) {
+      const ev = key[e.data?.hookType];
+      if (e.data?.success === true && ev) ran[ev]++;
+      else if (e.data?.success !== true) errors.push(`hook.end ${JSON.stringify(e.data).slice(0, 300)}`);
+    }
+    const dir = path.join(run.dir, 'logs');
+    const logs = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')) : [];
+    if (!logs.length) errors.push(`no debug log in ${dir}`);
+    for (const l of logs.flatMap(lines)) {
+      if (/Hook command failed|timed out; allowing processing to proceed|Ignoring unknown hook event|Ignoring additionalContext|Failed to (load|parse) hook/i.test(l)) errors.push(l);
+    }
+    return { ran, errors };
+  },
+
+  toolResults: (body) =>
+    (body?.input || [])
+      .filter((i) => i.type === 'function_call_output')
+      .map((i) => ({ id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) })),
+};
+
+export const HOSTS = { codex, claude, gemini, copilot };

@@ -12,6 +12,7 @@ export const READY = {
   codex: /Ask Codex to do anything|\? for shortcuts/,
   claude: /shift\+tab to cycle|\? for shortcuts/,
   gemini: /Type your message/,
+  copilot: /\/ commands · \? help/, // the footer under the `❯` composer
 };
 
 /** What the empty composer shows (and stops showing once something is typed). */
@@ -19,6 +20,7 @@ const PLACEHOLDER = {
   codex: /Ask Codex to do anything/,
   claude: /^(?![\s\S])/, // no placeholder we can rely on: never retype
   gemini: /Type your message/,
+  copilot: /^❯\s*$/m, // no placeholder: the composer line holds only its prompt sign
 };
 
 /** The command-line arguments that open the TUI on the last session (a resumed conversation). */
@@ -26,6 +28,7 @@ export const RESUME_ARGS = {
   codex: ['resume', '--last'],
   claude: ['--continue'],
   gemini: ['--resume', 'latest'],
+  copilot: ['--continue'],
 };
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
