@@ -31,6 +31,10 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { startMock, readLog, DEFAULT_REPLY } from './lib/mock.mjs';
 import { killStragglers } from './lib/proc.mjs';
 
+// `copilot --version` unpacks the bundled package (235 MB) into $COPILOT_PKG_CACHE_HOME (default
+// ~/.cache/copilot): keep that out of HOME for the version checks too.
+process.env.COPILOT_PKG_CACHE_HOME ??= path.join(os.tmpdir(), 'sophia-copilot-probe-pkg');
+
 export const COPILOT = { pkg: '@github/copilot', version: '1.0.102' };
 
 const here = path.dirname(new URL(import.meta.url).pathname);
