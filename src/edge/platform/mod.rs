@@ -142,6 +142,16 @@ pub fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
     imp::change_stamp(meta)
 }
 
+/// Renames `from` over `to`, replacing it atomically: a reader sees the old file or the new one,
+/// never a missing or half-written one. `rename(2)` on Unix. On Windows `std::fs::rename` uses
+/// POSIX semantics where the file system has them, which replace a file a reader has open; where
+/// it has not (older Windows 10, FAT and network volumes, Wine 8), the replace of a file that is
+/// open fails with access denied or a sharing violation until the reader closes it, so it is
+/// tried again for up to two seconds (readers hold the file open for one bounded read).
+pub fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
+    imp::replace_file(from, to)
+}
+
 /// Whether the process `pid` may still be running. Conservative: when it cannot tell, it says
 /// yes, so a live writer's temporary file is never removed.
 pub fn process_alive(pid: u32) -> bool {

@@ -99,3 +99,7 @@ pub(super) fn process_alive(pid: u32) -> bool {
     let rc = unsafe { libc::kill(pid, 0) };
     rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
+
+pub(super) fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
+    fs::rename(from, to)
+}
