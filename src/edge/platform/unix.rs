@@ -84,7 +84,7 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     (meta.mtime(), meta.mtime_nsec())
 }
 
-pub(super) fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
+pub(super) fn change_stamp(_path: &Path, meta: &fs::Metadata) -> [i64; 3] {
     [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()]
 }
 

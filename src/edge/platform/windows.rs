@@ -131,8 +131,19 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     }
 }
 
-pub(super) fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
-    [0, meta.creation_time() as i64, 0]
+/// The file index and volume serial number need a handle (std's `Metadata` has them only on
+/// nightly): one more open of the file; when it fails they are 0 and the creation time alone
+/// stands.
+pub(super) fn change_stamp(path: &Path, meta: &fs::Metadata) -> [i64; 3] {
+    let id = file_id(path, meta).unwrap_or(FileId {
+        device: 0,
+        index: 0,
+    });
+    [
+        id.index as i64,
+        meta.creation_time() as i64,
+        id.device as i64,
+    ]
 }
 
 pub(super) fn process_alive(pid: u32) -> bool {
