@@ -195,12 +195,16 @@ fn each_ci_floor_fails_just_above_its_figure() {
 }
 
 /// `scripts/smoke.sh`, the smoke checks `.ci/run` runs on the release binary and
-/// `scripts/windows-ci.sh` on the Windows `.exe` (not run by `.ci/run` yet: docs/architecture.md).
+/// `scripts/windows-ci.sh` (also run by `.ci/run`) on the Windows `.exe`.
 fn smoke_script() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     assert!(
         ci_script().contains("\nscripts/smoke.sh target/release/sophia-hook\n"),
         ".ci/run no longer runs scripts/smoke.sh on the release binary"
+    );
+    assert!(
+        ci_script().contains("\nscripts/windows-ci.sh\n"),
+        ".ci/run no longer runs scripts/windows-ci.sh"
     );
     let windows = std::fs::read_to_string(root.join("scripts/windows-ci.sh")).unwrap();
     assert!(

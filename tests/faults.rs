@@ -303,10 +303,8 @@ fn hooks_never_see_a_torn_catalog_while_it_is_rebuilt() {
         let dir = p.path().to_path_buf();
         std::thread::spawn(move || {
             for _ in 0..25 {
-                assert_eq!(
-                    run_binary(&["catalog", "build", "--root", &root], b"", &dir, &[]).code,
-                    0
-                );
+                let run = run_binary(&["catalog", "build", "--root", &root], b"", &dir, &[]);
+                assert_eq!(run.code, 0, "{}", run.stderr);
             }
         })
     };

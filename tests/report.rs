@@ -204,8 +204,13 @@ fn generate_week() -> String {
     out
 }
 
+/// A file of the repository by its absolute path on this platform. `CARGO_MANIFEST_DIR` is the
+/// build host's path: under Wine the Linux `/work/...`, which Windows reads as rooted on the
+/// current drive but not absolute, so a setting that requires an absolute path (such as
+/// `SOPHIA_ANALYTICS_FILE`) would take it as relative to the home directory. Canonicalized, it
+/// is the drive-letter path (`Z:\work\...`) there and unchanged on Unix.
 fn repo_path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+    dunce::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
 }
 
 #[test]

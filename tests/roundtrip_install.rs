@@ -30,6 +30,14 @@ const OUR_PATHS: &[&str] = &[
     "/Users/me/.cargo/bin/sophia-hook",
 ];
 
+/// The `--binary` the real-binary round trips install: `install` requires an absolute path, and
+/// on Windows `/opt/bin/...` is not one (it has no drive).
+const CLI_BINARY: &str = if cfg!(windows) {
+    r"C:\opt\bin\sophia-hook.exe"
+} else {
+    BINARY
+};
+
 const HOSTS: [Host; 3] = [Host::Codex, Host::Claude, Host::Gemini];
 
 fn config(cases: u32) -> ProptestConfig {
@@ -511,10 +519,10 @@ fn binary_round_trip_keeps_the_file_and_its_number_literals() {
                 root,
                 "--no-agents",
                 "--binary",
-                BINARY,
+                CLI_BINARY,
             ]);
             if args[0] == "uninstall" {
-                all.retain(|a| *a != "--no-agents" && *a != "--binary" && *a != BINARY);
+                all.retain(|a| *a != "--no-agents" && *a != "--binary" && *a != CLI_BINARY);
             }
             let r = common::run_binary(&all, b"", &home, &[("SOPHIA_ANALYTICS", "off")]);
             assert_eq!(r.code, 0, "{host:?} {args:?}: {}", r.stderr);
@@ -763,7 +771,7 @@ fn binary_round_trip_keeps_empty_containers_and_the_file() {
             for verb in ["install", "uninstall"] {
                 let mut args = vec![verb, "--host", host.as_str(), "--root", root];
                 if verb == "install" {
-                    args.extend(["--no-agents", "--binary", BINARY]);
+                    args.extend(["--no-agents", "--binary", CLI_BINARY]);
                 }
                 let r = common::run_binary(&args, b"", &home, &[("SOPHIA_ANALYTICS", "off")]);
                 assert_eq!(r.code, 0, "{host:?} {verb}: {}", r.stderr);

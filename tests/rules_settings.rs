@@ -34,10 +34,28 @@ const SWITCH: [Option<&str>; 10] = [
     Some("maybe"),
 ];
 
+/// Absolute paths on this platform (on Windows a path needs its drive to be absolute), and the
+/// home directory.
+const ABS_ENV: &str = if cfg!(windows) {
+    r"C:\abs\env.jsonl"
+} else {
+    "/abs/env.jsonl"
+};
+const ABS_USER: &str = if cfg!(windows) {
+    r"C:\abs\user.jsonl"
+} else {
+    "/abs/user.jsonl"
+};
+const HOME: &str = if cfg!(windows) {
+    r"C:\home\u"
+} else {
+    "/home/u"
+};
+
 const FILE: [Option<&str>; 5] = [
     None,
     Some(""),
-    Some("/abs/env.jsonl"),
+    Some(ABS_ENV),
     Some("rel/env.jsonl"),
     Some("~/tilde/env.jsonl"),
 ];
@@ -51,9 +69,9 @@ fn under_home(home: Option<&str>, p: &str) -> Option<PathBuf> {
     let rest = p.strip_prefix("~/");
     match (home, rest) {
         (Some(h), Some(r)) => Some(PathBuf::from(h).join(r)),
-        (Some(_), None) if p.starts_with('/') => Some(PathBuf::from(p)),
+        (Some(_), None) if [ABS_ENV, ABS_USER].contains(&p) => Some(PathBuf::from(p)),
         (Some(h), None) => Some(PathBuf::from(h).join(p)),
-        (None, _) if p.starts_with('/') => Some(PathBuf::from(p)),
+        (None, _) if [ABS_ENV, ABS_USER].contains(&p) => Some(PathBuf::from(p)),
         (None, _) => None,
     }
 }
@@ -63,9 +81,9 @@ fn the_analytics_file_for_every_combination() {
     let mut cases = 0;
     for switch in SWITCH {
         for file in FILE {
-            for home in [Some("/home/u"), None] {
+            for home in [Some(HOME), None] {
                 for user_enabled in [None, Some(false), Some(true)] {
-                    for user_file in [None, Some("mine/user.jsonl"), Some("/abs/user.jsonl")] {
+                    for user_file in [None, Some("mine/user.jsonl"), Some(ABS_USER)] {
                         for project_enabled in [None, Some(false), Some(true)] {
                             let env = |k: &str| match k {
                                 "HOME" => home.map(str::to_owned),

@@ -397,7 +397,12 @@ fn install_dry_run_prints_valid_json_and_warnings_go_to_stderr() {
                 root,
                 "--dry-run",
                 "--binary",
-                "/opt/my tools/sophia-hook",
+                // An absolute path on this platform (on Windows a path needs its drive).
+                if cfg!(windows) {
+                    r"C:\my tools\sophia-hook.exe"
+                } else {
+                    "/opt/my tools/sophia-hook"
+                },
             ],
             b"",
             home.path(),

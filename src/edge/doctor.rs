@@ -823,6 +823,20 @@ fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, 
         return Err("the entry is not exactly the command `sophia-hook install` writes".into());
     }
     let (program, _) = program_of(host, &reg.handler);
+    // On Windows the host runs its Windows line: that one must be ours exactly too.
+    if cfg!(windows)
+        && let Some(key) = windows_line_key(host)
+    {
+        let line = reg.handler.get(key).and_then(Value::as_str);
+        let current = crate::install::events(host)
+            .iter()
+            .any(|e| line == Some(&crate::install::powershell_command_line(&program, host, *e)));
+        if !current {
+            return Err(format!(
+                "its `{key}` is not exactly the line `sophia-hook install` writes"
+            ));
+        }
+    }
     let this = std::env::current_exe()
         .and_then(dunce::canonicalize)
         .map_err(|e| format!("cannot find this executable ({e})"))?;
@@ -836,10 +850,48 @@ fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, 
     Ok(this)
 }
 
+/// The handler key whose line the host runs on Windows instead of its POSIX one: Codex's
+/// `commandWindows`, Copilot CLI's `powershell` (both PowerShell lines).
+fn windows_line_key(host: Host) -> Option<&'static str> {
+    let settings = &host.spec().settings;
+    if settings.command_windows {
+        Some("commandWindows")
+    } else if settings.handler == HandlerForm::BashPowershell {
+        Some("powershell")
+    } else {
+        None
+    }
+}
+
+/// The shell command the host would start for our line for `event`, built for `binary` (never
+/// the configured text). On Unix `/bin/sh -c` with the POSIX line. On Windows PowerShell
+/// (`powershell.exe -NoProfile -Command`): Codex runs `commandWindows` and Copilot CLI its
+/// `powershell` line with it; Gemini CLI runs its `command` there with it (README, "On
+/// Windows"), and so is Antigravity's taken to (not observed), so their POSIX line is run as
+/// written, and a line PowerShell rejects shows up as a failed run.
+fn shell_command(host: Host, event: Event, binary: &str) -> Command {
+    if cfg!(windows) {
+        let line = if windows_line_key(host).is_some() {
+            crate::install::powershell_command_line(binary, host, event)
+        } else {
+            crate::install::command_line(binary, host, event)
+        };
+        let mut cmd = Command::new("powershell.exe");
+        cmd.args(["-NoProfile", "-Command"]).arg(line);
+        cmd
+    } else {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(crate::install::command_line(binary, host, event));
+        cmd
+    }
+}
+
 /// Runs this binary with the arguments the host would pass, on a sample payload, and validates
 /// what it prints. It goes the way the host goes: Claude Code's exec form runs the program with
-/// its `args`; the other hosts' command string runs through `sh -c`, so a quoting the shell
-/// would expand shows up here too. What runs is never the configured text: it is the command
+/// its `args`; the other hosts' command string runs through the host's shell
+/// ([`shell_command`]: `sh -c`, PowerShell on Windows), so a quoting the shell would expand
+/// shows up here too. What runs is never the configured text: it is the command
 /// line [`crate::install::command_line`] builds for the verified path of this binary (equal to
 /// the configured entry, or the entry is not run at all).
 fn live_run(
@@ -868,13 +920,7 @@ fn live_run(
         cmd.args(["--host", host.as_str(), "--event", wire]);
         cmd
     } else {
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c").arg(crate::install::command_line(
-            &binary.to_string_lossy(),
-            host,
-            event,
-        ));
-        cmd
+        shell_command(host, event, &binary.to_string_lossy())
     };
     cmd.current_dir(root)
         .env("SOPHIA_ANALYTICS", "off")
@@ -1318,6 +1364,71 @@ pub fn render(checks: &[Check]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The live run starts the shell the host runs its line with: `sh -c` and the POSIX line on
+    /// Unix; on Windows PowerShell, with Codex's `commandWindows` and Copilot CLI's `powershell`
+    /// line, and Gemini CLI's `command` as it is written (the POSIX line).
+    #[test]
+    fn the_live_run_starts_the_hosts_shell() {
+        let cases: [(Host, &str, &str, &str); 3] = if cfg!(windows) {
+            let bin = r"C:\bin\sophia-hook.exe";
+            [
+                (
+                    Host::Codex,
+                    bin,
+                    "powershell.exe",
+                    r"-NoProfile|-Command|C:\bin\sophia-hook.exe --host codex --event UserPromptSubmit",
+                ),
+                (
+                    Host::Copilot,
+                    bin,
+                    "powershell.exe",
+                    r"-NoProfile|-Command|C:\bin\sophia-hook.exe --host copilot --event userPromptSubmitted",
+                ),
+                (
+                    Host::Gemini,
+                    bin,
+                    "powershell.exe",
+                    r#"-NoProfile|-Command|"C:\\bin\\sophia-hook.exe" --host gemini --event BeforeAgent"#,
+                ),
+            ]
+        } else {
+            let bin = "/opt/my bin/sophia-hook";
+            [
+                (
+                    Host::Codex,
+                    bin,
+                    "/bin/sh",
+                    "-c|'/opt/my bin/sophia-hook' --host codex --event UserPromptSubmit",
+                ),
+                (
+                    Host::Copilot,
+                    bin,
+                    "/bin/sh",
+                    "-c|'/opt/my bin/sophia-hook' --host copilot --event userPromptSubmitted",
+                ),
+                (
+                    Host::Gemini,
+                    bin,
+                    "/bin/sh",
+                    "-c|'/opt/my bin/sophia-hook' --host gemini --event BeforeAgent",
+                ),
+            ]
+        };
+        for (host, bin, program, args) in cases {
+            let cmd = shell_command(host, Event::UserPromptSubmit, bin);
+            assert_eq!(cmd.get_program(), program, "{host:?}");
+            let got: Vec<String> = cmd
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(got.join("|"), args, "{host:?}");
+        }
+        assert_eq!(windows_line_key(Host::Codex), Some("commandWindows"));
+        assert_eq!(windows_line_key(Host::Copilot), Some("powershell"));
+        assert_eq!(windows_line_key(Host::Gemini), None);
+        assert_eq!(windows_line_key(Host::Claude), None);
+    }
 
     #[test]
     fn validate_as_the_host_would() {

@@ -356,16 +356,17 @@ fn write_atomic_with(
     if durable {
         tmp.as_file().sync_all()?;
     }
-    // Renamed with `std::fs::rename`, not `NamedTempFile::persist`: on Windows `persist` is a
-    // plain `MoveFileExW`, whose replace fails while a reader has the target open; std renames
-    // with POSIX semantics where Windows has them (`FILE_RENAME_FLAG_POSIX_SEMANTICS`), which
-    // replace an open file as `rename(2)` does. `keep` first clears the attributes Windows gave the temporary file (so
-    // the permissions, which there are the read-only attribute, are set after it) and hands the
-    // removal on failure to us.
+    // Renamed with `platform::replace_file` (`std::fs::rename`), not `NamedTempFile::persist`:
+    // on Windows `persist` is a plain `MoveFileExW`, whose replace fails while a reader has the
+    // target open; std renames with POSIX semantics where Windows has them
+    // (`FILE_RENAME_FLAG_POSIX_SEMANTICS`), which replace an open file as `rename(2)` does, and
+    // where it has not the platform layer tries again while a reader holds the target. `keep`
+    // first clears the attributes Windows gave the temporary file (so the permissions, which
+    // there are the read-only attribute, are set after it) and hands the removal on failure to us.
     let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
     let renamed = file.set_permissions(permissions).and_then(|()| {
         drop(file);
-        fs::rename(&tmp_path, path)
+        platform::replace_file(&tmp_path, path)
     });
     if let Err(e) = renamed {
         let _ = fs::remove_file(&tmp_path);

@@ -429,13 +429,14 @@ impl Walk<'_> {
                 .ok()
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos());
+            let changed = platform::change_stamp(&path, &meta);
             self.inv.files.push(SourceFile {
                 rel: file_rel,
                 scope: folder.scope,
                 path,
                 len: meta.len(),
                 mtime_ns,
-                changed: platform::change_stamp(&meta),
+                changed,
             });
         }
     }

@@ -136,10 +136,21 @@ pub fn mtime(meta: &fs::Metadata) -> (i64, i64) {
 
 /// What changes whenever a file's contents are replaced, whatever the writer did to its size and
 /// modification time: on Unix the inode and the change time (`st_ctime`, which no unprivileged
-/// call sets back); on Windows the creation time (a file saved by rename is a new file; an
-/// in-place rewrite that sets the time back is not seen there, `docs/security.md` `### I1`).
-pub fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
-    imp::change_stamp(meta)
+/// call sets back); on Windows the file index, the creation time and the volume serial number
+/// (a file saved by rename is a new file, with a new index; an in-place rewrite that sets the
+/// time back is not seen there, `docs/security.md` `### I1`). `path` is the file `meta` is of.
+pub fn change_stamp(path: &Path, meta: &fs::Metadata) -> [i64; 3] {
+    imp::change_stamp(path, meta)
+}
+
+/// Renames `from` over `to`, replacing it atomically: a reader sees the old file or the new one,
+/// never a missing or half-written one. `rename(2)` on Unix. On Windows `std::fs::rename` uses
+/// POSIX semantics where the file system has them, which replace a file a reader has open; where
+/// it has not (older Windows 10, FAT and network volumes, Wine 8), the replace of a file that is
+/// open fails with access denied or a sharing violation until the reader closes it, so it is
+/// tried again for up to two seconds (readers hold the file open for one bounded read).
+pub fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
+    imp::replace_file(from, to)
 }
 
 /// Whether the process `pid` may still be running. Conservative: when it cannot tell, it says

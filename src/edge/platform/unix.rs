@@ -84,7 +84,7 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     (meta.mtime(), meta.mtime_nsec())
 }
 
-pub(super) fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
+pub(super) fn change_stamp(_path: &Path, meta: &fs::Metadata) -> [i64; 3] {
     [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()]
 }
 
@@ -98,4 +98,8 @@ pub(super) fn process_alive(pid: u32) -> bool {
     // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
     let rc = unsafe { libc::kill(pid, 0) };
     rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+pub(super) fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
+    fs::rename(from, to)
 }

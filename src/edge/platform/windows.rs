@@ -9,7 +9,10 @@ use std::os::windows::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::os::windows::io::AsRawHandle;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
-use windows_sys::Win32::Foundation::{CloseHandle, ERROR_INVALID_PARAMETER, STILL_ACTIVE};
+use windows_sys::Win32::Foundation::{
+    CloseHandle, ERROR_ACCESS_DENIED, ERROR_INVALID_PARAMETER, ERROR_SHARING_VIOLATION,
+    STILL_ACTIVE,
+};
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_BACKUP_SEMANTICS,
     FILE_FLAG_OPEN_REPARSE_POINT, GetFileInformationByHandle,
@@ -128,8 +131,19 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
     }
 }
 
-pub(super) fn change_stamp(meta: &fs::Metadata) -> [i64; 3] {
-    [0, meta.creation_time() as i64, 0]
+/// The file index and volume serial number need a handle (std's `Metadata` has them only on
+/// nightly): one more open of the file; when it fails they are 0 and the creation time alone
+/// stands.
+pub(super) fn change_stamp(path: &Path, meta: &fs::Metadata) -> [i64; 3] {
+    let id = file_id(path, meta).unwrap_or(FileId {
+        device: 0,
+        index: 0,
+    });
+    [
+        id.index as i64,
+        meta.creation_time() as i64,
+        id.device as i64,
+    ]
 }
 
 pub(super) fn process_alive(pid: u32) -> bool {
@@ -145,4 +159,26 @@ pub(super) fn process_alive(pid: u32) -> bool {
     // SAFETY: closing the handle opened above, once.
     unsafe { CloseHandle(handle) };
     ok == 0 || code == STILL_ACTIVE as u32
+}
+
+/// `std::fs::rename`, tried again while the target is held open by a reader (see the interface's
+/// comment): 1, 2, 4 … 64 ms apart, about two seconds in all, then the last error.
+pub(super) fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match fs::rename(from, to) {
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(code) if code == ERROR_ACCESS_DENIED as i32
+                        || code == ERROR_SHARING_VIOLATION as i32
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(64));
+            }
+            other => return other,
+        }
+    }
 }
