@@ -104,6 +104,61 @@ pub fn powershell_command_line(binary: &str, host: Host, event: Event) -> String
     )
 }
 
+/// Splits a line [`powershell_command_line`] wrote back into its program and arguments: the
+/// `& '…'` literal (each doubled quote form standing for itself) or the bare first word, then
+/// the words after it. Only a line that [`powershell_command_line`] gives back exactly counts
+/// as ours, so this reader needs no more of PowerShell's grammar than that writer uses.
+pub fn powershell_split(command: &str) -> Option<Vec<String>> {
+    let is_quote = |c: char| matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}');
+    let (program, rest) = if let Some(literal) = command.strip_prefix("& '") {
+        let mut program = String::new();
+        let mut chars = literal.char_indices().peekable();
+        let end = loop {
+            let (i, c) = chars.next()?;
+            if is_quote(c) {
+                if chars.peek().map(|&(_, n)| n) == Some(c) {
+                    chars.next();
+                } else {
+                    break i + c.len_utf8();
+                }
+            }
+            program.push(c);
+        };
+        (program, &literal[end..])
+    } else {
+        let (program, rest) = command.split_once(' ').unwrap_or((command, ""));
+        (program.to_owned(), rest)
+    };
+    let mut words = vec![program];
+    words.extend(rest.split_whitespace().map(str::to_owned));
+    Some(words)
+}
+
+/// The command line `host` runs as `command`: the PowerShell line on Windows for a host that
+/// runs `command` through PowerShell there (Gemini CLI), the POSIX line everywhere else.
+fn shell_line(binary: &str, host: Host, event: Event, windows: bool) -> String {
+    if windows && host.spec().settings.command_is_powershell_on_windows {
+        powershell_command_line(binary, host, event)
+    } else {
+        command_line(binary, host, event)
+    }
+}
+
+/// The program of a shell-form `command` as `host` reads it: the PowerShell reading when that is
+/// exactly a line we write for a host that runs `command` through PowerShell on Windows, else
+/// the POSIX reading (`shlex`, which never expands anything).
+pub fn split_command(command: &str, host: Host) -> Option<Vec<String>> {
+    if host.spec().settings.command_is_powershell_on_windows
+        && let Some(words) = powershell_split(command)
+        && events(host)
+            .iter()
+            .any(|e| command == powershell_command_line(&words[0], host, *e))
+    {
+        return Some(words);
+    }
+    shlex::split(command)
+}
+
 /// The command line earlier versions wrote: the path in double quotes, which a shell
 /// expands (`$(…)`, backticks). Recognised only so that `install` replaces such an entry and
 /// `uninstall` removes it; `doctor` never runs it.
@@ -144,12 +199,13 @@ pub fn handler(binary: &str, host: Host, event: Event) -> Value {
         HandlerForm::Shell if settings.named_handlers => json!({
             "name": format!("sophia-hook-{}", kebab(wire)),
             "type": "command",
-            "command": command_line(binary, host, event),
+            "command": shell_line(binary, host, event, cfg!(windows)),
             "timeout": t,
             "description": "sophia-hook routing context",
         }),
         HandlerForm::Shell => {
-            let mut h = json!({"type": "command", "command": command_line(binary, host, event), "timeout": t});
+            let line = shell_line(binary, host, event, cfg!(windows));
+            let mut h = json!({"type": "command", "command": line, "timeout": t});
             if settings.command_windows && cfg!(windows) {
                 h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
             }
@@ -273,20 +329,21 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
                     ]
             });
     }
-    let Some(program) = program_of(command) else {
+    let Some(program) = program_of(command, host) else {
         return false;
     };
     is_our_program(&program)
         && events(host).iter().any(|e| {
             command == command_line(&program, host, *e)
+                || command == shell_line(&program, host, *e, true)
                 || command == legacy_command_line(&program, host, *e)
         })
 }
 
-/// The program a shell-form command line runs: its first word as a POSIX shell splits it
-/// (`shlex`, which never expands anything).
-pub fn program_of(command: &str) -> Option<String> {
-    shlex::split(command)?.into_iter().next()
+/// The program a shell-form command line runs: its first word as `host`'s shell splits it
+/// ([`split_command`]).
+pub fn program_of(command: &str, host: Host) -> Option<String> {
+    split_command(command, host)?.into_iter().next()
 }
 
 /// True when `handler` is exactly the command line this version of `install` writes for
@@ -300,10 +357,15 @@ pub fn is_current(handler: &Value, host: Host) -> bool {
     if handler.get("args").is_some() {
         return is_ours(handler, host);
     }
-    program_of(command).is_some_and(|program| {
+    is_current_on(command, host, cfg!(windows))
+}
+
+/// [`is_current`] for a `command` line, on Windows (`windows`) or elsewhere.
+fn is_current_on(command: &str, host: Host, windows: bool) -> bool {
+    program_of(command, host).is_some_and(|program| {
         events(host)
             .iter()
-            .any(|e| command == command_line(&program, host, *e))
+            .any(|e| command == shell_line(&program, host, *e, windows))
     })
 }
 
@@ -1014,6 +1076,60 @@ mod tests {
                 powershell_words(&line),
                 Some(vec![path.clone(), "--host".into(), "codex".into(), "--event".into(), "UserPromptSubmit".into()]),
                 "{}", line
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Gemini CLI runs `command` through PowerShell on Windows: whatever the folder, the line
+        /// a Windows build writes there reads in PowerShell as exactly our path and four
+        /// arguments (the same grammar oracle), is what `doctor` takes as current there, is ours
+        /// for `install`/`uninstall` on every platform, and its program reads back as the path.
+        /// The POSIX line is not current on Windows (doctor asks for a reinstall) and the
+        /// PowerShell line is not current elsewhere, but both stay ours.
+        #[test]
+        fn gemini_writes_the_powershell_line_on_windows_and_reads_it_back(
+            dir in "[^\\x00]{0,20}(\\\\|'|\u{2018}|\u{2019}|\\$|`| |C:)[^\\x00/\\\\]{0,8}",
+            event in proptest::sample::select(vec![Event::SessionStart, Event::UserPromptSubmit]),
+        ) {
+            let path = format!("{dir}\\sophia-hook.exe");
+            let wire = Host::Gemini.event_name(event);
+            let line = shell_line(&path, Host::Gemini, event, true);
+            proptest::prop_assert_eq!(
+                powershell_words(&line),
+                Some(vec![path.clone(), "--host".into(), "gemini".into(), "--event".into(), wire.into()]),
+                "{}", line
+            );
+            proptest::prop_assert!(is_current_on(&line, Host::Gemini, true), "{}", line);
+            proptest::prop_assert_eq!(program_of(&line, Host::Gemini), Some(path.clone()));
+            let ours = json!({"type": "command", "command": line});
+            proptest::prop_assert!(is_ours(&ours, Host::Gemini), "{}", line);
+            let posix = command_line(&path, Host::Gemini, event);
+            let older = json!({"type": "command", "command": posix});
+            proptest::prop_assert!(is_ours(&older, Host::Gemini), "{}", posix);
+            if posix != line {
+                proptest::prop_assert!(!is_current_on(&posix, Host::Gemini, true), "{}", posix);
+                proptest::prop_assert!(!is_current_on(&line, Host::Gemini, false), "{}", line);
+            }
+        }
+    }
+
+    /// Only Gemini CLI's `command` changes on Windows: every other host writes its POSIX line
+    /// there (Codex adds `commandWindows`, Copilot CLI has its own `powershell` field).
+    #[test]
+    fn only_gemini_runs_command_through_powershell() {
+        let path = r"C:\Program Files\sophia-hook.exe";
+        for host in Host::ALL {
+            let event = Event::UserPromptSubmit;
+            let expected = if host == Host::Gemini {
+                format!("& '{path}' --host gemini --event BeforeAgent")
+            } else {
+                command_line(path, host, event)
+            };
+            assert_eq!(shell_line(path, host, event, true), expected, "{host:?}");
+            assert_eq!(
+                shell_line(path, host, event, false),
+                command_line(path, host, event)
             );
         }
     }

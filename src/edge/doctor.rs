@@ -207,7 +207,7 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
         return (command, args.join(" "));
     }
     // Split as the host's shell splits it (without expanding anything).
-    let words = shlex::split(&command).unwrap_or_default();
+    let words = crate::install::split_command(&command, host).unwrap_or_default();
     match words.split_first() {
         Some((program, args)) => (program.clone(), args.join(" ")),
         None => (String::new(), String::new()),
@@ -866,12 +866,15 @@ fn windows_line_key(host: Host) -> Option<&'static str> {
 /// The shell command the host would start for our line for `event`, built for `binary` (never
 /// the configured text). On Unix `/bin/sh -c` with the POSIX line. On Windows PowerShell
 /// (`powershell.exe -NoProfile -Command`): Codex runs `commandWindows` and Copilot CLI its
-/// `powershell` line with it; Gemini CLI runs its `command` there with it (README, "On
-/// Windows"), and so is Antigravity's taken to (not observed), so their POSIX line is run as
-/// written, and a line PowerShell rejects shows up as a failed run.
+/// `powershell` line with it; Gemini CLI runs its `command` there with it (its PowerShell line
+/// there, `HostSpec::command_is_powershell_on_windows`), and so is Antigravity's taken to (not
+/// observed), so its POSIX line is run as written, and a line PowerShell rejects shows up as a
+/// failed run.
 fn shell_command(host: Host, event: Event, binary: &str) -> Command {
     if cfg!(windows) {
-        let line = if windows_line_key(host).is_some() {
+        let line = if windows_line_key(host).is_some()
+            || host.spec().settings.command_is_powershell_on_windows
+        {
             crate::install::powershell_command_line(binary, host, event)
         } else {
             crate::install::command_line(binary, host, event)
@@ -1367,7 +1370,7 @@ mod tests {
 
     /// The live run starts the shell the host runs its line with: `sh -c` and the POSIX line on
     /// Unix; on Windows PowerShell, with Codex's `commandWindows` and Copilot CLI's `powershell`
-    /// line, and Gemini CLI's `command` as it is written (the POSIX line).
+    /// line, and Gemini CLI's `command`, which is its PowerShell line there.
     #[test]
     fn the_live_run_starts_the_hosts_shell() {
         let cases: [(Host, &str, &str, &str); 3] = if cfg!(windows) {
@@ -1389,7 +1392,7 @@ mod tests {
                     Host::Gemini,
                     bin,
                     "powershell.exe",
-                    r#"-NoProfile|-Command|"C:\\bin\\sophia-hook.exe" --host gemini --event BeforeAgent"#,
+                    r"-NoProfile|-Command|C:\bin\sophia-hook.exe --host gemini --event BeforeAgent",
                 ),
             ]
         } else {

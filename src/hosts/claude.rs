@@ -48,6 +48,7 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: None,
         named_handlers: false,
         command_windows: false,
+        command_is_powershell_on_windows: false,
         runs_both_scopes: false,
     },
     trust: Trust::None,

@@ -48,6 +48,7 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: Some(&["description", "hooks"]),
         named_handlers: false,
         command_windows: true,
+        command_is_powershell_on_windows: false,
         runs_both_scopes: true,
     },
     trust: Trust::HandlerHashes {

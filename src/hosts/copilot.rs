@@ -54,6 +54,7 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: None,
         named_handlers: false,
         command_windows: false,
+        command_is_powershell_on_windows: false,
         // Both scopes' handlers run: two sessionStart contexts both arrive.
         runs_both_scopes: true,
     },

@@ -51,6 +51,9 @@ pub const SPEC: HostSpec = HostSpec {
         allowed_root_keys: None,
         named_handlers: true,
         command_windows: false,
+        // Gemini CLI 0.61.0 runs every hook through PowerShell on Windows (`getShellConfiguration`:
+        // $ComSpec when it is PowerShell, else pwsh.exe, else powershell.exe, with `-Command`).
+        command_is_powershell_on_windows: true,
         runs_both_scopes: false,
     },
     trust: Trust::TrustedFolders,

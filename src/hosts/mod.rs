@@ -209,6 +209,9 @@ pub struct Settings {
     pub named_handlers: bool,
     /// Whether a Windows build also writes `commandWindows` (PowerShell).
     pub command_windows: bool,
+    /// Whether the host runs `command` itself through PowerShell on Windows (so a Windows build
+    /// writes the PowerShell line there, not the POSIX one).
+    pub command_is_powershell_on_windows: bool,
     /// Whether the host runs the project's and the user's hooks both (so `install` warns when
     /// ours is in both).
     pub runs_both_scopes: bool,
