@@ -255,7 +255,9 @@ pub fn appendable(path: &Path, creates_folder: bool) -> io::Result<()> {
 /// permission bits, a new one is `0600` whatever the umask (`docs/security.md` `### I6`). The bytes go to an exclusive-create
 /// temporary sibling (`O_CREAT|O_EXCL|O_NOFOLLOW`, so a pre-planted symlink or file at the temp
 /// name fails the open instead of redirecting it), are synced, and the temp is renamed over the
-/// target. Temporary files a killed earlier writer left behind are removed.
+/// target. The only file it ever deletes is the temporary it created in this call, through its
+/// own handle or path (`docs/security.md` `### I10`): a file named like our temporaries is never
+/// removed, whoever made it.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_with(path, contents, true, None)
 }
@@ -342,7 +344,6 @@ fn write_atomic_with(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    remove_stale_temps(parent, &name);
     let mut tmp = create_temp(parent, &name)?;
     // A new file is 0600 exactly (the umask can only have removed bits from it); a replaced one
     // keeps its permissions; a backup gets the mode it is given.
@@ -593,7 +594,8 @@ fn create_temp(parent: &Path, name: &str) -> io::Result<tempfile::NamedTempFile>
 }
 
 /// [`create_temp`] with `random` random characters after our prefix and this process's id (the
-/// id lets [`remove_stale_temps`] tell a dead writer's leftover from a live one's).
+/// id tells a user which process left a temporary file behind; nothing in sophia-hook reads it,
+/// and nothing deletes a file by its name: `docs/security.md` `### I10`).
 fn create_temp_with(
     parent: &Path,
     name: &str,
@@ -604,35 +606,6 @@ fn create_temp_with(
         .prefix(&prefix)
         .rand_bytes(random)
         .tempfile_in(parent)
-}
-
-/// Removes our own temporary siblings of `name` whose writing process is gone (a killed writer).
-/// Only regular files or symlinks with our exact prefix and a dead pid are removed; removing a
-/// symlink removes the link, never its target.
-fn remove_stale_temps(parent: &Path, name: &str) {
-    let prefix = temp_prefix(name);
-    let Ok(entries) = fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
-            continue;
-        };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == 0 || platform::process_alive(pid) {
-            continue;
-        }
-        let is_file = entry
-            .file_type()
-            .map(|t| t.is_file() || t.is_symlink())
-            .unwrap_or(false);
-        if is_file {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
 }
 
 /// Refuses a symlink or an existing non-regular file before any open, so a device or FIFO is
@@ -1107,22 +1080,141 @@ mod tests {
         assert!(fs::symlink_metadata(&path).unwrap().is_file());
     }
 
+    /// One look-alike of our temporary files: its name and what it is.
+    #[derive(Debug, Clone, Copy)]
+    enum Planted {
+        File,
+        /// A symlink to a victim file beside it.
+        Symlink,
+        /// A folder holding one file.
+        Folder,
+        #[cfg(unix)]
+        Fifo,
+    }
+
+    /// Second pass case 25: a file named like our temporaries (`.<name>.sophia-tmp-<pid>-…`)
+    /// that this call did not create is never deleted, whatever its pid (dead, alive, ours,
+    /// zero, not a number), suffix, case, kind or folder: every writer of ours leaves it
+    /// byte for byte (and a link as a link, a folder with its file). Before the fix the
+    /// stale-temp cleanup removed every regular file and symlink with the target's exact
+    /// prefix and a dead pid.
     #[test]
-    fn stale_temps_of_dead_writers_are_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        // A pid that cannot exist (above the kernel's pid_max of 2^22).
-        let stale = dir.path().join(format!(".out{TEMP_MARK}99999999-0"));
-        fs::write(&stale, "half").unwrap();
-        let live = dir
-            .path()
-            .join(format!(".out{TEMP_MARK}{}-zz", std::process::id()));
-        fs::write(&live, "mine").unwrap();
-        let unrelated = dir.path().join(".other.tmp-1");
-        fs::write(&unrelated, "theirs").unwrap();
-        write_atomic(&dir.path().join("out"), b"x").unwrap();
-        assert!(!stale.exists());
-        assert!(live.exists());
-        assert!(unrelated.exists());
+    fn a_write_never_deletes_a_file_named_like_our_temporaries() {
+        let ours = std::process::id().to_string();
+        // Dead (above every pid_max), alive (init, and this process), zero, the largest, not a number.
+        let pids = ["99999999", "1", ours.as_str(), "0", "4294967295", "12x", ""];
+        let suffixes = ["-0", "-abcdefgh", "-", "", "-zz-1"];
+        let marks = [TEMP_MARK, ".SOPHIA-TMP-", ".sophia-tmp", ".tmp-"];
+        let mut kinds = vec![Planted::File, Planted::Symlink, Planted::Folder];
+        #[cfg(unix)]
+        kinds.push(Planted::Fifo);
+        if !links_work() {
+            kinds.retain(|k| !matches!(k, Planted::Symlink));
+        }
+        // Each kind of folder a writer replaces files in: a plain one, a nested one, a hidden one
+        // (`.sophia/`, `.codex/`), a backup folder, and one of the state files `update_json` keeps.
+        type Write = fn(&Path);
+        let writers: [(&str, Write); 5] = [
+            ("out", |p| write_atomic(p, b"new").unwrap()),
+            ("new/deeper/out", |p| write_atomic(p, b"new").unwrap()),
+            (".sophia/skills-index.tsv", |p| {
+                write_atomic(p, b"new").unwrap()
+            }),
+            ("bk/out", |p| write_backup(p, b"new", 0o600).unwrap()),
+            ("state/out.json", |p| {
+                update_json(p, |v: &mut Vec<u32>| {
+                    v.push(1);
+                    true
+                })
+                .unwrap()
+            }),
+        ];
+        let mut deleted = Vec::new();
+        let mut planted_count = 0;
+        for (target, write) in writers {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(target);
+            let folder = path.parent().unwrap();
+            fs::create_dir_all(folder).unwrap();
+            let victim = folder.join("victim");
+            fs::write(&victim, "keep").unwrap();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            let mut planted = Vec::new();
+            for (n, pid) in pids.iter().enumerate() {
+                for (m, suffix) in suffixes.iter().enumerate() {
+                    for mark in marks {
+                        for (k, kind) in kinds.iter().enumerate() {
+                            // The exact target name, its upper case, and another file's name.
+                            for file in [name.to_owned(), name.to_uppercase(), "other".to_owned()] {
+                                let look_alike =
+                                    folder.join(format!(".{file}{mark}{pid}{suffix}{n}{m}{k}"));
+                                if look_alike.exists() {
+                                    continue;
+                                }
+                                match kind {
+                                    Planted::File => fs::write(&look_alike, "theirs").unwrap(),
+                                    Planted::Symlink => symlink(&victim, &look_alike).unwrap(),
+                                    Planted::Folder => {
+                                        fs::create_dir(&look_alike).unwrap();
+                                        fs::write(look_alike.join("f"), "theirs").unwrap();
+                                    }
+                                    #[cfg(unix)]
+                                    Planted::Fifo => mkfifo(&look_alike),
+                                }
+                                planted.push((look_alike, *kind));
+                            }
+                        }
+                    }
+                }
+            }
+            // Twice: the second write finds the first's folder and target in place.
+            write(&path);
+            write(&path);
+            for (look_alike, kind) in &planted {
+                let meta = fs::symlink_metadata(look_alike);
+                let kept = match kind {
+                    Planted::File => fs::read_to_string(look_alike).is_ok_and(|t| t == "theirs"),
+                    Planted::Symlink => {
+                        meta.is_ok_and(|m| m.file_type().is_symlink())
+                            && fs::read_link(look_alike).is_ok_and(|t| t == victim)
+                    }
+                    Planted::Folder => {
+                        fs::read_to_string(look_alike.join("f")).is_ok_and(|t| t == "theirs")
+                    }
+                    #[cfg(unix)]
+                    Planted::Fifo => {
+                        use std::os::unix::fs::FileTypeExt;
+                        meta.is_ok_and(|m| m.file_type().is_fifo())
+                    }
+                };
+                if !kept {
+                    deleted.push(format!("{kind:?} {}", look_alike.display()));
+                }
+            }
+            assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+            planted_count += planted.len();
+            // Nothing else is left behind: the folder holds the target, the victim, the lock
+            // of a state file and what was planted.
+            let mut expected: Vec<String> = planted
+                .iter()
+                .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+                .chain([name.to_owned(), "victim".to_owned()])
+                .collect();
+            if target.ends_with(".json") {
+                expected.push(format!("{name}.lock"));
+            }
+            expected.sort();
+            if deleted.is_empty() {
+                assert_eq!(names(folder), expected, "{target}");
+            }
+        }
+        assert!(planted_count > 1000, "{planted_count}");
+        assert!(
+            deleted.is_empty(),
+            "{} of {planted_count} look-alikes deleted, e.g.:\n{}",
+            deleted.len(),
+            deleted[..deleted.len().min(8)].join("\n")
+        );
     }
 
     #[test]
