@@ -792,6 +792,82 @@ mod tests {
         assert!(f.read_at(0, 10).is_err());
     }
 
+    /// Every cap is the size docs/security.md states (`caps::*`): a file of exactly that many
+    /// bytes opens, one byte more is `TooLarge` naming the cap. Sparse files, so even the 1 GiB
+    /// analytics cap costs nothing to check.
+    #[test]
+    fn each_cap_takes_its_documented_size_and_refuses_one_byte_more() {
+        const KIB: u64 = 1024;
+        const MIB: u64 = 1024 * KIB;
+        let documented = [
+            ("CONFIG", caps::CONFIG, 64 * KIB),
+            ("CATALOG", caps::CATALOG, MIB),
+            ("SKILL_MD", caps::SKILL_MD, 128 * KIB),
+            ("INDEX", caps::INDEX, 4 * MIB),
+            ("AGENTS_MD", caps::AGENTS_MD, 256 * KIB),
+            ("STATE", caps::STATE, MIB),
+            ("SETTINGS", caps::SETTINGS, 4 * MIB),
+            ("TRANSCRIPT", caps::TRANSCRIPT, 16 * MIB),
+            ("CASES", caps::CASES, 16 * MIB),
+            ("ANALYTICS", caps::ANALYTICS, 1024 * MIB),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse");
+        for (name, cap, size) in documented {
+            let file = File::create(&path).unwrap();
+            file.set_len(size).unwrap();
+            let opened = open_bounded(&path, cap);
+            assert!(
+                opened
+                    .as_ref()
+                    .is_ok_and(|f| f.len() == size && !f.is_empty()),
+                "{name}: {size} bytes: {opened:?}"
+            );
+            file.set_len(size + 1).unwrap();
+            let over = open_bounded(&path, cap);
+            assert!(
+                matches!(over, Err(ReadError::TooLarge { cap: c }) if c == size),
+                "{name}: {} bytes: {over:?}",
+                size + 1
+            );
+        }
+        fs::write(&path, "").unwrap();
+        let empty = open_bounded(&path, caps::CONFIG).unwrap();
+        assert!(empty.is_empty());
+        assert_eq!(empty.len(), 0);
+    }
+
+    /// `SOPHIA_STATE_LOCK_MS` reaches the wait of `update_json` through `set_lock_wait`, and a
+    /// state update waits that long for a held lock, then gives up with `TimedOut`.
+    #[test]
+    fn the_configured_lock_wait_is_the_wait_of_a_state_update() {
+        assert_eq!(LOCK_WAIT, std::time::Duration::from_millis(2000));
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("s.json");
+        let mut lock = state.as_os_str().to_os_string();
+        lock.push(".lock");
+        let lock = PathBuf::from(lock);
+        // Other tests update state in parallel: the wait is changed only for this check and
+        // set back to the default at once.
+        set_lock_wait(std::time::Duration::from_millis(2_345));
+        let configured = lock_wait();
+        set_lock_wait(LOCK_WAIT);
+        assert_eq!(configured, std::time::Duration::from_millis(2_345));
+        assert_eq!(lock_wait(), LOCK_WAIT);
+        let started = std::time::Instant::now();
+        let err = with_lock(&lock, std::time::Duration::from_secs(30), || {
+            update_json(&state, |v: &mut Vec<u32>| {
+                v.push(1);
+                true
+            })
+            .unwrap_err()
+        })
+        .unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= LOCK_WAIT, "{:?}", started.elapsed());
+        assert!(!state.exists(), "nothing written without the lock");
+    }
+
     #[test]
     #[cfg(unix)]
     fn fifo_is_refused_without_blocking() {
