@@ -1459,4 +1459,83 @@ mod tests {
         let folder = for_each_line(dir.path(), 10, |_| {});
         assert!(matches!(folder, Err(ReadError::NotRegular)));
     }
+
+    /// `BoundedFile::is_same_file`: the opened file against the metadata of a path — its own
+    /// path (or a link to it) is the same file, another file in the same folder (same device,
+    /// another inode) is not, and a file put at the path after the open is not either.
+    #[test]
+    fn an_opened_file_is_the_same_only_as_its_own_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        fs::write(&a, "same size").unwrap();
+        fs::write(&b, "same size").unwrap();
+        let opened = open_bounded(&a, 100).unwrap();
+        assert!(opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
+        assert!(!opened.is_same_file(&fs::symlink_metadata(&b).unwrap()));
+        // The path swapped for another file after the open.
+        fs::rename(&b, &a).unwrap();
+        assert!(!opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
+    }
+
+    /// Lines at the cap's edges: a line of exactly `max_line` bytes is handed over, with or
+    /// without its newline at the end of the file; one byte longer is skipped and counted,
+    /// also as the last line; the line after a skipped one is read whole.
+    #[test]
+    fn lines_of_exactly_the_cap_pass_and_one_byte_more_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let at = "a".repeat(10);
+        let over = "b".repeat(11);
+        for (text, want, too_long) in [
+            (
+                format!("{at}\n{over}\nnext\n{at}"),
+                vec![at.as_str(), "next", &at],
+                1,
+            ),
+            (format!("{over}\n{at}\n{over}"), vec![at.as_str()], 2),
+            (format!("{at}\n\n{at}\n"), vec![at.as_str(), "", &at], 0),
+        ] {
+            fs::write(&path, &text).unwrap();
+            let mut got = Vec::new();
+            let seen = for_each_line(&path, 10, |l| {
+                got.push(String::from_utf8_lossy(l).into_owned())
+            })
+            .unwrap();
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(
+                seen,
+                LinesRead {
+                    lines: want.len() as u64,
+                    too_long
+                },
+                "{text:?}"
+            );
+        }
+    }
+
+    /// `replace_generated` refuses a symlink at the target with its own error, even when the
+    /// link leads to a file of ours: `AlreadyExists`, "it is a symlink", nothing written.
+    #[test]
+    fn a_generated_artifact_is_never_written_through_a_link_to_one_of_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let ours = |b: &[u8]| b.starts_with(b"#ours");
+        let real = dir.path().join("real.tsv");
+        fs::write(&real, "#ours 1").unwrap();
+        let link = dir.path().join("link.tsv");
+        if !links_work() {
+            return;
+        }
+        symlink(&real, &link).unwrap();
+        let err = replace_generated(&link, b"#ours 2", 100, ours).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert!(err.to_string().contains("it is a symlink"), "{err}");
+        assert_eq!(fs::read(&real).unwrap(), b"#ours 1");
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
 }
