@@ -1838,6 +1838,42 @@ mod tests {
         assert_eq!(inv.counts, [1, 1]);
     }
 
+    /// At most `MAX_SKILLS` (1,000) skills make an inventory (`docs/skills.md`, Caps): the first
+    /// 1,000 in precedence order are kept, the rest left out with one `skills-cap:1000` warning
+    /// however many folders are over.
+    #[test]
+    fn an_inventory_keeps_the_first_thousand_skills_and_warns_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let first = root.join("first");
+        let second = root.join("second");
+        for n in 0..1_000 {
+            mk(&first, &format!("s{n:04}"));
+        }
+        for n in 0..3 {
+            mk(&second, &format!("t{n}"));
+        }
+        let exactly = inventory(
+            vec![folder_at(first.clone(), SkillScope::Project, false)],
+            root,
+        );
+        assert_eq!(exactly.len(), 1_000);
+        assert!(exactly.warnings.is_empty(), "{:?}", exactly.warnings);
+        mk(&first, "s1000");
+        let over = inventory(
+            vec![
+                folder_at(first, SkillScope::Project, false),
+                folder_at(second, SkillScope::Project, false),
+            ],
+            root,
+        );
+        assert_eq!(over.len(), 1_000);
+        assert_eq!(over.counts, [1_000, 0]);
+        assert!(!rels(&over).contains(&"first/s1000/SKILL.md"));
+        assert_eq!(over.warnings, ["skills-cap:1000: the rest are left out"]);
+    }
+
     /// `Inventory::work` counts every file-system call of the walk, the figure `WalkCaps` bounds:
     /// for a small layout, the exact count worked out by hand (the walk-bound tests only bound it
     /// from above).
@@ -1856,6 +1892,7 @@ mod tests {
         symlink("a", skills.join("l")).unwrap();
         fs::create_dir_all(skills.join("m")).unwrap();
         symlink("../a/SKILL.md", skills.join("m/SKILL.md")).unwrap();
+        symlink("g/b", skills.join("n")).unwrap();
         let inv = inventory(vec![folder_at(skills, SkillScope::Project, true)], &root);
         assert_eq!(
             rels(&inv),
@@ -1866,15 +1903,16 @@ mod tests {
             ]
         );
         // The project folder: its check (1) and its two components (2), its identity (1), its
-        // listing (1) and its six entries (6).
-        let top = 3 + 1 + 1 + 6;
+        // listing (1) and its seven entries (7).
+        let top = 3 + 1 + 1 + 7;
         // `a`: identity, `SKILL.md` stat. `g`: identity, `SKILL.md` stat (missing), its
         // listing, its one entry, `b`'s identity and `SKILL.md` stat.
         let folders = 2 + 6;
         // `l`: the link check (1, plus 1 for the root's canonical form, made once), identity
         // (the folder `a`, taken). `m`: identity, `SKILL.md` stat (a link), the link check,
-        // the stat of what it leads to. `.hidden` and `notes.txt` cost only their entry.
-        let links = 2 + 1 + 4;
+        // the stat of what it leads to. `n`: the link check, identity (`g/b`, taken).
+        // `.hidden` and `notes.txt` cost only their entry.
+        let links = 2 + 1 + 4 + 2;
         assert_eq!(inv.work, top + folders + links);
     }
 
