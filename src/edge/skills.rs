@@ -1838,6 +1838,30 @@ mod tests {
         assert_eq!(inv.counts, [1, 1]);
     }
 
+    /// A project skill folder reached through links is walked only when it resolves inside the
+    /// project, whichever of its components are links: `.agents -> outside/a` with
+    /// `outside/a/skills -> outside/b` (every component a link) is refused like a single link
+    /// out; the same chain inside the project is walked.
+    #[cfg(unix)]
+    #[test]
+    fn a_project_folder_made_only_of_links_is_walked_only_inside_the_project() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for (base, expect) in [(tmp.path().join("outside"), 0), (root.join("vendor"), 1)] {
+            let _ = fs::remove_file(root.join(".agents"));
+            fs::create_dir_all(base.join("a")).unwrap();
+            mk(&base.join("b"), "linked");
+            let _ = fs::remove_file(base.join("a/skills"));
+            symlink(base.join("b"), base.join("a/skills")).unwrap();
+            symlink(base.join("a"), root.join(".agents")).unwrap();
+            let folder = folder_at(root.join(".agents/skills"), SkillScope::Project, true);
+            let inv = inventory(vec![folder], &root);
+            assert_eq!(inv.len(), expect, "{}: {:?}", base.display(), rels(&inv));
+        }
+    }
+
     /// At most `MAX_SKILLS` (1,000) skills make an inventory (`docs/skills.md`, Caps): the first
     /// 1,000 in precedence order are kept, the rest left out with one `skills-cap:1000` warning
     /// however many folders are over.
