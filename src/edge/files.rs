@@ -1538,4 +1538,35 @@ mod tests {
                 .is_symlink()
         );
     }
+
+    /// A folder, FIFO or device at an append or lock path is refused before it is opened, with
+    /// the refusal's own words (`doctor` prints them): `append_line` and `with_lock` say
+    /// "not a regular file" (`InvalidInput`), `appendable` says which files the hook refuses.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_by_name_before_any_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        let folder = dir.path().join("folder");
+        fs::create_dir(&folder).unwrap();
+        for path in [fifo.as_path(), folder.as_path(), Path::new("/dev/null")] {
+            for err in [
+                append_line(path, "x\n").unwrap_err(),
+                with_lock(path, LOCK_WAIT, || ()).unwrap_err(),
+            ] {
+                assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{path:?}: {err}");
+                assert!(
+                    err.to_string().contains("not a regular file"),
+                    "{path:?}: {err}"
+                );
+            }
+            let err = appendable(path, false).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("a symlink or not a regular file, which the hook refuses"),
+                "{path:?}: {err}"
+            );
+        }
+    }
 }
