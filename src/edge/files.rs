@@ -1539,8 +1539,8 @@ mod tests {
         );
     }
 
-    /// A folder, FIFO or device at an append or lock path is refused before it is opened, with
-    /// the refusal's own words (`doctor` prints them): `append_line` and `with_lock` say
+    /// A folder, FIFO, device or symlink at an append or lock path is refused before it is
+    /// opened, with the refusal's own words (`doctor` prints them): `append_line` and `with_lock` say
     /// "not a regular file" (`InvalidInput`), `appendable` says which files the hook refuses.
     #[cfg(unix)]
     #[test]
@@ -1568,5 +1568,21 @@ mod tests {
                 "{path:?}: {err}"
             );
         }
+        // A symlink, even to a regular file, is refused as a symlink.
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep\n").unwrap();
+        let link = dir.path().join("link");
+        symlink(&victim, &link).unwrap();
+        for err in [
+            append_line(&link, "x\n").unwrap_err(),
+            with_lock(&link, LOCK_WAIT, || ()).unwrap_err(),
+        ] {
+            assert!(
+                err.to_string()
+                    .contains("refusing to write through the symlink"),
+                "{err}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep\n");
     }
 }
