@@ -1587,4 +1587,22 @@ mod tests {
         }
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep\n");
     }
+
+    /// How a refused project path is named in messages and warnings (`explain`, `doctor`, the
+    /// tool commands' refusals) and its warning code.
+    #[test]
+    fn a_refused_project_path_says_why() {
+        for (why, text, code) in [
+            (Outside::Escapes, "outside the project", "outside-project"),
+            (
+                Outside::SymlinkOut,
+                "a symlink out of the project",
+                "outside-project",
+            ),
+            (Outside::GitDir, "inside .git/", "git-dir"),
+        ] {
+            assert_eq!(why.to_string(), text);
+            assert_eq!(why.code(), code);
+        }
+    }
 }
