@@ -330,3 +330,125 @@ fn a_linked_project_settings_file_is_written_only_when_it_is_the_hosts_own() {
     assert_eq!(checked, 38);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Second pass case 25: a repository (or anyone) can commit files named like our temporaries,
+/// `.<file>.sophia-tmp-<pid>-<random>`. No writer deletes one: for every writer (the tool
+/// commands that write into the project, and a hook run, which writes the user's cache), every
+/// file it writes is found in a first run; then, in a fresh project, look-alikes of its
+/// temporaries are planted beside each of those files — a dead writer's pid, a live one (init),
+/// pid 0, a symlink to a victim, a folder, upper case — and the second run must leave every one
+/// as it was, while writing its files again. Before the fix the stale-temp cleanup removed the
+/// regular files and symlinks with a dead pid next to each replaced file.
+#[test]
+fn no_writer_deletes_a_file_named_like_our_temporaries() {
+    let writers: &[&[&str]] = &[
+        &["skills", "index", "--host", "codex"],
+        &["catalog", "build"],
+        &["install", "--host", "codex"],
+        &["install", "--host", "claude"],
+        &["install", "--host", "gemini"],
+        &["agents", "sync", "--host", "claude"],
+        &["--host", "codex", "--event", "UserPromptSubmit"],
+    ];
+    let mut broken = Vec::new();
+    let mut planted_total = 0;
+    for args in writers {
+        let s = Sandbox::new();
+        project(&s);
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "session_id": "s1",
+            "cwd": s.project, "prompt": "zebra stripes for the zoo keeping"})
+        .to_string();
+        let stdin = if args[0] == "--host" {
+            payload.as_bytes()
+        } else {
+            b""
+        };
+        let before: Vec<_> = [&s.project, &s.home]
+            .iter()
+            .map(|d| trust::tree(d))
+            .collect();
+        let r = s.run(&s.project, args, stdin);
+        assert_eq!(r.code, 0, "{args:?}: {}{}", r.stdout, r.stderr);
+        // Every regular file the first run created or changed (its lock files aside).
+        let mut written = Vec::new();
+        for (base, old) in [&s.project, &s.home].into_iter().zip(&before) {
+            for (rel, (_, bytes)) in trust::tree(base) {
+                let path = base.join(&rel);
+                let is_file = fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+                if is_file
+                    && !rel.to_string_lossy().ends_with(".lock")
+                    && old.get(&rel).map(|(_, b)| b) != Some(&bytes)
+                {
+                    written.push(path);
+                }
+            }
+        }
+        assert!(!written.is_empty(), "{args:?} wrote nothing");
+        // A fresh project and the written files gone, so the second run writes them again.
+        project(&s);
+        for path in &written {
+            let _ = fs::remove_file(path);
+        }
+        let victim = trust::write(&s.home.join("victim.txt"), "VICTIM\n");
+        let mut planted = Vec::new();
+        for path in &written {
+            let folder = path.parent().unwrap();
+            fs::create_dir_all(folder).unwrap();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            for (i, look_alike) in [
+                format!(".{name}.sophia-tmp-99999999-0"),
+                format!(".{name}.sophia-tmp-99999999-abcdefgh"),
+                format!(".{name}.sophia-tmp-1-x"),
+                format!(".{name}.sophia-tmp-0-x"),
+                format!(".{name}.sophia-tmp-99999999-link"),
+                format!(".{name}.sophia-tmp-99999999-dir"),
+                format!(".{}.SOPHIA-TMP-99999999-0", name.to_uppercase()),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let at = folder.join(look_alike);
+                match i {
+                    4 => symlink(&victim, &at).unwrap(),
+                    5 => {
+                        trust::write(&at.join("inside"), "REPOSITORY FILE\n");
+                    }
+                    _ => {
+                        trust::write(&at, "REPOSITORY FILE\n");
+                    }
+                }
+                planted.push(at);
+            }
+        }
+        let r = s.run(&s.project, args, stdin);
+        assert_eq!(r.code, 0, "{args:?}: {}{}", r.stdout, r.stderr);
+        for path in &written {
+            assert!(
+                path.is_file(),
+                "{args:?}: {} not written again",
+                path.display()
+            );
+        }
+        for at in &planted {
+            let name = at.file_name().unwrap().to_string_lossy();
+            let kept = if name.ends_with("-link") {
+                fs::read_link(at).is_ok_and(|t| t == victim)
+            } else if name.ends_with("-dir") {
+                fs::read_to_string(at.join("inside")).is_ok_and(|t| t == "REPOSITORY FILE\n")
+            } else {
+                fs::read_to_string(at).is_ok_and(|t| t == "REPOSITORY FILE\n")
+            };
+            if !kept {
+                broken.push(format!("{args:?}: {} deleted", at.display()));
+            }
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "VICTIM\n");
+        planted_total += planted.len();
+    }
+    assert!(
+        broken.is_empty(),
+        "{} of {planted_total} look-alikes deleted:\n{}",
+        broken.len(),
+        broken.join("\n")
+    );
+}

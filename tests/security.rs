@@ -505,23 +505,28 @@ fn uninstall_keeps_a_users_own_sophia_hook_named_script() {
     assert!(notify.exists());
 }
 
+/// Second pass case 25: a file named like a killed writer's temporary may be a repository's
+/// own; install leaves it, and leaves no temporary of its own.
 #[test]
-fn a_killed_install_leaves_no_temporary_file_behind() {
+fn install_keeps_a_repository_file_named_like_a_dead_writers_temporary() {
     let repo = Repo::new();
     let settings = repo.file(".codex/hooks.json", "{}");
-    // What a killed writer leaves: a temp sibling named by a process that no longer exists.
-    let stale = repo
+    let look_alike = repo
         .project
         .join(".codex/.hooks.json.sophia-tmp-99999999-0");
-    fs::write(&stale, "{half").unwrap();
+    fs::write(&look_alike, "{half").unwrap();
     let run = repo.run(&["install", "--host", "codex"], b"", &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let names: Vec<String> = fs::read_dir(settings.parent().unwrap())
+    let mut names: Vec<String> = fs::read_dir(settings.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(names.contains(&"hooks.json".to_owned()), "{names:?}");
-    assert!(!names.iter().any(|n| n.contains("tmp")), "{names:?}");
+    names.sort();
+    assert_eq!(
+        names,
+        [".hooks.json.sophia-tmp-99999999-0", "agents", "hooks.json"]
+    );
+    assert_eq!(fs::read_to_string(&look_alike).unwrap(), "{half");
 }
 
 #[test]

@@ -255,7 +255,9 @@ pub fn appendable(path: &Path, creates_folder: bool) -> io::Result<()> {
 /// permission bits, a new one is `0600` whatever the umask (`docs/security.md` `### I6`). The bytes go to an exclusive-create
 /// temporary sibling (`O_CREAT|O_EXCL|O_NOFOLLOW`, so a pre-planted symlink or file at the temp
 /// name fails the open instead of redirecting it), are synced, and the temp is renamed over the
-/// target. Temporary files a killed earlier writer left behind are removed.
+/// target. The only file it ever deletes is the temporary it created in this call, through its
+/// own handle or path (`docs/security.md` `### I10`): a file named like our temporaries is never
+/// removed, whoever made it.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_with(path, contents, true, None)
 }
@@ -342,7 +344,6 @@ fn write_atomic_with(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    remove_stale_temps(parent, &name);
     let mut tmp = create_temp(parent, &name)?;
     // A new file is 0600 exactly (the umask can only have removed bits from it); a replaced one
     // keeps its permissions; a backup gets the mode it is given.
@@ -594,7 +595,8 @@ fn create_temp(parent: &Path, name: &str) -> io::Result<tempfile::NamedTempFile>
 }
 
 /// [`create_temp`] with `random` random characters after our prefix and this process's id (the
-/// id lets [`remove_stale_temps`] tell a dead writer's leftover from a live one's).
+/// id tells a user which process left a temporary file behind; nothing in sophia-hook reads it,
+/// and nothing deletes a file by its name: `docs/security.md` `### I10`).
 fn create_temp_with(
     parent: &Path,
     name: &str,
@@ -605,35 +607,6 @@ fn create_temp_with(
         .prefix(&prefix)
         .rand_bytes(random)
         .tempfile_in(parent)
-}
-
-/// Removes our own temporary siblings of `name` whose writing process is gone (a killed writer).
-/// Only regular files or symlinks with our exact prefix and a dead pid are removed; removing a
-/// symlink removes the link, never its target.
-fn remove_stale_temps(parent: &Path, name: &str) {
-    let prefix = temp_prefix(name);
-    let Ok(entries) = fs::read_dir(parent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
-            continue;
-        };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == 0 || platform::process_alive(pid) {
-            continue;
-        }
-        let is_file = entry
-            .file_type()
-            .map(|t| t.is_file() || t.is_symlink())
-            .unwrap_or(false);
-        if is_file {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
 }
 
 /// Refuses a symlink or an existing non-regular file before any open, so a device or FIFO is
@@ -818,6 +791,82 @@ mod tests {
         // Shrunk after it was opened: an error, not a short read taken for the whole.
         fs::write(&file, b"01").unwrap();
         assert!(f.read_at(0, 10).is_err());
+    }
+
+    /// Every cap is the size docs/security.md states (`caps::*`): a file of exactly that many
+    /// bytes opens, one byte more is `TooLarge` naming the cap. Sparse files, so even the 1 GiB
+    /// analytics cap costs nothing to check.
+    #[test]
+    fn each_cap_takes_its_documented_size_and_refuses_one_byte_more() {
+        const KIB: u64 = 1024;
+        const MIB: u64 = 1024 * KIB;
+        let documented = [
+            ("CONFIG", caps::CONFIG, 64 * KIB),
+            ("CATALOG", caps::CATALOG, MIB),
+            ("SKILL_MD", caps::SKILL_MD, 128 * KIB),
+            ("INDEX", caps::INDEX, 4 * MIB),
+            ("AGENTS_MD", caps::AGENTS_MD, 256 * KIB),
+            ("STATE", caps::STATE, MIB),
+            ("SETTINGS", caps::SETTINGS, 4 * MIB),
+            ("TRANSCRIPT", caps::TRANSCRIPT, 16 * MIB),
+            ("CASES", caps::CASES, 16 * MIB),
+            ("ANALYTICS", caps::ANALYTICS, 1024 * MIB),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse");
+        for (name, cap, size) in documented {
+            let file = File::create(&path).unwrap();
+            file.set_len(size).unwrap();
+            let opened = open_bounded(&path, cap);
+            assert!(
+                opened
+                    .as_ref()
+                    .is_ok_and(|f| f.len() == size && !f.is_empty()),
+                "{name}: {size} bytes: {opened:?}"
+            );
+            file.set_len(size + 1).unwrap();
+            let over = open_bounded(&path, cap);
+            assert!(
+                matches!(over, Err(ReadError::TooLarge { cap: c }) if c == size),
+                "{name}: {} bytes: {over:?}",
+                size + 1
+            );
+        }
+        fs::write(&path, "").unwrap();
+        let empty = open_bounded(&path, caps::CONFIG).unwrap();
+        assert!(empty.is_empty());
+        assert_eq!(empty.len(), 0);
+    }
+
+    /// `SOPHIA_STATE_LOCK_MS` reaches the wait of `update_json` through `set_lock_wait`, and a
+    /// state update waits that long for a held lock, then gives up with `TimedOut`.
+    #[test]
+    fn the_configured_lock_wait_is_the_wait_of_a_state_update() {
+        assert_eq!(LOCK_WAIT, std::time::Duration::from_millis(2000));
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("s.json");
+        let mut lock = state.as_os_str().to_os_string();
+        lock.push(".lock");
+        let lock = PathBuf::from(lock);
+        // Other tests update state in parallel: the wait is changed only for this check and
+        // set back to the default at once.
+        set_lock_wait(std::time::Duration::from_millis(2_345));
+        let configured = lock_wait();
+        set_lock_wait(LOCK_WAIT);
+        assert_eq!(configured, std::time::Duration::from_millis(2_345));
+        assert_eq!(lock_wait(), LOCK_WAIT);
+        let started = std::time::Instant::now();
+        let err = with_lock(&lock, std::time::Duration::from_secs(30), || {
+            update_json(&state, |v: &mut Vec<u32>| {
+                v.push(1);
+                true
+            })
+            .unwrap_err()
+        })
+        .unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= LOCK_WAIT, "{:?}", started.elapsed());
+        assert!(!state.exists(), "nothing written without the lock");
     }
 
     #[test]
@@ -1108,22 +1157,141 @@ mod tests {
         assert!(fs::symlink_metadata(&path).unwrap().is_file());
     }
 
+    /// One look-alike of our temporary files: its name and what it is.
+    #[derive(Debug, Clone, Copy)]
+    enum Planted {
+        File,
+        /// A symlink to a victim file beside it.
+        Symlink,
+        /// A folder holding one file.
+        Folder,
+        #[cfg(unix)]
+        Fifo,
+    }
+
+    /// Second pass case 25: a file named like our temporaries (`.<name>.sophia-tmp-<pid>-…`)
+    /// that this call did not create is never deleted, whatever its pid (dead, alive, ours,
+    /// zero, not a number), suffix, case, kind or folder: every writer of ours leaves it
+    /// byte for byte (and a link as a link, a folder with its file). Before the fix the
+    /// stale-temp cleanup removed every regular file and symlink with the target's exact
+    /// prefix and a dead pid.
     #[test]
-    fn stale_temps_of_dead_writers_are_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        // A pid that cannot exist (above the kernel's pid_max of 2^22).
-        let stale = dir.path().join(format!(".out{TEMP_MARK}99999999-0"));
-        fs::write(&stale, "half").unwrap();
-        let live = dir
-            .path()
-            .join(format!(".out{TEMP_MARK}{}-zz", std::process::id()));
-        fs::write(&live, "mine").unwrap();
-        let unrelated = dir.path().join(".other.tmp-1");
-        fs::write(&unrelated, "theirs").unwrap();
-        write_atomic(&dir.path().join("out"), b"x").unwrap();
-        assert!(!stale.exists());
-        assert!(live.exists());
-        assert!(unrelated.exists());
+    fn a_write_never_deletes_a_file_named_like_our_temporaries() {
+        let ours = std::process::id().to_string();
+        // Dead (above every pid_max), alive (init, and this process), zero, the largest, not a number.
+        let pids = ["99999999", "1", ours.as_str(), "0", "4294967295", "12x", ""];
+        let suffixes = ["-0", "-abcdefgh", "-", "", "-zz-1"];
+        let marks = [TEMP_MARK, ".SOPHIA-TMP-", ".sophia-tmp", ".tmp-"];
+        let mut kinds = vec![Planted::File, Planted::Symlink, Planted::Folder];
+        #[cfg(unix)]
+        kinds.push(Planted::Fifo);
+        if !links_work() {
+            kinds.retain(|k| !matches!(k, Planted::Symlink));
+        }
+        // Each kind of folder a writer replaces files in: a plain one, a nested one, a hidden one
+        // (`.sophia/`, `.codex/`), a backup folder, and one of the state files `update_json` keeps.
+        type Write = fn(&Path);
+        let writers: [(&str, Write); 5] = [
+            ("out", |p| write_atomic(p, b"new").unwrap()),
+            ("new/deeper/out", |p| write_atomic(p, b"new").unwrap()),
+            (".sophia/skills-index.tsv", |p| {
+                write_atomic(p, b"new").unwrap()
+            }),
+            ("bk/out", |p| write_backup(p, b"new", 0o600).unwrap()),
+            ("state/out.json", |p| {
+                update_json(p, |v: &mut Vec<u32>| {
+                    v.push(1);
+                    true
+                })
+                .unwrap()
+            }),
+        ];
+        let mut deleted = Vec::new();
+        let mut planted_count = 0;
+        for (target, write) in writers {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(target);
+            let folder = path.parent().unwrap();
+            fs::create_dir_all(folder).unwrap();
+            let victim = folder.join("victim");
+            fs::write(&victim, "keep").unwrap();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            let mut planted = Vec::new();
+            for (n, pid) in pids.iter().enumerate() {
+                for (m, suffix) in suffixes.iter().enumerate() {
+                    for mark in marks {
+                        for (k, kind) in kinds.iter().enumerate() {
+                            // The exact target name, its upper case, and another file's name.
+                            for file in [name.to_owned(), name.to_uppercase(), "other".to_owned()] {
+                                let look_alike =
+                                    folder.join(format!(".{file}{mark}{pid}{suffix}{n}{m}{k}"));
+                                if look_alike.exists() {
+                                    continue;
+                                }
+                                match kind {
+                                    Planted::File => fs::write(&look_alike, "theirs").unwrap(),
+                                    Planted::Symlink => symlink(&victim, &look_alike).unwrap(),
+                                    Planted::Folder => {
+                                        fs::create_dir(&look_alike).unwrap();
+                                        fs::write(look_alike.join("f"), "theirs").unwrap();
+                                    }
+                                    #[cfg(unix)]
+                                    Planted::Fifo => mkfifo(&look_alike),
+                                }
+                                planted.push((look_alike, *kind));
+                            }
+                        }
+                    }
+                }
+            }
+            // Twice: the second write finds the first's folder and target in place.
+            write(&path);
+            write(&path);
+            for (look_alike, kind) in &planted {
+                let meta = fs::symlink_metadata(look_alike);
+                let kept = match kind {
+                    Planted::File => fs::read_to_string(look_alike).is_ok_and(|t| t == "theirs"),
+                    Planted::Symlink => {
+                        meta.is_ok_and(|m| m.file_type().is_symlink())
+                            && fs::read_link(look_alike).is_ok_and(|t| t == victim)
+                    }
+                    Planted::Folder => {
+                        fs::read_to_string(look_alike.join("f")).is_ok_and(|t| t == "theirs")
+                    }
+                    #[cfg(unix)]
+                    Planted::Fifo => {
+                        use std::os::unix::fs::FileTypeExt;
+                        meta.is_ok_and(|m| m.file_type().is_fifo())
+                    }
+                };
+                if !kept {
+                    deleted.push(format!("{kind:?} {}", look_alike.display()));
+                }
+            }
+            assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+            planted_count += planted.len();
+            // Nothing else is left behind: the folder holds the target, the victim, the lock
+            // of a state file and what was planted.
+            let mut expected: Vec<String> = planted
+                .iter()
+                .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+                .chain([name.to_owned(), "victim".to_owned()])
+                .collect();
+            if target.ends_with(".json") {
+                expected.push(format!("{name}.lock"));
+            }
+            expected.sort();
+            if deleted.is_empty() {
+                assert_eq!(names(folder), expected, "{target}");
+            }
+        }
+        assert!(planted_count > 1000, "{planted_count}");
+        assert!(
+            deleted.is_empty(),
+            "{} of {planted_count} look-alikes deleted, e.g.:\n{}",
+            deleted.len(),
+            deleted[..deleted.len().min(8)].join("\n")
+        );
     }
 
     #[test]
@@ -1291,5 +1459,151 @@ mod tests {
         assert!(matches!(missing, Err(ReadError::Missing)));
         let folder = for_each_line(dir.path(), 10, |_| {});
         assert!(matches!(folder, Err(ReadError::NotRegular)));
+    }
+
+    /// `BoundedFile::is_same_file`: the opened file against the metadata of a path — its own
+    /// path is the same file, another file in the same folder (same device, another inode) is
+    /// not, and a file put at the path after the open is not either.
+    #[test]
+    fn an_opened_file_is_the_same_only_as_its_own_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        fs::write(&a, "one file").unwrap();
+        // Another length, so that the Windows check (length and modification time) tells
+        // them apart too.
+        fs::write(&b, "another file").unwrap();
+        let opened = open_bounded(&a, 100).unwrap();
+        assert!(opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
+        assert!(!opened.is_same_file(&fs::symlink_metadata(&b).unwrap()));
+        // The path swapped for another file after the open.
+        fs::rename(&b, &a).unwrap();
+        assert!(!opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
+    }
+
+    /// Lines at the cap's edges: a line of exactly `max_line` bytes is handed over, with or
+    /// without its newline at the end of the file; one byte longer is skipped and counted,
+    /// also as the last line; the line after a skipped one is read whole.
+    #[test]
+    fn lines_of_exactly_the_cap_pass_and_one_byte_more_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let at = "a".repeat(10);
+        let over = "b".repeat(11);
+        for (text, want, too_long) in [
+            (
+                format!("{at}\n{over}\nnext\n{at}"),
+                vec![at.as_str(), "next", &at],
+                1,
+            ),
+            (format!("{over}\n{at}\n{over}"), vec![at.as_str()], 2),
+            (format!("{at}\n\n{at}\n"), vec![at.as_str(), "", &at], 0),
+        ] {
+            fs::write(&path, &text).unwrap();
+            let mut got = Vec::new();
+            let seen = for_each_line(&path, 10, |l| {
+                got.push(String::from_utf8_lossy(l).into_owned())
+            })
+            .unwrap();
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(
+                seen,
+                LinesRead {
+                    lines: want.len() as u64,
+                    too_long
+                },
+                "{text:?}"
+            );
+        }
+    }
+
+    /// `replace_generated` refuses a symlink at the target with its own error, even when the
+    /// link leads to a file of ours: `AlreadyExists`, "it is a symlink", nothing written.
+    #[test]
+    fn a_generated_artifact_is_never_written_through_a_link_to_one_of_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let ours = |b: &[u8]| b.starts_with(b"#ours");
+        let real = dir.path().join("real.tsv");
+        fs::write(&real, "#ours 1").unwrap();
+        let link = dir.path().join("link.tsv");
+        if !links_work() {
+            return;
+        }
+        symlink(&real, &link).unwrap();
+        let err = replace_generated(&link, b"#ours 2", 100, ours).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert!(err.to_string().contains("it is a symlink"), "{err}");
+        assert_eq!(fs::read(&real).unwrap(), b"#ours 1");
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    /// A folder, FIFO, device or symlink at an append or lock path is refused before it is
+    /// opened, with the refusal's own words (`doctor` prints them): `append_line` and `with_lock` say
+    /// "not a regular file" (`InvalidInput`), `appendable` says which files the hook refuses.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_by_name_before_any_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        let folder = dir.path().join("folder");
+        fs::create_dir(&folder).unwrap();
+        for path in [fifo.as_path(), folder.as_path(), Path::new("/dev/null")] {
+            for err in [
+                append_line(path, "x\n").unwrap_err(),
+                with_lock(path, LOCK_WAIT, || ()).unwrap_err(),
+            ] {
+                assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{path:?}: {err}");
+                assert!(
+                    err.to_string().contains("not a regular file"),
+                    "{path:?}: {err}"
+                );
+            }
+            let err = appendable(path, false).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("a symlink or not a regular file, which the hook refuses"),
+                "{path:?}: {err}"
+            );
+        }
+        // A symlink, even to a regular file, is refused as a symlink.
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep\n").unwrap();
+        let link = dir.path().join("link");
+        symlink(&victim, &link).unwrap();
+        for err in [
+            append_line(&link, "x\n").unwrap_err(),
+            with_lock(&link, LOCK_WAIT, || ()).unwrap_err(),
+        ] {
+            assert!(
+                err.to_string()
+                    .contains("refusing to write through the symlink"),
+                "{err}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep\n");
+    }
+
+    /// How a refused project path is named in messages and warnings (`explain`, `doctor`, the
+    /// tool commands' refusals) and its warning code.
+    #[test]
+    fn a_refused_project_path_says_why() {
+        for (why, text, code) in [
+            (Outside::Escapes, "outside the project", "outside-project"),
+            (
+                Outside::SymlinkOut,
+                "a symlink out of the project",
+                "outside-project",
+            ),
+            (Outside::GitDir, "inside .git/", "git-dir"),
+        ] {
+            assert_eq!(why.to_string(), text);
+            assert_eq!(why.code(), code);
+        }
     }
 }

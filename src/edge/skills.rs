@@ -1745,6 +1745,202 @@ mod tests {
         );
     }
 
+    /// A folder of `scope` at `path` for a walk test.
+    fn folder_at(path: PathBuf, scope: SkillScope, nested: bool) -> SkillFolder {
+        SkillFolder {
+            label: path.file_name().unwrap().to_string_lossy().into_owned(),
+            path,
+            scope,
+            nested,
+        }
+    }
+
+    fn rels(inv: &Inventory) -> Vec<&str> {
+        let mut v: Vec<&str> = inv.files.iter().map(|f| f.rel.as_str()).collect();
+        v.sort();
+        v
+    }
+
+    /// Codex's nested folders are searched 3 levels deep (`docs/skills.md`: `group/skill/SKILL.md`,
+    /// up to 3 levels): a skill at levels 1, 2 and 3 below the skill folder is found, one at
+    /// level 4 is not, and a folder that does not nest (every other host) gives level 1 only.
+    #[test]
+    fn nested_skill_folders_are_searched_exactly_three_levels_deep() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let skills = root.join(".agents/skills");
+        mk(&skills, "one");
+        mk(&skills.join("g1"), "two");
+        mk(&skills.join("g1/g2"), "three");
+        mk(&skills.join("g1/g2/g3"), "four");
+        // A second branch: the depth is counted per branch, not across the walk.
+        mk(&skills.join("h1/h2"), "three-b");
+        let nested = inventory(
+            vec![folder_at(skills.clone(), SkillScope::Project, true)],
+            root,
+        );
+        assert_eq!(
+            rels(&nested),
+            [
+                "skills/g1/g2/three/SKILL.md",
+                "skills/g1/two/SKILL.md",
+                "skills/h1/h2/three-b/SKILL.md",
+                "skills/one/SKILL.md"
+            ]
+        );
+        let flat = inventory(vec![folder_at(skills, SkillScope::Project, false)], root);
+        assert_eq!(rels(&flat), ["skills/one/SKILL.md"]);
+    }
+
+    /// A `SKILL.md` that is itself a link: in a project folder it is followed when it resolves
+    /// inside the project, in the user's folder wherever it points; only a project link out of
+    /// the project is refused, with its warning.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_skill_file_is_followed_inside_the_project_and_from_the_users_folders() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        mk(&root.join("vendor"), "real");
+        mk(&outside, "far");
+        let project = root.join(".agents/skills");
+        for (name, to) in [
+            ("inside", root.join("vendor/real/SKILL.md")),
+            ("out", outside.join("far/SKILL.md")),
+        ] {
+            fs::create_dir_all(project.join(name)).unwrap();
+            symlink(to, project.join(name).join("SKILL.md")).unwrap();
+        }
+        let user = tmp.path().join("home/skills");
+        fs::create_dir_all(user.join("far-linked")).unwrap();
+        symlink(
+            outside.join("far/SKILL.md"),
+            user.join("far-linked/SKILL.md"),
+        )
+        .unwrap();
+        let inv = inventory(
+            vec![
+                folder_at(project, SkillScope::Project, false),
+                folder_at(user, SkillScope::User, false),
+            ],
+            &root,
+        );
+        assert_eq!(
+            rels(&inv),
+            ["skills/far-linked/SKILL.md", "skills/inside/SKILL.md"]
+        );
+        assert_eq!(
+            inv.warnings,
+            ["skill-link-outside-project:skills/out/SKILL.md"]
+        );
+        assert_eq!(inv.counts, [1, 1]);
+    }
+
+    /// A project skill folder reached through links is walked only when it resolves inside the
+    /// project, whichever of its components are links: `.agents -> outside/a` with
+    /// `outside/a/skills -> outside/b` (every component a link) is refused like a single link
+    /// out; the same chain inside the project is walked.
+    #[cfg(unix)]
+    #[test]
+    fn a_project_folder_made_only_of_links_is_walked_only_inside_the_project() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        for (base, expect) in [(tmp.path().join("outside"), 0), (root.join("vendor"), 1)] {
+            let _ = fs::remove_file(root.join(".agents"));
+            fs::create_dir_all(base.join("a")).unwrap();
+            mk(&base.join("b"), "linked");
+            let _ = fs::remove_file(base.join("a/skills"));
+            symlink(base.join("b"), base.join("a/skills")).unwrap();
+            symlink(base.join("a"), root.join(".agents")).unwrap();
+            let folder = folder_at(root.join(".agents/skills"), SkillScope::Project, true);
+            let inv = inventory(vec![folder], &root);
+            assert_eq!(inv.len(), expect, "{}: {:?}", base.display(), rels(&inv));
+        }
+    }
+
+    /// At most `MAX_SKILLS` (1,000) skills make an inventory (`docs/skills.md`, Caps): the first
+    /// 1,000 in precedence order are kept, the rest left out with one `skills-cap:1000` warning
+    /// however many folders are over.
+    #[test]
+    fn an_inventory_keeps_the_first_thousand_skills_and_warns_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let first = root.join("first");
+        let second = root.join("second");
+        for n in 0..1_000 {
+            mk(&first, &format!("s{n:04}"));
+        }
+        for n in 0..3 {
+            mk(&second, &format!("t{n}"));
+        }
+        let exactly = inventory(
+            vec![folder_at(first.clone(), SkillScope::Project, false)],
+            root,
+        );
+        assert_eq!(exactly.len(), 1_000);
+        assert!(exactly.warnings.is_empty(), "{:?}", exactly.warnings);
+        mk(&first, "s1000");
+        let over = inventory(
+            vec![
+                folder_at(first, SkillScope::Project, false),
+                folder_at(second, SkillScope::Project, false),
+            ],
+            root,
+        );
+        assert_eq!(over.len(), 1_000);
+        assert_eq!(over.counts, [1_000, 0]);
+        assert!(!rels(&over).contains(&"first/s1000/SKILL.md"));
+        assert_eq!(over.warnings, ["skills-cap:1000: the rest are left out"]);
+    }
+
+    /// `Inventory::work` counts every file-system call of the walk, the figure `WalkCaps` bounds:
+    /// for a small layout, the exact count worked out by hand (the walk-bound tests only bound it
+    /// from above).
+    #[cfg(unix)]
+    #[test]
+    fn the_walk_counts_each_file_system_call_it_makes() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = dunce::canonicalize(tmp.path()).unwrap();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let skills = root.join(".agents/skills");
+        mk(&skills, "a");
+        mk(&skills.join("g"), "b");
+        fs::create_dir_all(skills.join(".hidden")).unwrap();
+        fs::write(skills.join("notes.txt"), "x").unwrap();
+        symlink("a", skills.join("l")).unwrap();
+        fs::create_dir_all(skills.join("m")).unwrap();
+        symlink("../a/SKILL.md", skills.join("m/SKILL.md")).unwrap();
+        symlink("g/b", skills.join("n")).unwrap();
+        let inv = inventory(vec![folder_at(skills, SkillScope::Project, true)], &root);
+        assert_eq!(
+            rels(&inv),
+            [
+                "skills/a/SKILL.md",
+                "skills/g/b/SKILL.md",
+                "skills/m/SKILL.md"
+            ]
+        );
+        // The project folder: its check (1) and its two components (2), its identity (1), its
+        // listing (1) and its seven entries (7).
+        let top = 3 + 1 + 1 + 7;
+        // `a`: identity, `SKILL.md` stat. `g`: identity, `SKILL.md` stat (missing), its
+        // listing, its one entry, `b`'s identity and `SKILL.md` stat.
+        let folders = 2 + 6;
+        // `l`: the link check (1, plus 1 for the root's canonical form, made once), identity
+        // (the folder `a`, taken). `m`: identity, `SKILL.md` stat (a link), the link check,
+        // the stat of what it leads to. `n`: the link check, identity (`g/b`, taken).
+        // `.hidden` and `notes.txt` cost only their entry.
+        let links = 2 + 1 + 4 + 2;
+        assert_eq!(inv.work, top + folders + links);
+    }
+
     #[cfg(unix)]
     #[test]
     fn project_links_stay_inside_the_project() {

@@ -9,7 +9,6 @@
 //! | a file we create is private | mode `0600` | the folder's inherited ACL: under the user profile (`%USERPROFILE%`, `%LOCALAPPDATA%`) only the user, SYSTEM and Administrators |
 //! | a replaced file keeps its permissions | the mode bits (`& 0o7777`) | the read-only attribute |
 //! | file identity (freshness stamp, visited sets) | device and inode | volume serial number and file index |
-//! | a killed writer's temporary file is stale | `kill(pid, 0)` fails with `ESRCH` | `OpenProcess` finds no such process, or it has exited |
 //!
 //! Locking needs no platform code: `std::fs::File::lock` is `flock(LOCK_EX)` on Unix and
 //! `LockFileEx` on Windows; both are released when the file is closed.
@@ -153,22 +152,9 @@ pub fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
     imp::replace_file(from, to)
 }
 
-/// Whether the process `pid` may still be running. Conservative: when it cannot tell, it says
-/// yes, so a live writer's temporary file is never removed.
-pub fn process_alive(pid: u32) -> bool {
-    imp::process_alive(pid)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    #[test]
-    fn this_process_is_alive_and_an_impossible_pid_is_not() {
-        assert!(process_alive(std::process::id()));
-        // Above Linux's pid_max (2^22) and not a multiple of 4 (Windows ids are).
-        assert!(!process_alive(99_999_999));
-    }
 
     #[test]
     fn two_paths_to_one_file_share_an_identity_and_two_files_do_not() {

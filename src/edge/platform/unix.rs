@@ -1,5 +1,5 @@
 //! The Unix side of the platform layer (Linux, macOS): `libc` open flags, mode bits, device and
-//! inode, `kill(pid, 0)`.
+//! inode.
 
 use super::FileId;
 use std::fs::{self, File, OpenOptions};
@@ -86,18 +86,6 @@ pub(super) fn mtime(meta: &fs::Metadata) -> (i64, i64) {
 
 pub(super) fn change_stamp(_path: &Path, meta: &fs::Metadata) -> [i64; 3] {
     [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()]
-}
-
-pub(super) fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return true;
-    };
-    if pid <= 0 {
-        return true;
-    }
-    // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 pub(super) fn replace_file(from: &Path, to: &Path) -> io::Result<()> {

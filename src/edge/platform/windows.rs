@@ -1,6 +1,6 @@
 //! The Windows side of the platform layer: `FILE_FLAG_OPEN_REPARSE_POINT` and the reparse-point
 //! attribute for writes that never follow a link, the read-only attribute, volume serial number
-//! and file index, `OpenProcess` for liveness.
+//! and file index.
 
 use super::FileId;
 use std::fs::{self, File, OpenOptions};
@@ -9,16 +9,10 @@ use std::os::windows::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::os::windows::io::AsRawHandle;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
-use windows_sys::Win32::Foundation::{
-    CloseHandle, ERROR_ACCESS_DENIED, ERROR_INVALID_PARAMETER, ERROR_SHARING_VIOLATION,
-    STILL_ACTIVE,
-};
+use windows_sys::Win32::Foundation::{ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION};
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_BACKUP_SEMANTICS,
     FILE_FLAG_OPEN_REPARSE_POINT, GetFileInformationByHandle,
-};
-use windows_sys::Win32::System::Threading::{
-    GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
 };
 
 /// Windows has no FIFOs or terminals among files that `CreateFileW` opens without blocking, and
@@ -144,21 +138,6 @@ pub(super) fn change_stamp(path: &Path, meta: &fs::Metadata) -> [i64; 3] {
         meta.creation_time() as i64,
         id.device as i64,
     ]
-}
-
-pub(super) fn process_alive(pid: u32) -> bool {
-    // SAFETY: OpenProcess with a query-only right; the handle is closed below.
-    let handle = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid) };
-    if handle.is_null() {
-        // No such process is ERROR_INVALID_PARAMETER; access denied means it exists.
-        return io::Error::last_os_error().raw_os_error() != Some(ERROR_INVALID_PARAMETER as i32);
-    }
-    let mut code = 0u32;
-    // SAFETY: the handle was just opened with query rights; `code` is a valid out pointer.
-    let ok = unsafe { GetExitCodeProcess(handle, &mut code) };
-    // SAFETY: closing the handle opened above, once.
-    unsafe { CloseHandle(handle) };
-    ok == 0 || code == STILL_ACTIVE as u32
 }
 
 /// `std::fs::rename`, tried again while the target is held open by a reader (see the interface's
