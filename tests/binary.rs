@@ -666,3 +666,89 @@ fn gemini_sends_the_bootstrap_with_the_first_prompt_whose_conversation_lacks_it(
     fs::write(&transcript, r#"{"messages":[]}"#).unwrap();
     assert!(run("BeforeAgent", Some("ciao")).contains("Sophia routing bootstrap"));
 }
+
+/// The rule for Gemini CLI's conversation file (docs/hosts.md; `edge::hook`): the bootstrap rides
+/// with a prompt unless the conversation already carries it. No path, an empty one or no file yet:
+/// sent. A readable file: sent exactly when the marker is not in it. A file over the 16 MiB cap,
+/// a folder or a FIFO (one we cannot read as a bounded regular file): counted as carrying it, so
+/// a long conversation never gets the bootstrap again on every turn. Each kind, both sides of the
+/// cap, one table.
+#[test]
+fn gemini_resends_the_bootstrap_only_when_a_readable_conversation_lacks_it() {
+    const CAP: usize = 16 * 1024 * 1024;
+    const MARK: &str = "Sophia routing bootstrap";
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    let at = |name: &str| home.path().join(name);
+    let padded = |len: usize, marker: bool| {
+        let mut bytes = vec![b' '; len];
+        if marker {
+            bytes[len - MARK.len()..].copy_from_slice(MARK.as_bytes());
+        }
+        bytes
+    };
+    fs::write(
+        at("with-marker.json"),
+        format!(r#"{{"messages":["{MARK}"]}}"#),
+    )
+    .unwrap();
+    fs::write(at("without-marker.json"), r#"{"messages":[]}"#).unwrap();
+    fs::write(at("cap-with-marker.json"), padded(CAP, true)).unwrap();
+    fs::write(at("cap-without-marker.json"), padded(CAP, false)).unwrap();
+    fs::write(at("over-cap-without-marker.json"), padded(CAP + 1, false)).unwrap();
+    fs::create_dir(at("a-folder")).unwrap();
+    let path = |name: &str| Some(at(name).to_str().unwrap().to_owned());
+    // (what the payload's transcript_path is, whether the bootstrap is sent)
+    let mut cases: Vec<(&str, Option<String>, bool)> = vec![
+        ("no transcript_path", None, true),
+        ("an empty path", Some(String::new()), true),
+        ("no file yet", path("not-yet.json"), true),
+        ("a file with the marker", path("with-marker.json"), false),
+        ("a file without it", path("without-marker.json"), true),
+        (
+            "16 MiB ending in the marker",
+            path("cap-with-marker.json"),
+            false,
+        ),
+        ("16 MiB without it", path("cap-without-marker.json"), true),
+        (
+            "one byte over the cap",
+            path("over-cap-without-marker.json"),
+            false,
+        ),
+        ("a folder", path("a-folder"), false),
+    ];
+    #[cfg(unix)]
+    {
+        let fifo = at("a-fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        cases.push(("a FIFO", path("a-fifo"), false));
+    }
+    for (kind, transcript, sent) in cases {
+        let mut payload = serde_json::json!({"hook_event_name": "BeforeAgent", "cwd": project, "session_id": "g1", "prompt": "!quick spiegami"});
+        if let Some(t) = transcript {
+            payload["transcript_path"] = t.into();
+        }
+        let out = run_binary(
+            &["--host", "gemini"],
+            payload.to_string().as_bytes(),
+            home.path(),
+            &[("SOPHIA_ANALYTICS", "off")],
+        );
+        assert_eq!(out.code, 0, "{kind}");
+        // The routing line is there either way: the test sees a real answer, not silence.
+        assert!(
+            out.stdout.contains("contextMode=light"),
+            "{kind}: {}",
+            out.stdout
+        );
+        assert_eq!(out.stdout.contains(MARK), sent, "{kind}: {}", out.stdout);
+    }
+}

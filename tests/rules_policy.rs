@@ -712,3 +712,24 @@ fn plan_requests_approvals_and_scope_changes() {
         assert!(!approves_plan(neither), "{neither}");
     }
 }
+
+/// Roles the user names are listed in the order they are written (the lock keeps the user's
+/// order, whatever the catalog's): every ordered pair of distinct roles of the default catalog,
+/// written as `use the A and then the B`, gives `[A, B]`.
+#[test]
+fn named_roles_keep_the_order_they_are_written_in() {
+    use sophia_hook::agents::policy::named_agents;
+    let catalog = default_catalog();
+    let ids: Vec<String> = catalog.agents.iter().map(|a| a.id.clone()).collect();
+    assert!(ids.len() >= 2);
+    for a in &ids {
+        for b in ids.iter().filter(|b| *b != a) {
+            let text = format!("!agents use the {a} and then the {b}");
+            assert_eq!(
+                named_agents(&text, &catalog),
+                [a.clone(), b.clone()],
+                "{text}"
+            );
+        }
+    }
+}
