@@ -1476,9 +1476,13 @@ mod tests {
         let opened = open_bounded(&a, 100).unwrap();
         assert!(opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
         assert!(!opened.is_same_file(&fs::symlink_metadata(&b).unwrap()));
-        // The path swapped for another file after the open.
-        fs::rename(&b, &a).unwrap();
-        assert!(!opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
+        // The path swapped for another file after the open. Not on Windows: there (Wine 8, and
+        // volumes without POSIX rename semantics) a file held open cannot be renamed over
+        // ("Access denied"), so no swap can happen while we hold it.
+        if cfg!(unix) {
+            fs::rename(&b, &a).unwrap();
+            assert!(!opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
+        }
     }
 
     /// Lines at the cap's edges: a line of exactly `max_line` bytes is handed over, with or
