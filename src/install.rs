@@ -136,7 +136,7 @@ pub fn powershell_split(command: &str) -> Option<Vec<String>> {
 
 /// The command line `host` runs as `command`: the PowerShell line on Windows for a host that
 /// runs `command` through PowerShell there (Gemini CLI), the POSIX line everywhere else.
-fn shell_line(binary: &str, host: Host, event: Event, windows: bool) -> String {
+pub fn shell_line(binary: &str, host: Host, event: Event, windows: bool) -> String {
     if windows && host.spec().settings.command_is_powershell_on_windows {
         powershell_command_line(binary, host, event)
     } else {

@@ -866,18 +866,15 @@ fn windows_line_key(host: Host) -> Option<&'static str> {
 /// The shell command the host would start for our line for `event`, built for `binary` (never
 /// the configured text). On Unix `/bin/sh -c` with the POSIX line. On Windows PowerShell
 /// (`powershell.exe -NoProfile -Command`): Codex runs `commandWindows` and Copilot CLI its
-/// `powershell` line with it; Gemini CLI runs its `command` there with it (its PowerShell line
-/// there, `HostSpec::command_is_powershell_on_windows`), and so is Antigravity's taken to (not
-/// observed), so its POSIX line is run as written, and a line PowerShell rejects shows up as a
-/// failed run.
+/// `powershell` line with it; every other host its `command` as `install` writes it there
+/// ([`crate::install::shell_line`]: Gemini CLI's PowerShell line; Antigravity's POSIX line, its
+/// Windows shell not observed, so a line PowerShell rejects shows up as a failed run).
 fn shell_command(host: Host, event: Event, binary: &str) -> Command {
     if cfg!(windows) {
-        let line = if windows_line_key(host).is_some()
-            || host.spec().settings.command_is_powershell_on_windows
-        {
+        let line = if windows_line_key(host).is_some() {
             crate::install::powershell_command_line(binary, host, event)
         } else {
-            crate::install::command_line(binary, host, event)
+            crate::install::shell_line(binary, host, event, true)
         };
         let mut cmd = Command::new("powershell.exe");
         cmd.args(["-NoProfile", "-Command"]).arg(line);
