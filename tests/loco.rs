@@ -52,6 +52,13 @@ use sophia_hook::text::{fold, routing_window, routing_words};
 /// The named precision a calibration must reach on the catalogs it is chosen on.
 const NAMED_PRECISION: f64 = 0.90;
 
+/// The named precision the confidence's threshold must reach on the seven catalogs it is fitted
+/// on, one point above [`NAMED_PRECISION`]: the fit is scored on the same prompts it learned
+/// from, so its in-sample precision runs above what a catalog it never saw gets. 0.91 is the
+/// target the learned-confidence experiment used in session 6, before the confidence reached the
+/// hook; docs/skills.md records the held-out figures at 0.90, 0.91 and 0.92.
+const FIT_TARGET: f64 = 0.91;
+
 /// The grid: the plain threshold, the shared-word share (infinity: the rule off), the weights of
 /// the body's lead lines and prose (0: the body not read); the other knobs at the hook's values.
 /// The margin of calibrated abstention is not in it: under this protocol it lowered pooled
@@ -549,10 +556,10 @@ fn leave_one_catalog_out() {
 
 /// The CI gate on the pooled held-out figures of the hook under the protocol (docs/skills.md,
 /// "Leave one catalog out": the learned confidence fitted on seven catalogs, the hook's code
-/// path on the eighth): named precision at least 0.90, top-1 at least 0.60 (measured: 0.901 and
-/// 0.607; the rules alone, before: 0.906 and 0.587).
+/// path on the eighth): named precision at least 0.90, top-1 at least 0.62 (measured: 0.905 and
+/// 0.623; the rules alone, before: 0.906 and 0.587).
 fn meets_held_out_gate(f: &Figures) -> bool {
-    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.60)
+    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.62)
 }
 
 #[test]
@@ -562,9 +569,9 @@ fn the_held_out_gate_fails_just_below() {
         named,
         ..Figures::default()
     };
-    assert!(meets_held_out_gate(&at((60, 100), (90, 100))));
-    assert!(!meets_held_out_gate(&at((60, 100), (899, 1000))));
-    assert!(!meets_held_out_gate(&at((599, 1000), (90, 100))));
+    assert!(meets_held_out_gate(&at((62, 100), (90, 100))));
+    assert!(!meets_held_out_gate(&at((62, 100), (899, 1000))));
+    assert!(!meets_held_out_gate(&at((619, 1000), (90, 100))));
     assert!(
         !meets_held_out_gate(&at((0, 0), (0, 0))),
         "nothing scored is no pass"
@@ -672,7 +679,7 @@ const VARIANTS: [(Ranking, f64); 6] = [
 
 /// The thresholds the protocol tries for the confidence.
 fn thresholds() -> Vec<f64> {
-    (0..=40).map(|i| f64::from(i) * 0.025).collect()
+    (0..=40).map(|i| f64::from(i) / 40.0).collect()
 }
 
 /// A prompt's winner: its id and its features.
@@ -709,7 +716,7 @@ fn inputs_for(catalogs: &[Catalog], b: f64) -> Vec<Vec<ConfidenceInputs>> {
 /// The protocol's fit of the confidence on the catalogs `train` allows: a logistic regression
 /// over the features of each prompt's winner (1: it is the expected skill; [`fit`], fixed
 /// iterations over the cases in catalog and file order), then the threshold with the highest
-/// pooled top-1 among those with named precision at least [`NAMED_PRECISION`] there.
+/// pooled top-1 among those with named precision at least [`FIT_TARGET`] there.
 fn fit_confidence(
     catalogs: &[Catalog],
     inputs: &[Vec<ConfidenceInputs>],
@@ -753,7 +760,7 @@ fn fit_confidence(
             f
         })
         .collect();
-    conf.threshold = ts[choose(&pooled)];
+    conf.threshold = ts[choose_at(&pooled, FIT_TARGET)];
     conf
 }
 

@@ -215,42 +215,42 @@ pub fn index_scores(
 /// The hook's confidence: the protocol's final fit over the eight labelled catalogs
 /// (`tests/loco.rs`, `the_hook_confidence_is_the_protocol_fit`).
 ///
-/// BM25F's ranking without length normalisation: the only variant whose pooled held-out named
-/// precision reached 0.90, and its top-1 is above the rules' (docs/skills.md). Feature 6 (the
-/// winner is BM25F's first) is constant under this ranking, so its weight is 0. No second name:
-/// under the protocol it lowered named precision.
+/// The router's ranking (BM25F over the index without length normalisation breaking its ties and
+/// giving the features): of the variants whose pooled held-out named precision reached 0.90, the
+/// one with the highest top-1, above the rules' (docs/skills.md). No second name: under the
+/// protocol it lowered named precision.
 pub const HOOK: Confidence = Confidence {
-    ranking: Ranking::Bm25f,
+    ranking: Ranking::Router,
     b: 0.0,
     mean: [
-        2.167197164477797,
-        0.35359197471021525,
-        0.6849445829730043,
-        1.4114249162144863,
-        0.3070844649595973,
-        0.5,
-        1.0,
+        2.0395947015929643,
+        0.20205135391256582,
+        0.6151404539951625,
+        1.4656444678319598,
+        0.4052957521125963,
+        0.5545571245186136,
+        0.7599486521181001,
     ],
     sd: [
-        0.5496429979748475,
-        0.2528559884257064,
-        0.22583615040362987,
-        0.5328739000320232,
-        0.4529733540461189,
-        0.5,
-        1e-6,
+        0.7239086935510698,
+        0.5020969309302638,
+        0.2803296223151962,
+        0.48354447010500134,
+        0.34114195369759426,
+        0.4970146075964568,
+        0.4271143854542741,
     ],
     weights: [
-        0.38705422362888087,
-        0.2670123232564722,
-        0.007923826817722327,
-        1.2557265805719986,
-        1.3363996112477283,
-        0.3206172143642262,
-        0.0,
-        0.969935311678185,
+        0.24750781460572857,
+        -0.19727016252961163,
+        0.1495068013765116,
+        1.979950982449871,
+        0.9422916609357491,
+        -0.0670651981096822,
+        0.3696639749498923,
+        1.3043021458891544,
     ],
-    threshold: 0.525,
+    threshold: 0.625,
     second: f64::INFINITY,
 };
 

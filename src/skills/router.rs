@@ -1271,7 +1271,7 @@ mod tests {
         // scores about 1.1, under THRESHOLD_PLAIN; at 0.9 it passes).
         let low = Calibration {
             plain_threshold: 0.9,
-            ..Calibration::HOOK
+            ..Calibration::RULES
         };
         assert!(r.route_rules("zebra").selected.is_empty());
         // One word, one skill: weak (1 rounded, below 1.5) but ahead of everything else.
