@@ -15,6 +15,12 @@
 //! the pooled figures. The same figures for the hook's own calibration gate CI:
 //! [`the_hook_meets_the_pooled_named_precision_gate`].
 //!
+//! The hook's learned confidence (`skills::confidence`) on top of the rules: per fold a logistic
+//! regression fitted on the seven catalogs and its threshold chosen there, for each of
+//! [`VARIANTS`]; each fold's fit runs through the hook's own code path on the catalog left out,
+//! and the held-out gate is on those figures. [`the_hook_confidence_is_the_protocol_fit`] checks
+//! that `confidence::HOOK` is the chosen variant's final fit over all eight.
+//!
 //! Four experiments, `#[ignore]`d (they print tables and assert nothing; docs/skills.md records
 //! their figures; `cargo test --test loco -- --ignored --nocapture`): `backbone_experiments`
 //! (BM25F, or BM25F fused with the router, as the ranking, with abstention thresholds on margin,
@@ -40,11 +46,21 @@ use serde_json::Value;
 use sophia_hook::eval::{Case, parse_cases};
 use sophia_hook::routing::route_with_prefix;
 use sophia_hook::skills::bm25::{Bm25f, Bm25fParams};
-use sophia_hook::skills::router::{Calibration, DESCRIPTION, PHRASE, SkillRouter};
+use sophia_hook::skills::confidence::{self, Confidence, FEATURES, Ranking};
+use sophia_hook::skills::router::{
+    Calibration, ConfidenceInputs, DESCRIPTION, PHRASE, SkillRouter,
+};
 use sophia_hook::text::{fold, routing_window, routing_words};
 
 /// The named precision a calibration must reach on the catalogs it is chosen on.
 const NAMED_PRECISION: f64 = 0.90;
+
+/// The named precision the confidence's threshold must reach on the seven catalogs it is fitted
+/// on, one point above [`NAMED_PRECISION`]: the fit is scored on the same prompts it learned
+/// from, so its in-sample precision runs above what a catalog it never saw gets. 0.91 is the
+/// target the learned-confidence experiment used in session 6, before the confidence reached the
+/// hook; docs/skills.md records the held-out figures at 0.90, 0.91 and 0.92.
+const FIT_TARGET: f64 = 0.91;
 
 /// The grid: the plain threshold, the shared-word share (infinity: the rule off), the weights of
 /// the body's lead lines and prose (0: the body not read); the other knobs at the hook's values.
@@ -68,7 +84,7 @@ fn grid_with(margins: &[f64]) -> Vec<Calibration> {
                         min_margin,
                         body_lead,
                         body,
-                        ..Calibration::HOOK
+                        ..Calibration::RULES
                     });
                 }
             }
@@ -476,22 +492,77 @@ fn leave_one_catalog_out() {
         &table(catalogs, grid, System::Fused),
         &every,
     );
+    // The learned confidence (the hook): each variant, fitted per fold on the other seven
+    // catalogs and scored through the hook's code path on the one left out.
+    let runs = confidence_runs();
+    for ((ranking, b), v) in VARIANTS.iter().zip(&runs.variants) {
+        summary(&format!("confidence {ranking:?} b={b}"), &v.rows);
+    }
+    let chosen = chosen_variant(runs);
+    let hook = &runs.variants[chosen];
+    println!("the hook: {:?}", VARIANTS[chosen]);
+    for ((c, r), (conf, b)) in catalogs
+        .iter()
+        .zip(&hook.rows)
+        .zip(hook.folds.iter().zip(&baselines))
+    {
+        println!("held out {}: threshold {}", c.name, conf.threshold);
+        println!("  {}", row("hook", r));
+        println!("  {}", row("BM25F", b));
+    }
+    // Naming two: a second skill within the fold's share of the first's ranking score and with
+    // its own confidence at the threshold is named too. Its name counts in the named precision
+    // as one more naming, right or wrong; top-1 counts the first name only, as `eval` does.
+    let named = hook
+        .rows
+        .iter()
+        .fold(Figures::default(), |a, f| a.plus(*f))
+        .named;
+    println!(
+        "second-name shares chosen per fold: {:?}; second names {}/{} right; named precision \
+         counting them {}/{} (first names only {}/{})",
+        hook.folds.iter().map(|c| c.second).collect::<Vec<_>>(),
+        hook.second.0,
+        hook.second.1,
+        named.0 + hook.second.0,
+        named.1 + hook.second.1,
+        named.0,
+        named.1
+    );
+    for second in SECOND_SHARES {
+        let (mut f, mut s) = (Figures::default(), (0, 0));
+        for (c, conf) in catalogs.iter().zip(&hook.folds) {
+            let (g, t) = hook_figures(c, Confidence { second, ..*conf });
+            f = f.plus(g);
+            s = (s.0 + t.0, s.1 + t.1);
+        }
+        println!(
+            "  every fold at {second}: second names {}/{} right; named precision counting them \
+             {}/{} = {:.3}",
+            s.0,
+            s.1,
+            f.named.0 + s.0,
+            f.named.1 + s.1,
+            (f.named.0 + s.0) as f64 / (f.named.1 + s.1).max(1) as f64,
+        );
+    }
     // Every held-out prompt was scored exactly once.
     let cases: usize = catalogs.iter().map(|c| c.cases.len()).sum();
-    let total = rows.iter().fold(Figures::default(), |a, f| a.plus(*f));
+    let total = hook.rows.iter().fold(Figures::default(), |a, f| a.plus(*f));
     assert_eq!(total.top1.1 + total.no_skill_recall.1, cases);
     assert!(
         meets_held_out_gate(&total),
         "pooled held-out figures below the gate: {}",
-        row("router, pooled", &total)
+        row("hook, pooled", &total)
     );
 }
 
-/// The CI gate on the pooled held-out figures of the protocol (docs/skills.md, "Leave one
-/// catalog out"): named precision at least 0.90, top-1 at least 0.58 (measured: 0.906 and
-/// 0.587).
+/// The CI gate on the pooled held-out figures of the hook under the protocol (docs/skills.md,
+/// "Leave one catalog out": the learned confidence fitted on seven catalogs, the hook's code
+/// path on the eighth): named precision at least 0.90, top-1 at least 0.62 (measured: 0.905 and
+/// 0.623; the rules alone, before: 0.906 and 0.587).
 fn meets_held_out_gate(f: &Figures) -> bool {
-    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.58)
+    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.62)
 }
 
 #[test]
@@ -501,9 +572,9 @@ fn the_held_out_gate_fails_just_below() {
         named,
         ..Figures::default()
     };
-    assert!(meets_held_out_gate(&at((58, 100), (90, 100))));
-    assert!(!meets_held_out_gate(&at((58, 100), (899, 1000))));
-    assert!(!meets_held_out_gate(&at((579, 1000), (90, 100))));
+    assert!(meets_held_out_gate(&at((62, 100), (90, 100))));
+    assert!(!meets_held_out_gate(&at((62, 100), (899, 1000))));
+    assert!(!meets_held_out_gate(&at((619, 1000), (90, 100))));
     assert!(
         !meets_held_out_gate(&at((0, 0), (0, 0))),
         "nothing scored is no pass"
@@ -598,6 +669,338 @@ fn the_harness_counts_what_eval_counts() {
     }
 }
 
+/// The variants of the learned confidence the protocol chooses among: which ranking's winner it
+/// judges, and BM25F's length normalisation (0: the index would need no mean field lengths).
+const VARIANTS: [(Ranking, f64); 6] = [
+    (Ranking::Bm25f, confidence::B),
+    (Ranking::Fused, confidence::B),
+    (Ranking::Router, confidence::B),
+    (Ranking::Bm25f, 0.0),
+    (Ranking::Fused, 0.0),
+    (Ranking::Router, 0.0),
+];
+
+/// The thresholds the protocol tries for the confidence.
+fn thresholds() -> Vec<f64> {
+    (0..=40).map(|i| f64::from(i) / 40.0).collect()
+}
+
+/// A prompt's winner: its id and its features.
+type Winner<'a> = (&'a str, [f64; FEATURES]);
+
+/// The winner of `ranking` among a prompt's candidates, as the hook orders them (ties by id),
+/// and its features.
+fn winner(inp: &ConfidenceInputs, ranking: Ranking) -> Option<Winner<'_>> {
+    let rank = confidence::ranking_scores(&inp.candidates, ranking);
+    let best = (0..inp.candidates.len())
+        .filter(|&i| rank[i] > 0.0)
+        .min_by(|&a, &b| {
+            rank[b]
+                .total_cmp(&rank[a])
+                .then_with(|| inp.ids[a].cmp(&inp.ids[b]))
+        })?;
+    let x = confidence::features(&inp.candidates, best, inp.selected);
+    Some((inp.ids[best].as_str(), x))
+}
+
+/// Per catalog and case, what the confidence reads (BM25F with length normalisation `b`).
+fn inputs_for(catalogs: &[Catalog], b: f64) -> Vec<Vec<ConfidenceInputs>> {
+    catalogs
+        .iter()
+        .map(|c| {
+            c.cases
+                .iter()
+                .map(|(p, _)| c.router.confidence_inputs(p, Calibration::RULES, b))
+                .collect()
+        })
+        .collect()
+}
+
+/// The protocol's fit of the confidence on the catalogs `train` allows: a logistic regression
+/// over the features of each prompt's winner (1: it is the expected skill; [`fit`], fixed
+/// iterations over the cases in catalog and file order), then the threshold with the highest
+/// pooled top-1 among those with named precision at least [`FIT_TARGET`] there.
+fn fit_confidence(
+    catalogs: &[Catalog],
+    inputs: &[Vec<ConfidenceInputs>],
+    (ranking, b): (Ranking, f64),
+    train: impl Fn(usize) -> bool,
+) -> Confidence {
+    let winners: Vec<Vec<Option<Winner<'_>>>> = inputs
+        .iter()
+        .map(|per| per.iter().map(|inp| winner(inp, ranking)).collect())
+        .collect();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for (i, c) in catalogs.iter().enumerate().filter(|(i, _)| train(*i)) {
+        for ((_, expected), w) in c.cases.iter().zip(&winners[i]) {
+            if let Some((id, x)) = w {
+                xs.push(*x);
+                ys.push(f64::from(u8::from(expected.iter().any(|e| e == id))));
+            }
+        }
+    }
+    let (mean, sd, weights) = fit(&xs, &ys);
+    let mut conf = Confidence {
+        ranking,
+        b,
+        mean,
+        sd,
+        weights: weights.try_into().expect("FEATURES + 1 weights"),
+        threshold: 0.0,
+        second: f64::INFINITY,
+    };
+    let ts = thresholds();
+    let pooled: Vec<Figures> = ts
+        .iter()
+        .map(|&t| {
+            let mut f = Figures::default();
+            for (i, c) in catalogs.iter().enumerate().filter(|(i, _)| train(*i)) {
+                for ((_, expected), w) in c.cases.iter().zip(&winners[i]) {
+                    let named = w.filter(|(_, x)| conf.of(x) >= t).map(|(id, _)| id);
+                    f.add(expected, named, &[]);
+                }
+            }
+            f
+        })
+        .collect();
+    conf.threshold = ts[choose_at(&pooled, FIT_TARGET)];
+    conf
+}
+
+/// The hook's code path with confidence `conf` on a catalog: its figures (the first named skill,
+/// as `eval` counts), and (right, named) of the second names.
+fn hook_figures(c: &Catalog, conf: Confidence) -> (Figures, (usize, usize)) {
+    let calibration = Calibration {
+        confidence: Some(conf),
+        ..Calibration::HOOK
+    };
+    let mut f = Figures::default();
+    let mut second = (0, 0);
+    for (prompt, expected) in &c.cases {
+        let routing = c.router.route_with(prompt, calibration);
+        let ranked: Vec<&str> = routing
+            .selected
+            .iter()
+            .chain(&routing.runners_up)
+            .map(|m| m.skill_id.as_str())
+            .collect();
+        f.add(expected, routing.selected_ids().next(), &ranked);
+        if let Some(s) = routing.selected.get(1) {
+            second.1 += 1;
+            second.0 += usize::from(expected.contains(&s.skill_id));
+        }
+    }
+    (f, second)
+}
+
+/// The shares of the winner's ranking score a second skill may need to be named too
+/// (infinity: never), most second names last.
+const SECOND_SHARES: [f64; 5] = [f64::INFINITY, 0.95, 0.9, 0.8, 0.6];
+
+/// (right, named) over the catalogs `train` allows, counting every name (the first and a second
+/// one) as one naming, with `conf` naming a second skill at `second`.
+fn names_counted(
+    catalogs: &[Catalog],
+    inputs: &[Vec<ConfidenceInputs>],
+    conf: &Confidence,
+    second: f64,
+    train: impl Fn(usize) -> bool,
+) -> (usize, usize) {
+    let mut out = (0, 0);
+    for (i, c) in catalogs.iter().enumerate().filter(|(i, _)| train(*i)) {
+        for ((_, expected), inp) in c.cases.iter().zip(&inputs[i]) {
+            let rank = confidence::ranking_scores(&inp.candidates, conf.ranking);
+            let mut order: Vec<usize> = (0..rank.len()).filter(|&j| rank[j] > 0.0).collect();
+            order.sort_by(|&a, &b| {
+                rank[b]
+                    .total_cmp(&rank[a])
+                    .then_with(|| inp.ids[a].cmp(&inp.ids[b]))
+            });
+            let p = |j: usize| conf.of(&confidence::features(&inp.candidates, j, inp.selected));
+            let Some(&first) = order.first().filter(|&&j| p(j) >= conf.threshold) else {
+                continue;
+            };
+            let mut named = vec![first];
+            if let Some(&next) = order.get(1)
+                && rank[next] >= second * rank[first]
+                && p(next) >= conf.threshold
+            {
+                named.push(next);
+            }
+            for j in named {
+                out.1 += 1;
+                out.0 += usize::from(expected.contains(&inp.ids[j]));
+            }
+        }
+    }
+    out
+}
+
+/// The protocol's choice of the second-name share on the catalogs `train` allows: the one that
+/// names the most right second skills among those whose named precision, every name counted,
+/// is at least the first names' own and at least [`NAMED_PRECISION`] (ties: the fewer names,
+/// so off wins a tie).
+fn choose_second(
+    catalogs: &[Catalog],
+    inputs: &[Vec<ConfidenceInputs>],
+    conf: &Confidence,
+    train: impl Fn(usize) -> bool + Copy,
+) -> f64 {
+    let first = names_counted(catalogs, inputs, conf, f64::INFINITY, train);
+    let precision = |(right, named): (usize, usize)| right as f64 / named.max(1) as f64;
+    let mut best = (f64::INFINITY, first);
+    for &share in &SECOND_SHARES[1..] {
+        let got = names_counted(catalogs, inputs, conf, share, train);
+        let holds = precision(got) >= precision(first) && precision(got) >= NAMED_PRECISION;
+        if holds && got.0 > best.1.0 {
+            best = (share, got);
+        }
+    }
+    best.0
+}
+
+/// Leave one catalog out of one confidence variant: per held-out catalog the confidence fitted
+/// on the other seven (with its second-name share chosen there), and its figures there through
+/// the hook's code path; (right, named) of the second names.
+struct HeldOut {
+    folds: Vec<Confidence>,
+    rows: Vec<Figures>,
+    second: (usize, usize),
+}
+
+/// Every variant's leave-one-out, and the inputs by `b` (0.75 first).
+struct ConfidenceRuns {
+    inputs: [Vec<Vec<ConfidenceInputs>>; 2],
+    variants: Vec<HeldOut>,
+}
+
+fn confidence_runs() -> &'static ConfidenceRuns {
+    static RUNS: std::sync::OnceLock<ConfidenceRuns> = std::sync::OnceLock::new();
+    RUNS.get_or_init(|| {
+        let Shared { catalogs, .. } = shared();
+        let inputs = [
+            inputs_for(catalogs, confidence::B),
+            inputs_for(catalogs, 0.0),
+        ];
+        let variants = VARIANTS
+            .iter()
+            .map(|&(ranking, b)| {
+                let inp = &inputs[usize::from(b == 0.0)];
+                let folds: Vec<Confidence> = (0..catalogs.len())
+                    .map(|k| {
+                        let conf = fit_confidence(catalogs, inp, (ranking, b), |i| i != k);
+                        let second = choose_second(catalogs, inp, &conf, |i| i != k);
+                        Confidence { second, ..conf }
+                    })
+                    .collect();
+                let mut second = (0, 0);
+                let rows = catalogs
+                    .iter()
+                    .zip(&folds)
+                    .map(|(c, conf)| {
+                        let (f, s) = hook_figures(c, *conf);
+                        second = (second.0 + s.0, second.1 + s.1);
+                        f
+                    })
+                    .collect();
+                HeldOut {
+                    folds,
+                    rows,
+                    second,
+                }
+            })
+            .collect();
+        ConfidenceRuns { inputs, variants }
+    })
+}
+
+/// The variant the protocol chooses: the highest pooled held-out top-1 among those with pooled
+/// held-out named precision at least [`NAMED_PRECISION`].
+fn chosen_variant(runs: &ConfidenceRuns) -> usize {
+    let pooled: Vec<Figures> = runs
+        .variants
+        .iter()
+        .map(|v| v.rows.iter().fold(Figures::default(), |a, f| a.plus(*f)))
+        .collect();
+    choose(&pooled)
+}
+
+/// The hook's confidence variant, and what it is: the protocol's choice among [`VARIANTS`], and
+/// its final fit over all eight catalogs (weights, standardisation and threshold within
+/// [`FIT_TOLERANCE`]).
+#[test]
+fn the_hook_confidence_is_the_protocol_fit() {
+    let Shared { catalogs, .. } = shared();
+    let runs = confidence_runs();
+    let (ranking, b) = VARIANTS[chosen_variant(runs)];
+    let hook = confidence::HOOK;
+    assert_eq!(
+        (ranking, b),
+        (hook.ranking, hook.b),
+        "the protocol chooses another variant"
+    );
+    let inputs = &runs.inputs[usize::from(b == 0.0)];
+    let fitted = fit_confidence(catalogs, inputs, (ranking, b), |_| true);
+    // Naming two is kept only when, with its share chosen per fold, it did not lower the pooled
+    // held-out named precision (every name counted) nor took it below the target.
+    let held = &runs.variants[chosen_variant(runs)];
+    let named = held
+        .rows
+        .iter()
+        .fold(Figures::default(), |a, f| a.plus(*f))
+        .named;
+    let with_second = (named.0 + held.second.0, named.1 + held.second.1);
+    let precision = |(right, n): (usize, usize)| right as f64 / n.max(1) as f64;
+    let holds =
+        precision(with_second) >= precision(named) && precision(with_second) >= NAMED_PRECISION;
+    let second = if holds {
+        choose_second(catalogs, inputs, &fitted, |_| true)
+    } else {
+        f64::INFINITY
+    };
+    assert_eq!(
+        second, hook.second,
+        "the protocol names a second skill at another share (held out: second names {:?}, \
+         named {named:?})",
+        held.second
+    );
+    assert!(
+        same_fit(&fitted, &hook),
+        "the protocol's fit differs from confidence::HOOK: mean: {:?}, sd: {:?}, weights: {:?}, \
+         threshold: {:?}",
+        fitted.mean,
+        fitted.sd,
+        fitted.weights,
+        fitted.threshold
+    );
+}
+
+/// How far a constant of [`confidence::HOOK`] may be from the protocol's fit (the fit is
+/// deterministic; this leaves room for the last digits of `exp` on another platform).
+const FIT_TOLERANCE: f64 = 1e-6;
+
+fn same_fit(a: &Confidence, b: &Confidence) -> bool {
+    let close = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(p, q)| (p - q).abs() <= FIT_TOLERANCE);
+    close(&a.mean, &b.mean)
+        && close(&a.sd, &b.sd)
+        && close(&a.weights, &b.weights)
+        && a.threshold == b.threshold
+}
+
+#[test]
+fn the_fit_comparison_fails_just_beyond_its_tolerance() {
+    let hook = confidence::HOOK;
+    let mut near = hook;
+    near.weights[3] += FIT_TOLERANCE * 0.5;
+    assert!(same_fit(&near, &hook));
+    let mut far = hook;
+    far.weights[3] += FIT_TOLERANCE * 2.0;
+    assert!(!same_fit(&far, &hook));
+    let mut other = hook;
+    other.threshold += 0.025;
+    assert!(!same_fit(&other, &hook));
+}
+
 /// One held-out prompt, scored once by both rankers: the inputs of every backbone system.
 struct Rec {
     expected: Vec<String>,
@@ -622,7 +1025,7 @@ fn recs(c: &Catalog, bm25f: &Bm25f) -> Vec<Rec> {
                     (s, id.to_owned(), if mass > 0.0 { m / mass } else { 0.0 })
                 })
                 .collect();
-            let routing = c.router.route(prompt);
+            let routing = c.router.route_with(prompt, Calibration::RULES);
             Rec {
                 expected: expected.clone(),
                 bm,
@@ -874,7 +1277,7 @@ type Tokenizer = fn(&str) -> Vec<String>;
 /// Which grid points of the backbone experiment a variant may choose.
 type PointFilter = dyn Fn(&Point) -> bool;
 /// A prompt's fused winner, its ranking and the winner's features.
-type Featured<'a> = Winner<'a, 7>;
+type Featured<'a> = RankedWinner<'a, 7>;
 
 /// The features of a fused ranking's winner: the inputs of the learned confidence.
 fn features(r: &Rec, fuse: f64) -> Featured<'_> {
@@ -999,7 +1402,7 @@ fn learned(catalogs: &[Catalog], all: &[Vec<Rec>], label: &str) {
 }
 
 /// A prompt's winner, the ranking and the winner's features, for [`confidence_loco`].
-type Winner<'a, const N: usize> = (Option<String>, Vec<&'a str>, [f64; N]);
+type RankedWinner<'a, const N: usize> = (Option<String>, Vec<&'a str>, [f64; N]);
 
 /// The learned confidence under leave one catalog out over `feats[catalog][prompt]`: per fold a
 /// logistic regression fitted on the other catalogs, its threshold chosen there (the highest
@@ -1007,7 +1410,7 @@ type Winner<'a, const N: usize> = (Option<String>, Vec<&'a str>, [f64; N]);
 /// threshold, the held-out figures).
 fn confidence_loco<const N: usize>(
     expected: &[Vec<&[String]>],
-    feats: &[Vec<Winner<'_, N>>],
+    feats: &[Vec<RankedWinner<'_, N>>],
     target: f64,
 ) -> Vec<(f64, Figures)> {
     (0..feats.len())
@@ -1018,7 +1421,7 @@ fn confidence_loco<const N: usize>(
 /// One fold of [`confidence_loco`]: catalog `k` held out.
 fn confidence_fold<const N: usize>(
     expected: &[Vec<&[String]>],
-    feats: &[Vec<Winner<'_, N>>],
+    feats: &[Vec<RankedWinner<'_, N>>],
     target: f64,
     k: usize,
 ) -> (f64, Figures) {
@@ -1648,7 +2051,7 @@ fn static_embedding_experiment() {
             .iter()
             .map(|rs| rs.iter().map(|e| e.rec.expected.as_slice()).collect())
             .collect();
-        let feats: Vec<Vec<Winner<'_, 10>>> = data[ci]
+        let feats: Vec<Vec<RankedWinner<'_, 10>>> = data[ci]
             .iter()
             .map(|rs| {
                 rs.iter()
@@ -1706,7 +2109,7 @@ fn static_embedding_experiment() {
                 .iter()
                 .map(|rs| rs.iter().map(|e| e.rec.expected.as_slice()).collect())
                 .collect();
-            let feats: Vec<Vec<Winner<'_, 11>>> = data[ci]
+            let feats: Vec<Vec<RankedWinner<'_, 11>>> = data[ci]
                 .iter()
                 .map(|rs| rs.iter().map(|e| three_features(e, fu)).collect())
                 .collect();
@@ -1733,7 +2136,7 @@ fn static_embedding_experiment() {
 /// it is BM25F's first), the router's (ln score, margin, it selects it), the embedding's
 /// (cosine, lead over the best other cosine, it is the embedding's first) and the fused
 /// ranking's margin.
-fn three_features(e: &EmbRec, f: Fusion) -> Winner<'_, 11> {
+fn three_features(e: &EmbRec, f: Fusion) -> RankedWinner<'_, 11> {
     let (_, ranked) = fuse_ranking(e, f);
     let ids: Vec<&str> = ranked.iter().map(|x| x.1).collect();
     let Some(&(s1, top)) = ranked.first() else {

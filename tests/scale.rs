@@ -2,6 +2,8 @@
 //! must still route to the right skill, through the compiled index and through a scan.
 //! Timings are measured by the benchmark scripts, not here.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
@@ -120,4 +122,50 @@ fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
         }
     }
     assert!(routed > 500, "{routed}");
+}
+
+/// `explain` on a project of third-party skills (no keywords): the selected skill's last reason is
+/// its learned confidence, rounded, at or above the hook's threshold; a prompt no skill fits
+/// names nothing and shows no confidence.
+#[test]
+fn explain_shows_the_confidence_of_the_selected_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let home = dir.path().join("home");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::create_dir_all(&home).unwrap();
+    let source = common::fixtures().join("catalogs/devops/skills");
+    for entry in fs::read_dir(&source).unwrap() {
+        let entry = entry.unwrap();
+        let to = project.join("skills").join(entry.file_name());
+        fs::create_dir_all(&to).unwrap();
+        fs::copy(entry.path().join("SKILL.md"), to.join("SKILL.md")).unwrap();
+    }
+    let explain = |prompt: &str| -> serde_json::Value {
+        let cwd = project.to_string_lossy();
+        let run = common::run_binary(
+            &["explain", "--prompt", prompt, "--cwd", &cwd],
+            b"",
+            &home,
+            &[("SOPHIA_ANALYTICS", "off")],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    let got = explain("set up a terraform module for an S3 bucket with versioning");
+    let selected = got["skills"]["selected"].as_array().unwrap();
+    assert_eq!(selected.len(), 1, "{got}");
+    assert_eq!(selected[0]["skillId"], "terraform-module-library", "{got}");
+    let reasons = selected[0]["reasons"].as_array().unwrap();
+    let last = reasons.last().unwrap().as_str().unwrap();
+    let p: f64 = last.strip_prefix("confidence:").unwrap().parse().unwrap();
+    let threshold = sophia_hook::skills::confidence::HOOK.threshold;
+    assert!((threshold - 0.005..=1.0).contains(&p), "{got}");
+    assert!(reasons.len() > 1, "the router's reasons stay: {got}");
+    let none = explain("ciao, come stai?");
+    assert!(
+        none["skills"]["selected"].as_array().unwrap().is_empty(),
+        "{none}"
+    );
+    assert!(!none.to_string().contains("confidence:"), "{none}");
 }

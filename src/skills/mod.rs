@@ -6,6 +6,7 @@
 pub mod bm25;
 pub mod body;
 pub mod catalog;
+pub mod confidence;
 pub mod router;
 pub mod vocab;
 

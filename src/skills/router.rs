@@ -20,6 +20,9 @@ use std::collections::HashMap;
 use crate::skills::catalog::{
     CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, postings,
 };
+use crate::skills::confidence::{
+    self, Candidate, Confidence, IndexTotals, field_lengths, ranking_scores,
+};
 use crate::skills::vocab::expansions;
 use crate::skills::{SkillMatch, SkillRouting};
 use crate::text::{fold, routing_window, routing_words, stem};
@@ -153,6 +156,10 @@ pub struct Calibration {
     pub body_lead: f64,
     /// The weight of a rare word of the body's other prose ([`BODY`]; 0: not read).
     pub body: f64,
+    /// Calibrated abstention ([`confidence::HOOK`]): the winner of its ranking is named when its
+    /// learned confidence reaches the threshold, instead of the rules above (`None`: the rules
+    /// decide, as the protocol's grid measures them).
+    pub confidence: Option<Confidence>,
 }
 
 impl Calibration {
@@ -166,7 +173,24 @@ impl Calibration {
         name_weight: NAME,
         body_lead: BODY_LEAD,
         body: BODY,
+        confidence: Some(confidence::HOOK),
     };
+
+    /// [`Calibration::HOOK`] with the rules alone deciding (no learned confidence).
+    pub const RULES: Calibration = Calibration {
+        confidence: None,
+        ..Calibration::HOOK
+    };
+}
+
+/// What the learned confidence reads for one prompt (`tests/loco.rs` fits it on these): every
+/// skill either ranker scored, with its id, and the candidate the rules select.
+#[derive(Debug, Clone, Default)]
+pub struct ConfidenceInputs {
+    pub ids: Vec<String>,
+    pub candidates: Vec<Candidate>,
+    /// The index into `candidates` of the skill the rules name first.
+    pub selected: Option<usize>,
 }
 
 /// How many runners-up `explain` shows.
@@ -179,6 +203,9 @@ pub struct SkillRouter {
     /// Name and description words per skill, and their mean: BM25's length normalisation.
     lengths: Vec<f64>,
     mean_length: f64,
+    /// BM25F's field lengths per skill and the catalog's totals, for the confidence.
+    field_lengths: Vec<[usize; 4]>,
+    index_totals: IndexTotals,
     /// Skills with hand-written keywords (held to [`THRESHOLD`]).
     keyworded: Vec<bool>,
     /// The number of skills in the catalog, for the IDF: `skills` holds only part of it when
@@ -224,7 +251,14 @@ impl SkillRouter {
         } else {
             (lengths.iter().sum::<f64>() / lengths.len() as f64).max(1.0)
         };
-        SkillRouter::with_totals(catalog, lengths, total, mean_length)
+        let mut sums = [0; 4];
+        for skill in &catalog.skills {
+            for (sum, n) in sums.iter_mut().zip(field_lengths(skill)) {
+                *sum += n;
+            }
+        }
+        let totals = IndexTotals::new(total, sums);
+        SkillRouter::with_totals(catalog, lengths, total, mean_length, totals)
     }
 
     /// A router over a compiled index that decodes, for each prompt, only the skills its words
@@ -236,6 +270,11 @@ impl SkillRouter {
             postings: Vec::new(),
             lengths: Vec::new(),
             mean_length: view.mean_length(),
+            field_lengths: Vec::new(),
+            // The index header has no mean field lengths (schema 7): BM25F over a lazy index
+            // runs without length normalisation, as the hook's confidence does
+            // (`confidence::HOOK.b` is 0; `tests/scale.rs` routes both ways and compares).
+            index_totals: IndexTotals::new(view.len(), [0; 4]),
             keyworded: Vec::new(),
             total: view.len(),
             lazy: Some(view),
@@ -247,6 +286,7 @@ impl SkillRouter {
         lengths: Vec<f64>,
         total: usize,
         mean_length: f64,
+        index_totals: IndexTotals,
     ) -> SkillRouter {
         let postings = if catalog.postings.is_empty() {
             postings(&catalog.skills)
@@ -258,11 +298,14 @@ impl SkillRouter {
             .iter()
             .map(|s| s.terms.iter().any(|t| t.field == Field::Keyword))
             .collect();
+        let field_lengths = catalog.skills.iter().map(field_lengths).collect();
         SkillRouter {
             skills: catalog.skills,
             postings,
             lengths,
             mean_length,
+            field_lengths,
+            index_totals,
             keyworded,
             total,
             lazy: None,
@@ -325,33 +368,117 @@ impl SkillRouter {
     /// [`route`](Self::route) with other calibrated constants: the calibration sweeps' entry
     /// point.
     pub fn route_with(&self, stripped: &str, calibration: Calibration) -> SkillRouting {
-        if let Some(view) = &self.lazy {
-            // Only the skills that one of the prompt's stems (or their vocabulary expansions)
-            // reaches can score; with the catalog's size and mean length, they score as they
-            // would in the whole catalog.
-            let folded = without_source_file_names(fold(routing_window(stripped)));
-            let mut stems: Vec<String> = Vec::new();
-            for word in routing_words(&folded) {
-                let s = stem(word);
-                stems.extend(expansions(word, &s).iter().map(|e| (*e).to_owned()));
-                stems.push(s);
-            }
-            stems.sort_unstable();
-            stems.dedup();
-            let subset = view.subset(stems.iter().map(String::as_str));
-            let lengths = subset
-                .skills
-                .iter()
-                .map(|s| bm25_length(&s.terms) as f64)
-                .collect();
-            return SkillRouter::with_totals(subset, lengths, self.total, self.mean_length)
-                .route_with(stripped, calibration);
+        if let Some(subset) = self.lazy_subset(stripped) {
+            return subset.route_with(stripped, calibration);
         }
         // A project whose every SKILL.md was skipped (or whose scan ran out of time) has an empty
         // catalog: it selects nothing (scoring indexed per-skill tables and panicked).
         if self.skills.is_empty() {
             return SkillRouting::default();
         }
+        let scored = self.score(stripped, calibration);
+        self.select(scored, calibration)
+    }
+
+    /// What the learned confidence reads for `stripped` ([`ConfidenceInputs`]), with BM25F's
+    /// length normalisation `b`.
+    pub fn confidence_inputs(
+        &self,
+        stripped: &str,
+        calibration: Calibration,
+        b: f64,
+    ) -> ConfidenceInputs {
+        if let Some(subset) = self.lazy_subset(stripped) {
+            return subset.confidence_inputs(stripped, calibration, b);
+        }
+        if self.skills.is_empty() {
+            return ConfidenceInputs::default();
+        }
+        let scored = self.score(stripped, calibration);
+        let candidates = self.candidates(&scored, b);
+        ConfidenceInputs {
+            ids: candidates
+                .iter()
+                .map(|c| self.skills[c.skill].id.clone())
+                .collect(),
+            selected: scored
+                .decided
+                .then(|| candidates.iter().position(|c| c.skill == scored.top_si))
+                .flatten(),
+            candidates,
+        }
+    }
+
+    /// For an index read lazily: a router over the skills that one of the prompt's stems (or
+    /// their vocabulary expansions) reaches — only those can score, and with the catalog's size
+    /// and mean lengths they score as they would in the whole catalog.
+    fn lazy_subset(&self, stripped: &str) -> Option<SkillRouter> {
+        let view = self.lazy.as_ref()?;
+        let folded = without_source_file_names(fold(routing_window(stripped)));
+        let mut stems: Vec<String> = Vec::new();
+        for word in routing_words(&folded) {
+            let s = stem(word);
+            stems.extend(expansions(word, &s).iter().map(|e| (*e).to_owned()));
+            stems.push(s);
+        }
+        stems.sort_unstable();
+        stems.dedup();
+        let subset = view.subset(stems.iter().map(String::as_str));
+        let lengths = subset
+            .skills
+            .iter()
+            .map(|s| bm25_length(&s.terms) as f64)
+            .collect();
+        Some(SkillRouter::with_totals(
+            subset,
+            lengths,
+            self.total,
+            self.mean_length,
+            self.index_totals,
+        ))
+    }
+
+    /// Every skill either ranker scored: the router's, in its order, then any other that BM25F
+    /// over the index scored.
+    fn candidates(&self, scored: &Scored, b: f64) -> Vec<Candidate> {
+        let query: Vec<&str> = scored.stems.iter().map(String::as_str).collect();
+        let postings = |q: &str| {
+            self.postings_for(q)
+                .iter()
+                .filter_map(|&Posting(_, si, ti)| {
+                    let term = &self.skills[si as usize].terms[ti as usize];
+                    (!term.is_phrase()).then_some((si as usize, term.field))
+                })
+                .collect()
+        };
+        let bm =
+            confidence::index_scores(&query, postings, &self.field_lengths, self.index_totals, b);
+        let mut out: Vec<Candidate> = scored
+            .scored
+            .iter()
+            .map(|(score, si, _)| Candidate {
+                skill: *si,
+                router: *score,
+                bm25f: 0.0,
+                coverage: 0.0,
+            })
+            .collect();
+        for (si, score, coverage) in bm {
+            match out.iter_mut().find(|c| c.skill == si) {
+                Some(c) => (c.bm25f, c.coverage) = (score, coverage),
+                None => out.push(Candidate {
+                    skill: si,
+                    router: 0.0,
+                    bm25f: score,
+                    coverage,
+                }),
+            }
+        }
+        out
+    }
+
+    /// Scores every skill for `stripped`: the router's evidence and its rules' decision.
+    fn score(&self, stripped: &str, calibration: Calibration) -> Scored {
         let folded = without_source_file_names(fold(routing_window(stripped)));
         let words: Vec<&str> = routing_words(&folded).collect();
         let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
@@ -519,7 +646,6 @@ impl SkillRouter {
             b.0.total_cmp(&a.0)
                 .then_with(|| self.skills[a.1].id.cmp(&self.skills[b.1].id))
         });
-        let mut routing = SkillRouting::default();
         let (top, top_si) = scored.first().map_or((0.0, 0), |s| (s.0, s.1));
         let second = scored.get(1).map_or(0.0, |s| s.0);
         let top_keyword = scored
@@ -566,7 +692,87 @@ impl SkillRouter {
             );
             scored[0].2.push(reason);
         }
-        for (rank, (score, si, reasons)) in scored.into_iter().enumerate() {
+        let mut distinct: Vec<String> = stems.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        Scored {
+            scored,
+            decided,
+            top_si,
+            top,
+            stems: distinct,
+        }
+    }
+
+    /// Selects from what [`SkillRouter::score`] found: with a learned confidence, the winner of
+    /// its ranking when its confidence reaches the threshold; by the rules without one, or when
+    /// the rules' first skill or the winner has hand-written keywords (an author's explicit
+    /// triggers, and the confidence was fitted on catalogs that have none).
+    fn select(&self, s: Scored, calibration: Calibration) -> SkillRouting {
+        let Some(conf) = calibration.confidence else {
+            return self.select_by_rules(s, calibration);
+        };
+        let cands = self.candidates(&s, conf.b);
+        let rank = ranking_scores(&cands, conf.ranking);
+        let mut order: Vec<usize> = (0..cands.len()).filter(|&i| rank[i] > 0.0).collect();
+        order.sort_by(|&a, &b| {
+            rank[b].total_cmp(&rank[a]).then_with(|| {
+                self.skills[cands[a].skill]
+                    .id
+                    .cmp(&self.skills[cands[b].skill].id)
+            })
+        });
+        let keyworded_first = s.scored.first().is_some_and(|f| self.keyworded[f.1])
+            || order
+                .first()
+                .is_some_and(|&i| self.keyworded[cands[i].skill]);
+        if keyworded_first {
+            return self.select_by_rules(s, calibration);
+        }
+        let mut routing = SkillRouting::default();
+        let selected = s
+            .decided
+            .then(|| cands.iter().position(|c| c.skill == s.top_si))
+            .flatten();
+        let confidence_of = |i: usize| conf.of(&confidence::features(&cands, i, selected));
+        let mut named: Vec<(usize, f64)> = Vec::new();
+        if let Some(&first) = order.first() {
+            let p = confidence_of(first);
+            if p >= conf.threshold {
+                named.push((first, p));
+                if let Some(&second) = order.get(1)
+                    && rank[second] >= conf.second * rank[first]
+                {
+                    let q = confidence_of(second);
+                    if q >= conf.threshold {
+                        named.push((second, q));
+                    }
+                }
+            }
+        }
+        let mut reasons: HashMap<usize, (f64, Vec<String>)> = s
+            .scored
+            .into_iter()
+            .map(|(score, si, reasons)| (si, (score, reasons)))
+            .collect();
+        for i in order {
+            let si = cands[i].skill;
+            let (score, mut why) = reasons.remove(&si).unwrap_or_default();
+            if let Some((_, p)) = named.iter().find(|n| n.0 == i) {
+                why.push(format!("confidence:{p:.2}"));
+                routing.selected.push(self.skill_match(si, score, why));
+            } else if routing.runners_up.len() < RUNNERS_UP {
+                routing.runners_up.push(self.skill_match(si, score, why));
+            }
+        }
+        routing
+    }
+
+    /// The rules' selection (steps 1–8 of docs/skills.md, "How a prompt is scored").
+    fn select_by_rules(&self, s: Scored, calibration: Calibration) -> SkillRouting {
+        let mut routing = SkillRouting::default();
+        let (top, decided, threshold) = (s.top, s.decided, self.threshold(calibration));
+        for (rank, (score, si, reasons)) in s.scored.into_iter().enumerate() {
             let share = if self.keyworded[si] {
                 SECOND_SHARE
             } else {
@@ -574,12 +780,7 @@ impl SkillRouter {
             };
             let selectable =
                 decided && (rank == 0 || (score >= threshold(si) && score >= top * share));
-            let m = SkillMatch {
-                skill_id: self.skills[si].id.clone(),
-                score: score.max(0.0).round() as u32,
-                reasons,
-                source: Some(self.skills[si].source.clone()).filter(|s| !s.is_empty()),
-            };
+            let m = self.skill_match(si, score, reasons);
             if selectable && routing.selected.len() < 2 {
                 routing.selected.push(m);
             } else if score >= 0.5 && routing.runners_up.len() < RUNNERS_UP {
@@ -588,6 +789,36 @@ impl SkillRouter {
         }
         routing
     }
+
+    /// The score a skill needs under the rules: [`THRESHOLD`] with keywords, else the plain one.
+    fn threshold(&self, calibration: Calibration) -> impl Fn(usize) -> f64 + '_ {
+        move |si| {
+            if self.keyworded[si] {
+                THRESHOLD
+            } else {
+                calibration.plain_threshold
+            }
+        }
+    }
+
+    fn skill_match(&self, si: usize, score: f64, reasons: Vec<String>) -> SkillMatch {
+        SkillMatch {
+            skill_id: self.skills[si].id.clone(),
+            score: score.max(0.0).round() as u32,
+            reasons,
+            source: Some(self.skills[si].source.clone()).filter(|s| !s.is_empty()),
+        }
+    }
+}
+
+/// A prompt scored by the router: every skill it scored (best first, with reasons), whether its
+/// rules name the first, that skill and its score, and the prompt's distinct stems.
+struct Scored {
+    scored: Vec<(f64, usize, Vec<String>)>,
+    decided: bool,
+    top_si: usize,
+    top: f64,
+    stems: Vec<String>,
 }
 
 /// Extensions of source-code files. `js` is left out: `Next.js`, `Node.js` and `Vue.js` are
@@ -690,19 +921,24 @@ mod tests {
         ambiguous_share: 0.8,
         min_margin: 0.0,
         phrase: PHRASE,
-        ..Calibration::HOOK
+        ..Calibration::RULES
     };
 
     impl SkillRouter {
         fn route_mech(&self, stripped: &str) -> SkillRouting {
             self.route_with(stripped, MECHANISM)
         }
+
+        /// The rules at the hook's calibration, without the learned confidence.
+        fn route_rules(&self, stripped: &str) -> SkillRouting {
+            self.route_with(stripped, Calibration::RULES)
+        }
     }
 
     #[test]
     fn an_empty_catalog_selects_nothing() {
         let empty = crate::skills::catalog::compile(&[], String::new(), Vec::new());
-        let routing = SkillRouter::new(empty).route("prepara il report zebra");
+        let routing = SkillRouter::new(empty).route_rules("prepara il report zebra");
         assert!(routing.selected.is_empty() && routing.runners_up.is_empty());
     }
     use crate::skills::catalog::{SkillDef, compile};
@@ -744,7 +980,7 @@ mod tests {
     #[test]
     fn keywords_phrases_and_inflections() {
         let r = router();
-        let got = r.route("mostrami il query plan delle tabelle");
+        let got = r.route_rules("mostrami il query plan delle tabelle");
         assert_eq!(got.selected[0].skill_id, "db");
         assert!(
             got.selected[0]
@@ -762,10 +998,10 @@ mod tests {
     #[test]
     fn nothing_below_the_threshold() {
         let r = router();
-        assert!(r.route("ciao, come stai?").selected.is_empty());
-        assert!(r.route("").selected.is_empty());
+        assert!(r.route_rules("ciao, come stai?").selected.is_empty());
+        assert!(r.route_rules("").selected.is_empty());
         assert!(
-            r.route("the skill").selected.is_empty(),
+            r.route_rules("the skill").selected.is_empty(),
             "description words alone never select"
         );
     }
@@ -773,7 +1009,7 @@ mod tests {
     #[test]
     fn ties_break_on_id_and_at_most_two() {
         let r = router();
-        let got = r.route("sql ticket excel");
+        let got = r.route_rules("sql ticket excel");
         assert_eq!(selected(&got).len(), 2);
         // db has sql (+5) and not-for excel (-8); office, tickets and zeta tie at 5.
         assert_eq!(selected(&got), ["office", "tickets"]);
@@ -783,7 +1019,7 @@ mod tests {
     #[test]
     fn negative_keywords_push_down() {
         let r = router();
-        let got = r.route("esporta la tabella sql in excel");
+        let got = r.route_rules("esporta la tabella sql in excel");
         // db: tabella +5, sql +5, not-for excel -8 = 2, below the threshold; office and zeta 5.
         assert_eq!(selected(&got), ["office", "zeta"]);
         let db = got.runners_up.iter().find(|m| m.skill_id == "db").unwrap();
@@ -793,7 +1029,7 @@ mod tests {
     #[test]
     fn multi_source_analysis_takes_precedence() {
         let r = router();
-        let got = r.route("analizza il ticket mantis e la tabella sql per trovare la causa");
+        let got = r.route_rules("analizza il ticket mantis e la tabella sql per trovare la causa");
         assert_eq!(got.selected[0].skill_id, "analyst", "{got:?}");
         assert!(
             got.selected[0]
@@ -817,7 +1053,7 @@ mod tests {
                 .all(|m| m.reasons.iter().all(|r| !r.contains("-bonus"))),
             "{got:?}"
         );
-        let single = r.route("analizza la tabella sql");
+        let single = r.route_rules("analizza la tabella sql");
         assert_ne!(single.selected[0].skill_id, "analyst");
     }
 
@@ -862,16 +1098,81 @@ mod tests {
     }
 
     #[test]
+    fn the_hook_names_the_confident_winner_and_says_how_confident() {
+        let r = plain_router();
+        let prompt = "add a pivot table to this workbook and chart the spreadsheet";
+        let got = r.route(prompt);
+        assert_eq!(selected(&got), ["spreadsheet-tools"], "{got:?}");
+        let reasons = &got.selected[0].reasons;
+        assert!(reasons.contains(&"name:spreadsheet".to_owned()), "{got:?}");
+        let shown = reasons.last().unwrap();
+        let p: f64 = shown.strip_prefix("confidence:").unwrap().parse().unwrap();
+        assert!(p >= confidence::HOOK.threshold, "{got:?}");
+        // The threshold decides: just above the confidence shown the hook abstains, the
+        // ranking stays (as runners-up); just below it names the same skill.
+        let at = |threshold: f64| {
+            let conf = Confidence {
+                threshold,
+                ..confidence::HOOK
+            };
+            r.route_with(
+                prompt,
+                Calibration {
+                    confidence: Some(conf),
+                    ..Calibration::HOOK
+                },
+            )
+        };
+        let above = at(p + 0.006);
+        assert!(above.selected.is_empty(), "{above:?}");
+        assert_eq!(above.runners_up[0].skill_id, "spreadsheet-tools");
+        assert!(
+            !above.runners_up[0]
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("confidence:"))
+        );
+        assert_eq!(selected(&at(p - 0.006)), ["spreadsheet-tools"]);
+        // Nothing BM25F can match names nothing.
+        assert!(r.route("ciao, come stai?").selected.is_empty());
+    }
+
+    #[test]
+    fn a_second_skill_needs_its_share_and_its_own_confidence() {
+        let r = plain_router();
+        let prompt = "turn the spreadsheet into slide decks";
+        let with = |second: f64, threshold: f64| {
+            let conf = Confidence {
+                second,
+                threshold,
+                ..confidence::HOOK
+            };
+            let cal = Calibration {
+                confidence: Some(conf),
+                ..Calibration::HOOK
+            };
+            r.route_with(prompt, cal)
+        };
+        // Off in the hook: at most the winner.
+        assert!(r.route(prompt).selected.len() <= 1);
+        // Any share and no threshold: both named, in the ranking's order.
+        let both = with(0.0, 0.0);
+        assert_eq!(both.selected.len(), 2, "{both:?}");
+        // A share no second skill reaches: one.
+        assert_eq!(with(1.01, 0.0).selected.len(), 1);
+    }
+
+    #[test]
     fn name_and_description_alone_select_a_skill() {
         let r = plain_router();
-        let got = r.route("add a pivot table to this workbook");
+        let got = r.route_rules("add a pivot table to this workbook");
         assert_eq!(selected(&got), ["spreadsheet-tools"], "{got:?}");
         assert!(
             got.selected[0]
                 .reasons
                 .contains(&"description:pivot".to_string())
         );
-        let got = r.route("turn my outline into slides");
+        let got = r.route_rules("turn my outline into slides");
         assert_eq!(selected(&got), ["slide-builder"], "{got:?}");
     }
 
@@ -970,9 +1271,9 @@ mod tests {
         // scores about 1.1, under THRESHOLD_PLAIN; at 0.9 it passes).
         let low = Calibration {
             plain_threshold: 0.9,
-            ..Calibration::HOOK
+            ..Calibration::RULES
         };
-        assert!(r.route("zebra").selected.is_empty());
+        assert!(r.route_rules("zebra").selected.is_empty());
         // One word, one skill: weak (1 rounded, below 1.5) but ahead of everything else.
         let got = r.route_with("zebra", low);
         assert_eq!(selected(&got), ["alpha"], "{got:?}");
@@ -1094,7 +1395,7 @@ mod tests {
         // name says whose subject it is. The rule does not abstain, and the name word
         // (NAME 1.75 against DESCRIPTION 1.5) names zebra-care alone.
         let r = shared_word_router(("zoo-keeper", "Feeds zebra herds."));
-        let got = r.route("zebra");
+        let got = r.route_rules("zebra");
         assert_eq!(selected(&got), ["zebra-care"], "{got:?}");
         assert_eq!(got.selected[0].reasons, ["name:zebra"], "{got:?}");
         let keeper = &got.runners_up[0];
@@ -1179,7 +1480,7 @@ mod tests {
     fn a_keyword_phrase_needs_its_words_together_and_in_order() {
         let r = router();
         let db = |prompt: &str| {
-            let got = r.route(prompt);
+            let got = r.route_rules(prompt);
             got.selected
                 .iter()
                 .chain(&got.runners_up)
@@ -1461,11 +1762,11 @@ mod tests {
             def("tickets", &["ticket"], &[], Scope::Specialist),
         ];
         let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
-        let got = r.route("spreadsheet");
+        let got = r.route_rules("spreadsheet");
         assert_eq!(selected(&got), ["office"]);
         assert_eq!(got.selected[0].score, 5);
         // foglio stands for spreadsheet: 0.8 × 5 = 4, below the keyword threshold.
-        let got = r.route("foglio");
+        let got = r.route_rules("foglio");
         assert!(got.selected.is_empty(), "{got:?}");
         assert_eq!(got.runners_up[0].skill_id, "office");
         assert_eq!(got.runners_up[0].score, 4);
@@ -1513,20 +1814,30 @@ mod tests {
                 "no whole skill from a lazy index"
             );
             for prompt in prompts {
-                assert_eq!(lazy.route(prompt), whole.route(prompt), "{prompt}");
+                assert_eq!(
+                    lazy.route_rules(prompt),
+                    whole.route_rules(prompt),
+                    "{prompt}"
+                );
+                let hook = Calibration::HOOK;
+                assert_eq!(
+                    lazy.route_with(prompt, hook),
+                    whole.route_with(prompt, hook),
+                    "{prompt}"
+                );
             }
         }
         // What the lazy router selects, written out: a word reached through the vocabulary
         // decodes the skill it names.
-        let got = lazy(&plain_defs()).route("estrai i totali dalle fatture di marzo");
+        let got = lazy(&plain_defs()).route_rules("estrai i totali dalle fatture di marzo");
         assert_eq!(selected(&got), ["invoice-parser"], "{got:?}");
-        let got = lazy(&router_defs()).route("mostrami il query plan delle tabelle");
+        let got = lazy(&router_defs()).route_rules("mostrami il query plan delle tabelle");
         assert_eq!(selected(&got), ["db"], "{got:?}");
         assert_eq!(got.selected[0].score, 12, "{got:?}");
         let empty = lazy(&[]);
         assert_eq!((empty.len(), empty.is_empty()), (0, true));
         assert!(empty.ids().is_empty());
-        assert_eq!(empty.route("sql ticket"), SkillRouting::default());
+        assert_eq!(empty.route_rules("sql ticket"), SkillRouting::default());
     }
 
     #[test]
@@ -1538,7 +1849,7 @@ mod tests {
             .collect();
         let r = SkillRouter::new(compile(&defs, "fp".into(), vec![]));
         // Seven skills tie at 5: the first two by id are selected, the next three listed.
-        let got = r.route("zebra");
+        let got = r.route_rules("zebra");
         assert_eq!(selected(&got), ["ant", "bee"]);
         let runners: Vec<&str> = got.runners_up.iter().map(|m| m.skill_id.as_str()).collect();
         assert_eq!(runners, ["cat", "dog", "eel"]);
