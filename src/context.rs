@@ -7,7 +7,6 @@
 
 use serde::Serialize;
 
-use crate::packed::{Table, count_words};
 use crate::text::{fold, is_question_lead, mask_fenced};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -55,89 +54,228 @@ pub fn route(stripped: &str, quick: bool) -> ContextDecision {
 }
 
 /// Italian imperatives that, alone, ask for a change to the repository.
-static STRONG_VERBS_IT: Table<{ count_words(STRONG_VERBS_IT_TEXT) }> =
-    Table::words(STRONG_VERBS_IT_TEXT).sorted();
-const STRONG_VERBS_IT_TEXT: &str = "\
-    commita committa implementa implementate implementiamo mergia pusha refactora refactorizza
-    rifattorizza";
+const STRONG_VERBS_IT: &[&str] = &[
+    "implementa",
+    "implementate",
+    "implementiamo",
+    "rifattorizza",
+    "refactora",
+    "refactorizza",
+    "committa",
+    "commita",
+    "pusha",
+    "mergia",
+];
 /// English verbs that, alone, ask for a change to the repository (ignored in questions).
-static STRONG_VERBS_EN: Table<{ count_words(STRONG_VERBS_EN_TEXT) }> =
-    Table::words(STRONG_VERBS_EN_TEXT).sorted();
-const STRONG_VERBS_EN_TEXT: &str = "implement refactor";
+const STRONG_VERBS_EN: &[&str] = &["implement", "refactor"];
 /// Italian imperatives that ask for a change when they have an object (a create verb needs a
 /// repository object, see `CREATE_ONLY_VERBS`).
-static EDIT_VERBS_IT: Table<{ count_words(EDIT_VERBS_IT_TEXT) }> =
-    Table::words(EDIT_VERBS_IT_TEXT).sorted();
-const EDIT_VERBS_IT_TEXT: &str = "\
-    aggiorna aggiungi aggiusta applica cambia cancella completa configura correggi crea elimina
-    esegui estendi fixa installa integra lancia migra modifica rimuovi rinomina risolvi scrivi
-    sistema sposta";
+const EDIT_VERBS_IT: &[&str] = &[
+    "correggi",
+    "sistema",
+    "modifica",
+    "aggiorna",
+    "aggiungi",
+    "rimuovi",
+    "elimina",
+    "cancella",
+    "rinomina",
+    "scrivi",
+    "crea",
+    "sposta",
+    "integra",
+    "applica",
+    "esegui",
+    "lancia",
+    "cambia",
+    "fixa",
+    "aggiusta",
+    "risolvi",
+    "completa",
+    "estendi",
+    "migra",
+    "installa",
+    "configura",
+];
 /// English verbs that ask for a change when they have an object (ignored in questions).
-static EDIT_VERBS_EN: Table<{ count_words(EDIT_VERBS_EN_TEXT) }> =
-    Table::words(EDIT_VERBS_EN_TEXT).sorted();
-const EDIT_VERBS_EN_TEXT: &str = "\
-    add bump change commit configure create delete edit fix install migrate modify move patch
-    remove rename resolve run update write";
+const EDIT_VERBS_EN: &[&str] = &[
+    "fix",
+    "modify",
+    "change",
+    "update",
+    "add",
+    "remove",
+    "delete",
+    "rename",
+    "write",
+    "create",
+    "move",
+    "edit",
+    "patch",
+    "bump",
+    "run",
+    "migrate",
+    "resolve",
+    "install",
+    "configure",
+    "commit",
+];
 /// Verbs that make something new; with a generic code object ("scrivi una funzione che…") they
 /// ask for an answer, not a change to this repository, so they need a repository object.
-static CREATE_ONLY_VERBS: Table<{ count_words(CREATE_ONLY_VERBS_TEXT) }> =
-    Table::words(CREATE_ONLY_VERBS_TEXT).sorted();
-const CREATE_ONLY_VERBS_TEXT: &str = "crea create scrivi write";
+const CREATE_ONLY_VERBS: &[&str] = &["scrivi", "crea", "write", "create"];
 /// Things of this repository: with any edit verb, a repository task.
-static REPO_OBJECTS: Table<{ count_words(REPO_OBJECTS_TEXT) }> =
-    Table::words(REPO_OBJECTS_TEXT).sorted();
-const REPO_OBJECTS_TEXT: &str = "\
-    branch changelog ci commit config configuration configurazione dependencies dependency
-    dipendenza dipendenze docs documentation documentazione file files hook hooks installazione
-    installer migration migrazione pipeline progetto project readme repo repository test tests
-    workflow";
+const REPO_OBJECTS: &[&str] = &[
+    "hook",
+    "hooks",
+    "installer",
+    "installazione",
+    "test",
+    "tests",
+    "file",
+    "files",
+    "config",
+    "configurazione",
+    "configuration",
+    "branch",
+    "commit",
+    "repo",
+    "repository",
+    "progetto",
+    "project",
+    "dipendenza",
+    "dipendenze",
+    "dependency",
+    "dependencies",
+    "ci",
+    "pipeline",
+    "workflow",
+    "docs",
+    "documentazione",
+    "documentation",
+    "changelog",
+    "migrazione",
+    "migration",
+    "readme",
+];
 /// Generic code objects: with a verb that changes existing code ("correggi il bug"), a
 /// repository task; with a create verb, a generic coding question.
-static CODE_OBJECTS: Table<{ count_words(CODE_OBJECTS_TEXT) }> =
-    Table::words(CODE_OBJECTS_TEXT).sorted();
-const CODE_OBJECTS_TEXT: &str = "\
-    bug bugs class classe code codice component componente crate endpoint function functions
-    funzione funzioni handler library libreria method metodo module modulo parser script struct";
+const CODE_OBJECTS: &[&str] = &[
+    "codice",
+    "code",
+    "funzione",
+    "funzioni",
+    "function",
+    "functions",
+    "metodo",
+    "method",
+    "modulo",
+    "module",
+    "classe",
+    "class",
+    "script",
+    "bug",
+    "bugs",
+    "libreria",
+    "library",
+    "crate",
+    "endpoint",
+    "componente",
+    "component",
+    "struct",
+    "handler",
+    "parser",
+];
 /// Files and words that name this repository's own material; alone they make a repository task.
-static REPO_NAMES: Table<{ count_words(REPO_NAMES_TEXT) }> = Table::words(REPO_NAMES_TEXT).sorted();
-const REPO_NAMES_TEXT: &str = "changelog codebase dockerfile makefile readme";
+const REPO_NAMES: &[&str] = &["readme", "makefile", "dockerfile", "codebase", "changelog"];
 /// Determiners that make `repo`/`repository` mean *this* repository.
-static THIS_REPO_DETERMINERS: Table<{ count_words(THIS_REPO_DETERMINERS_TEXT) }> =
-    Table::words(THIS_REPO_DETERMINERS_TEXT).sorted();
-const THIS_REPO_DETERMINERS_TEXT: &str = "al del in mio my nel nostro our questo sul the this";
+const THIS_REPO_DETERMINERS: &[&str] = &[
+    "questo", "this", "the", "nel", "del", "our", "nostro", "al", "my", "mio", "sul", "in",
+];
 /// Articles before an Italian word that make it a noun (`la modifica`, `il sistema`).
-static ARTICLES_IT: Table<{ count_words(ARTICLES_IT_TEXT) }> =
-    Table::words(ARTICLES_IT_TEXT).sorted();
-const ARTICLES_IT_TEXT: &str = "\
-    al alla dal dalla del della gli i il l la le lo nel nella quel quella questa questo sul
-    sulla un una uno";
+const ARTICLES_IT: &[&str] = &[
+    "il", "lo", "la", "i", "gli", "le", "un", "uno", "una", "del", "della", "nel", "nella", "al",
+    "alla", "questo", "questa", "quel", "quella", "sul", "sulla", "dal", "dalla", "l",
+];
 /// Words that create a branch, a pull request or a commit with the next noun.
-static CREATE_VERBS: Table<{ count_words(CREATE_VERBS_TEXT) }> =
-    Table::words(CREATE_VERBS_TEXT).sorted();
-const CREATE_VERBS_TEXT: &str = "apri crea create do fai make open";
-static VCS_OBJECTS: Table<{ count_words(VCS_OBJECTS_TEXT) }> =
-    Table::words(VCS_OBJECTS_TEXT).sorted();
-const VCS_OBJECTS_TEXT: &str = "branch commit merge pr pull push rebase";
-static FILLERS: Table<{ count_words(FILLERS_TEXT) }> = Table::words(FILLERS_TEXT).sorted();
-const FILLERS_TEXT: &str = "a an il la lo new nuova nuovo the un una uno";
+const CREATE_VERBS: &[&str] = &["crea", "create", "apri", "open", "fai", "make", "do"];
+const VCS_OBJECTS: &[&str] = &["branch", "pr", "commit", "push", "merge", "rebase", "pull"];
+const FILLERS: &[&str] = &[
+    "un", "una", "uno", "a", "an", "il", "the", "nuovo", "nuova", "new", "la", "lo",
+];
 
 /// File extensions that make a token a file name.
-static CODE_EXTENSIONS: Table<{ count_words(CODE_EXTENSIONS_TEXT) }> =
-    Table::words(CODE_EXTENSIONS_TEXT).sorted();
-const CODE_EXTENSIONS_TEXT: &str = "\
-    bat c cc cfc cfg cfm cjs cpp cs css csv env go gradle h hpp html ini java js json jsonl jsx
-    kt lock log md mjs php properties ps1 py rb rs scss sh sql svelte swift toml ts tsx txt vue
-    xml yaml yml";
+const CODE_EXTENSIONS: &[&str] = &[
+    "rs",
+    "py",
+    "js",
+    "mjs",
+    "cjs",
+    "ts",
+    "tsx",
+    "jsx",
+    "go",
+    "java",
+    "kt",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cs",
+    "rb",
+    "php",
+    "cfm",
+    "cfc",
+    "sql",
+    "json",
+    "jsonl",
+    "yaml",
+    "yml",
+    "toml",
+    "md",
+    "sh",
+    "ps1",
+    "bat",
+    "html",
+    "css",
+    "scss",
+    "xml",
+    "ini",
+    "cfg",
+    "lock",
+    "vue",
+    "svelte",
+    "swift",
+    "gradle",
+    "properties",
+    "env",
+    "txt",
+    "csv",
+    "log",
+];
 /// Names with a file-like suffix that are not files.
-static NOT_FILES: Table<{ count_words(NOT_FILES_TEXT) }> = Table::words(NOT_FILES_TEXT).sorted();
-const NOT_FILES_TEXT: &str = "\
-    ado.net asp.net chart.js d3.js e.g express.js i.e nest.js next.js node.js nuxt.js react.js
-    socket.io three.js vue.js";
+const NOT_FILES: &[&str] = &[
+    "node.js",
+    "vue.js",
+    "next.js",
+    "react.js",
+    "express.js",
+    "three.js",
+    "d3.js",
+    "chart.js",
+    "nuxt.js",
+    "nest.js",
+    "asp.net",
+    "ado.net",
+    "socket.io",
+    "e.g",
+    "i.e",
+];
 /// First path segments that make `a/b` a path.
-static PATH_ROOTS: Table<{ count_words(PATH_ROOTS_TEXT) }> = Table::words(PATH_ROOTS_TEXT).sorted();
-const PATH_ROOTS_TEXT: &str = "\
-    .agents .ci .claude .codex .gemini .github app benches bin config docs fixtures lib
-    packages scripts skills src test tests";
+const PATH_ROOTS: &[&str] = &[
+    "src", "tests", "test", "docs", "lib", "app", "bin", "scripts", "fixtures", "benches",
+    ".codex", ".claude", ".gemini", ".agents", ".github", ".ci", "skills", "config", "packages",
+];
 
 /// True when the prompt is an explicit task on the repository: it names a file path or one of
 /// the repository's own files, uses an imperative that changes code (implement, refactor, commit,
@@ -158,33 +296,33 @@ pub fn is_repo_task(stripped: &str) -> bool {
     let mut code_object = false;
     for (i, word) in words.iter().copied().enumerate() {
         let prev = i.checked_sub(1).map(|p| words[p]);
-        if REPO_NAMES.contains(word) {
+        if REPO_NAMES.contains(&word) {
             return true;
         }
         if matches!(word, "repo" | "repository")
-            && prev.is_some_and(|p| THIS_REPO_DETERMINERS.contains(p))
+            && prev.is_some_and(|p| THIS_REPO_DETERMINERS.contains(&p))
         {
             return true;
         }
-        if STRONG_VERBS_IT.contains(word) {
+        if STRONG_VERBS_IT.contains(&word) {
             return true;
         }
-        if !question && STRONG_VERBS_EN.contains(word) {
+        if !question && STRONG_VERBS_EN.contains(&word) {
             return true;
         }
         if !question && is_vcs_action(&words, i) {
             return true;
         }
-        let noun_use = prev.is_some_and(|p| ARTICLES_IT.contains(p));
-        let verb = (EDIT_VERBS_IT.contains(word) && !noun_use)
-            || (!question && EDIT_VERBS_EN.contains(word));
-        if verb && CREATE_ONLY_VERBS.contains(word) {
+        let noun_use = prev.is_some_and(|p| ARTICLES_IT.contains(&p));
+        let verb = (EDIT_VERBS_IT.contains(&word) && !noun_use)
+            || (!question && EDIT_VERBS_EN.contains(&word));
+        if verb && CREATE_ONLY_VERBS.contains(&word) {
             create_verb = true;
         } else if verb {
             change_verb = true;
         }
-        repo_object |= REPO_OBJECTS.contains(word);
-        code_object |= CODE_OBJECTS.contains(word);
+        repo_object |= REPO_OBJECTS.contains(&word);
+        code_object |= CODE_OBJECTS.contains(&word);
     }
     (change_verb && (repo_object || code_object)) || (create_verb && repo_object)
 }
@@ -194,7 +332,7 @@ fn is_vcs_action(words: &[&str], i: usize) -> bool {
     if i == 0 && matches!(words[0], "commit" | "push" | "merge" | "rebase") && words.len() > 1 {
         return true;
     }
-    if !CREATE_VERBS.contains(words[i]) {
+    if !CREATE_VERBS.contains(&words[i]) {
         return false;
     }
     words[i + 1..]
@@ -217,13 +355,13 @@ fn is_path_like(token: &str) -> bool {
         return false;
     }
     let lower = token.to_ascii_lowercase();
-    if NOT_FILES.contains(&lower) {
+    if NOT_FILES.contains(&lower.as_str()) {
         return false;
     }
     let has_extension = lower.rsplit_once('.').is_some_and(|(stem, ext)| {
         !stem.is_empty()
             && !stem.ends_with('.')
-            && CODE_EXTENSIONS.contains(ext)
+            && CODE_EXTENSIONS.contains(&ext)
             && stem
                 .chars()
                 .last()
@@ -246,7 +384,7 @@ fn is_path_like(token: &str) -> bool {
         || lower.starts_with("~/")
         || (lower.starts_with('/') && segments.len() > 2)
         || segments.len() > 3
-        || PATH_ROOTS.contains(segments[0])
+        || PATH_ROOTS.contains(&segments[0])
         || is_drive_path(&lower, sep)
 }
 
@@ -262,44 +400,6 @@ fn is_drive_path(lower: &str, sep: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    type Contains<'a> = &'a dyn Fn(&str) -> bool;
-
-    /// Every word of the word tables, read from their text the plain way
-    /// (`split_ascii_whitespace`), is found through the packed tables' binary search, and a
-    /// word next to it is not (unless it is a word of the table too).
-    #[test]
-    fn packed_word_tables_round_trip_every_word() {
-        let tables: [(&str, Contains); 16] = [
-            (STRONG_VERBS_IT_TEXT, &|w| STRONG_VERBS_IT.contains(w)),
-            (STRONG_VERBS_EN_TEXT, &|w| STRONG_VERBS_EN.contains(w)),
-            (EDIT_VERBS_IT_TEXT, &|w| EDIT_VERBS_IT.contains(w)),
-            (EDIT_VERBS_EN_TEXT, &|w| EDIT_VERBS_EN.contains(w)),
-            (CREATE_ONLY_VERBS_TEXT, &|w| CREATE_ONLY_VERBS.contains(w)),
-            (REPO_OBJECTS_TEXT, &|w| REPO_OBJECTS.contains(w)),
-            (CODE_OBJECTS_TEXT, &|w| CODE_OBJECTS.contains(w)),
-            (REPO_NAMES_TEXT, &|w| REPO_NAMES.contains(w)),
-            (THIS_REPO_DETERMINERS_TEXT, &|w| {
-                THIS_REPO_DETERMINERS.contains(w)
-            }),
-            (ARTICLES_IT_TEXT, &|w| ARTICLES_IT.contains(w)),
-            (CREATE_VERBS_TEXT, &|w| CREATE_VERBS.contains(w)),
-            (VCS_OBJECTS_TEXT, &|w| VCS_OBJECTS.contains(w)),
-            (FILLERS_TEXT, &|w| FILLERS.contains(w)),
-            (CODE_EXTENSIONS_TEXT, &|w| CODE_EXTENSIONS.contains(w)),
-            (NOT_FILES_TEXT, &|w| NOT_FILES.contains(w)),
-            (PATH_ROOTS_TEXT, &|w| PATH_ROOTS.contains(w)),
-        ];
-        for (text, contains) in tables {
-            let words: Vec<&str> = text.split_ascii_whitespace().collect();
-            for w in &words {
-                assert!(contains(w), "{w}");
-                for near in [format!("{w}~"), format!("{w}a"), w[1..].to_owned()] {
-                    assert_eq!(contains(&near), words.contains(&near.as_str()), "{near}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn routing_table() {
