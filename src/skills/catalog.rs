@@ -267,7 +267,7 @@ impl CompiledCatalog {
             rest = r;
             s
         };
-        let mut terms = terms.iter();
+        let mut next_term = 0;
         let mut compiled = Vec::with_capacity(skills.len());
         for &(id, phases, scope, count) in skills {
             let id = take(id).to_owned();
@@ -276,20 +276,22 @@ impl CompiledCatalog {
                 .filter(|p| !p.is_empty())
                 .map(str::to_owned)
                 .collect();
-            let mut skill_terms = Vec::with_capacity(count as usize);
-            for &(stems, label, field) in terms.by_ref().take(count as usize) {
-                skill_terms.push(Term {
+            let these = &terms[next_term..next_term + count as usize];
+            next_term += count as usize;
+            let terms = these
+                .iter()
+                .map(|&(stems, label, field)| Term {
                     stems: Cow::Borrowed(take(stems)),
                     field,
                     label: Cow::Borrowed(take(label)),
-                });
-            }
+                })
+                .collect();
             compiled.push(CompiledSkill {
                 id,
                 source: String::new(),
                 phases,
                 scope,
-                terms: skill_terms,
+                terms,
             });
         }
         let postings = postings
