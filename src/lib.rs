@@ -23,6 +23,7 @@ pub mod fingerprint;
 pub mod hosts;
 pub mod hotword;
 pub mod install;
+pub mod packed;
 pub mod payload;
 pub mod planning;
 pub mod render;

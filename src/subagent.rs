@@ -193,7 +193,7 @@ fn sentence_requests(sentence: &str) -> bool {
         }
         let prev = i.checked_sub(1).map(|p| words[p]);
         let contraction = word == "t" && prev.is_some_and(|p| p.ends_with('n'));
-        if NEGATIONS.contains(&word) || contraction {
+        if NEGATIONS.contains(word) || contraction {
             negated = true;
             continue;
         }

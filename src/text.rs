@@ -3,6 +3,8 @@
 //!
 //! Everything here is a total function over `&str`; no I/O, no allocation beyond the returned value.
 
+use crate::packed::{Table, count_words};
+
 /// Lower-cases `text` and folds the accents of Latin letters (`è` → `e`, `ç` → `c`), and the
 /// typographic apostrophes to `'`, so that Italian and English matching works on plain ASCII
 /// spellings. Characters outside those ranges are lower-cased and kept.
@@ -196,48 +198,20 @@ pub fn routing_window(text: &str) -> &str {
 
 /// Folded words that negate what follows in the same clause ("non usare…", "don't use…"; the
 /// apostrophe splits "don't" into "don" and "t").
-pub const NEGATIONS: &[&str] = &[
-    "non", "senza", "without", "dont", "don", "not", "never", "mai", "no", "evita", "evitare",
-    "avoid", "nessun", "nessuno", "niente", "stop", "neither", "nor", "ne", "doesn", "shouldn",
-    "won", "cannot", "mustn",
-];
+pub static NEGATIONS: Table<{ count_words(NEGATIONS_TEXT) }> =
+    Table::words(NEGATIONS_TEXT).sorted();
+const NEGATIONS_TEXT: &str = "\
+    avoid cannot doesn don dont evita evitare mai mustn ne neither nessun nessuno never niente
+    no non nor not senza shouldn stop without won";
 
 /// Openings (folded first words) that make a sentence a question or a request for an explanation
 /// ("spiegami…", "cos'è…", "how do…"), Italian and English.
-const QUESTION_LEADS: &[&str] = &[
-    "what",
-    "how",
-    "why",
-    "when",
-    "which",
-    "who",
-    "explain",
-    "describe",
-    "is",
-    "are",
-    "does",
-    "do",
-    "should",
-    "shall",
-    "tell",
-    "spiegami",
-    "spiega",
-    "cos",
-    "cosa",
-    "come",
-    "perche",
-    "quando",
-    "quale",
-    "quali",
-    "chi",
-    "descrivi",
-    "parlami",
-    "dimmi",
-    "qual",
-    "differenza",
-    "difference",
-    "conviene",
-];
+static QUESTION_LEADS: Table<{ count_words(QUESTION_LEADS_TEXT) }> =
+    Table::words(QUESTION_LEADS_TEXT).sorted();
+const QUESTION_LEADS_TEXT: &str = "\
+    are chi come conviene cos cosa describe descrivi difference differenza dimmi do does
+    explain how is parlami perche qual quale quali quando shall should spiega spiegami tell
+    what when which who why";
 
 /// "can you …", "puoi …", "please …": a request phrased as a question.
 pub fn is_polite_request(words: &[&str]) -> bool {
@@ -254,50 +228,39 @@ pub fn is_question_lead(words: &[&str]) -> bool {
     words.first().is_some_and(|w| QUESTION_LEADS.contains(w)) && !is_polite_request(words)
 }
 
-/// Italian and English stop words (folded), dropped before skill scoring.
-const STOP_WORDS: &[&str] = &[
-    // Italian
-    "a", "ad", "al", "alla", "alle", "allo", "agli", "ai", "anche", "che", "chi", "ci", "come",
-    "con", "cosa", "cui", "da", "dal", "dalla", "dalle", "dai", "dagli", "dei", "degli", "del",
-    "della", "delle", "dello", "dell", "di", "e", "ed", "gli", "ha", "hanno", "ho", "i", "il",
-    "in", "io", "la", "le", "lei", "li", "lo", "loro", "lui", "ma", "me", "mi", "mio", "mia",
-    "miei", "mie", "ne", "nei", "negli", "nel", "nella", "nelle", "nello", "noi", "non", "nostro",
-    "nostra", "o", "per", "perche", "piu", "po", "poi", "puoi", "quale", "quali", "quando",
-    "quanto", "quel", "quella", "quelle", "quelli", "quello", "questa", "queste", "questi",
-    "questo", "qui", "se", "si", "sia", "sono", "su", "sua", "sue", "sul", "sulla", "sulle", "suo",
-    "suoi", "ti", "tra", "fra", "tu", "tua", "tuo", "tutti", "tutto", "tutte", "un", "una", "uno",
-    "vi", "voi", "l", "c", "e'", "era", "essere", "fare", "fai", "fammi", "dammi", "dimmi", "mio",
-    "ciao", "grazie", "favore", "ok", "va", "bene", "molto", "ogni", "altro", "altra", "solo",
-    "gia", "ancora", "sempre", "mai", "dove", "ora", "adesso", "oggi", "ieri", "domani", "cosi",
-    "qualche", "qualcosa", "tuoi", "tue", "vorrei", "voglio", "potresti", "riesci", "aiutami",
-    "aiuto", "help", "please", // English
-    "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
-    "but", "by", "can", "could", "did", "do", "does", "for", "from", "get", "had", "has", "have",
-    "he", "her", "here", "him", "his", "how", "if", "into", "is", "it", "its", "just", "let", "me",
-    "more", "my", "need", "no", "not", "now", "of", "on", "one", "or", "our", "out", "over", "she",
-    "should", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these",
-    "they", "this", "those", "to", "too", "up", "us", "very", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "why", "will", "with", "would", "you", "your", "yours", "hi",
-    "hello", "thanks", "thank", "i", "im", "don", "t", "s", "want", "like", "using", "use", "usa",
-    "make", "tell", "show", "give",
-];
+/// Italian and English stop words (folded), dropped before skill scoring. Sorted (one table
+/// for both languages: `chi`, `come`, `me`, `no` are words of both).
+static STOP_WORDS: Table<{ count_words(STOP_WORDS_TEXT) }> = Table::words(STOP_WORDS_TEXT).sorted();
+const STOP_WORDS_TEXT: &str = "\
+    a about ad adesso after agli ai aiutami aiuto al all alla alle allo also altra altro an
+    anche ancora and any are as at be been before bene but by c can che chi ci ciao come con
+    cosa cosi could cui da dagli dai dal dalla dalle dammi degli dei del dell della delle dello
+    di did dimmi do does domani don dove e e' ed era essere fai fammi fare favore for fra from
+    get gia give gli grazie ha had hanno has have he hello help her here hi him his ho how i
+    ieri if il im in into io is it its just l la le lei let li like lo loro lui ma mai make me
+    mi mia mie miei mio molto more my ne need negli nei nel nella nelle nello no noi non nostra
+    nostro not now o of oggi ogni ok on one or ora our out over per perche piu please po poi
+    potresti puoi qualche qualcosa quale quali quando quanto quel quella quelle quelli quello
+    questa queste questi questo qui riesci s se sempre she should show si sia so solo some sono
+    su sua sue sul sulla sulle suo suoi t tell than thank thanks that the their them then there
+    these they this those ti to too tra tu tua tue tuo tuoi tutte tutti tutto un una uno up us
+    usa use using va very vi voglio voi vorrei want was we were what when where which while who
+    why will with would you your yours";
 
 /// The rest of NLTK's English stop-word list (function words: pronouns, prepositions,
 /// quantifiers, contractions), also dropped; but `down` and `off`, particles of the phrasal verbs
 /// that keyword phrases spell (`hand-off`, `break down`).
-#[rustfmt::skip]
-const MORE_STOP_WORDS: &[&str] = &[
-    "myself", "ours", "ourselves", "yourself", "yourselves", "himself", "hers", "herself",
-    "itself", "theirs", "themselves", "whom", "am", "being", "having", "doing", "because", "until",
-    "against", "between", "through", "during", "above", "below", "under", "again", "further",
-    "once", "both", "each", "few", "most", "other", "such", "nor", "only", "own", "same", "ll",
-    "re", "ve", "ain", "aren", "couldn", "didn", "doesn", "hadn", "hasn", "haven", "isn", "mightn",
-    "mustn", "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn",
-];
+static MORE_STOP_WORDS: Table<{ count_words(MORE_STOP_WORDS_TEXT) }> =
+    Table::words(MORE_STOP_WORDS_TEXT).sorted();
+const MORE_STOP_WORDS_TEXT: &str = "\
+    above again against ain am aren because being below between both couldn didn doesn doing
+    during each few further hadn hasn haven having hers herself himself isn itself ll mightn
+    most mustn myself needn nor once only other ours ourselves own re same shan shouldn such
+    theirs themselves through under until ve wasn weren whom won wouldn yourself yourselves";
 
 /// True for a folded word that carries no meaning for routing.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word) || MORE_STOP_WORDS.contains(&word)
+    STOP_WORDS.contains(word) || MORE_STOP_WORDS.contains(word)
 }
 
 /// Light stemming for Italian and English: English plural and verb endings, then a final Italian
@@ -355,6 +318,30 @@ pub fn routing_words(folded: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod stem_tests {
     use super::*;
+
+    type Contains<'a> = &'a dyn Fn(&str) -> bool;
+
+    /// Every word of the word tables, read from their text the plain way
+    /// (`split_ascii_whitespace`), is found through the packed tables' binary search, and a
+    /// word next to it is not (unless it is a word of the table too).
+    #[test]
+    fn packed_word_tables_round_trip_every_word() {
+        let tables: [(&str, Contains); 4] = [
+            (NEGATIONS_TEXT, &|w| NEGATIONS.contains(w)),
+            (QUESTION_LEADS_TEXT, &|w| QUESTION_LEADS.contains(w)),
+            (STOP_WORDS_TEXT, &|w| STOP_WORDS.contains(w)),
+            (MORE_STOP_WORDS_TEXT, &|w| MORE_STOP_WORDS.contains(w)),
+        ];
+        for (text, contains) in tables {
+            let words: Vec<&str> = text.split_ascii_whitespace().collect();
+            for w in &words {
+                assert!(contains(w), "{w}");
+                for near in [format!("{w}~"), format!("{w}a"), w[1..].to_owned()] {
+                    assert_eq!(contains(&near), words.contains(&near.as_str()), "{near}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn function_words_are_stop_words_and_phrasal_particles_are_not() {

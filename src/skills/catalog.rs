@@ -130,17 +130,15 @@ pub struct CompiledCatalog {
     pub postings: Vec<Posting>,
 }
 
-/// A term as static data: stems, field, label.
-pub type StaticTerm = (&'static str, Field, &'static str);
-/// A skill as static data: id, scope, phases, terms.
-pub type StaticSkill = (
-    &'static str,
-    Scope,
-    &'static [&'static str],
-    &'static [StaticTerm],
-);
-/// A posting as static data: first stem, skill index, term index.
-pub type StaticPosting = (&'static str, u32, u32);
+/// A skill as static data: the byte lengths of its id and of its phases (joined with `,`), its
+/// scope, its count of terms. The strings themselves are the catalog's one text, in the order
+/// [`CompiledCatalog::from_static`] reads them: lengths, not `&'static str`, since a pointer in
+/// static data is relocated by the loader at every start.
+pub type StaticSkill = (u16, u16, Scope, u32);
+/// A term as static data: the byte lengths of its stems and of its label, its field.
+pub type StaticTerm = (u16, u16, Field);
+/// A posting as static data: the byte length of its first stem, skill index, term index.
+pub type StaticPosting = (u16, u32, u32);
 
 impl CompiledCatalog {
     /// The compact line format of the compiled index (`.sophia/skills-index.tsv` and the
@@ -205,78 +203,107 @@ impl CompiledCatalog {
         )
     }
 
-    /// Rust source for the catalog as static data (`SKILLS`, `POSTINGS`, `FINGERPRINT`), for the
-    /// embedded default: building it at run time copies a few hundred small structs and parses
-    /// nothing.
+    /// Rust source for the catalog as static data (`FINGERPRINT`, `TEXT`, `SKILLS`, `TERMS`,
+    /// `POSTINGS`), for the embedded default: building it at run time copies a few hundred small
+    /// structs and parses nothing. `TEXT` is every string one after the other (each skill's id
+    /// and phases then its terms' stems and labels, then the postings' stems); the tables hold
+    /// their lengths, so they hold no pointer for the loader to relocate.
     pub fn to_rust(&self) -> String {
-        let lit = |s: &str| format!("{s:?}");
-        let mut out = String::from(
+        let mut pieces = String::new();
+        let mut len = |s: &str| -> usize {
+            pieces.push_str(&format!("    {s:?},\n"));
+            s.len()
+        };
+        let mut skills = String::new();
+        let mut terms = String::new();
+        let mut count = 0usize;
+        for skill in &self.skills {
+            let id = len(&skill.id);
+            let phases = len(&skill.phases.join(","));
+            for t in &skill.terms {
+                let stems = len(&t.stems);
+                let label = len(&t.label);
+                terms.push_str(&format!("    ({stems}, {label}, Field::{:?}),\n", t.field));
+            }
+            count += skill.terms.len();
+            skills.push_str(&format!(
+                "    ({id}, {phases}, Scope::{:?}, {}),\n",
+                skill.scope,
+                skill.terms.len()
+            ));
+        }
+        let mut postings = String::new();
+        for p in &self.postings {
+            postings.push_str(&format!("    ({}, {}, {}),\n", len(&p.0), p.1, p.2));
+        }
+        format!(
             "// Generated from src/skills/defaults/*/SKILL.md by\n\
              // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.\n\
-             // Do not edit.\n\n",
-        );
-        out.push_str(&format!(
-            "pub const FINGERPRINT: &str = {};\n\n",
-            lit(&self.source_fingerprint)
-        ));
-        out.push_str("#[rustfmt::skip]\npub static SKILLS: &[StaticSkill] = &[\n");
-        for skill in &self.skills {
-            let phases: Vec<String> = skill.phases.iter().map(|p| lit(p)).collect();
-            out.push_str(&format!(
-                "    ({}, Scope::{:?}, &[{}], &[\n",
-                lit(&skill.id),
-                skill.scope,
-                phases.join(", ")
-            ));
-            for t in &skill.terms {
-                out.push_str(&format!(
-                    "        ({}, Field::{:?}, {}),\n",
-                    lit(&t.stems),
-                    t.field,
-                    lit(&t.label)
-                ));
-            }
-            out.push_str("    ]),\n");
-        }
-        out.push_str("];\n\n#[rustfmt::skip]\npub static POSTINGS: &[StaticPosting] = &[\n");
-        for p in &self.postings {
-            out.push_str(&format!("    ({}, {}, {}),\n", lit(&p.0), p.1, p.2));
-        }
-        out.push_str("];\n");
-        out
+             // Do not edit.\n\n\
+             pub const FINGERPRINT: &str = {:?};\n\n\
+             /// Every string of the catalog in the order of the tables below, which hold lengths.\n\
+             pub const TEXT: &str = concat!(\n{pieces});\n\n\
+             #[rustfmt::skip]\npub static SKILLS: [StaticSkill; {}] = [\n{skills}];\n\n\
+             #[rustfmt::skip]\npub static TERMS: [StaticTerm; {count}] = [\n{terms}];\n\n\
+             #[rustfmt::skip]\npub static POSTINGS: [StaticPosting; {}] = [\n{postings}];\n",
+            self.source_fingerprint,
+            self.skills.len(),
+            self.postings.len(),
+        )
     }
 
-    /// The catalog built from static data written by [`CompiledCatalog::to_rust`].
+    /// The catalog built from static data written by [`CompiledCatalog::to_rust`]: `text` read
+    /// from its start, one length at a time (one bounds and boundary check per string).
     pub fn from_static(
         fingerprint: &str,
+        text: &'static str,
         skills: &'static [StaticSkill],
+        terms: &'static [StaticTerm],
         postings: &'static [StaticPosting],
     ) -> CompiledCatalog {
+        let mut rest = text;
+        let mut take = |len: u16| {
+            let (s, r) = rest.split_at(len as usize);
+            rest = r;
+            s
+        };
+        let mut next_term = 0;
+        let mut compiled = Vec::with_capacity(skills.len());
+        for &(id, phases, scope, count) in skills {
+            let id = take(id).to_owned();
+            let phases = take(phases)
+                .split(',')
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let these = &terms[next_term..next_term + count as usize];
+            next_term += count as usize;
+            let terms = these
+                .iter()
+                .map(|&(stems, label, field)| Term {
+                    stems: Cow::Borrowed(take(stems)),
+                    field,
+                    label: Cow::Borrowed(take(label)),
+                })
+                .collect();
+            compiled.push(CompiledSkill {
+                id,
+                source: String::new(),
+                phases,
+                scope,
+                terms,
+            });
+        }
+        let postings = postings
+            .iter()
+            .map(|&(stem, si, ti)| Posting(Cow::Borrowed(take(stem)), si, ti))
+            .collect();
         CompiledCatalog {
             schema_version: CATALOG_SCHEMA_VERSION,
             source_fingerprint: fingerprint.to_owned(),
-            skills: skills
-                .iter()
-                .map(|(id, scope, phases, terms)| CompiledSkill {
-                    id: (*id).to_owned(),
-                    source: String::new(),
-                    phases: phases.iter().map(|p| (*p).to_owned()).collect(),
-                    scope: *scope,
-                    terms: terms
-                        .iter()
-                        .map(|(stems, field, label)| Term {
-                            stems: Cow::Borrowed(stems),
-                            field: *field,
-                            label: Cow::Borrowed(label),
-                        })
-                        .collect(),
-                })
-                .collect(),
+            skills: compiled,
             warnings: Vec::new(),
-            postings: postings
-                .iter()
-                .map(|(s, si, ti)| Posting(Cow::Borrowed(s), *si, *ti))
-                .collect(),
+            postings,
         }
     }
 
@@ -1612,21 +1639,46 @@ mod tests {
 
 pub const FINGERPRINT: &str = "fp";
 
+/// Every string of the catalog in the order of the tables below, which hold lengths.
+pub const TEXT: &str = concat!(
+    "db",
+    "analysis,review",
+    "sql",
+    "SQL",
+    "query plan",
+    "query \"plan\"",
+    "query",
+    "sql",
+);
+
 #[rustfmt::skip]
-pub static SKILLS: &[StaticSkill] = &[
-    ("db", Scope::MultiPhase, &["analysis", "review"], &[
-        ("sql", Field::Keyword, "SQL"),
-        ("query plan", Field::Description, "query \"plan\""),
-    ]),
+pub static SKILLS: [StaticSkill; 1] = [
+    (2, 15, Scope::MultiPhase, 2),
 ];
 
 #[rustfmt::skip]
-pub static POSTINGS: &[StaticPosting] = &[
-    ("query", 0, 1),
-    ("sql", 0, 0),
+pub static TERMS: [StaticTerm; 2] = [
+    (3, 3, Field::Keyword),
+    (10, 12, Field::Description),
+];
+
+#[rustfmt::skip]
+pub static POSTINGS: [StaticPosting; 2] = [
+    (5, 0, 1),
+    (3, 0, 0),
 ];
 "#;
         assert_eq!(catalog.to_rust(), want);
+        // The same catalog back from those tables (written out as the text above says).
+        const TEXT: &str = "dbanalysis,reviewsqlSQLquery planquery \"plan\"querysql";
+        let back = CompiledCatalog::from_static(
+            "fp",
+            TEXT,
+            &[(2, 15, Scope::MultiPhase, 2)],
+            &[(3, 3, Field::Keyword), (10, 12, Field::Description)],
+            &[(5, 0, 1), (3, 0, 0)],
+        );
+        assert_eq!(back, catalog);
     }
 
     #[test]

@@ -15,16 +15,23 @@ use serde::Serialize;
 use catalog::CompiledCatalog;
 
 /// The embedded default catalog (the Sophia MCP skills), compiled from
-/// `src/skills/defaults/*/SKILL.md` into the compact line format; a test fails when it is stale.
+/// `src/skills/defaults/*/SKILL.md` into static data without pointers (byte ranges of one text,
+/// [`CompiledCatalog::to_rust`]); a test fails when it is stale.
 mod defaults {
-    use super::catalog::{Field, Scope, StaticPosting, StaticSkill};
+    use super::catalog::{Field, Scope, StaticPosting, StaticSkill, StaticTerm};
     include!("defaults/index.rs");
 }
 
 /// The embedded default catalog, built from static data compiled into the binary: nothing is
 /// parsed on the hot path.
 pub fn default_catalog() -> CompiledCatalog {
-    CompiledCatalog::from_static(defaults::FINGERPRINT, defaults::SKILLS, defaults::POSTINGS)
+    CompiledCatalog::from_static(
+        defaults::FINGERPRINT,
+        defaults::TEXT,
+        &defaults::SKILLS,
+        &defaults::TERMS,
+        &defaults::POSTINGS,
+    )
 }
 
 const DEFAULT_SOURCES: &[&str] = &[

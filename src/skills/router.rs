@@ -496,7 +496,7 @@ impl SkillRouter {
         }
         for (word, s) in words.iter().zip(&stems) {
             for e in expansions(word, s) {
-                if !query.iter().any(|q| q.stem == *e) {
+                if !query.iter().any(|q| q.stem == e) {
                     query.push(QueryWord {
                         stem: e,
                         via: Some(word),
