@@ -1693,7 +1693,7 @@ impl Embeddings {
             }
             if vocab {
                 for x in sophia_hook::skills::vocab::expansions(word, &stem) {
-                    if let Some(e) = self.stems.get(*x) {
+                    if let Some(e) = self.stems.get(x) {
                         add(e, VIA);
                     }
                 }
