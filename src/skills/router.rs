@@ -712,6 +712,11 @@ impl SkillRouter {
         let Some(conf) = calibration.confidence else {
             return self.select_by_rules(s, calibration);
         };
+        // Keywords are the rules' (docs/skills.md, step 9): when the rules' first skill has them,
+        // the rules decide whatever BM25F would rank, so BM25F is not scored at all.
+        if s.scored.first().is_some_and(|f| self.keyworded[f.1]) {
+            return self.select_by_rules(s, calibration);
+        }
         let cands = self.candidates(&s, conf.b);
         let rank = ranking_scores(&cands, conf.ranking);
         let mut order: Vec<usize> = (0..cands.len()).filter(|&i| rank[i] > 0.0).collect();
@@ -722,10 +727,9 @@ impl SkillRouter {
                     .cmp(&self.skills[cands[b].skill].id)
             })
         });
-        let keyworded_first = s.scored.first().is_some_and(|f| self.keyworded[f.1])
-            || order
-                .first()
-                .is_some_and(|&i| self.keyworded[cands[i].skill]);
+        let keyworded_first = order
+            .first()
+            .is_some_and(|&i| self.keyworded[cands[i].skill]);
         if keyworded_first {
             return self.select_by_rules(s, calibration);
         }
