@@ -16,6 +16,7 @@
 //! for every prompt. Deterministic: ties break on the skill id. Pure.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::skills::catalog::{
     CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, postings,
@@ -203,9 +204,11 @@ pub struct SkillRouter {
     /// Name and description words per skill, and their mean: BM25's length normalisation.
     lengths: Vec<f64>,
     mean_length: f64,
-    /// BM25F's field lengths per skill and the catalog's totals, for the confidence.
-    field_lengths: Vec<[usize; 4]>,
-    index_totals: IndexTotals,
+    /// BM25F's field lengths per skill, for the confidence: counted the first time a prompt
+    /// needs BM25F (one pass over every term; a prompt the rules decide never needs it).
+    field_lengths: OnceLock<Vec<[usize; 4]>>,
+    /// The catalog's totals for BM25F; `None`: over `skills`, counted with `field_lengths`.
+    index_totals: Option<IndexTotals>,
     /// Skills with hand-written keywords (held to [`THRESHOLD`]).
     keyworded: Vec<bool>,
     /// The number of skills in the catalog, for the IDF: `skills` holds only part of it when
@@ -251,14 +254,7 @@ impl SkillRouter {
         } else {
             (lengths.iter().sum::<f64>() / lengths.len() as f64).max(1.0)
         };
-        let mut sums = [0; 4];
-        for skill in &catalog.skills {
-            for (sum, n) in sums.iter_mut().zip(field_lengths(skill)) {
-                *sum += n;
-            }
-        }
-        let totals = IndexTotals::new(total, sums);
-        SkillRouter::with_totals(catalog, lengths, total, mean_length, totals)
+        SkillRouter::with_totals(catalog, lengths, total, mean_length, None)
     }
 
     /// A router over a compiled index that decodes, for each prompt, only the skills its words
@@ -270,11 +266,11 @@ impl SkillRouter {
             postings: Vec::new(),
             lengths: Vec::new(),
             mean_length: view.mean_length(),
-            field_lengths: Vec::new(),
+            field_lengths: OnceLock::new(),
             // The index header has no mean field lengths (schema 7): BM25F over a lazy index
             // runs without length normalisation, as the hook's confidence does
             // (`confidence::HOOK.b` is 0; `tests/scale.rs` routes both ways and compares).
-            index_totals: IndexTotals::new(view.len(), [0; 4]),
+            index_totals: Some(IndexTotals::new(view.len(), [0; 4])),
             keyworded: Vec::new(),
             total: view.len(),
             lazy: Some(view),
@@ -286,7 +282,7 @@ impl SkillRouter {
         lengths: Vec<f64>,
         total: usize,
         mean_length: f64,
-        index_totals: IndexTotals,
+        index_totals: Option<IndexTotals>,
     ) -> SkillRouter {
         let postings = if catalog.postings.is_empty() {
             postings(&catalog.skills)
@@ -298,13 +294,12 @@ impl SkillRouter {
             .iter()
             .map(|s| s.terms.iter().any(|t| t.field == Field::Keyword))
             .collect();
-        let field_lengths = catalog.skills.iter().map(field_lengths).collect();
         SkillRouter {
             skills: catalog.skills,
             postings,
             lengths,
             mean_length,
-            field_lengths,
+            field_lengths: OnceLock::new(),
             index_totals,
             keyworded,
             total,
@@ -451,8 +446,19 @@ impl SkillRouter {
                 })
                 .collect()
         };
-        let bm =
-            confidence::index_scores(&query, postings, &self.field_lengths, self.index_totals, b);
+        let lengths = self
+            .field_lengths
+            .get_or_init(|| self.skills.iter().map(field_lengths).collect());
+        let totals = self.index_totals.unwrap_or_else(|| {
+            let mut sums = [0; 4];
+            for skill in lengths {
+                for (sum, n) in sums.iter_mut().zip(skill) {
+                    *sum += n;
+                }
+            }
+            IndexTotals::new(self.skills.len(), sums)
+        });
+        let bm = confidence::index_scores(&query, postings, lengths, totals, b);
         let mut out: Vec<Candidate> = scored
             .scored
             .iter()
