@@ -45,6 +45,7 @@ use serde_json::Value;
 
 use sophia_hook::eval::{Case, parse_cases};
 use sophia_hook::routing::route_with_prefix;
+use sophia_hook::skills::SkillRouting;
 use sophia_hook::skills::bm25::{Bm25f, Bm25fParams};
 use sophia_hook::skills::confidence::{self, Confidence, FEATURES, Ranking};
 use sophia_hook::skills::router::{
@@ -221,15 +222,20 @@ fn router_figures_on(
     let mut f = Figures::default();
     for (prompt, expected) in cases {
         let routing = c.router.route_with(prompt, calibration);
-        let ranked: Vec<&str> = routing
-            .selected
-            .iter()
-            .chain(&routing.runners_up)
-            .map(|m| m.skill_id.as_str())
-            .collect();
+        let ranked = ranked_ids(&routing);
         f.add(expected, routing.selected_ids().next(), &ranked);
     }
     f
+}
+
+/// The ids a routing ranks, selected first, then the runners-up (what top-2 reads).
+fn ranked_ids(routing: &SkillRouting) -> Vec<&str> {
+    routing
+        .selected
+        .iter()
+        .chain(&routing.runners_up)
+        .map(|m| m.skill_id.as_str())
+        .collect()
 }
 
 /// Fusion, measured: the router's pick when it names one; else its top-ranked skill when
@@ -238,12 +244,7 @@ fn fused_figures(c: &Catalog, calibration: Calibration) -> Figures {
     let mut f = Figures::default();
     for (prompt, expected) in &c.cases {
         let routing = c.router.route_with(prompt, calibration);
-        let ranked: Vec<&str> = routing
-            .selected
-            .iter()
-            .chain(&routing.runners_up)
-            .map(|m| m.skill_id.as_str())
-            .collect();
+        let ranked = ranked_ids(&routing);
         let scores = c.bm25f.scores(prompt);
         let agree = scores
             .first()
@@ -778,12 +779,7 @@ fn hook_figures(c: &Catalog, conf: Confidence) -> (Figures, (usize, usize)) {
     let mut second = (0, 0);
     for (prompt, expected) in &c.cases {
         let routing = c.router.route_with(prompt, calibration);
-        let ranked: Vec<&str> = routing
-            .selected
-            .iter()
-            .chain(&routing.runners_up)
-            .map(|m| m.skill_id.as_str())
-            .collect();
+        let ranked = ranked_ids(&routing);
         f.add(expected, routing.selected_ids().next(), &ranked);
         if let Some(s) = routing.selected.get(1) {
             second.1 += 1;
