@@ -75,6 +75,19 @@ if [[ -x $gnu_bin ]]; then
   expect_fail "is not the $musl binary" "another platform's binary in the Gemini extension"
 fi
 
+# A binary linked against this machine's glibc (what a plain `cargo build` gives) in the glibc
+# archive, when that glibc is newer than 2.17.
+cargo_bin=$(readlink -f "${SOPHIA_CARGO_BIN:-target/release/sophia-hook}" || true)
+garchive=sophia-hook-$gnu-v$version
+if [[ -x $cargo_bin && -f $dist/$garchive.tar.gz ]] &&
+  objdump -T "$cargo_bin" | grep -qE 'GLIBC_2\.(1[89]|[2-9][0-9])'; then
+  fresh
+  cp "$dist/$garchive.tar.gz" "$work/m/"
+  repack "$garchive.tar.gz" "cp '$cargo_bin' $garchive/sophia-hook"
+  resum
+  expect_fail "newer than the glibc 2.17 of manylinux2014" "a binary that needs a newer glibc"
+fi
+
 fresh
 repack "$archive.tar.gz" "printf '#!/bin/sh\necho sophia-hook 0.0.0\n' > $archive/sophia-hook"
 resum

@@ -24,6 +24,7 @@ need=()
 command -v qemu-aarch64 >/dev/null 2>&1 || need+=(qemu-user)
 [[ -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ]] || need+=(libc6-arm64-cross)
 command -v file >/dev/null 2>&1 || need+=(file)
+command -v objdump >/dev/null 2>&1 || need+=(binutils)
 command -v hyperfine >/dev/null 2>&1 || need+=(hyperfine)
 if ((${#need[@]})); then
   echo "dist-check: installing ${need[*]} from Debian"
@@ -128,6 +129,13 @@ while IFS=$'\t' read -r triple os exe asset; do
   expect=$dir/$name/$exe
   [[ $os != linux ]] && expect=-
   run_checks "archive $triple" "$triple" "$dir/$name/$exe" "$expect"
+  if [[ $triple == *-linux-gnu ]]; then
+    # Linked against glibc 2.17 (manylinux2014): it runs on any glibc Linux of the last decade.
+    newest=$(objdump -T "$dir/$name/$exe" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1)
+    [[ $(printf '%s\n' "$newest" GLIBC_2.17 | sort -V | tail -n 1) == GLIBC_2.17 ]] ||
+      fail "$triple needs $newest, newer than the glibc 2.17 of manylinux2014"
+    echo "ok archive $triple: needs at most $newest"
+  fi
   if [[ $triple == *-linux-musl ]]; then
     file -b "$dir/$name/$exe" | grep -q 'static' || fail "$triple is not statically linked"
     echo "ok archive $triple: statically linked"
