@@ -99,7 +99,8 @@ if ((${#tgzs[@]})); then
     tar -tzf "$tgz" >"$work/list" 2>/dev/null || fail "$(basename "$tgz"): not a gzip tarball"
     tar -xzOf "$tgz" package/package.json >"$work/package.json" 2>/dev/null ||
       fail "$(basename "$tgz"): no package/package.json"
-    name=$(node -p 'require(process.argv[1]).name' "$work/package.json")
+    name=$(node -p 'require(process.argv[1]).name' "$work/package.json" 2>/dev/null) ||
+      fail "$(basename "$tgz"): package/package.json is not JSON"
     if [[ $name == sophia-hook ]]; then
       [[ -z $launcher ]] || fail "two launcher packages: $(basename "$launcher") and $(basename "$tgz")"
       launcher=$tgz
