@@ -49,7 +49,9 @@ fi
 export npm_config_registry=http://127.0.0.1:9/ npm_config_cache=$work/npm-cache \
   npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 export PIP_NO_INDEX=1 PIP_INDEX_URL=http://127.0.0.1:9/simple PIP_DISABLE_PIP_VERSION_CHECK=1 \
-  PIP_CACHE_DIR=$work/pip-cache
+  PIP_CACHE_DIR=$work/pip-cache PIP_CONFIG_FILE=/dev/null
+# Only the wheel given: no extra folder of wheels from this machine's pip settings.
+unset PIP_FIND_LINKS PIP_EXTRA_INDEX_URL
 export SOPHIA_ANALYTICS=off
 payload='{"hook_event_name":"UserPromptSubmit","prompt":"!quick spiegami questa SQL"}'
 
