@@ -193,7 +193,7 @@ EOF
     [[ -L $prefix/bin/sophia-hook || -f $prefix/bin/sophia-hook ]] || fail "npm linked no $prefix/bin/sophia-hook"
     # npm skipped the other optional dependencies (not in the cache, registry unreachable, or not
     # for this platform) and installed nothing else.
-    others="$(cd "$prefix/lib/node_modules" && echo * @sophia-hook/*)"
+    others="$(cd "$prefix/lib/node_modules" && LC_ALL=C && echo * @sophia-hook/*)"
     [[ $others == "@sophia-hook sophia-hook $npm_name" ]] ||
       fail "npm installed more or less than sophia-hook and $npm_name: $others"
     [[ ! -e $prefix/lib/node_modules/sophia-hook/node_modules ]] ||
