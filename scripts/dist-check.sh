@@ -167,7 +167,8 @@ done <<<"$rows"
 
 if compgen -G "$dist/*.tgz" >/dev/null || compgen -G "$dist/*.whl" >/dev/null; then
   echo "== npm packages and wheels"
-  packaging/check-installs.sh "$dist"
+  mkdir -p "$work/installs"
+  SOPHIA_INSTALLS_KEEP=$work/installs packaging/check-installs.sh "$dist"
 fi
 
 echo "== latency of the hook through each way in (hyperfine, same run)"
@@ -180,9 +181,19 @@ cmds=()
 [[ -x $cargo_bin ]] && cmds+=(-n "cargo build --release" "$cargo_bin --host codex < $payload")
 [[ -x $gnu ]] && cmds+=(-n "archive x86_64-unknown-linux-gnu" "$gnu --host codex < $payload")
 [[ -x $native ]] && cmds+=(-n "archive x86_64-unknown-linux-musl" "$native --host codex < $payload")
+npm_prefix=$work/installs/npm-linux-x64
+if [[ -x $npm_prefix/bin/sophia-hook ]]; then
+  cmds+=(-n "npm: the native binary (what install registers)"
+    "$npm_prefix/lib/node_modules/@sophia-hook/linux-x64/bin/sophia-hook --host codex < $payload")
+  cmds+=(-n "npm: the node launcher (never registered)" "$npm_prefix/bin/sophia-hook --host codex < $payload")
+fi
+for venv in "$work"/installs/venv-*manylinux*; do
+  [[ -x $venv/bin/sophia-hook ]] &&
+    cmds+=(-n "wheel: venv/bin/sophia-hook" "$venv/bin/sophia-hook --host codex < $payload")
+done
 if ((${#cmds[@]})) && [[ ${SOPHIA_DIST_RUNS:-200} != 0 ]]; then
   HOME=$work SOPHIA_ANALYTICS=off hyperfine --warmup 20 --runs "${SOPHIA_DIST_RUNS:-200}" \
-    --style basic --export-markdown "$dist/../dist-latency.md" "${cmds[@]}" 2>&1 |
-    grep -E '^(Benchmark|  Time|Summary|  [0-9.]+ ±|    [a-z])' || true
+    --style basic --export-markdown "$dist/../dist-latency.md" "${cmds[@]}"
+  cat "$dist/../dist-latency.md"
 fi
 echo "dist-check: all artifacts installed and ran"
