@@ -332,8 +332,9 @@ fn the_readme_command_check_holds_and_can_fail() {
 }
 
 /// The distribution step of `.ci/run`: every artifact `scripts/dist.sh` builds is installed and
-/// run by `scripts/dist-check.sh`, and `scripts/dist-check-fails.sh` plants one fault per check
-/// of it and requires the check to fail naming it. The fault table stays in step with the checks:
+/// run by `scripts/dist-check.sh`, and `scripts/dist-check-fails.sh` (archives, plugins) and
+/// `packaging/check-installs-fails.sh` (npm packages, wheels) plant one fault per check and
+/// require the check to fail naming it. The fault table stays in step with the checks:
 /// each message a planted fault must produce is one `dist-check.sh` prints.
 #[test]
 fn the_dist_step_runs_and_each_dist_check_can_fail() {
@@ -343,6 +344,7 @@ fn the_dist_step_runs_and_each_dist_check_can_fail() {
         "\nbash scripts/dist.sh\n",
         "\nscripts/dist-check.sh\n",
         "\nscripts/dist-check-fails.sh\n",
+        "\npackaging/check-installs-fails.sh target/dist\n",
     ] {
         assert!(script.contains(line), ".ci/run no longer runs {line:?}");
     }
