@@ -87,6 +87,13 @@ fn change(
     let before = hostconfig::read(&target)?;
     let after = if add {
         let binary = binary_path(binary.flatten())?;
+        if let Some(runner) = ephemeral_runner(&binary) {
+            writeln!(
+                stderr,
+                "warning: this sophia-hook runs from {runner}'s temporary cache ({}), which can be cleaned at any time, and the hook then stops; install it first (`npm i -g sophia-hook`, `uv tool install sophia-hook` or `pipx install sophia-hook`) and run `sophia-hook install` from there",
+                binary.display()
+            )?;
+        }
         let binary = binary.to_string_lossy();
         if binary.contains(' ') {
             writeln!(
@@ -281,6 +288,78 @@ fn remove_empty_folders<'a>(
                 break;
             }
             dir = d.parent();
+        }
+    }
+}
+
+/// The runner whose temporary cache holds `binary` (`npx`, `uvx`, `pipx run`), when it lives in
+/// one: a hook registered there stops when the cache is cleaned. Read from the path's components:
+/// npm's `_npx` folder, uv's `archive-v0` cache bucket, pipx's `.cache` folder.
+fn ephemeral_runner(binary: &std::path::Path) -> Option<&'static str> {
+    let names: Vec<&std::ffi::OsStr> = binary
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let has = |name: &str| names.iter().any(|n| *n == name);
+    if has("_npx") {
+        Some("npx")
+    } else if has("archive-v0") {
+        Some("uvx")
+    } else if names.windows(2).any(|w| w[0] == "pipx" && w[1] == ".cache")
+        || names.windows(2).any(|w| w[0] == ".cache" && w[1] == "pipx")
+    {
+        Some("pipx run")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// A binary inside a runner's temporary cache is named; one installed for good, or one whose
+    /// path merely contains the runner's name in a file or folder name, is not.
+    #[test]
+    fn a_binary_in_a_temporary_cache_is_named_by_its_runner() {
+        let cases = [
+            (
+                "/home/me/.npm/_npx/6a1b/node_modules/@sophia-hook/linux-x64/bin/sophia-hook",
+                Some("npx"),
+            ),
+            (
+                "/home/me/.cache/uv/archive-v0/Xy12/bin/sophia-hook",
+                Some("uvx"),
+            ),
+            (
+                "/home/me/.cache/pipx/3f9a/bin/sophia-hook",
+                Some("pipx run"),
+            ),
+            (
+                "/home/me/.local/pipx/.cache/3f9a/bin/sophia-hook",
+                Some("pipx run"),
+            ),
+            (
+                "/usr/local/lib/node_modules/@sophia-hook/linux-x64/bin/sophia-hook",
+                None,
+            ),
+            (
+                "/home/me/.local/share/uv/tools/sophia-hook/bin/sophia-hook",
+                None,
+            ),
+            (
+                "/home/me/.local/pipx/venvs/sophia-hook/bin/sophia-hook",
+                None,
+            ),
+            ("/home/me/.cargo/bin/sophia-hook", None),
+            ("/home/me/my_npx_tools/sophia-hook", None),
+            ("/home/me/archive-v0.tar/sophia-hook", None),
+        ];
+        for (path, want) in cases {
+            assert_eq!(super::ephemeral_runner(Path::new(path)), want, "{path}");
         }
     }
 }
