@@ -28,8 +28,14 @@ fail() { echo "check-installs: $*" >&2; exit 1; }
 command -v node >/dev/null 2>&1 || fail "node is not on PATH"
 command -v python3 >/dev/null 2>&1 || fail "python3 is not on PATH"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# SOPHIA_INSTALLS_KEEP=DIR (an empty folder): the installs are made there and kept, for the
+# latency figures of scripts/dist-check.sh.
+if [[ -n ${SOPHIA_INSTALLS_KEEP:-} ]]; then
+  work=$(cd "$SOPHIA_INSTALLS_KEEP" && pwd)
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 # No Rust on PATH: cargo, rustc and rustup answer "not here" from a folder that comes first.
 mkdir -p "$work/no-rust"
 for tool in cargo rustc rustup rustdoc; do

@@ -330,3 +330,55 @@ fn the_readme_command_check_holds_and_can_fail() {
     let run = run_in_process(&[], plain.as_bytes());
     assert!(!run.stdout.contains(want), "{}", run.stdout);
 }
+
+/// The distribution step of `.ci/run`: every artifact `scripts/dist.sh` builds is installed and
+/// run by `scripts/dist-check.sh`, and `scripts/dist-check-fails.sh` (archives, plugins) and
+/// `packaging/check-installs-fails.sh` (npm packages, wheels) plant one fault per check and
+/// require the check to fail naming it. The fault table stays in step with the checks:
+/// each message a planted fault must produce is one `dist-check.sh` prints.
+#[test]
+fn the_dist_step_runs_and_each_dist_check_can_fail() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = ci_script();
+    for line in [
+        "\nbash scripts/dist.sh\n",
+        "\nscripts/dist-check.sh\n",
+        "\nscripts/dist-check-fails.sh\n",
+        "\npackaging/check-installs-fails.sh target/dist\n",
+    ] {
+        assert!(script.contains(line), ".ci/run no longer runs {line:?}");
+    }
+    // The checks: dist-check.sh and the Mach-O signature check it calls.
+    let check = ["scripts/dist-check.sh", "scripts/dist/macho-signed.py"]
+        .map(|p| std::fs::read_to_string(root.join(p)).unwrap())
+        .join("\n");
+    let fails = std::fs::read_to_string(root.join("scripts/dist-check-fails.sh")).unwrap();
+    let expected: Vec<&str> = fails
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("expect_fail \""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert!(
+        expected.len() >= 8,
+        "the planted faults of scripts/dist-check-fails.sh were not found: {expected:?}"
+    );
+    // Some fixed words of each expected message (between `$variables` and quotes) must be in
+    // the checks, outside comments.
+    let fail_lines: Vec<&str> = check
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    for want in expected {
+        let fixed: Vec<&str> = want
+            .split(['$', '\''])
+            .map(str::trim)
+            .filter(|w| w.len() >= 6)
+            .collect();
+        assert!(
+            fixed
+                .iter()
+                .any(|f| fail_lines.iter().any(|l| l.contains(f))),
+            "dist-check-fails.sh expects {want:?}, but no check says any of {fixed:?}"
+        );
+    }
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Every check of scripts/dist-check.sh can fail: for each one, an artifact of target/dist/ is made
+# wrong in the way that check exists for (a corrupted download, a dynamic binary in the "static"
+# archive, a plugin holding another platform's binary, a wrong version, a binary that answers
+# nothing, a launcher in front of the binary, a missing manifest), and dist-check.sh must exit
+# non-zero naming that check. Runs on the x86_64-unknown-linux-musl artifacts (they run here).
+# Called by .ci/run after dist-check.sh. Usage: scripts/dist-check-fails.sh [DIST_DIR].
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dist=$(cd "${1:-target/dist}" && pwd)
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+musl=x86_64-unknown-linux-musl
+gnu=x86_64-unknown-linux-gnu
+archive=sophia-hook-$musl-v$version
+gemini=linux.x64.sophia-hook.tar.gz
+plugins=sophia-hook-plugins-$musl-v$version.tar.gz
+for f in "$archive.tar.gz" "$gemini" "$plugins"; do
+  [[ -f $dist/$f ]] || { echo "dist-check-fails: no $dist/$f (run scripts/dist.sh)" >&2; exit 1; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+
+# A dist folder with the musl artifacts only, in `$work/m`, with SHA256SUMS of what it holds.
+fresh() {
+  rm -rf "$work/m" "$work/x"
+  mkdir -p "$work/m" "$work/x"
+  cp "$dist/$archive.tar.gz" "$dist/$gemini" "$dist/$plugins" "$work/m/"
+}
+resum() { (cd "$work/m" && sha256sum -- *.tar.gz >SHA256SUMS); }
+# Rewrites one archive of `$work/m` after `edit` ran in its unpacked folder ($1: archive, $2: a
+# shell command run in the folder).
+repack() {
+  local dir=$work/x/$1
+  mkdir -p "$dir"
+  tar -xzf "$work/m/$1" -C "$dir"
+  (cd "$dir" && eval "$2")
+  (cd "$dir" && tar -czf "$work/m/$1" -- *)
+}
+expect_fail() { # what the check must say, description
+  local out
+  if out=$(SOPHIA_DIST_RUNS=0 scripts/dist-check.sh "$work/m" 2>&1); then
+    echo "dist-check-fails: dist-check.sh passed on $2" >&2
+    exit 1
+  fi
+  if [[ $out != *"$1"* ]]; then
+    printf 'dist-check-fails: on %s, dist-check.sh failed without saying "%s":\n%s\n' "$2" "$1" "$out" >&2
+    exit 1
+  fi
+  n=$((n + 1))
+  echo "ok fails on $2: $1"
+}
+
+# The unchanged copy passes: the failures below come from the planted fault alone.
+fresh
+resum
+SOPHIA_DIST_RUNS=0 scripts/dist-check.sh "$work/m" >/dev/null ||
+  { echo "dist-check-fails: the unchanged musl artifacts do not pass" >&2; exit 1; }
+
+fresh
+resum
+printf 'x' | dd of="$work/m/$archive.tar.gz" bs=1 seek=100 conv=notrunc status=none
+expect_fail "SHA256SUMS does not match" "a corrupted archive"
+
+gnu_bin=$dist/bin/$gnu/sophia-hook
+if [[ -x $gnu_bin ]]; then
+  fresh
+  repack "$archive.tar.gz" "cp '$gnu_bin' $archive/sophia-hook"
+  resum
+  expect_fail "is not statically linked" "a glibc binary in the musl archive"
+
+  fresh
+  repack "$gemini" "cp '$gnu_bin' bin/sophia-hook"
+  resum
+  expect_fail "is not the $musl binary" "another platform's binary in the Gemini extension"
+fi
+
+# A binary linked against this machine's glibc (what a plain `cargo build` gives) in the glibc
+# archive, when that glibc is newer than 2.17.
+cargo_bin=$(readlink -f "${SOPHIA_CARGO_BIN:-target/release/sophia-hook}" || true)
+garchive=sophia-hook-$gnu-v$version
+if [[ -x $cargo_bin && -f $dist/$garchive.tar.gz ]] &&
+  objdump -T "$cargo_bin" | grep -qE 'GLIBC_2\.(1[89]|[2-9][0-9])'; then
+  fresh
+  cp "$dist/$garchive.tar.gz" "$work/m/"
+  repack "$garchive.tar.gz" "cp '$cargo_bin' $garchive/sophia-hook"
+  resum
+  expect_fail "newer than the glibc 2.17 of manylinux2014" "a binary that needs a newer glibc"
+fi
+
+fresh
+repack "$archive.tar.gz" "printf '#!/bin/sh\necho sophia-hook 0.0.0\n' > $archive/sophia-hook"
+resum
+expect_fail "--version printed 'sophia-hook 0.0.0'" "a binary of another version"
+
+fresh
+repack "$archive.tar.gz" "mv $archive/sophia-hook $archive/real && printf '#!/bin/sh\ncase \$1 in --version) exec \"\$(dirname \"\$0\")/real\" --version;; esac\nexit 0\n' > $archive/sophia-hook && chmod +x $archive/sophia-hook"
+resum
+expect_fail "smoke checks failed" "a binary that answers no hook"
+
+# A launcher in front of the binary: what runs as `sophia-hook` is a script that starts the real
+# binary, which registers its own path; the hook command must name the file the user installed.
+fresh
+repack "$archive.tar.gz" "mv $archive/sophia-hook $archive/real && printf '#!/bin/sh\nexec \"\$(dirname \"\$0\")/real\" \"\$@\"\n' > $archive/sophia-hook && chmod +x $archive/sophia-hook"
+resum
+expect_fail "hooks.json does not name" "a launcher in front of the binary"
+
+fresh
+repack "$gemini" "rm gemini-extension.json"
+resum
+expect_fail "no gemini-extension.json at its root" "a Gemini extension without its manifest"
+
+fresh
+repack "$plugins" "rm .agents/plugins/marketplace.json"
+resum
+expect_fail ".agents/plugins/marketplace.json" "a marketplace without Codex's manifest"
+
+# A macOS arm64 binary changed after it was signed (macOS would kill it at start).
+mac=sophia-hook-aarch64-apple-darwin-v$version.tar.gz
+if [[ -f $dist/$mac ]]; then
+  fresh
+  cp "$dist/$mac" "$work/m/"
+  repack "$mac" "printf x | dd of=sophia-hook-aarch64-apple-darwin-v$version/sophia-hook bs=1 seek=5000 conv=notrunc status=none"
+  resum
+  expect_fail "modified after signing" "a macOS arm64 binary changed after signing"
+fi
+
+echo "dist-check-fails: $n planted faults, each caught by its check"

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Every artifact a user installs without a Rust toolchain, built into target/dist/
+# (docs/distribution.md says what each one is and how it is installed):
+#   sophia-hook-<triple>-v<version>.tar.gz (.zip for Windows)    release archive, cargo binstall's
+#                                                                default name and layout
+#   <platform>.<arch>.sophia-hook.tar.gz (.zip for Windows)      the Gemini CLI extension, named as
+#                                                                Gemini CLI looks for release assets
+#   sophia-hook-plugins-<triple>-v<version>.tar.gz (.zip)        the Claude Code / Copilot CLI / Codex
+#                                                                plugin marketplace folder
+#   sophia-hook-<version>.tgz, sophia-hook-<platform>-<version>.tgz
+#                                                                the npm launcher and one package per
+#                                                                platform (packaging/npm/)
+#   sophia_hook-<version>-py3-none-<platform>.whl                one wheel per platform (maturin,
+#                                                                bindings = "bin"; packaging/python/)
+#   SHA256SUMS                                                   of every file above
+# and the bare binaries under target/dist/bin/<triple>/ (not release files).
+#
+# The targets are the rows of packaging/platforms.json; SOPHIA_DIST_TARGETS="triple …" builds a
+# subset (it must hold one that runs here, x86_64-unknown-linux-gnu or -musl: that binary writes
+# the plugin folders). Every binary is the release profile of Cargo.toml, symbols stripped.
+#
+# How each target is built, from Debian and PyPI packages only (installed when missing):
+# - x86_64-unknown-linux-gnu: rustup's toolchain, linked by zig against glibc 2.17
+#   (manylinux2014), so the binary runs on any glibc Linux of the last decade;
+# - every other target: Debian's rustc-web/cargo-web 1.96 with its std source (rust-web-src) and
+#   `-Zbuild-std` (RUSTC_BOOTSTRAP=1 for that compiler only, as scripts/windows-ci.sh does),
+#   linked by zig (musl, aarch64 glibc 2.17, macOS) or by mingw-w64 (Windows); for musl,
+#   `-C link-self-contained=no`: zig brings musl's start files and libc, which a std built from
+#   source does not have;
+# - maturin (PyPI) drives each build and writes the wheel; the archives and the npm packages take
+#   the same binary from its target folder, so every artifact of a platform holds one binary.
+# macOS binaries are built and checked as Mach-O of their architecture, never run here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+[[ -n $version ]] || { echo "dist: no version in Cargo.toml" >&2; exit 1; }
+dist=${SOPHIA_DIST_DIR:-$root/target/dist}
+tools=$root/target/dist-tools
+build=$root/target/dist-build
+# Archives that do not change with the time they were built.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+
+# The platform table, one line per target: triple, os, binary file name, release-asset prefix.
+mapfile -t rows < <(python3 - <<'EOF'
+import json
+for p in json.load(open("packaging/platforms.json"))["platforms"]:
+    print(p["triple"], p["os"], p["binary"], p.get("asset", "-"), sep="\t")
+EOF
+)
+wanted=${SOPHIA_DIST_TARGETS:-}
+selected=()
+for row in "${rows[@]}"; do
+  triple=${row%%$'\t'*}
+  if [[ -z $wanted || " $wanted " == *" $triple "* ]]; then selected+=("$row"); fi
+done
+((${#selected[@]})) || { echo "dist: no target of packaging/platforms.json selected" >&2; exit 1; }
+
+echo "== dist: tools"
+need=()
+[[ -x /usr/bin/cargo && -d /usr/lib/rustlib/src/rust/library ]] || need+=(rustc-web cargo-web rust-web-src)
+command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
+if ((${#need[@]})); then
+  echo "dist: installing ${need[*]} from Debian"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [[ ! -x $tools/venv/bin/maturin ]]; then
+  python3 -m venv "$tools/venv"
+  "$tools/venv/bin/pip" install --quiet --disable-pip-version-check -r packaging/dist-tools.txt
+fi
+# maturin runs `cargo` from PATH: for the cross targets, Debian's (never rustup's proxy, first on
+# PATH otherwise).
+mkdir -p "$tools/debian"
+ln -sf /usr/bin/cargo "$tools/debian/cargo"
+ln -sf /usr/bin/rustc "$tools/debian/rustc"
+rustup_path=$tools/venv/bin:$PATH
+debian_path=$tools/debian:$tools/venv/bin:$PATH
+
+rm -rf "$dist"
+mkdir -p "$dist/bin"
+export CARGO_TERM_COLOR=never CARGO_PROFILE_RELEASE_STRIP=symbols
+export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no"
+
+# One target: maturin builds the binary and writes the wheel; the binary is then copied out of its
+# own target folder (one per target, so two builds can run at once).
+build_one() { # triple, os, binary file name
+  local triple=$1 exe=$3 start=$SECONDS
+  local -a args=(build --release --locked --strip --target "$triple" --out "$dist"
+    --target-dir "$build/$triple")
+  (
+    cd packaging/python
+    case $triple in
+      x86_64-unknown-linux-gnu)
+        PATH=$rustup_path maturin "${args[@]}" --zig --compatibility manylinux2014 ;;
+      *-pc-windows-gnu)
+        PATH=$debian_path RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+          maturin "${args[@]}" -Z build-std=std,panic_unwind ;;
+      *-linux-gnu)
+        PATH=$debian_path RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+          maturin "${args[@]}" -Z build-std=std,panic_unwind --zig --compatibility manylinux2014 ;;
+      *)
+        PATH=$debian_path RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+          maturin "${args[@]}" -Z build-std=std,panic_unwind --zig ;;
+    esac
+  )
+  mkdir -p "$dist/bin/$triple"
+  cp "$build/$triple/$triple/release/$exe" "$dist/bin/$triple/$exe"
+  echo "dist: $triple built in $((SECONDS - start)) s"
+}
+
+# The last step of each build (fat LTO, one codegen unit) runs on one core: two builds at a time
+# keep both cores of a CI machine busy (SOPHIA_DIST_JOBS).
+jobs=${SOPHIA_DIST_JOBS:-2}
+mkdir -p "$build/logs"
+pids=() names=()
+wait_one() { # waits for the oldest build; prints its log when it failed
+  local pid=${pids[0]} name=${names[0]}
+  pids=("${pids[@]:1}") names=("${names[@]:1}")
+  if ! wait "$pid"; then
+    cat "$build/logs/$name.log" >&2
+    echo "dist: the $name build failed (log above)" >&2
+    exit 1
+  fi
+  tail -n 1 "$build/logs/$name.log"
+}
+echo "== dist: building ${#selected[@]} targets, $jobs at a time"
+for row in "${selected[@]}"; do
+  IFS=$'\t' read -r triple os exe _asset <<<"$row"
+  ((${#pids[@]} < jobs)) || wait_one
+  build_one "$triple" "$os" "$exe" >"$build/logs/$triple.log" 2>&1 &
+  pids+=($!) names+=("$triple")
+done
+while ((${#pids[@]})); do wait_one; done
+
+# The binary that runs here writes the plugin folders for every target.
+tool=
+for t in x86_64-unknown-linux-gnu x86_64-unknown-linux-musl; do
+  [[ -x $dist/bin/$t/sophia-hook ]] && tool=$dist/bin/$t/sophia-hook && break
+done
+[[ -n $tool ]] || { echo "dist: no x86_64 Linux target built; it writes the plugin folders" >&2; exit 1; }
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+tar_to() { # archive, folder: its entries at the archive's root (no leading ./)
+  local entries
+  mapfile -t entries < <(cd "$2" && LC_ALL=C ls -A)
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+    -C "$2" -czf "$1" -- "${entries[@]}"
+}
+zip_to() { # archive, folder: its content at the archive's root
+  python3 - "$1" "$2" <<'EOF'
+import os, sys, time, zipfile
+out, top = sys.argv[1], sys.argv[2]
+stamp = time.gmtime(max(int(os.environ["SOURCE_DATE_EPOCH"]), 315532800))[:6]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for base, dirs, files in sorted(os.walk(top)):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(base, name)
+            info = zipfile.ZipInfo(os.path.relpath(path, top).replace(os.sep, "/"), stamp)
+            info.external_attr = (os.stat(path).st_mode & 0o777) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with open(path, "rb") as f:
+                z.writestr(info, f.read())
+EOF
+}
+pack() { # archive base name (no suffix), folder, os
+  if [[ $3 == windows ]]; then zip_to "$dist/$1.zip" "$2"; else tar_to "$dist/$1.tar.gz" "$2"; fi
+}
+
+npm_bins=()
+for row in "${selected[@]}"; do
+  IFS=$'\t' read -r triple os exe asset <<<"$row"
+  bin=$dist/bin/$triple/$exe
+  npm_bins+=(--binary "$triple=$bin")
+
+  echo "== dist: archives for $triple"
+  # Release archive: <name>-<target>-v<version>/<bin> (cargo binstall's default bin-dir).
+  name=sophia-hook-$triple-v$version
+  mkdir -p "$stage/$name/$name"
+  install -m 0755 "$bin" "$stage/$name/$name/$exe"
+  cp packaging/LICENSE README.md "$stage/$name/$name/"
+  pack "$name" "$stage/$name" "$os"
+
+  # Plugins, from the one binary per OS and architecture that has a release-asset prefix: the
+  # marketplace folder for Claude Code, Copilot CLI and Codex, and the Gemini CLI extension with
+  # gemini-extension.json at the archive's root.
+  [[ $asset == - ]] && continue
+  "$tool" plugin build --out "$stage/plugins-$triple" --binary "$bin" --os "$os" >/dev/null
+  cp packaging/LICENSE "$stage/plugins-$triple/marketplace/"
+  cp packaging/LICENSE "$stage/plugins-$triple/gemini-extension/"
+  pack "sophia-hook-plugins-$triple-v$version" "$stage/plugins-$triple/marketplace" "$os"
+  pack "$asset.sophia-hook" "$stage/plugins-$triple/gemini-extension" "$os"
+done
+
+echo "== dist: npm packages"
+node packaging/npm/pack.mjs --out "$dist" "${npm_bins[@]}"
+
+echo "== dist: SHA256SUMS"
+(cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort |
+  xargs sha256sum >SHA256SUMS)
+echo "== dist: $dist"
+(cd "$dist" && find . -maxdepth 1 -type f -printf '%f\t%s\n' | LC_ALL=C sort |
+  awk -F'\t' '{ printf "%10.1f KiB  %s\n", $2 / 1024, $1 }')
