@@ -80,7 +80,7 @@ pub enum Command {
     #[command(subcommand)]
     Agents(AgentsCommand),
     /// The hosts' plugin folders: a marketplace for Claude Code, Copilot CLI and Codex, and a
-    /// Gemini CLI extension, each with the binary and its hooks (docs/hosts.md, "Plugins").
+    /// Gemini CLI extension, each with the binary and its hooks.
     #[command(subcommand)]
     Plugin(PluginCommand),
     /// Write one self-contained HTML page (no network, no script) with each host's setup, the

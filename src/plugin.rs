@@ -28,6 +28,12 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 const DESCRIPTION: &str = "Deterministic prompt routing for AI coding hosts: context mode, \
                            delegation, skills and subagent roles, as a command hook";
 
+/// The manifests' author and the marketplaces' owner.
+const AUTHOR: &str = "sophia-hook maintainers";
+
+/// The manifests' license: this crate's.
+const LICENSE: &str = env!("CARGO_PKG_LICENSE");
+
 /// One file of the output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PluginFile {
@@ -137,7 +143,13 @@ fn text(path: String, value: &Value) -> PluginFile {
 /// The plugin's manifest: name, version, description, and the hooks file where the host reads
 /// it from the manifest.
 fn manifest(layout: &PluginLayout) -> Value {
-    let mut m = json!({"name": NAME, "version": VERSION, "description": DESCRIPTION});
+    let mut m = json!({
+        "name": NAME,
+        "version": VERSION,
+        "description": DESCRIPTION,
+        "author": {"name": AUTHOR},
+        "license": LICENSE,
+    });
     if let Some(hooks) = layout.manifest_hooks {
         m["hooks"] = Value::from(hooks);
     }
@@ -150,7 +162,8 @@ fn marketplace(plugin: &str, source: ListingSource) -> Value {
     match source {
         ListingSource::RelativePath => json!({
             "name": NAME,
-            "owner": {"name": "sophia-hook maintainers"},
+            "owner": {"name": AUTHOR},
+            "description": DESCRIPTION,
             "plugins": [{
                 "name": NAME,
                 "source": path,

@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 
 use super::{Outcome, Verdict};
+use crate::hosts::PluginHome;
 use crate::plugin::Contents;
 
 /// The largest binary `plugin build` copies.
@@ -87,18 +88,31 @@ fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
         crate::edge::files::write_atomic_mode(&path, contents, mode)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    for (_, layout) in crate::plugin::hosts() {
-        writeln!(
-            stdout,
-            "wrote {}",
-            args.out.join(crate::plugin::plugin_dir(layout)).display()
-        )?;
+    // Absolute, so that the paths printed can be pasted into `copilot plugin marketplace add`.
+    let out = dunce::canonicalize(&args.out).unwrap_or_else(|_| args.out.clone());
+    let (mut marketplace_hosts, mut own) = (Vec::new(), Vec::new());
+    for (host, layout) in crate::plugin::hosts() {
+        let dir = crate::plugin::plugin_dir(layout);
+        writeln!(stdout, "wrote {}", out.join(&dir).display())?;
+        match layout.home {
+            PluginHome::Marketplace { .. } => marketplace_hosts.push(host.display()),
+            PluginHome::Own(_) => own.push(format!(
+                "install {} as a {} extension",
+                out.join(&dir).display(),
+                host.display()
+            )),
+        }
     }
+    writeln!(stdout, "{} files for {}", files.len(), args.os)?;
     writeln!(
         stdout,
-        "{} files for {}; install commands: docs/hosts.md, \"Plugins\"",
-        files.len(),
-        args.os
+        "next: add {} as a plugin marketplace in {} and install {name}@{name} from it (Codex: then \
+         trust its hooks with /hooks); {}. Not together with `sophia-hook install` for the same \
+         host: both would run.",
+        out.join(crate::plugin::MARKETPLACE_DIR).display(),
+        marketplace_hosts.join(", "),
+        own.join("; "),
+        name = crate::plugin::NAME,
     )?;
     Ok(Verdict::Pass)
 }
