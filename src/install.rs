@@ -825,6 +825,19 @@ mod tests {
     }
 
     #[test]
+    fn a_hooks_document_is_what_install_creates_in_an_empty_file() {
+        // The plugins' hooks files are `install`'s own entries: same events, groups, matchers,
+        // timeouts and handlers (a created Codex file adds only its `description`).
+        for host in Host::ALL {
+            let bin = "/opt/bin/sophia-hook";
+            let mut created = install(Value::Null, host, bin).unwrap();
+            created.as_object_mut().unwrap().remove("description");
+            let doc = hooks_document(host, |event| handler(bin, host, event));
+            assert_eq!(doc, created, "{host:?}");
+        }
+    }
+
+    #[test]
     fn codex_install_merges_and_is_idempotent() {
         let once = install(user_codex(), Host::Codex, BIN).unwrap();
         let twice = install(once.clone(), Host::Codex, BIN).unwrap();
