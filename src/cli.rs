@@ -18,6 +18,7 @@ use crate::commands::catalog::CatalogCommand;
 use crate::commands::eval::EvalArgs;
 use crate::commands::hook::{CompletionsArgs, HookFlags, ManArgs};
 use crate::commands::install::{InstallArgs, UninstallArgs};
+use crate::commands::plugin::PluginCommand;
 use crate::commands::skills::SkillsCommand;
 use crate::commands::{self as cmd, Outcome, PipeSafe, Verdict};
 use crate::edge::hook::run_hook;
@@ -78,6 +79,10 @@ pub enum Command {
     /// The hosts' runtime agent definitions, generated from the canonical agent source.
     #[command(subcommand)]
     Agents(AgentsCommand),
+    /// The hosts' plugin folders: a marketplace for Claude Code, Copilot CLI and Codex, and a
+    /// Gemini CLI extension, each with the binary and its hooks.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// Write one self-contained HTML page (no network, no script) with each host's setup, the
     /// agent catalog and its availability, the skill inventory and the routing mix; print its
     /// path. --host limits it to one host.
@@ -145,6 +150,7 @@ pub fn run(
         Some(Command::Stats(args)) => cmd::stats::stats(stdout, &args, settings, clock),
         Some(Command::Doctor(args)) => cmd::doctor::doctor(stdout, &args, settings),
         Some(Command::Agents(command)) => cmd::agents::run(stdout, command, settings, clock),
+        Some(Command::Plugin(command)) => cmd::plugin::run(stdout, command),
         Some(Command::Report(args)) => cmd::report::report_page(stdout, args, settings, clock),
         Some(Command::Availability(args)) => {
             cmd::availability::availability(stdout, &args, settings, clock)

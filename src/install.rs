@@ -83,25 +83,64 @@ pub fn powershell_quote(path: &str) -> (bool, String) {
     (true, out)
 }
 
-/// The command line of our handler for `host` and `event` (shell form, POSIX quoting).
-pub fn command_line(binary: &str, host: Host, event: Event) -> String {
+/// How a handler starts the binary: the program as each form writes it. [`Program::path`] for an
+/// absolute path (settings), [`Program::plugin`] for the binary inside a plugin folder whose root
+/// the host substitutes or sets in the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    /// The exec form's `command` (no shell).
+    pub exec: String,
+    /// The first word of a POSIX shell line.
+    pub posix: String,
+    /// The start of a PowerShell line (with the call operator `& ` when it is quoted).
+    pub powershell: String,
+}
+
+impl Program {
+    /// An absolute path, quoted so that no shell expands any of it.
+    pub fn path(binary: &str) -> Program {
+        let (call, quoted) = powershell_quote(binary);
+        Program {
+            exec: binary.to_owned(),
+            posix: shell_quote(binary),
+            powershell: format!("{}{quoted}", if call { "& " } else { "" }),
+        }
+    }
+
+    /// `<root>bin<sep><file>` inside a plugin, in double quotes so that the shell expands the
+    /// root variable (or the host has substituted it) and a root with spaces stays one word.
+    pub fn plugin(root: &crate::hosts::PluginRoot, file: &str) -> Program {
+        let posix = format!("{}{sep}bin{sep}{file}", root.posix, sep = root.posix_sep);
+        let ps = format!(
+            "{}{sep}bin{sep}{file}",
+            root.powershell,
+            sep = root.powershell_sep
+        );
+        Program {
+            posix: format!("\"{posix}\""),
+            powershell: format!("& \"{ps}\""),
+            exec: posix,
+        }
+    }
+}
+
+/// `<program> --host <host> --event <event>`.
+fn line(program: &str, host: Host, event: Event) -> String {
     format!(
-        "{} --host {} --event {}",
-        shell_quote(binary),
+        "{program} --host {} --event {}",
         host.as_str(),
         host.event_name(event)
     )
 }
 
+/// The command line of our handler for `host` and `event` (shell form, POSIX quoting).
+pub fn command_line(binary: &str, host: Host, event: Event) -> String {
+    line(&Program::path(binary).posix, host, event)
+}
+
 /// The same command line for PowerShell (`commandWindows`).
 pub fn powershell_command_line(binary: &str, host: Host, event: Event) -> String {
-    let (call, quoted) = powershell_quote(binary);
-    format!(
-        "{}{quoted} --host {} --event {}",
-        if call { "& " } else { "" },
-        host.as_str(),
-        host.event_name(event)
-    )
+    line(&Program::path(binary).powershell, host, event)
 }
 
 /// Splits a line [`powershell_command_line`] wrote back into its program and arguments: the
@@ -137,10 +176,15 @@ pub fn powershell_split(command: &str) -> Option<Vec<String>> {
 /// The command line `host` runs as `command`: the PowerShell line on Windows for a host that
 /// runs `command` through PowerShell there (Gemini CLI), the POSIX line everywhere else.
 pub fn shell_line(binary: &str, host: Host, event: Event, windows: bool) -> String {
+    program_shell_line(&Program::path(binary), host, event, windows)
+}
+
+/// [`shell_line`] for any [`Program`].
+fn program_shell_line(program: &Program, host: Host, event: Event, windows: bool) -> String {
     if windows && host.spec().settings.command_is_powershell_on_windows {
-        powershell_command_line(binary, host, event)
+        line(&program.powershell, host, event)
     } else {
-        command_line(binary, host, event)
+        line(&program.posix, host, event)
     }
 }
 
@@ -180,37 +224,82 @@ fn legacy_command_line(binary: &str, host: Host, event: Event) -> String {
 
 /// Our handler object for `host` and `event`.
 pub fn handler(binary: &str, host: Host, event: Event) -> Value {
+    handler_for(
+        &Program::path(binary),
+        host,
+        event,
+        host.spec().settings.handler,
+        cfg!(windows),
+    )
+}
+
+/// A handler object of `form` for `host` and `event` that starts `program`, in the forms a
+/// Windows (`windows`) or other build writes.
+pub fn handler_for(
+    program: &Program,
+    host: Host,
+    event: Event,
+    form: HandlerForm,
+    windows: bool,
+) -> Value {
     let t = timeout(host, event);
     let settings = &host.spec().settings;
     let wire = host.event_name(event);
-    match settings.handler {
+    match form {
         HandlerForm::ProgramArgs => json!({
             "type": "command",
-            "command": binary,
+            "command": program.exec,
             "args": ["--host", host.as_str(), "--event", wire],
             "timeout": t,
         }),
         HandlerForm::BashPowershell => json!({
             "type": "command",
-            "bash": command_line(binary, host, event),
-            "powershell": powershell_command_line(binary, host, event),
+            "bash": line(&program.posix, host, event),
+            "powershell": line(&program.powershell, host, event),
             "timeoutSec": t,
         }),
         HandlerForm::Shell if settings.named_handlers => json!({
             "name": format!("sophia-hook-{}", kebab(wire)),
             "type": "command",
-            "command": shell_line(binary, host, event, cfg!(windows)),
+            "command": program_shell_line(program, host, event, windows),
             "timeout": t,
             "description": "sophia-hook routing context",
         }),
         HandlerForm::Shell => {
-            let line = shell_line(binary, host, event, cfg!(windows));
-            let mut h = json!({"type": "command", "command": line, "timeout": t});
-            if settings.command_windows && cfg!(windows) {
-                h["commandWindows"] = Value::from(powershell_command_line(binary, host, event));
+            let line_ = program_shell_line(program, host, event, windows);
+            let mut h = json!({"type": "command", "command": line_, "timeout": t});
+            if settings.command_windows && windows {
+                h["commandWindows"] = Value::from(line(&program.powershell, host, event));
             }
             h
         }
+    }
+}
+
+/// A document holding only our handlers for `host`, in its settings layout (matcher groups with
+/// their matchers, a hook file with its version, or our named entry): what a plugin ships as its
+/// hooks file. `handler` gives the handler of each registered event.
+pub fn hooks_document(host: Host, handler: impl Fn(Event) -> Value) -> Value {
+    let mut events_map = Map::new();
+    for &event in events(host) {
+        let h = handler(event);
+        let entry = match host.spec().settings.layout {
+            Layout::MatcherGroups => {
+                let mut group = Map::new();
+                if let Some(m) = group_matcher(host, event) {
+                    group.insert("matcher".into(), Value::from(m));
+                }
+                group.insert("hooks".into(), json!([h]));
+                json!([group])
+            }
+            Layout::HookFile { .. } | Layout::NamedEntry(_) => json!([h]),
+        };
+        events_map.insert(host.event_name(event).to_owned(), entry);
+    }
+    match host.spec().settings.layout {
+        Layout::MatcherGroups => json!({"hooks": events_map}),
+        Layout::HookFile { version } => json!({"version": version, "hooks": events_map}),
+        Layout::NamedEntry(name) => json!({name: events_map}),
     }
 }
 
@@ -233,6 +322,16 @@ fn session_matcher(host: Host) -> Option<&'static str> {
     match host.spec().settings.session_matcher {
         SessionMatcher::Regex(m) => Some(m),
         SessionMatcher::Exact(_) | SessionMatcher::None => None,
+    }
+}
+
+/// The matcher of our group for `event`: the session sources on SessionStart, the plan-approval
+/// tool on PostToolUse, none on the prompt event.
+fn group_matcher(host: Host, event: Event) -> Option<&'static str> {
+    match event {
+        Event::SessionStart => session_matcher(host),
+        Event::UserPromptSubmit => None,
+        Event::PostToolUse => Some(crate::planning::EXIT_PLAN_MODE_TOOL),
     }
 }
 
@@ -435,11 +534,7 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         let groups = groups
             .as_array_mut()
             .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
-        let matcher = match event {
-            Event::SessionStart => session_matcher(host),
-            Event::UserPromptSubmit => None,
-            Event::PostToolUse => Some(crate::planning::EXIT_PLAN_MODE_TOOL),
-        };
+        let matcher = group_matcher(host, event);
         // (the group's matcher, our handler) for each of our handlers.
         let ours: Vec<(Option<&str>, &Value)> = groups
             .iter()
@@ -727,6 +822,19 @@ mod tests {
             r#"{"description":"mine","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/guard.sh","timeout":3}]}],"UserPromptSubmit":[{"hooks":[{"type":"command","command":"/opt/other --x","timeout":2}]}]}}"#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_hooks_document_is_what_install_creates_in_an_empty_file() {
+        // The plugins' hooks files are `install`'s own entries: same events, groups, matchers,
+        // timeouts and handlers (a created Codex file adds only its `description`).
+        for host in Host::ALL {
+            let bin = "/opt/bin/sophia-hook";
+            let mut created = install(Value::Null, host, bin).unwrap();
+            created.as_object_mut().unwrap().remove("description");
+            let doc = hooks_document(host, |event| handler(bin, host, event));
+            assert_eq!(doc, created, "{host:?}");
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod install;
 pub mod packed;
 pub mod payload;
 pub mod planning;
+pub mod plugin;
 pub mod render;
 pub mod report;
 pub mod routing;

@@ -42,6 +42,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "catalog",
     "install",
     "uninstall",
+    "plugin",
     "doctor",
     "stats",
     "availability",

@@ -10,6 +10,7 @@ pub mod eval;
 pub mod explain;
 pub mod hook;
 pub mod install;
+pub mod plugin;
 pub mod report;
 pub mod skills;
 pub mod stats;

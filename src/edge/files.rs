@@ -303,6 +303,12 @@ pub fn write_backup(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
     write_atomic_with(path, contents, true, Some(mode & 0o777))
 }
 
+/// [`write_atomic`] for a file meant to be shared or run (a plugin's manifests and binary): it
+/// gets `mode` (`0o644`, `0o755`), new or not, instead of the private `0600`.
+pub fn write_atomic_mode(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    write_atomic_with(path, contents, true, Some(mode & 0o777))
+}
+
 /// The permission bits of the regular file at `path` itself (a symlink is not followed: `None`),
 /// for [`write_backup`].
 pub fn own_mode(path: &Path) -> Option<u32> {

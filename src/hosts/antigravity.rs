@@ -63,6 +63,8 @@ pub const SPEC: HostSpec = HostSpec {
         configured: |id| format!("the host's subagent tool, naming \"{id}\""),
         fallback: |_, _, _| "the host's own subagent mechanism, with a task that".to_owned(),
     },
+    // No plugin system sophia-hook ships for.
+    plugin: None,
 };
 
 /// Antigravity sends no event name (the command line carries it) and the user's text as

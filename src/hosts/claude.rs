@@ -94,6 +94,28 @@ pub const SPEC: HostSpec = HostSpec {
         },
     },
     install_next: |_| "next: nothing — Claude Code picks the settings up by itself",
+    // host-plugins research §1 (2.1.332, run offline): `.claude-plugin/plugin.json`, the hooks in
+    // `hooks/hooks.json` (loaded by itself), `agents/*.md`; `CLAUDE_PLUGIN_ROOT` is substituted in
+    // a hook's command and set in its environment (a plugin's `bin/` is on PATH for the Bash tool
+    // only, not for hooks).
+    plugin: Some(PluginLayout {
+        home: PluginHome::Marketplace {
+            plugin: "plugins/claude",
+            listing: ".claude-plugin/marketplace.json",
+            source: ListingSource::RelativePath,
+        },
+        manifest: ".claude-plugin/plugin.json",
+        manifest_hooks: None,
+        hooks: "hooks/hooks.json",
+        handler: HandlerForm::Shell,
+        root: PluginRoot {
+            posix: "${CLAUDE_PLUGIN_ROOT}",
+            posix_sep: "/",
+            powershell: "${CLAUDE_PLUGIN_ROOT}",
+            powershell_sep: "/",
+        },
+        agents: Some("agents"),
+    }),
 };
 
 /// Claude Code 2.1 refuses a leading `-`, a `:` and more than 256 characters.

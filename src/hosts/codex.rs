@@ -94,4 +94,26 @@ pub const SPEC: HostSpec = HostSpec {
             "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
         }
     },
+    // host-plugins research §4 (0.171.0, run offline): `.codex-plugin/plugin.json` is read first
+    // (before `.claude-plugin/`), its `hooks` path replaces `hooks/hooks.json`, the file has the
+    // shape of `hooks.json`; `PLUGIN_ROOT` is set in the hook's environment. No plugin agents.
+    // Plugin hooks, too, run only once trusted in `/hooks`.
+    plugin: Some(PluginLayout {
+        home: PluginHome::Marketplace {
+            plugin: "plugins/codex",
+            listing: ".agents/plugins/marketplace.json",
+            source: ListingSource::LocalObject,
+        },
+        manifest: ".codex-plugin/plugin.json",
+        manifest_hooks: Some("./hooks/hooks.json"),
+        hooks: "hooks/hooks.json",
+        handler: HandlerForm::Shell,
+        root: PluginRoot {
+            posix: "${PLUGIN_ROOT}",
+            posix_sep: "/",
+            powershell: "$env:PLUGIN_ROOT",
+            powershell_sep: "\\",
+        },
+        agents: None,
+    }),
 };

@@ -124,6 +124,29 @@ pub const SPEC: HostSpec = HostSpec {
         }
         Scope::User => "next: nothing — Copilot CLI reads ~/.copilot/hooks/ by itself",
     },
+    // host-plugins research §3 (1.0.102, run offline): `.plugin/plugin.json` is the first manifest
+    // read, the marketplace `.github/plugin/marketplace.json` comes before `.claude-plugin/`, and a
+    // manifest `hooks` path is the only hooks file run; `PLUGIN_ROOT` is set in the hook's
+    // environment, and its cwd is the plugin folder (the hook takes the project from the payload's
+    // `cwd`). The hook file is the one `install` writes (camelCase events, processed output).
+    plugin: Some(PluginLayout {
+        home: PluginHome::Marketplace {
+            plugin: "plugins/copilot",
+            listing: ".github/plugin/marketplace.json",
+            source: ListingSource::RelativePath,
+        },
+        manifest: ".plugin/plugin.json",
+        manifest_hooks: Some("hooks/hooks.json"),
+        hooks: "hooks/hooks.json",
+        handler: HandlerForm::BashPowershell,
+        root: PluginRoot {
+            posix: "$PLUGIN_ROOT",
+            posix_sep: "/",
+            powershell: "$env:PLUGIN_ROOT",
+            powershell_sep: "\\",
+        },
+        agents: Some("agents"),
+    }),
 };
 
 /// Copilot CLI 1.0.102's tool names for the abstract tools of the canonical roles (observed in

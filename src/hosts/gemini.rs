@@ -108,6 +108,24 @@ pub const SPEC: HostSpec = HostSpec {
         },
     },
     install_next: |_| "next: Gemini CLI may warn once that the project's hooks changed; accept them",
+    // host-plugins research §2 (0.61.0, run offline): an extension folder of its own
+    // (`gemini-extension.json`; `hooks/hooks.json` is always read, in Gemini's format, so it cannot
+    // share the marketplace folder), `agents/*.md`. There is no root variable in the environment:
+    // Gemini substitutes `${extensionPath}` and `${/}` in the command text.
+    plugin: Some(PluginLayout {
+        home: PluginHome::Own("gemini-extension"),
+        manifest: "gemini-extension.json",
+        manifest_hooks: None,
+        hooks: "hooks/hooks.json",
+        handler: HandlerForm::Shell,
+        root: PluginRoot {
+            posix: "${extensionPath}",
+            posix_sep: "${/}",
+            powershell: "${extensionPath}",
+            powershell_sep: "${/}",
+        },
+        agents: Some("agents"),
+    }),
 };
 
 /// Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`).

@@ -108,6 +108,74 @@ pub struct HostSpec {
     pub delegation: Delegation,
     /// What `install` prints as the next step, by scope.
     pub install_next: fn(Scope) -> &'static str,
+    /// How the host loads sophia-hook as a plugin or extension (`plugin build`); `None` when it
+    /// has no such system sophia-hook ships for.
+    pub plugin: Option<PluginLayout>,
+}
+
+/// The host's plugin (or extension) folder as `plugin build` writes it: manifest, hooks file,
+/// agents, and the native binary at `bin/sophia-hook` (`.exe` for Windows).
+#[derive(Debug)]
+pub struct PluginLayout {
+    /// Where the plugin folder lives and what lists it.
+    pub home: PluginHome,
+    /// The manifest, relative to the plugin folder (`.claude-plugin/plugin.json`).
+    pub manifest: &'static str,
+    /// The manifest's `hooks` value, where the host reads the hooks file from the manifest (a
+    /// manifest path replaces the default file); `None` where the host loads its default file by
+    /// itself (Claude Code refuses a manifest that names it: "Duplicate hooks file detected").
+    pub manifest_hooks: Option<&'static str>,
+    /// The hooks file, relative to the plugin folder, in the layout of the host's settings
+    /// (`settings.layout`), with its events, matchers and timeouts.
+    pub hooks: &'static str,
+    /// The handler form in that file (Claude Code: a shell line, where it substitutes the plugin
+    /// root; its settings use the exec form).
+    pub handler: HandlerForm,
+    /// How a hook command line names the plugin's folder.
+    pub root: PluginRoot,
+    /// The folder of the plugin's agent definitions (in the host's `agents` format), relative to
+    /// the plugin folder; `None` when the host reads no plugin agents.
+    pub agents: Option<&'static str>,
+}
+
+/// Where a host's plugin folder goes under `plugin build --out`.
+#[derive(Debug)]
+pub enum PluginHome {
+    /// A plugin folder inside the one marketplace folder that every such host installs
+    /// (`marketplace/`), listed by the host's own marketplace file there.
+    Marketplace {
+        /// The plugin folder, relative to the marketplace folder (`plugins/claude`).
+        plugin: &'static str,
+        /// The host's marketplace file, relative to the marketplace folder.
+        listing: &'static str,
+        source: ListingSource,
+    },
+    /// A folder of its own under `--out` (Gemini CLI's extension, which always reads
+    /// `hooks/hooks.json` in its own format, so it cannot share a folder).
+    Own(&'static str),
+}
+
+/// How a marketplace file names a plugin's folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListingSource {
+    /// `"source": "./plugins/<host>"`, with `owner` at the root (Claude Code's format).
+    RelativePath,
+    /// `"source": {"source": "local", "path": "./plugins/<host>"}`, with `interface`, `policy`
+    /// and `category` (Codex's `.agents/plugins/marketplace.json`).
+    LocalObject,
+}
+
+/// The plugin root in a hook command line: the text before `bin`, and the separator, for each
+/// shell the host runs. The host substitutes it or sets it in the hook's environment.
+#[derive(Debug, Clone, Copy)]
+pub struct PluginRoot {
+    /// POSIX shell: `${CLAUDE_PLUGIN_ROOT}`, inside double quotes.
+    pub posix: &'static str,
+    pub posix_sep: &'static str,
+    /// PowerShell (`commandWindows`, `powershell`, Gemini CLI's `command` on Windows), inside
+    /// double quotes: `$env:PLUGIN_ROOT`.
+    pub powershell: &'static str,
+    pub powershell_sep: &'static str,
 }
 
 #[derive(Debug)]
