@@ -45,8 +45,15 @@ export PATH=$work/no-rust:$PATH
 offline() { unshare -n -- "$@"; }
 fail() { echo "dist-check: $*" >&2; exit 1; }
 
-export WINEPREFIX=${WINEPREFIX:-${SOPHIA_WINDOWS_TARGET_DIR:-$root/target/windows}/wineprefix}
+windows_dir=${SOPHIA_WINDOWS_TARGET_DIR:-$root/target/windows}
+export WINEPREFIX=${WINEPREFIX:-$windows_dir/wineprefix}
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# Wine 8 runs no Rust .exe without the ProcessPrng stand-in that scripts/windows-ci.sh builds into
+# its prefix (the step before this one in .ci/run).
+if compgen -G "$dist/*windows*" >/dev/null &&
+  ! cmp -s "$windows_dir/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"; then
+  fail "no Wine prefix with the ProcessPrng stand-in at $WINEPREFIX: run scripts/windows-ci.sh first"
+fi
 
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not match"
 echo "ok SHA256SUMS ($(wc -l <"$dist/SHA256SUMS") files)"
