@@ -35,7 +35,10 @@ repack() {
   mkdir -p "$dir"
   tar -xzf "$work/m/$1" -C "$dir"
   (cd "$dir" && eval "$2")
-  (cd "$dir" && tar -czf "$work/m/$1" -- *)
+  # Every entry, the dot folders (.claude-plugin/, .agents/…) included.
+  local entries
+  mapfile -t entries < <(cd "$dir" && ls -A)
+  (cd "$dir" && tar -czf "$work/m/$1" -- "${entries[@]}")
 }
 expect_fail() { # what the check must say, description
   local out
