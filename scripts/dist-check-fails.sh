@@ -20,6 +20,10 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=0
+# Inverts one byte of a file (a fixed byte written there could already be the one there).
+flip() { # file, offset
+  python3 -c 'import sys; f = open(sys.argv[1], "r+b"); o = int(sys.argv[2]); f.seek(o); b = f.read(1)[0]; f.seek(o); f.write(bytes([b ^ 0xFF]))' "$1" "$2"
+}
 
 # A dist folder with the musl artifacts only, in `$work/m`, with SHA256SUMS of what it holds.
 fresh() {
@@ -62,7 +66,7 @@ SOPHIA_DIST_RUNS=0 scripts/dist-check.sh "$work/m" >/dev/null ||
 
 fresh
 resum
-printf 'x' | dd of="$work/m/$archive.tar.gz" bs=1 seek=100 conv=notrunc status=none
+flip "$work/m/$archive.tar.gz" 100
 expect_fail "SHA256SUMS does not match" "a corrupted archive"
 
 gnu_bin=$dist/bin/$gnu/sophia-hook
@@ -123,7 +127,7 @@ mac=sophia-hook-aarch64-apple-darwin-v$version.tar.gz
 if [[ -f $dist/$mac ]]; then
   fresh
   cp "$dist/$mac" "$work/m/"
-  repack "$mac" "printf x | dd of=sophia-hook-aarch64-apple-darwin-v$version/sophia-hook bs=1 seek=5000 conv=notrunc status=none"
+  repack "$mac" "flip sophia-hook-aarch64-apple-darwin-v$version/sophia-hook 5000"
   resum
   expect_fail "modified after signing" "a macOS arm64 binary changed after signing"
 fi
