@@ -19,6 +19,9 @@
 //   afterInstall optional (ws, hostName) => void, run right after `sophia-hook install` and before the
 //               host's trust is granted (so Codex trusts the hooks.json it leaves, e.g. a rewritten
 //               command line)
+//   plugin      optional: true installs the hook as the host's plugin (extension for Gemini CLI) instead
+//               of `sophia-hook install`: `sophia-hook plugin build`, then the host's own commands,
+//               offline (lib/hosts.mjs buildPlugin; Codex's hooks trusted in its TUI)
 //
 // A step may also carry `args`: extra command-line arguments for the host run (Claude Code only).
 //
@@ -55,7 +58,33 @@ const INVOICE_SKILL = '---\nname: e2e-invoice-parser\ndescription: Extract total
 const INVOICE_PROMPT = 'estrai i totali dalle fatture di marzo';
 const INVOICE_HINT = 'Sophia skill routing: skill=e2e-invoice-parser';
 
+/** Every file under `dir` (bounded to 2 MB each) that names `needle`, relative to `dir`. */
+function filesNaming(dir, needle) {
+  const hits = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && fs.statSync(p).size < 2_000_000 && fs.readFileSync(p).includes(needle)) hits.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return hits;
+}
+
 export const SCENARIOS = [
+  {
+    // The host-native way in (docs/hosts.md "Plugins"): no `sophia-hook install`; the hook that runs is
+    // the plugin's own copy of the binary, and its routing reaches the model.
+    name: 'plugin-quick-sql',
+    plugin: true,
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    checks: (ctx) => {
+      const named = [...filesNaming(ctx.ws.home, ctx.ws.binary).map((f) => `HOME/${f}`), ...filesNaming(ctx.ws.project, ctx.ws.binary).map((f) => `project/${f}`)];
+      return [ctx.check('no settings file names the built binary: the hook ran from the plugin', named.length === 0, named.join(', '))];
+    },
+  },
   {
     name: 'quick-sql',
     steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],

@@ -207,7 +207,7 @@ function baseEnv(ws) {
 
 function makeWorkspace(root, host, scenario) {
   const dir = path.join(root, `${host.name}-${scenario.name}`);
-  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall };
+  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall, plugin: !!scenario.plugin };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
   ws.baseEnv = baseEnv(ws);
   execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv, timeout: 30_000 });
@@ -309,7 +309,7 @@ async function runScenario(root, host, scenario) {
   try {
     ws.mockUrl = mock.url;
     try {
-      host.prepare(ws);
+      await host.prepare(ws);
     } catch (e) {
       record(prefix, check('install and trust', false, excerpt(`${e.message}\n${e.stderr || ''}`, 1000)));
       return;

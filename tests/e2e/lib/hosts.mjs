@@ -27,6 +27,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { canonicalJson, contentText, snakeCase } from './text.mjs';
+import { trustHooksInCodexTui } from './tui.mjs';
 
 function writeJson(file, value) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -50,6 +51,32 @@ function installHook(ws, host) {
 
 function lines(text) {
   return text.split('\n').map((l) => l.trimEnd());
+}
+
+/**
+ * The plugin way in, instead of `install` (a scenario's `plugin: true`): `sophia-hook plugin build` into
+ * the workspace, then the host's own install commands from docs/hosts.md "Plugins", offline (the suite
+ * runs in a loopback-only network namespace). Their output goes to `plugin-install.txt`.
+ */
+function buildPlugin(ws) {
+  const out = path.join(ws.root, 'plugin');
+  execFileSync(ws.binary, ['plugin', 'build', '--out', out], { env: ws.baseEnv, encoding: 'utf8', timeout: 30_000 });
+  return out;
+}
+
+/** One command of the host's own CLI (`claude plugin …`), bounded; its output is logged, a failure thrown. */
+function hostCommand(ws, host, args, env = {}) {
+  const exe = process.env[`SOPHIA_E2E_BIN_${host.name.toUpperCase()}`];
+  const log = path.join(ws.root, 'plugin-install.txt');
+  let out;
+  try {
+    out = execFileSync(exe, args, { cwd: ws.project, env: { ...ws.baseEnv, ...host.env(ws), ...env }, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    fs.appendFileSync(log, `$ ${host.name} ${args.join(' ')}\n${e.stdout || ''}${e.stderr || ''}(failed: ${e.message})\n`);
+    throw new Error(`${host.name} ${args.join(' ')} failed: ${e.message}\n${e.stdout || ''}${e.stderr || ''}`);
+  }
+  fs.appendFileSync(log, `$ ${host.name} ${args.join(' ')}\n${out}\n`);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -94,8 +121,8 @@ export const codex = {
   api: 'responses',
   eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'UserPromptSubmit' },
 
-  prepare(ws) {
-    installHook(ws, 'codex');
+  async prepare(ws) {
+    if (!ws.plugin) installHook(ws, 'codex');
     const toml = [
       // Nothing but the mock: no update check, no curated-plugin sync, no analytics (in the suite's
       // private network namespace each of these would otherwise wait for a DNS time-out).
@@ -112,7 +139,8 @@ export const codex = {
       'stream_max_retries = 0',
       '',
       '[features]',
-      'plugins = false',
+      // The plugin scenarios need plugins; the others turn them off (no curated-plugin sync).
+      `plugins = ${ws.plugin ? 'true' : 'false'}`,
       'apps = false',
       'remote_plugin = false',
       'in_app_updates = false',
@@ -126,11 +154,25 @@ export const codex = {
       'trust_level = "trusted"',
     ];
     // Hook trust, one entry per handler of the project's hooks.json.
-    for (const { key, hash } of codexTrustEntries(path.join(ws.project, '.codex', 'hooks.json'))) {
-      toml.push('', `[hooks.state.${JSON.stringify(key)}]`, `trusted_hash = ${JSON.stringify(hash)}`);
+    if (!ws.plugin) {
+      for (const { key, hash } of codexTrustEntries(path.join(ws.project, '.codex', 'hooks.json'))) {
+        toml.push('', `[hooks.state.${JSON.stringify(key)}]`, `trusted_hash = ${JSON.stringify(hash)}`);
+      }
     }
-    fs.mkdirSync(path.join(ws.home, '.codex'), { recursive: true });
-    fs.writeFileSync(path.join(ws.home, '.codex', 'config.toml'), toml.join('\n') + '\n');
+    const config = path.join(ws.home, '.codex', 'config.toml');
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(config, toml.join('\n') + '\n');
+    if (ws.plugin) {
+      const built = buildPlugin(ws);
+      hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
+      hostCommand(ws, this, ['plugin', 'add', 'sophia-hook@sophia-hook']);
+      // Plugin hooks run only once trusted: in the TUI, as a user does ("Hooks need review" → "Trust
+      // all and continue"), which records `[hooks.state."sophia-hook@sophia-hook:hooks/hooks.json:…"]`.
+      const exe = process.env.SOPHIA_E2E_BIN_CODEX;
+      const r = await trustHooksInCodexTui({ exe, env: { ...ws.baseEnv, ...this.env(ws), TERM: 'xterm-256color' }, cwd: ws.project, session: `sophia-e2e-${process.pid}-codex-trust-${path.basename(ws.root)}`, config, key: 'sophia-hook@sophia-hook:' });
+      fs.writeFileSync(path.join(ws.root, 'codex-trust-screen.txt'), r.screen);
+      if (!r.trusted) throw new Error(`Codex's TUI did not record trust for the plugin hooks (screen in ${ws.root}/codex-trust-screen.txt)`);
+    }
   },
 
   env: (ws) => ({ CODEX_HOME: path.join(ws.home, '.codex'), E2E_MOCK_API_KEY: 'mock-key' }),
@@ -188,7 +230,7 @@ export const claude = {
   eventNames: { SessionStart: 'SessionStart', UserPromptSubmit: 'UserPromptSubmit' },
 
   prepare(ws) {
-    installHook(ws, 'claude');
+    if (!ws.plugin) installHook(ws, 'claude');
     // `claude -p` needs no trust; the interactive TUI asks once per folder, and once whether to use an
     // API key found in the environment (by its last 20 characters), and records the answers here.
     writeJson(path.join(ws.home, '.claude.json'), {
@@ -196,6 +238,11 @@ export const claude = {
       customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
       projects: { [ws.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
     });
+    if (ws.plugin) {
+      const built = buildPlugin(ws);
+      hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
+      hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
+    }
   },
 
   env: (ws) => ({
@@ -260,7 +307,7 @@ export const claude = {
     const log = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
     if (!log) errors.push(`no debug log at ${file}`);
     for (const l of lines(log)) {
-      const m = /Hooks: (\w+)(?::\w+)? \[(.*)\] finished with status (\d+)/.exec(l);
+      const m = /Hooks: (\w+)(?::\w+)? \[(.*)\](?: \(plugin [^)]*\))? finished with status (\d+)/.exec(l);
       if (m && m[2].includes('sophia-hook')) {
         if (m[3] === '0' && m[1] in ran) ran[m[1]]++;
         else errors.push(l);
@@ -299,7 +346,7 @@ export const gemini = {
   sessionContextOnPrompt: true,
 
   prepare(ws) {
-    installHook(ws, 'gemini');
+    if (!ws.plugin) installHook(ws, 'gemini');
     writeJson(path.join(ws.home, '.gemini', 'settings.json'), {
       security: { auth: { selectedType: 'gemini-api-key' } },
       privacy: { usageStatisticsEnabled: false },
@@ -307,6 +354,11 @@ export const gemini = {
     });
     // Folder trust: without it `gemini -p` exits 55 and project hooks are not loaded.
     writeJson(path.join(ws.home, '.gemini', 'trustedFolders.json'), { [ws.project]: 'TRUST_FOLDER' });
+    if (ws.plugin) {
+      // The source folder is not trusted: without the variable the install asks [y/N] on stdin.
+      const built = buildPlugin(ws);
+      hostCommand(ws, this, ['extensions', 'install', path.join(built, 'gemini-extension'), '--consent'], { GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    }
   },
 
   env: (ws) => ({ GOOGLE_GEMINI_BASE_URL: ws.mockUrl, GEMINI_API_KEY: 'e2e-mock-key', NO_COLOR: '1' }),
@@ -421,7 +473,14 @@ export const copilot = {
   sessionStartOnResume: true,
 
   prepare(ws) {
-    installHook(ws, 'copilot');
+    if (ws.plugin) {
+      // An absolute path: Copilot CLI reads a relative one as a GitHub owner/repo.
+      const built = buildPlugin(ws);
+      hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
+      hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
+    } else {
+      installHook(ws, 'copilot');
+    }
     // Folder trust, as the TUI's "Yes, and remember this folder" records it (observed: the project in
     // `trustedFolders` of $COPILOT_HOME/config.json, a file of `//` comment lines and JSON).
     // Without it repository hooks never load and the prompt goes through without them.

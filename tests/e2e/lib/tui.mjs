@@ -125,3 +125,35 @@ export async function typeIntoTui({ host, exe, args = [], env, cwd, session, tex
     } catch {}
   }
 }
+
+/**
+ * Codex's hook review, as a user gives it: opens the TUI (`env` only, cwd `cwd`), waits for "Hooks need
+ * review", chooses "Trust all and continue" and waits until `config` records a `[hooks.state."<key>…"]`
+ * entry with a `trusted_hash`. Resolves {trusted, screen}; the session is killed before it resolves.
+ */
+export async function trustHooksInCodexTui({ exe, env, cwd, session, config, key }) {
+  const fs = await import('node:fs');
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const recorded = () => {
+    const text = fs.existsSync(config) ? fs.readFileSync(config, 'utf8') : '';
+    return text.includes(`[hooks.state."${key}`) && text.includes('trusted_hash');
+  };
+  let last = '';
+  try {
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '45', '-c', cwd, 'env', '-i', ...envArgs, exe);
+    const review = await waitFor(() => /Hooks need review/.test((last = screen(session))), 30_000);
+    if (!review) return { trusted: false, screen: last };
+    const option = /(\d)\.\s+Trust all and continue/.exec(last);
+    if (!option) return { trusted: false, screen: last };
+    tmux('send-keys', '-t', session, option[1]);
+    await sleep(300);
+    tmux('send-keys', '-t', session, 'Enter');
+    const trusted = !!(await waitFor(recorded, 15_000));
+    last = screen(session);
+    return { trusted, screen: last };
+  } finally {
+    try {
+      tmux('kill-session', '-t', session);
+    } catch {}
+  }
+}
