@@ -403,3 +403,186 @@ fn shlex_words(line: &str) -> Vec<String> {
     }
     words
 }
+
+/// Where each host's own install command records our plugin, and how (observed in
+/// `tests/e2e/run plugin`: `claude plugin install`, `codex plugin add`, `copilot plugin install`,
+/// `gemini extensions install`), relative to HOME; and a near miss that records another plugin.
+/// Each host's settings file `install` writes at project scope, relative to the project.
+struct PluginRecord {
+    host: &'static str,
+    file: &'static str,
+    enabled: &'static str,
+    other: &'static str,
+    settings: &'static str,
+    remove: &'static str,
+}
+
+const RECORDS: &[PluginRecord] = &[
+    PluginRecord {
+        host: "claude",
+        file: ".claude/settings.json",
+        enabled: r#"{"enabledPlugins": {"sophia-hook@sophia-hook": true}}"#,
+        other: r#"{"enabledPlugins": {"sophia-hook@sophia-hook": false, "x@y": true}}"#,
+        settings: ".claude/settings.json",
+        remove: "claude plugin uninstall sophia-hook@sophia-hook",
+    },
+    PluginRecord {
+        host: "codex",
+        file: ".codex/config.toml",
+        enabled: "[marketplaces.sophia-hook]\nsource_type = \"local\"\n\n[plugins.\"sophia-hook@sophia-hook\"]\nenabled = true\n",
+        other: "[plugins.\"other@sophia-hook\"]\nenabled = true\n",
+        settings: ".codex/hooks.json",
+        remove: "codex plugin remove sophia-hook@sophia-hook",
+    },
+    PluginRecord {
+        host: "copilot",
+        file: ".copilot/settings.json",
+        enabled: r#"{"enabledPlugins": {"sophia-hook@sophia-hook": true}}"#,
+        other: r#"{"enabledPlugins": {"sophia-hook@elsewhere": true}}"#,
+        settings: ".github/hooks/sophia-hook.json",
+        remove: "copilot plugin uninstall sophia-hook@sophia-hook",
+    },
+    PluginRecord {
+        host: "gemini",
+        file: ".gemini/extensions/sophia-hook/gemini-extension.json",
+        enabled: r#"{"name": "sophia-hook", "version": "0.1.0"}"#,
+        // Installed, then disabled (`gemini extensions disable sophia-hook`): see plugin_sandbox.
+        other: r#"{"name": "sophia-hook", "version": "0.1.0", "disabled-below": true}"#,
+        settings: ".gemini/settings.json",
+        remove: "gemini extensions uninstall sophia-hook",
+    },
+];
+
+/// A temporary project and HOME with `record` (or nothing) in place.
+fn plugin_sandbox(record: Option<(&PluginRecord, &str)>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("project/.git")).unwrap();
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    if let Some((r, text)) = record {
+        let path = dir.path().join("home").join(r.file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        if r.host == "gemini" && text == r.other {
+            // Installed, then `gemini extensions disable sophia-hook` (the manifest's extra key
+            // only tells the two cases apart here; Gemini CLI ignores unknown keys).
+            let home = dir.path().join("home");
+            std::fs::write(
+                home.join(".gemini/extensions/extension-enablement.json"),
+                format!(
+                    r#"{{"sophia-hook": {{"overrides": ["!{}/*"]}}}}"#,
+                    home.display()
+                ),
+            )
+            .unwrap();
+        }
+    }
+    dir
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> common::Run {
+    let root = dir.join("project");
+    let mut all = args.to_vec();
+    all.extend(["--root", root.to_str().unwrap()]);
+    common::run_binary(&all, b"", &dir.join("home"), &[("SOPHIA_ANALYTICS", "off")])
+}
+
+/// With our plugin enabled for a host, `install --host H` writes no settings entry (the two would
+/// both run: every event twice) and says where the plugin is recorded and how to remove it; with
+/// no record, or a record of another plugin or a disabled one, it installs as always.
+#[test]
+fn install_does_not_register_a_second_time_where_the_plugin_is_enabled() {
+    for r in RECORDS {
+        for (state, text) in [
+            ("enabled", Some(r.enabled)),
+            ("other", Some(r.other)),
+            ("none", None),
+        ] {
+            let dir = plugin_sandbox(text.map(|t| (r, t)));
+            let out = run_in(dir.path(), &["install", "--host", r.host, "--no-agents"]);
+            let case = format!("{} {state}: {}{}", r.host, out.stdout, out.stderr);
+            assert_eq!(out.code, 0, "{case}");
+            let written = dir.path().join("project").join(r.settings).exists();
+            if state == "enabled" {
+                assert!(!written, "{case}");
+                assert!(out.stdout.contains("plugin is enabled"), "{case}");
+                assert!(
+                    out.stdout
+                        .contains(&dir.path().join("home").join(r.file).display().to_string()),
+                    "{case}"
+                );
+                assert!(out.stdout.contains(r.remove), "{case}");
+            } else {
+                assert!(written, "{case}");
+                assert!(!out.stdout.contains("plugin is enabled"), "{case}");
+            }
+        }
+    }
+}
+
+/// `doctor --host H`: the plugin alone is a registration (ok, exit 0); the plugin and a settings
+/// entry both is a double registration (FAIL, exit 1, naming both and how to keep one); a
+/// settings entry alone has no plugin check.
+#[test]
+fn doctor_reports_a_double_registration_either_way() {
+    for r in RECORDS {
+        // The plugin alone.
+        let dir = plugin_sandbox(Some((r, r.enabled)));
+        let doctor = run_in(dir.path(), &["doctor", "--host", r.host, "--json"]);
+        let checks: Value = serde_json::from_str(&doctor.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", doctor.stdout));
+        let area = format!("{} plugin", r.host);
+        let plugin: Vec<&Value> = checks["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["area"] == area.as_str())
+            .collect();
+        assert_eq!(plugin.len(), 1, "{} alone: {}", r.host, doctor.stdout);
+        assert_eq!(plugin[0]["status"], "ok", "{}", doctor.stdout);
+        assert!(
+            !doctor.stdout.contains("not installed"),
+            "{}",
+            doctor.stdout
+        );
+
+        // A settings entry first, then the plugin installed by the host's own command.
+        let dir = plugin_sandbox(None);
+        let install = run_in(dir.path(), &["install", "--host", r.host, "--no-agents"]);
+        assert_eq!(install.code, 0, "{}", install.stderr);
+        let path = dir.path().join("home").join(r.file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, r.enabled).unwrap();
+        let doctor = run_in(dir.path(), &["doctor", "--host", r.host, "--json"]);
+        assert_eq!(doctor.code, 1, "{} twice: {}", r.host, doctor.stdout);
+        let checks: Value = serde_json::from_str(&doctor.stdout).unwrap();
+        let twice: Vec<&Value> = checks["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["area"] == area.as_str())
+            .collect();
+        assert_eq!(twice.len(), 1, "{}", doctor.stdout);
+        assert_eq!(twice[0]["status"], "fail", "{}", doctor.stdout);
+        let detail = twice[0]["detail"].as_str().unwrap();
+        assert!(detail.contains("registered twice"), "{detail}");
+        assert!(detail.contains(r.settings), "{detail}");
+        let fix = twice[0]["fix"].as_str().unwrap();
+        assert!(
+            fix.contains(&format!(
+                "sophia-hook uninstall --host {} --scope project",
+                r.host
+            )) && fix.contains(r.remove),
+            "{fix}"
+        );
+
+        // The settings entry alone: no plugin check.
+        let dir = plugin_sandbox(None);
+        run_in(dir.path(), &["install", "--host", r.host, "--no-agents"]);
+        let doctor = run_in(dir.path(), &["doctor", "--host", r.host, "--json"]);
+        assert!(
+            !doctor.stdout.contains(&format!("\"{area}\"")),
+            "{}",
+            doctor.stdout
+        );
+    }
+}

@@ -82,6 +82,17 @@ fn change(
     use crate::edge::hostconfig;
     let (host, add) = (args.host, binary.is_some());
     let root = project_root_arg(args.root.clone())?;
+    if add && let Some(record) = crate::edge::plugins::enabled(host, &root, settings) {
+        // The plugin already runs the hook: a settings entry would run every event a second time.
+        writeln!(
+            stdout,
+            "{}: sophia-hook's plugin is enabled ({}), which registers the hook already; nothing changed (a settings entry too would run every event twice). To use the settings instead: {}, then install again",
+            host.display(),
+            record.display(),
+            host.spec().plugin.as_ref().map_or("", |p| p.remove),
+        )?;
+        return Ok(());
+    }
     let path = settings_path(host, args.scope, &root, settings)?;
     let target = hostconfig::write_target(&path, args.scope, &root)?;
     let before = hostconfig::read(&target)?;

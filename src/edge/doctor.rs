@@ -366,6 +366,41 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         }
         installed.push((scope, path, regs));
     }
+    let plugin = crate::edge::plugins::enabled(host, input.root, input.settings);
+    let remove_plugin = host.spec().plugin.as_ref().map_or("", |p| p.remove);
+    match (&plugin, installed.as_slice()) {
+        (Some(record), []) => {
+            out.push(check(
+                Status::Ok,
+                format!("{name} plugin"),
+                format!(
+                    "the hook is registered by sophia-hook's plugin ({})",
+                    record.display()
+                ),
+                None,
+            ));
+            return Vec::new();
+        }
+        (Some(record), scopes) => out.push(check(
+            Status::Fail,
+            format!("{name} plugin"),
+            format!(
+                "registered twice: by sophia-hook's plugin ({}) and in {}: {} runs both, so every event runs twice",
+                record.display(),
+                scopes
+                    .iter()
+                    .map(|(_, path, _)| path.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                host.display()
+            ),
+            Some(format!(
+                "keep one: sophia-hook uninstall --host {name} --scope {} (keeps the plugin), or {remove_plugin}",
+                scopes[0].0.as_str()
+            )),
+        )),
+        (None, _) => {}
+    }
     if installed.is_empty() {
         let status = if input.explicit {
             Status::Fail

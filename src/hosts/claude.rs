@@ -115,6 +115,13 @@ pub const SPEC: HostSpec = HostSpec {
             powershell_sep: "/",
         },
         agents: Some("agents"),
+        // `claude plugin install` at user, project or local scope.
+        enabled: PluginEnabled::EnabledPlugins(&[
+            PluginPlace::User(UserPath::Home(".claude/settings.json")),
+            PluginPlace::Project(".claude/settings.json"),
+            PluginPlace::Project(".claude/settings.local.json"),
+        ]),
+        remove: "claude plugin uninstall sophia-hook@sophia-hook",
     }),
 };
 

@@ -115,5 +115,8 @@ pub const SPEC: HostSpec = HostSpec {
             powershell_sep: "\\",
         },
         agents: None,
+        // `codex plugin add` writes `[plugins."sophia-hook@sophia-hook"] enabled = true`.
+        enabled: PluginEnabled::TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
+        remove: "codex plugin remove sophia-hook@sophia-hook",
     }),
 };

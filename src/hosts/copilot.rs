@@ -146,6 +146,12 @@ pub const SPEC: HostSpec = HostSpec {
             powershell_sep: "\\",
         },
         agents: Some("agents"),
+        // `copilot plugin install` writes Claude Code's keys into its own settings.
+        enabled: PluginEnabled::EnabledPlugins(&[PluginPlace::User(UserPath::HostHome(
+            HOME,
+            "settings.json",
+        ))]),
+        remove: "copilot plugin uninstall sophia-hook@sophia-hook",
     }),
 };
 

@@ -125,6 +125,13 @@ pub const SPEC: HostSpec = HostSpec {
             powershell_sep: "${/}",
         },
         agents: Some("agents"),
+        // `gemini extensions install` copies the folder here; `disable` records `!<path>`.
+        enabled: PluginEnabled::ExtensionDir {
+            dir: UserPath::Home(".gemini/extensions"),
+            manifest: "gemini-extension.json",
+            enablement: "extension-enablement.json",
+        },
+        remove: "gemini extensions uninstall sophia-hook",
     }),
 };
 

@@ -136,6 +136,36 @@ pub struct PluginLayout {
     /// The folder of the plugin's agent definitions (in the host's `agents` format), relative to
     /// the plugin folder; `None` when the host reads no plugin agents.
     pub agents: Option<&'static str>,
+    /// Where the host records that our plugin is installed and enabled: `install` then does not
+    /// register the hook in the settings too, and `doctor` reports a double registration.
+    pub enabled: PluginEnabled,
+    /// The host's own command that removes our plugin (named by `install` and `doctor`).
+    pub remove: &'static str,
+}
+
+/// Where a host records our plugin (`sophia-hook@sophia-hook`, [`crate::plugin::NAME`]) as
+/// installed and enabled, as the host's own install command leaves it (observed,
+/// `tests/e2e/run plugin`).
+#[derive(Debug, Clone, Copy)]
+pub enum PluginEnabled {
+    /// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` in one of these JSON settings files.
+    EnabledPlugins(&'static [PluginPlace]),
+    /// `[plugins."sophia-hook@sophia-hook"]` with `enabled = true` in this TOML file.
+    TomlPlugins(UserPath),
+    /// The extension folder `<dir>/sophia-hook/` with this manifest in it, unless the host's
+    /// enablement file there (`extension-enablement.json`) disables it everywhere.
+    ExtensionDir {
+        dir: UserPath,
+        manifest: &'static str,
+        enablement: &'static str,
+    },
+}
+
+/// A settings file of the user's, or of the project (relative to its root).
+#[derive(Debug, Clone, Copy)]
+pub enum PluginPlace {
+    User(UserPath),
+    Project(&'static str),
 }
 
 /// Where a host's plugin folder goes under `plugin build --out`.
