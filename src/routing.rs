@@ -42,6 +42,10 @@ pub fn route(prompt: &str, from_subagent: bool) -> Routing {
 
 /// Routes one prompt, also accepting the project's extra hotword prefix.
 pub fn route_with_prefix(prompt: &str, from_subagent: bool, extra_prefix: Option<&str>) -> Routing {
+    // One spelling of every letter from here on: the stripped prompt every later stage reads
+    // (context, delegation, skills, agents, planning) is composed (NFC), within the prompt bound.
+    let composed = crate::text::nfc(prompt);
+    let prompt = crate::text::prefix(&composed, crate::payload::PROMPT_BYTES);
     let parsed = hotword::parse_with_prefix(prompt, extra_prefix);
     let window = routing_window(parsed.stripped);
     let context = context::route(window, parsed.has(Hotword::Quick));

@@ -3,14 +3,28 @@
 //!
 //! Everything here is a total function over `&str`; no I/O, no allocation beyond the returned value.
 
+use std::borrow::Cow;
+
 use crate::packed::{Table, count_words};
+
+/// `text` in Unicode's composed form (NFC), the form most keyboards type: a decomposed letter
+/// (`e` + U+0300 COMBINING GRAVE, as macOS file names and some pasted text carry) is then the
+/// same letter as the precomposed `è`, so every stage after it reads one spelling. Borrowed when
+/// the text is composed already (all ASCII text is), checked in one pass.
+pub fn nfc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    match is_nfc_quick(text.chars()) {
+        IsNormalized::Yes => Cow::Borrowed(text),
+        IsNormalized::No | IsNormalized::Maybe => Cow::Owned(text.nfc().collect()),
+    }
+}
 
 /// Lower-cases `text` and folds the accents of Latin letters (`è` → `e`, `ç` → `c`), and the
 /// typographic apostrophes to `'`, so that Italian and English matching works on plain ASCII
 /// spellings. Characters outside those ranges are lower-cased and kept.
 pub fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in nfc(text).chars() {
         match fold_char(c) {
             Some(f) => out.push(f),
             None => out.extend(c.to_lowercase()),

@@ -260,8 +260,10 @@ proptest! {
         if !parsed.detected.is_empty() {
             prop_assert!(hotword::parse(parsed.stripped).detected.is_empty(), "{:?}", parsed.stripped);
         }
+        // Routing reads the prompt composed (NFC): its stripped prompt is a suffix of that.
         let routing = routing::route(&prompt, false);
-        prop_assert!(prompt.ends_with(routing.stripped_prompt.as_str()));
+        let composed = sophia_hook::text::nfc(&prompt);
+        prop_assert!(composed.ends_with(routing.stripped_prompt.as_str()), "{:?}", routing.stripped_prompt);
     }
 
     /// The expected mode comes from how the prompt was built, not from the code under test: a
@@ -349,5 +351,57 @@ proptest! {
                 prop_assert!(!hint.contains(w.as_str()));
             }
         }
+    }
+}
+
+/// Words with letters that Unicode writes two ways (precomposed, NFC, as most keyboards type
+/// them; decomposed, NFD, as macOS file names and some pasted text are), in the places that
+/// matter: hotword neighbours, approvals, question leads, edit verbs and their objects, and file
+/// names and paths with accents in any script.
+const ACCENTED: &[&str] = &[
+    "perché",
+    "è",
+    "così",
+    "già",
+    "più",
+    "però",
+    "modificherò",
+    "città.rs",
+    "résumé.py",
+    "src/caffè/menù.ts",
+    "./naïve/ñandú.go",
+    "Ärger.java",
+    "φάκελος/αρχείο.rs",
+    "Crème",
+    "ÈCCO",
+    "façade",
+    "Ångström.md",
+    "tiếng.py",
+];
+
+fn accented_prompt() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        2 => prop::sample::select(ACCENTED),
+        3 => prop::sample::select(VOCABULARY),
+        1 => prop::sample::select(NEUTRAL),
+    ];
+    prop::collection::vec(word, 1..12).prop_map(|w| w.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The same text in either normalization form is the same prompt: context detection, the
+    /// hotwords, delegation, skills and agents decide the same, byte for byte, on every host.
+    #[test]
+    fn the_normalization_form_of_a_prompt_changes_nothing(host in host(), prompt in accented_prompt()) {
+        use unicode_normalization::UnicodeNormalization;
+        let nfc: String = prompt.nfc().collect();
+        let nfd: String = prompt.nfd().collect();
+        let run = |p: &str| {
+            let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": p, "cwd": "/nonexistent/sophia", "session_id": "nf"});
+            run_hook(host, payload.to_string().as_bytes())
+        };
+        prop_assert_eq!(run(&nfc), run(&nfd), "{:?} vs {:?}", nfc, nfd);
     }
 }
