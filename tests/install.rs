@@ -792,3 +792,117 @@ fn copilot_install_doctor_uninstall() {
         "our folders are removed when empty"
     );
 }
+
+/// Every host's settings file for each scope, as (host, scope, path under the project or the
+/// home); the Codex and Copilot homes are the defaults under `HOME`.
+const SETTINGS_FILES: &[(&str, &str, &str)] = &[
+    ("codex", "project", ".codex/hooks.json"),
+    ("codex", "user", ".codex/hooks.json"),
+    ("claude", "project", ".claude/settings.json"),
+    ("claude", "user", ".claude/settings.json"),
+    ("gemini", "project", ".gemini/settings.json"),
+    ("gemini", "user", ".gemini/settings.json"),
+    ("antigravity", "project", ".agents/hooks.json"),
+    ("antigravity", "user", ".gemini/config/hooks.json"),
+    ("copilot", "project", ".github/hooks/sophia-hook.json"),
+    ("copilot", "user", ".copilot/hooks/sophia-hook.json"),
+];
+
+impl Sandbox {
+    /// The settings file of `host` at `scope` in this sandbox.
+    fn settings(&self, scope: &str, rel: &str) -> std::path::PathBuf {
+        if scope == "user" {
+            self.home().join(rel)
+        } else {
+            self.project().join(rel)
+        }
+    }
+    /// `install` or `uninstall` for `host` at `scope`, without the agent roles.
+    fn change(&self, verb: &str, host: &str, scope: &str, extra: &[&str]) -> common::Run {
+        let mut args = vec![verb, "--host", host, "--scope", scope, "--no-agents"];
+        args.extend(extra);
+        self.run(&args)
+    }
+}
+
+/// A user's settings file that every host's install merges into (numbers as the user wrote
+/// them, compact arrays).
+const USER_FILE: &str = "{\n  \"model\": \"x\",\n  \"ratio\": 1.50,\n  \"list\": [1, 2,3]\n}\n";
+
+/// A read-only settings file is refused, named, and left as it was (bytes and mode), by install
+/// and by uninstall, at every host and scope; a dry run says the same.
+#[test]
+fn a_read_only_settings_file_is_refused_and_untouched() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, USER_FILE).unwrap();
+        let read_only = |on: bool| {
+            let mut perms = fs::metadata(&path).unwrap().permissions();
+            perms.set_readonly(on);
+            fs::set_permissions(&path, perms).unwrap();
+        };
+        read_only(true);
+        for extra in [&[][..], &["--dry-run"][..]] {
+            let run = sb.change("install", host, scope, extra);
+            assert_ne!(run.code, 0, "{host} {scope} {extra:?}: {}", run.stdout);
+            assert!(
+                run.stderr.contains(&path.display().to_string())
+                    && run.stderr.contains("read-only")
+                    && run.stderr.contains("left untouched"),
+                "{host} {scope}: {}",
+                run.stderr
+            );
+            assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                USER_FILE,
+                "{host} {scope}"
+            );
+            assert!(fs::metadata(&path).unwrap().permissions().readonly());
+        }
+        read_only(false);
+        let install = sb.change("install", host, scope, &[]);
+        assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
+        let installed = fs::read(&path).unwrap();
+        read_only(true);
+        let run = sb.change("uninstall", host, scope, &[]);
+        assert_ne!(run.code, 0, "{host} {scope}: {}", run.stdout);
+        assert!(run.stderr.contains("read-only"), "{}", run.stderr);
+        assert_eq!(fs::read(&path).unwrap(), installed, "{host} {scope}");
+        // Nothing to change: nothing to refuse.
+        let again = sb.change("install", host, scope, &[]);
+        assert_eq!(again.code, 0, "{host} {scope}: {}", again.stderr);
+        read_only(false);
+    }
+}
+
+/// A settings file that starts with a UTF-8 byte order mark is read, and keeps its mark through
+/// install and uninstall, at every host and scope.
+#[test]
+fn a_byte_order_mark_is_kept() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let with_bom = format!("\u{feff}{USER_FILE}");
+        fs::write(&path, &with_bom).unwrap();
+        let install = sb.change("install", host, scope, &[]);
+        assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
+        let installed = fs::read_to_string(&path).unwrap();
+        assert!(
+            installed.starts_with("\u{feff}{"),
+            "{host} {scope}: {installed:?}"
+        );
+        assert!(installed.contains("\"ratio\": 1.50"), "{installed}");
+        let uninstall = sb.change("uninstall", host, scope, &[]);
+        assert_eq!(uninstall.code, 0, "{host} {scope}: {}", uninstall.stderr);
+        let back = fs::read_to_string(&path).unwrap();
+        assert!(back.starts_with('\u{feff}'), "{host} {scope}: {back:?}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&back[3..]).unwrap(),
+            serde_json::from_str::<Value>(USER_FILE).unwrap(),
+            "{host} {scope}"
+        );
+    }
+}

@@ -121,6 +121,9 @@ fn change(
         Some(doc) => *doc == before,
         None => before.is_null(),
     };
+    if !unchanged {
+        hostconfig::refuse_read_only(&path, &target)?;
+    }
     if args.dry_run {
         match &after {
             Some(doc) => write!(stdout, "{}", hostconfig::render(doc))?,

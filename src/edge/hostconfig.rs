@@ -35,10 +35,11 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
         Err(ReadError::Missing) => return Ok(Value::Null),
         Err(e) => bail!("{} is {e}; it was left untouched", path.display()),
     };
+    let bytes = strip_bom(&bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{} is not valid JSON ({e}); it was left untouched — fix it, or move it away and run again",
             path.display()
@@ -51,6 +52,36 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
         );
     }
     Ok(value)
+}
+
+/// The UTF-8 byte order mark some Windows editors put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte order mark: the hosts read such a file, so do we (and
+/// [`render_over`] puts the mark back).
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// Refuses to change the settings file at `target` (the file [`write_target`] gives for `path`)
+/// when its owner may not write it: a read-only file is the user's way of saying "do not touch",
+/// and an atomic rename would replace it all the same. Nothing is written.
+pub fn refuse_read_only(path: &Path, target: &Path) -> anyhow::Result<()> {
+    if crate::edge::files::is_read_only(target) {
+        let shown = if path == target {
+            path.display().to_string()
+        } else {
+            format!(
+                "{} (through the symlink {})",
+                target.display(),
+                path.display()
+            )
+        };
+        bail!(
+            "{shown} is read-only (no write permission for its owner); it was left untouched — make it writable (`chmod u+w`) and run again, or edit it by hand"
+        );
+    }
+    Ok(())
 }
 
 /// The file to actually write for the settings file at `path`: the path itself, or the target of
@@ -118,9 +149,16 @@ pub fn render(doc: &Value) -> String {
 /// The text of `doc` written over the file's `original` bytes: every member whose value did not
 /// change keeps its original text exactly; changed objects are rebuilt member by member, and
 /// only the members that changed are re-serialised (pretty, two spaces).
+/// A byte order mark at the start of the original is kept.
 pub fn render_over(original: Option<&[u8]>, doc: &Value) -> String {
-    let raw = original.and_then(|b| std::str::from_utf8(b).ok());
-    let mut text = render_value(doc, raw, 0);
+    let bom = original.is_some_and(|b| b.starts_with(BOM));
+    let raw = original.and_then(|b| std::str::from_utf8(strip_bom(b)).ok());
+    let mut text = if bom {
+        "\u{feff}".to_owned()
+    } else {
+        String::new()
+    };
+    text.push_str(&render_value(doc, raw, 0));
     text.push('\n');
     text
 }
