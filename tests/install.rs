@@ -186,7 +186,7 @@ fn user_scope_and_dry_run() {
         "--dry-run",
     ]);
     assert_eq!(dry.code, 0);
-    let printed: Value = serde_json::from_str(&dry.stdout).unwrap();
+    let printed: Value = serde_json::from_str(&apply_dry_run("", &dry.stdout)).unwrap();
     assert_eq!(
         printed["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"],
         5000
@@ -887,6 +887,13 @@ fn a_byte_order_mark_is_kept() {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let with_bom = format!("\u{feff}{USER_FILE}");
         fs::write(&path, &with_bom).unwrap();
+        // The dry run shows the mark as every hidden character is printed: escaped.
+        let dry = sb.change("install", host, scope, &["--dry-run"]);
+        assert!(
+            dry.stdout.contains("\n \\uFEFF{\n"),
+            "{host} {scope}: {}",
+            dry.stdout
+        );
         let install = sb.change("install", host, scope, &[]);
         assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
         let installed = fs::read_to_string(&path).unwrap();
@@ -904,5 +911,86 @@ fn a_byte_order_mark_is_kept() {
             serde_json::from_str::<Value>(USER_FILE).unwrap(),
             "{host} {scope}"
         );
+    }
+}
+
+/// The host's prompt event, as its settings file names it.
+fn prompt_event(host: &str) -> &'static str {
+    match host {
+        "gemini" => "BeforeAgent",
+        "antigravity" => "PreInvocation",
+        "copilot" => "userPromptSubmitted",
+        _ => "UserPromptSubmit",
+    }
+}
+
+/// `diff` (a dry run's stdout) applied to `before` by `diffy`, an implementation of the unified
+/// format other than the one that wrote it.
+fn apply_dry_run(before: &str, diff: &str) -> String {
+    let patch = diffy::Patch::from_str(diff).unwrap_or_else(|e| panic!("{e}: not a diff:\n{diff}"));
+    diffy::apply(before, &patch).unwrap_or_else(|e| panic!("{e}: does not apply:\n{diff}"))
+}
+
+/// `--dry-run` prints a unified diff that, applied to today's file, gives byte for byte the file
+/// the same command then writes (an empty text for a file it removes): at every host and scope,
+/// for a new file and a user's file with odd numbers and compact arrays, and for the uninstall
+/// that follows each install. (A byte order mark is shown escaped, as every hidden character a
+/// tool prints: `a_byte_order_mark_is_kept`.)
+#[test]
+fn the_dry_run_diff_is_exactly_what_is_then_written() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let event = prompt_event(host);
+        let user = format!(
+            "{{\"model\": \"x\", \"ratio\": 1.50, \"big\": 18446744073709551616,\n  \"hooks\": {{\"{event}\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"mine\", \"timeout\": 2.50, \"n\": 1E-400}}]}}]}}}}\n"
+        );
+        for before in [None, Some(user.clone())] {
+            let sb = Sandbox::new();
+            let path = sb.settings(scope, rel);
+            if let Some(text) = &before {
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(&path, text).unwrap();
+            }
+            for verb in ["install", "uninstall"] {
+                let now = fs::read_to_string(&path).ok();
+                let dry = sb.change(verb, host, scope, &["--dry-run"]);
+                assert_eq!(dry.code, 0, "{host} {scope} {verb}: {}", dry.stderr);
+                assert_eq!(
+                    fs::read_to_string(&path).ok(),
+                    now,
+                    "{host} {scope} {verb}: a dry run writes nothing"
+                );
+                let header = if now.is_some() {
+                    path.display().to_string()
+                } else {
+                    "/dev/null".to_owned()
+                };
+                assert!(
+                    dry.stdout.starts_with(&format!("--- {header}\n")),
+                    "{host} {scope} {verb}:\n{}",
+                    dry.stdout
+                );
+                let expected = apply_dry_run(now.as_deref().unwrap_or(""), &dry.stdout);
+                let real = sb.change(verb, host, scope, &[]);
+                assert_eq!(real.code, 0, "{host} {scope} {verb}: {}", real.stderr);
+                let written = fs::read_to_string(&path).unwrap_or_default();
+                assert_eq!(written, expected, "{host} {scope} {verb} {before:?}");
+                if let Some(text) = &before {
+                    assert!(
+                        ["1.50", "18446744073709551616", "2.50", "1E-400"]
+                            .iter()
+                            .all(|n| written.contains(n)),
+                        "{host} {scope} {verb}: the user's numbers are rewritten:\n{written}\nfrom\n{text}"
+                    );
+                }
+            }
+            // Nothing to change: an empty diff, and a note on stderr.
+            let again = sb.change("uninstall", host, scope, &["--dry-run"]);
+            assert_eq!(again.stdout, "", "{host} {scope}");
+            assert!(
+                again.stderr.contains("nothing would change"),
+                "{}",
+                again.stderr
+            );
+        }
     }
 }

@@ -27,7 +27,7 @@ pub struct UninstallArgs {
     /// The project's settings (default) or the user's.
     #[arg(long, value_enum, default_value = "project")]
     pub scope: Scope,
-    /// Print the resulting file instead of writing it.
+    /// Print what would change, as a unified diff of the settings file, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// The project root (default: the git root above the current directory).
@@ -125,12 +125,11 @@ fn change(
         hostconfig::refuse_read_only(&path, &target)?;
     }
     if args.dry_run {
-        match &after {
-            Some(doc) => write!(stdout, "{}", hostconfig::render(doc))?,
-            None => writeln!(
-                stdout,
-                "(the file would be removed: nothing but sophia-hook's entries is left)"
-            )?,
+        let plan = hostconfig::plan(&path, &target, after.as_ref())?;
+        if unchanged {
+            writeln!(stderr, "{}: nothing would change", path.display())?;
+        } else {
+            write!(stdout, "{}", hostconfig::unified_diff(&path, &plan))?;
         }
         return Ok(());
     }
@@ -148,7 +147,7 @@ fn change(
             .state_dir
             .as_deref()
             .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
-        hostconfig::write(&path, &target, backups.as_deref(), after.as_ref())?;
+        hostconfig::write_doc(&path, &target, backups.as_deref(), after.as_ref())?;
         writeln!(
             stdout,
             "{verb} sophia-hook for {} ({} scope): {}",
