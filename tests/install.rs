@@ -994,3 +994,45 @@ fn the_dry_run_diff_is_exactly_what_is_then_written() {
         }
     }
 }
+
+/// Uninstall gives back the user's file byte for byte (compact arrays, spacing, numbers) while
+/// nothing but install changed it, at every host and scope, also after an earlier install and
+/// uninstall and an edit in between; once the user changed the file after install, only our
+/// entries go and the change stays.
+#[test]
+fn uninstall_restores_the_original_bytes_while_nothing_else_changed() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let event = prompt_event(host);
+        let user = format!(
+            "{{\"model\": \"x\",   \"n\": 1.50,\n\"hooks\": {{\"{event}\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"mine\", \"timeout\": 2}}]}}]}}}}\n"
+        );
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &user).unwrap();
+        let round = |label: &str| {
+            for verb in ["install", "uninstall"] {
+                let run = sb.change(verb, host, scope, &[]);
+                assert_eq!(run.code, 0, "{host} {scope} {label} {verb}: {}", run.stderr);
+            }
+        };
+        round("first");
+        assert_eq!(fs::read_to_string(&path).unwrap(), user, "{host} {scope}");
+        // The user edits the file between two rounds: the second gives back the edited file.
+        let edited = user.replace("\"x\"", "\"y\"");
+        fs::write(&path, &edited).unwrap();
+        round("after an edit");
+        assert_eq!(fs::read_to_string(&path).unwrap(), edited, "{host} {scope}");
+        // The user edits the file while we are installed: uninstall removes only ours.
+        let install = sb.change("install", host, scope, &[]);
+        assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
+        let installed = fs::read_to_string(&path).unwrap();
+        fs::write(&path, installed.replace("\"y\"", "\"z\"")).unwrap();
+        let uninstall = sb.change("uninstall", host, scope, &[]);
+        assert_eq!(uninstall.code, 0, "{host} {scope}: {}", uninstall.stderr);
+        let after: Value = read(&path);
+        let mut want: Value = serde_json::from_str(&edited).unwrap();
+        want["model"] = json!("z");
+        assert_eq!(after, want, "{host} {scope}");
+    }
+}

@@ -124,8 +124,15 @@ fn change(
     if !unchanged {
         hostconfig::refuse_read_only(&path, &target)?;
     }
+    let backups = settings
+        .state_dir
+        .as_deref()
+        .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
+    let mut plan = hostconfig::plan(&path, &target, after.as_ref())?;
+    if !add {
+        plan = hostconfig::restore_pre_install(&path, backups.as_deref(), host, plan);
+    }
     if args.dry_run {
-        let plan = hostconfig::plan(&path, &target, after.as_ref())?;
         if unchanged {
             writeln!(stderr, "{}: nothing would change", path.display())?;
         } else {
@@ -143,11 +150,14 @@ fn change(
             args.scope.as_str()
         )?;
     } else {
-        let backups = settings
-            .state_dir
-            .as_deref()
-            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
-        hostconfig::write_doc(&path, &target, backups.as_deref(), after.as_ref())?;
+        hostconfig::write(&target, backups.as_deref(), &plan)?;
+        if let Some(dir) = &backups {
+            if add {
+                hostconfig::record_install(dir, &plan)?;
+            } else {
+                hostconfig::forget_install(dir)?;
+            }
+        }
         writeln!(
             stdout,
             "{verb} sophia-hook for {} ({} scope): {}",

@@ -385,6 +385,99 @@ pub fn write(target: &Path, backups: Option<&Path>, plan: &Plan) -> anyhow::Resu
     }
 }
 
+/// The bytes install last wrote to the settings file, kept beside the backups: while the file
+/// still holds exactly these, nothing but install changed it since [`PRE_INSTALL`].
+const INSTALLED: &str = "installed.json";
+/// The file as it was before the install that [`INSTALLED`] records (or `pre-install.absent`:
+/// there was none): what uninstall puts back, byte for byte, while nothing else changed.
+const PRE_INSTALL: &str = "pre-install.json";
+const PRE_INSTALL_ABSENT: &str = "pre-install.absent";
+
+/// After install carried out `plan` with these `backups`: the bytes it wrote, and the file before
+/// it when the file was not exactly what the previous install wrote (else the earlier "before"
+/// still stands: an install over our own entries is not the user's file).
+pub fn record_install(backups: &Path, plan: &Plan) -> anyhow::Result<()> {
+    let Some(next) = &plan.next else {
+        return Ok(());
+    };
+    let installed = backups.join(INSTALLED);
+    let ours_before = match (&plan.current, read_bounded(&installed, caps::SETTINGS)) {
+        (Some(current), Ok(last)) => *current == last,
+        _ => false,
+    };
+    let mode = 0o600;
+    let keep = |file: &Path, bytes: &[u8]| {
+        write_backup(file, bytes, mode)
+            .with_context(|| format!("keeping a backup in {}", file.display()))
+    };
+    if !ours_before {
+        let (pre, absent) = (backups.join(PRE_INSTALL), backups.join(PRE_INSTALL_ABSENT));
+        for stale in [&pre, &absent] {
+            remove_record(stale)?;
+        }
+        match &plan.current {
+            Some(bytes) => keep(&pre, bytes)?,
+            None => keep(&absent, b"the file did not exist before this install\n")?,
+        }
+    }
+    keep(&installed, next)
+}
+
+/// Removes one of our records in the backups folder, if it is there.
+fn remove_record(file: &Path) -> anyhow::Result<()> {
+    match fs::remove_file(file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", file.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// After uninstall: the records of the install are spent.
+pub fn forget_install(backups: &Path) -> anyhow::Result<()> {
+    for name in [INSTALLED, PRE_INSTALL, PRE_INSTALL_ABSENT] {
+        remove_record(&backups.join(name))?;
+    }
+    Ok(())
+}
+
+/// `plan` (an uninstall's) with the file's bytes from before the install, when the file is still
+/// exactly what that install wrote and those bytes hold none of `host`'s entries: uninstall then
+/// gives back the user's file as it was, layout and all. Otherwise `plan` as it is (only our
+/// entries go).
+pub fn restore_pre_install(
+    path: &Path,
+    backups: Option<&Path>,
+    host: Host,
+    mut plan: Plan,
+) -> Plan {
+    let Some(dir) = backups else { return plan };
+    let unchanged_since = plan.current.as_ref().is_some_and(|current| {
+        read_bounded(&dir.join(INSTALLED), caps::SETTINGS).is_ok_and(|last| last == *current)
+    });
+    if !unchanged_since {
+        return plan;
+    }
+    match read_bounded(&dir.join(PRE_INSTALL), caps::SETTINGS) {
+        Ok(bytes) => {
+            let without_ours = serde_json::from_slice::<Value>(strip_bom(&bytes))
+                .is_ok_and(|doc| crate::install::registered(&doc, host).is_empty());
+            if without_ours {
+                plan.next = Some(bytes);
+            }
+        }
+        Err(ReadError::Missing) if fs::symlink_metadata(dir.join(PRE_INSTALL_ABSENT)).is_ok() => {
+            plan.next = if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                Some(b"{}\n".to_vec())
+            } else {
+                None
+            };
+        }
+        Err(_) => {}
+    }
+    plan
+}
+
 /// [`plan`] then [`write`]: `doc` written to the settings file at `path`, or the file removed.
 pub fn write_doc(
     path: &Path,
