@@ -1036,3 +1036,78 @@ fn uninstall_restores_the_original_bytes_while_nothing_else_changed() {
         assert_eq!(after, want, "{host} {scope}");
     }
 }
+
+/// Every file and folder under the sandbox (relative), leaving out the state folder, which keeps
+/// the backups on purpose.
+fn tree(sb: &Sandbox) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == "home/.local" {
+                continue;
+            }
+            out.push(rel);
+            if path.is_dir() {
+                walk(&path, base, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(sb.dir.path(), sb.dir.path(), &mut out);
+    out.sort();
+    out
+}
+
+/// Uninstall takes away every folder and file install created (settings folders, agent folders,
+/// the availability manifest once no host has the hook at user scope), at every host and scope,
+/// and never a folder that was there before or that holds the user's files.
+#[test]
+fn uninstall_removes_what_install_created_and_nothing_else() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let both = |sb: &Sandbox| {
+            for verb in ["install", "uninstall"] {
+                let run = sb.run(&[verb, "--host", host, "--scope", scope]);
+                assert_eq!(run.code, 0, "{host} {scope} {verb}: {}", run.stderr);
+            }
+        };
+        // From nothing: back to nothing.
+        let sb = Sandbox::new();
+        let empty = tree(&sb);
+        both(&sb);
+        assert_eq!(tree(&sb), empty, "{host} {scope}");
+        // The host's folder was there (empty): it stays.
+        let sb = Sandbox::new();
+        let folder = sb.settings(scope, rel).parent().unwrap().to_path_buf();
+        fs::create_dir_all(&folder).unwrap();
+        let before = tree(&sb);
+        both(&sb);
+        assert_eq!(tree(&sb), before, "{host} {scope}: a folder that was there");
+        // A file of the user's lands in a folder install created: the folder and file stay.
+        let sb = Sandbox::new();
+        let install = sb.run(&["install", "--host", host, "--scope", scope]);
+        assert_eq!(install.code, 0, "{}", install.stderr);
+        let mine = sb.settings(scope, rel).parent().unwrap().join("mine.md");
+        fs::write(&mine, "mine").unwrap();
+        let uninstall = sb.run(&["uninstall", "--host", host, "--scope", scope]);
+        assert_eq!(uninstall.code, 0, "{}", uninstall.stderr);
+        assert_eq!(fs::read_to_string(&mine).unwrap(), "mine", "{host} {scope}");
+    }
+    // The manifest is machine-wide: it goes with the last user-scope uninstall.
+    let sb = Sandbox::new();
+    let empty = tree(&sb);
+    for verb in ["install", "uninstall"] {
+        for host in ["codex", "claude"] {
+            let run = sb.run(&[verb, "--host", host, "--scope", "user"]);
+            assert_eq!(run.code, 0, "{host} {verb}: {}", run.stderr);
+            let manifest = sb.home().join(".mcp-servers/agent-availability.json");
+            let last = verb == "uninstall" && host == "claude";
+            assert_eq!(manifest.exists(), !last, "{host} {verb}");
+        }
+    }
+    assert_eq!(tree(&sb), empty);
+}

@@ -477,6 +477,11 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
             root,
         ]);
         assert_eq!(uninstall.code, 0, "{host}: {}", uninstall.stderr);
+        if host == "gemini" {
+            // The last one: the manifest install created goes with it.
+            assert!(!manifest.exists(), "{host}: {}", uninstall.stdout);
+            continue;
+        }
         assert_eq!(
             configured(host),
             0,
