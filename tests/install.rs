@@ -186,7 +186,7 @@ fn user_scope_and_dry_run() {
         "--dry-run",
     ]);
     assert_eq!(dry.code, 0);
-    let printed: Value = serde_json::from_str(&dry.stdout).unwrap();
+    let printed: Value = serde_json::from_str(&apply_dry_run("", &dry.stdout)).unwrap();
     assert_eq!(
         printed["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"],
         5000
@@ -791,4 +791,323 @@ fn copilot_install_doctor_uninstall() {
         !sb.project().join(".github").exists(),
         "our folders are removed when empty"
     );
+}
+
+/// Every host's settings file for each scope, as (host, scope, path under the project or the
+/// home); the Codex and Copilot homes are the defaults under `HOME`.
+const SETTINGS_FILES: &[(&str, &str, &str)] = &[
+    ("codex", "project", ".codex/hooks.json"),
+    ("codex", "user", ".codex/hooks.json"),
+    ("claude", "project", ".claude/settings.json"),
+    ("claude", "user", ".claude/settings.json"),
+    ("gemini", "project", ".gemini/settings.json"),
+    ("gemini", "user", ".gemini/settings.json"),
+    ("antigravity", "project", ".agents/hooks.json"),
+    ("antigravity", "user", ".gemini/config/hooks.json"),
+    ("copilot", "project", ".github/hooks/sophia-hook.json"),
+    ("copilot", "user", ".copilot/hooks/sophia-hook.json"),
+];
+
+impl Sandbox {
+    /// The settings file of `host` at `scope` in this sandbox.
+    fn settings(&self, scope: &str, rel: &str) -> std::path::PathBuf {
+        if scope == "user" {
+            self.home().join(rel)
+        } else {
+            self.project().join(rel)
+        }
+    }
+    /// `install` or `uninstall` for `host` at `scope`, without the agent roles.
+    fn change(&self, verb: &str, host: &str, scope: &str, extra: &[&str]) -> common::Run {
+        let mut args = vec![verb, "--host", host, "--scope", scope, "--no-agents"];
+        args.extend(extra);
+        self.run(&args)
+    }
+}
+
+/// A user's settings file that every host's install merges into (numbers as the user wrote
+/// them, compact arrays).
+const USER_FILE: &str = "{\n  \"model\": \"x\",\n  \"ratio\": 1.50,\n  \"list\": [1, 2,3]\n}\n";
+
+/// A read-only settings file is refused, named, and left as it was (bytes and mode), by install
+/// and by uninstall, at every host and scope; a dry run says the same.
+#[test]
+fn a_read_only_settings_file_is_refused_and_untouched() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, USER_FILE).unwrap();
+        let read_only = |on: bool| {
+            let mut perms = fs::metadata(&path).unwrap().permissions();
+            perms.set_readonly(on);
+            fs::set_permissions(&path, perms).unwrap();
+        };
+        read_only(true);
+        for extra in [&[][..], &["--dry-run"][..]] {
+            let run = sb.change("install", host, scope, extra);
+            assert_ne!(run.code, 0, "{host} {scope} {extra:?}: {}", run.stdout);
+            assert!(
+                run.stderr.contains(&path.display().to_string())
+                    && run.stderr.contains("read-only")
+                    && run.stderr.contains("left untouched"),
+                "{host} {scope}: {}",
+                run.stderr
+            );
+            assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                USER_FILE,
+                "{host} {scope}"
+            );
+            assert!(fs::metadata(&path).unwrap().permissions().readonly());
+        }
+        read_only(false);
+        let install = sb.change("install", host, scope, &[]);
+        assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
+        let installed = fs::read(&path).unwrap();
+        read_only(true);
+        let run = sb.change("uninstall", host, scope, &[]);
+        assert_ne!(run.code, 0, "{host} {scope}: {}", run.stdout);
+        assert!(run.stderr.contains("read-only"), "{}", run.stderr);
+        assert_eq!(fs::read(&path).unwrap(), installed, "{host} {scope}");
+        // Nothing to change: nothing to refuse.
+        let again = sb.change("install", host, scope, &[]);
+        assert_eq!(again.code, 0, "{host} {scope}: {}", again.stderr);
+        read_only(false);
+    }
+}
+
+/// A settings file that starts with a UTF-8 byte order mark is read, and keeps its mark through
+/// install and uninstall, at every host and scope.
+#[test]
+fn a_byte_order_mark_is_kept() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let with_bom = format!("\u{feff}{USER_FILE}");
+        fs::write(&path, &with_bom).unwrap();
+        // The dry run shows the mark as every hidden character is printed: escaped.
+        let dry = sb.change("install", host, scope, &["--dry-run"]);
+        assert!(
+            dry.stdout.contains("\n \\uFEFF{\n"),
+            "{host} {scope}: {}",
+            dry.stdout
+        );
+        let install = sb.change("install", host, scope, &[]);
+        assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
+        let installed = fs::read_to_string(&path).unwrap();
+        assert!(
+            installed.starts_with("\u{feff}{"),
+            "{host} {scope}: {installed:?}"
+        );
+        assert!(installed.contains("\"ratio\": 1.50"), "{installed}");
+        let uninstall = sb.change("uninstall", host, scope, &[]);
+        assert_eq!(uninstall.code, 0, "{host} {scope}: {}", uninstall.stderr);
+        let back = fs::read_to_string(&path).unwrap();
+        assert!(back.starts_with('\u{feff}'), "{host} {scope}: {back:?}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&back[3..]).unwrap(),
+            serde_json::from_str::<Value>(USER_FILE).unwrap(),
+            "{host} {scope}"
+        );
+    }
+}
+
+/// The host's prompt event, as its settings file names it.
+fn prompt_event(host: &str) -> &'static str {
+    match host {
+        "gemini" => "BeforeAgent",
+        "antigravity" => "PreInvocation",
+        "copilot" => "userPromptSubmitted",
+        _ => "UserPromptSubmit",
+    }
+}
+
+/// `diff` (a dry run's stdout) applied to `before` by `diffy`, an implementation of the unified
+/// format other than the one that wrote it.
+fn apply_dry_run(before: &str, diff: &str) -> String {
+    let patch = diffy::Patch::from_str(diff).unwrap_or_else(|e| panic!("{e}: not a diff:\n{diff}"));
+    diffy::apply(before, &patch).unwrap_or_else(|e| panic!("{e}: does not apply:\n{diff}"))
+}
+
+/// `--dry-run` prints a unified diff that, applied to today's file, gives byte for byte the file
+/// the same command then writes (an empty text for a file it removes): at every host and scope,
+/// for a new file and a user's file with odd numbers and compact arrays, and for the uninstall
+/// that follows each install. (A byte order mark is shown escaped, as every hidden character a
+/// tool prints: `a_byte_order_mark_is_kept`.)
+#[test]
+fn the_dry_run_diff_is_exactly_what_is_then_written() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let event = prompt_event(host);
+        let user = format!(
+            "{{\"model\": \"x\", \"ratio\": 1.50, \"big\": 18446744073709551616,\n  \"hooks\": {{\"{event}\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"mine\", \"timeout\": 2.50, \"n\": 1E-400}}]}}]}}}}\n"
+        );
+        for before in [None, Some(user.clone())] {
+            let sb = Sandbox::new();
+            let path = sb.settings(scope, rel);
+            if let Some(text) = &before {
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(&path, text).unwrap();
+            }
+            for verb in ["install", "uninstall"] {
+                let now = fs::read_to_string(&path).ok();
+                let dry = sb.change(verb, host, scope, &["--dry-run"]);
+                assert_eq!(dry.code, 0, "{host} {scope} {verb}: {}", dry.stderr);
+                assert_eq!(
+                    fs::read_to_string(&path).ok(),
+                    now,
+                    "{host} {scope} {verb}: a dry run writes nothing"
+                );
+                let header = if now.is_some() {
+                    path.display().to_string()
+                } else {
+                    "/dev/null".to_owned()
+                };
+                assert!(
+                    dry.stdout.starts_with(&format!("--- {header}\n")),
+                    "{host} {scope} {verb}:\n{}",
+                    dry.stdout
+                );
+                let expected = apply_dry_run(now.as_deref().unwrap_or(""), &dry.stdout);
+                let real = sb.change(verb, host, scope, &[]);
+                assert_eq!(real.code, 0, "{host} {scope} {verb}: {}", real.stderr);
+                let written = fs::read_to_string(&path).unwrap_or_default();
+                assert_eq!(written, expected, "{host} {scope} {verb} {before:?}");
+                if let Some(text) = &before {
+                    assert!(
+                        ["1.50", "18446744073709551616", "2.50", "1E-400"]
+                            .iter()
+                            .all(|n| written.contains(n)),
+                        "{host} {scope} {verb}: the user's numbers are rewritten:\n{written}\nfrom\n{text}"
+                    );
+                }
+            }
+            // Nothing to change: an empty diff, and a note on stderr.
+            let again = sb.change("uninstall", host, scope, &["--dry-run"]);
+            assert_eq!(again.stdout, "", "{host} {scope}");
+            assert!(
+                again.stderr.contains("nothing would change"),
+                "{}",
+                again.stderr
+            );
+        }
+    }
+}
+
+/// Uninstall gives back the user's file byte for byte (compact arrays, spacing, numbers) while
+/// nothing but install changed it, at every host and scope, also after an earlier install and
+/// uninstall and an edit in between; once the user changed the file after install, only our
+/// entries go and the change stays.
+#[test]
+fn uninstall_restores_the_original_bytes_while_nothing_else_changed() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let event = prompt_event(host);
+        let user = format!(
+            "{{\"model\": \"x\",   \"n\": 1.50,\n\"hooks\": {{\"{event}\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"mine\", \"timeout\": 2}}]}}]}}}}\n"
+        );
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &user).unwrap();
+        let round = |label: &str| {
+            for verb in ["install", "uninstall"] {
+                let run = sb.change(verb, host, scope, &[]);
+                assert_eq!(run.code, 0, "{host} {scope} {label} {verb}: {}", run.stderr);
+            }
+        };
+        round("first");
+        assert_eq!(fs::read_to_string(&path).unwrap(), user, "{host} {scope}");
+        // The user edits the file between two rounds: the second gives back the edited file.
+        let edited = user.replace("\"x\"", "\"y\"");
+        fs::write(&path, &edited).unwrap();
+        round("after an edit");
+        assert_eq!(fs::read_to_string(&path).unwrap(), edited, "{host} {scope}");
+        // The user edits the file while we are installed: uninstall removes only ours.
+        let install = sb.change("install", host, scope, &[]);
+        assert_eq!(install.code, 0, "{host} {scope}: {}", install.stderr);
+        let installed = fs::read_to_string(&path).unwrap();
+        fs::write(&path, installed.replace("\"y\"", "\"z\"")).unwrap();
+        let uninstall = sb.change("uninstall", host, scope, &[]);
+        assert_eq!(uninstall.code, 0, "{host} {scope}: {}", uninstall.stderr);
+        let after: Value = read(&path);
+        let mut want: Value = serde_json::from_str(&edited).unwrap();
+        want["model"] = json!("z");
+        assert_eq!(after, want, "{host} {scope}");
+    }
+}
+
+/// Every file and folder under the sandbox (relative), leaving out the state folder, which keeps
+/// the backups on purpose.
+fn tree(sb: &Sandbox) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == "home/.local" {
+                continue;
+            }
+            out.push(rel);
+            if path.is_dir() {
+                walk(&path, base, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(sb.dir.path(), sb.dir.path(), &mut out);
+    out.sort();
+    out
+}
+
+/// Uninstall takes away every folder and file install created (settings folders, agent folders,
+/// the availability manifest once no host has the hook at user scope), at every host and scope,
+/// and never a folder that was there before or that holds the user's files.
+#[test]
+fn uninstall_removes_what_install_created_and_nothing_else() {
+    for &(host, scope, rel) in SETTINGS_FILES {
+        let both = |sb: &Sandbox| {
+            for verb in ["install", "uninstall"] {
+                let run = sb.run(&[verb, "--host", host, "--scope", scope]);
+                assert_eq!(run.code, 0, "{host} {scope} {verb}: {}", run.stderr);
+            }
+        };
+        // From nothing: back to nothing.
+        let sb = Sandbox::new();
+        let empty = tree(&sb);
+        both(&sb);
+        assert_eq!(tree(&sb), empty, "{host} {scope}");
+        // The host's folder was there (empty): it stays.
+        let sb = Sandbox::new();
+        let folder = sb.settings(scope, rel).parent().unwrap().to_path_buf();
+        fs::create_dir_all(&folder).unwrap();
+        let before = tree(&sb);
+        both(&sb);
+        assert_eq!(tree(&sb), before, "{host} {scope}: a folder that was there");
+        // A file of the user's lands in a folder install created: the folder and file stay.
+        let sb = Sandbox::new();
+        let install = sb.run(&["install", "--host", host, "--scope", scope]);
+        assert_eq!(install.code, 0, "{}", install.stderr);
+        let mine = sb.settings(scope, rel).parent().unwrap().join("mine.md");
+        fs::write(&mine, "mine").unwrap();
+        let uninstall = sb.run(&["uninstall", "--host", host, "--scope", scope]);
+        assert_eq!(uninstall.code, 0, "{}", uninstall.stderr);
+        assert_eq!(fs::read_to_string(&mine).unwrap(), "mine", "{host} {scope}");
+    }
+    // The manifest is machine-wide: it goes with the last user-scope uninstall.
+    let sb = Sandbox::new();
+    let empty = tree(&sb);
+    for verb in ["install", "uninstall"] {
+        for host in ["codex", "claude"] {
+            let run = sb.run(&[verb, "--host", host, "--scope", "user"]);
+            assert_eq!(run.code, 0, "{host} {verb}: {}", run.stderr);
+            let manifest = sb.home().join(".mcp-servers/agent-availability.json");
+            let last = verb == "uninstall" && host == "claude";
+            assert_eq!(manifest.exists(), !last, "{host} {verb}");
+        }
+    }
+    assert_eq!(tree(&sb), empty);
 }

@@ -27,7 +27,7 @@ pub struct UninstallArgs {
     /// The project's settings (default) or the user's.
     #[arg(long, value_enum, default_value = "project")]
     pub scope: Scope,
-    /// Print the resulting file instead of writing it.
+    /// Print what would change, as a unified diff of the settings file, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
     /// The project root (default: the git root above the current directory).
@@ -132,16 +132,31 @@ fn change(
         Some(doc) => *doc == before,
         None => before.is_null(),
     };
+    if !unchanged {
+        hostconfig::refuse_read_only(&path, &target)?;
+    }
+    let backups = settings
+        .state_dir
+        .as_deref()
+        .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
+    let mut plan = hostconfig::plan(&path, &target, after.as_ref())?;
+    if !add {
+        plan = hostconfig::restore_pre_install(&path, backups.as_deref(), host, plan);
+    }
     if args.dry_run {
-        match &after {
-            Some(doc) => write!(stdout, "{}", hostconfig::render(doc))?,
-            None => writeln!(
-                stdout,
-                "(the file would be removed: nothing but sophia-hook's entries is left)"
-            )?,
+        if unchanged {
+            writeln!(stderr, "{}: nothing would change", path.display())?;
+        } else {
+            write!(stdout, "{}", hostconfig::unified_diff(&path, &plan))?;
         }
         return Ok(());
     }
+    // What install is about to create, for uninstall to take away again (and nothing else).
+    let mut created = if add {
+        missing_folders(path.parent())
+    } else {
+        Vec::new()
+    };
     let verb = if add { "installed" } else { "uninstalled" };
     if unchanged {
         writeln!(
@@ -152,11 +167,14 @@ fn change(
             args.scope.as_str()
         )?;
     } else {
-        let backups = settings
-            .state_dir
-            .as_deref()
-            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
-        hostconfig::write(&path, &target, backups.as_deref(), after.as_ref())?;
+        hostconfig::write(&target, backups.as_deref(), &plan)?;
+        if let Some(dir) = &backups {
+            if add {
+                hostconfig::record_install(dir, &plan)?;
+            } else {
+                hostconfig::forget_install(dir)?;
+            }
+        }
         writeln!(
             stdout,
             "{verb} sophia-hook for {} ({} scope): {}",
@@ -184,7 +202,10 @@ fn change(
         if let Some(target) = &roles {
             crate::edge::agents_sync::remove_generated(stdout, target, settings)?;
         }
-        if args.scope == Scope::Project {
+        let recorded = backups.as_deref().and_then(take_created);
+        if let Some(folders) = &recorded {
+            remove_created_folders(folders);
+        } else if args.scope == Scope::Project {
             // A name inside the agents folder, so the folder itself is tried first.
             let agents = crate::edge::agents_sync::agents_dir(host, args.scope, &root, settings)
                 .ok()
@@ -193,6 +214,7 @@ fn change(
         }
         if args.scope == Scope::User {
             refresh_availability(stdout, &root, settings, clock)?;
+            remove_created_manifest(stdout, &root, settings)?;
         }
         return Ok(());
     }
@@ -227,6 +249,16 @@ fn change(
         crate::hotword::where_to_type(host, prefix.as_deref())
     )?;
     if let Some(target) = &roles {
+        for &h in &target.hosts {
+            if let Ok(dir) = crate::edge::agents_sync::agents_dir(h, args.scope, &root, settings) {
+                created.extend(missing_folders(Some(&dir)));
+            }
+        }
+    }
+    if let Some(dir) = &backups {
+        keep_created(dir, &created)?;
+    }
+    if let Some(target) = &roles {
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         crate::edge::agents_sync::sync(stdout, target, false, settings, &stamp)?;
     }
@@ -242,9 +274,13 @@ fn change(
         // The machine-wide manifest follows the user's definitions only, so it is rewritten
         // only when install wrote some at user scope, never because of what a project holds
         // nor by a project-scope install (`docs/security.md` `### I3`).
+        let write = roles.is_some() && args.scope == Scope::User;
+        if write {
+            note_created_manifest(settings)?;
+        }
         let args = super::availability::AvailabilityArgs {
             root: Some(root),
-            write: roles.is_some() && args.scope == Scope::User,
+            write,
             json: false,
         };
         super::availability::availability(stdout, &args, settings, clock)?;
@@ -277,6 +313,133 @@ fn refresh_availability(
     if let Some(path) = &settings.availability_file {
         writeln!(stdout, "wrote {}", path.display())?;
     }
+    Ok(())
+}
+
+/// The folders that do not exist yet among `dir` and its parents, outermost first: what writing
+/// a file in `dir` creates.
+fn missing_folders(dir: Option<&std::path::Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = dir
+        .into_iter()
+        .flat_map(std::path::Path::ancestors)
+        .filter(|d| !d.as_os_str().is_empty())
+        .take_while(|d| std::fs::symlink_metadata(d).is_err())
+        .map(std::path::Path::to_path_buf)
+        .collect();
+    out.reverse();
+    out
+}
+
+/// The record, beside a settings file's backups, of the folders install created for it.
+const CREATED: &str = "created.json";
+
+/// Adds `folders` to the record of what install created (a folder recorded earlier stays
+/// recorded: it is still ours).
+fn keep_created(backups: &std::path::Path, folders: &[PathBuf]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let file = backups.join(CREATED);
+    let mut all: Vec<PathBuf> = crate::edge::files::read_json_or_default(&file);
+    if folders.is_empty() && std::fs::symlink_metadata(&file).is_ok() {
+        return Ok(());
+    }
+    for folder in folders {
+        if !all.contains(folder) {
+            all.push(folder.clone());
+        }
+    }
+    crate::edge::files::create_private_dir_all(backups)
+        .and_then(|()| crate::edge::files::write_json_atomic(&file, &all))
+        .with_context(|| format!("keeping a record in {}", file.display()))
+}
+
+/// The folders install recorded as created for a settings file, and the record removed; `None`
+/// when there is no record (an install by an earlier version).
+fn take_created(backups: &std::path::Path) -> Option<Vec<PathBuf>> {
+    let file = backups.join(CREATED);
+    std::fs::symlink_metadata(&file).ok()?;
+    let folders: Vec<PathBuf> = crate::edge::files::read_json_or_default(&file);
+    let _ = std::fs::remove_file(&file);
+    Some(folders)
+}
+
+/// Removes the folders install created, innermost first, each only when it is an empty real
+/// folder now: a folder that holds anything of the user's stays, and so do its parents.
+fn remove_created_folders(folders: &[PathBuf]) {
+    let mut folders = folders.to_vec();
+    folders.sort_by_key(|f| std::cmp::Reverse(f.components().count()));
+    for dir in folders {
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_dir()) {
+            let _ = std::fs::remove_dir(&dir);
+        }
+    }
+}
+
+/// The record, in the state folder, that install created the machine-wide availability manifest
+/// (the file, then the folders it created for it).
+fn manifest_record(settings: &Settings) -> Option<PathBuf> {
+    settings
+        .state_dir
+        .as_deref()
+        .map(|dir| dir.join("sophia-hook/availability-created.json"))
+}
+
+/// Before install writes the availability manifest: when there is none yet, records that this
+/// install creates it (and which folders), so that the last uninstall takes it away.
+fn note_created_manifest(settings: &Settings) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let (Some(manifest), Some(record)) = (&settings.availability_file, manifest_record(settings))
+    else {
+        return Ok(());
+    };
+    if std::fs::symlink_metadata(manifest).is_ok() || std::fs::symlink_metadata(&record).is_ok() {
+        return Ok(());
+    }
+    let mut paths = vec![manifest.clone()];
+    paths.extend(missing_folders(manifest.parent()));
+    if let Some(dir) = record.parent() {
+        crate::edge::files::create_private_dir_all(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
+    crate::edge::files::write_json_atomic(&record, &paths)
+        .with_context(|| format!("keeping a record in {}", record.display()))
+}
+
+/// After a user-scope uninstall: the availability manifest an install created goes, with the
+/// folders it created for it, once sophia-hook is registered at user scope for no host at all.
+fn remove_created_manifest(
+    stdout: &mut dyn Write,
+    root: &std::path::Path,
+    settings: &Settings,
+) -> anyhow::Result<()> {
+    let Some(record) = manifest_record(settings) else {
+        return Ok(());
+    };
+    if std::fs::symlink_metadata(&record).is_err() {
+        return Ok(());
+    }
+    let still_installed = Host::ALL.iter().any(|&h| {
+        settings_path(h, Scope::User, root, settings)
+            .ok()
+            .and_then(|p| crate::edge::hostconfig::read(&p).ok())
+            .is_some_and(|doc| !crate::install::registered(&doc, h).is_empty())
+    });
+    if still_installed {
+        return Ok(());
+    }
+    let paths: Vec<PathBuf> = crate::edge::files::read_json_or_default(&record);
+    if let Some((manifest, folders)) = paths.split_first()
+        && std::fs::symlink_metadata(manifest).is_ok_and(|m| m.is_file())
+    {
+        std::fs::remove_file(manifest)
+            .map_err(|e| anyhow::anyhow!("removing {}: {e}", manifest.display()))?;
+        writeln!(
+            stdout,
+            "removed {} (install created it; no host has sophia-hook at user scope now)",
+            manifest.display()
+        )?;
+        remove_created_folders(folders);
+    }
+    let _ = std::fs::remove_file(&record);
     Ok(())
 }
 

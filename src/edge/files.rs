@@ -318,6 +318,14 @@ pub fn own_mode(path: &Path) -> Option<u32> {
         .map(|m| platform::mode_bits(&m))
 }
 
+/// True when the file at `path` (followed if it is a symlink) exists and its owner has no write
+/// permission: mode bits without `0o200` on Unix, the read-only attribute on Windows. Checked from
+/// the bits, not by trying, because an atomic replacement (a rename in the folder) would succeed
+/// over a read-only file anyway, and root may write any file.
+pub fn is_read_only(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && platform::mode_bits(&m) & 0o200 == 0)
+}
+
 /// Creates `dir` and its missing parents `0700` (whatever the umask); existing folders keep
 /// their mode. Every folder sophia-hook creates goes through here (`docs/security.md` `### I6`).
 pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {

@@ -35,10 +35,11 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
         Err(ReadError::Missing) => return Ok(Value::Null),
         Err(e) => bail!("{} is {e}; it was left untouched", path.display()),
     };
+    let bytes = strip_bom(&bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{} is not valid JSON ({e}); it was left untouched — fix it, or move it away and run again",
             path.display()
@@ -51,6 +52,36 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
         );
     }
     Ok(value)
+}
+
+/// The UTF-8 byte order mark some Windows editors put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without a leading UTF-8 byte order mark: the hosts read such a file, so do we (and
+/// [`render_over`] puts the mark back).
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// Refuses to change the settings file at `target` (the file [`write_target`] gives for `path`)
+/// when its owner may not write it: a read-only file is the user's way of saying "do not touch",
+/// and an atomic rename would replace it all the same. Nothing is written.
+pub fn refuse_read_only(path: &Path, target: &Path) -> anyhow::Result<()> {
+    if crate::edge::files::is_read_only(target) {
+        let shown = if path == target {
+            path.display().to_string()
+        } else {
+            format!(
+                "{} (through the symlink {})",
+                target.display(),
+                path.display()
+            )
+        };
+        bail!(
+            "{shown} is read-only (no write permission for its owner); it was left untouched — make it writable (`chmod u+w`) and run again, or edit it by hand"
+        );
+    }
+    Ok(())
 }
 
 /// The file to actually write for the settings file at `path`: the path itself, or the target of
@@ -118,9 +149,16 @@ pub fn render(doc: &Value) -> String {
 /// The text of `doc` written over the file's `original` bytes: every member whose value did not
 /// change keeps its original text exactly; changed objects are rebuilt member by member, and
 /// only the members that changed are re-serialised (pretty, two spaces).
+/// A byte order mark at the start of the original is kept.
 pub fn render_over(original: Option<&[u8]>, doc: &Value) -> String {
-    let raw = original.and_then(|b| std::str::from_utf8(b).ok());
-    let mut text = render_value(doc, raw, 0);
+    let bom = original.is_some_and(|b| b.starts_with(BOM));
+    let raw = original.and_then(|b| std::str::from_utf8(strip_bom(b)).ok());
+    let mut text = if bom {
+        "\u{feff}".to_owned()
+    } else {
+        String::new()
+    };
+    text.push_str(&render_value(doc, raw, 0));
     text.push('\n');
     text
 }
@@ -157,10 +195,66 @@ fn render_value(value: &Value, raw: Option<&str>, depth: usize) -> String {
             out.push('}');
             out
         }
+        (Value::Array(items), _) if !items.is_empty() => {
+            let elements = raw
+                .and_then(|r| serde_json::from_str::<Vec<Box<RawValue>>>(r).ok())
+                .unwrap_or_default();
+            render_array(items, &elements, depth)
+        }
         _ => serde_json::to_string_pretty(value)
             .unwrap_or_else(|_| "null".to_owned())
             .replace('\n', &format!("\n{}", "  ".repeat(depth))),
     }
+}
+
+/// How far ahead [`render_array`] looks for an element's original text: far enough for the
+/// entries install adds and uninstall removes, and a bounded cost per element however long the
+/// array.
+const ARRAY_WINDOW: usize = 16;
+
+/// A changed array, one element a line: each element equal to one of the original `elements`
+/// (in order, within [`ARRAY_WINDOW`]) keeps that element's text; an element that took the
+/// place of an original one of the same kind is rendered over it (a matcher group that lost our
+/// handler keeps the user's handler as written); new elements are re-serialised.
+fn render_array(items: &[Value], elements: &[Box<RawValue>], depth: usize) -> String {
+    let parsed: Vec<Option<Value>> = elements
+        .iter()
+        .map(|e| serde_json::from_str::<Value>(e.get()).ok())
+        .collect();
+    let pad = "  ".repeat(depth + 1);
+    let mut out = String::from("[\n");
+    let mut next = 0;
+    for (i, item) in items.iter().enumerate() {
+        let window = next..elements.len().min(next + ARRAY_WINDOW);
+        let same = window.clone().find(|&k| parsed[k].as_ref() == Some(item));
+        let raw = match same {
+            Some(k) => {
+                next = k + 1;
+                Some(elements[k].get())
+            }
+            None if next < elements.len()
+                && parsed[next]
+                    .as_ref()
+                    .is_some_and(|p| std::mem::discriminant(p) == std::mem::discriminant(item))
+                && !items[i + 1..]
+                    .iter()
+                    .any(|later| parsed[next].as_ref() == Some(later)) =>
+            {
+                next += 1;
+                Some(elements[next - 1].get())
+            }
+            None => None,
+        };
+        out.push_str(&pad);
+        out.push_str(&render_value(item, raw, depth + 1));
+        if i + 1 < items.len() {
+            out.push(',');
+        }
+        out.push('\n');
+    }
+    out.push_str(&"  ".repeat(depth));
+    out.push(']');
+    out
 }
 
 #[cfg(test)]
@@ -192,26 +286,74 @@ impl<'de> Deserialize<'de> for Members {
     }
 }
 
-/// Replaces the settings file at `target` (from [`write_target`]) with `doc`, or removes it for
-/// `None`, after copying its current bytes to `backups` (`original.json` once, `last.json`
-/// every time). Atomic and mode-keeping (`write_atomic`). A file that must go but is reached
-/// through a symlink is emptied to `{}` instead, so the user's dotfiles link stays valid.
-pub fn write(
-    path: &Path,
-    target: &Path,
-    backups: Option<&Path>,
-    doc: Option<&Value>,
-) -> anyhow::Result<()> {
+/// What writing `doc` to the settings file at `path` (written through `target`, from
+/// [`write_target`]) does, byte for byte: the file's bytes now, and the bytes it will hold
+/// (`None`: the file is removed). What [`write`] writes and `--dry-run` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub current: Option<Vec<u8>>,
+    pub next: Option<Vec<u8>>,
+}
+
+/// The [`Plan`] of replacing the settings file at `target` with `doc`, or removing it for `None`.
+/// A file that must go but is reached through a symlink is emptied to `{}` instead, so the user's
+/// dotfiles link stays valid.
+pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<Plan> {
     let current = match read_bounded(target, caps::SETTINGS) {
         Ok(bytes) => Some(bytes),
         Err(ReadError::Missing) => None,
         Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
     };
+    let next = match doc {
+        Some(doc) => Some(render_over(current.as_deref(), doc).into_bytes()),
+        None if current.is_some()
+            && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) =>
+        {
+            Some(b"{}\n".to_vec())
+        }
+        None => None,
+    };
+    Ok(Plan { current, next })
+}
+
+/// A unified diff (`similar`, three lines of context) from the file's bytes now to the bytes
+/// `plan` writes, headed with `path` (`/dev/null` on the side where there is no file): applied to
+/// today's file, it gives exactly the file `install` then writes. Empty when nothing changes.
+pub fn unified_diff(path: &Path, plan: &Plan) -> String {
+    fn text(b: &Option<Vec<u8>>) -> Option<std::borrow::Cow<'_, str>> {
+        b.as_deref().map(String::from_utf8_lossy)
+    }
+    let (old, new) = (text(&plan.current), text(&plan.next));
+    if old == new {
+        return String::new();
+    }
+    let name = path.display().to_string();
+    let header = |side: &Option<std::borrow::Cow<str>>| {
+        if side.is_some() {
+            name.clone()
+        } else {
+            "/dev/null".to_owned()
+        }
+    };
+    let (old_name, new_name) = (header(&old), header(&new));
+    let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
+    similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(&old_name, &new_name)
+        .to_string()
+}
+
+/// Carries out `plan` on the settings file at `target` (from [`write_target`]), after copying
+/// its current bytes to `backups` (`original.json` once, `last.json` every time). Atomic and
+/// mode-keeping (`write_atomic`).
+pub fn write(target: &Path, backups: Option<&Path>, plan: &Plan) -> anyhow::Result<()> {
+    let Plan { current, next } = plan;
     // The backups keep the original's mode: a 0600 settings file never becomes readable.
     let mode = crate::edge::files::own_mode(target).unwrap_or(0o600);
     // The first change keeps what was there before: the file (`original.json`), or the fact
     // that there was none (`original.absent`), so the "original" never holds our own entries.
-    if let (true, Some(dir)) = (current.is_some() || doc.is_some(), backups) {
+    if let (true, Some(dir)) = (current.is_some() || next.is_some(), backups) {
         let original = dir.join("original.json");
         let absent = dir.join("original.absent");
         let kept = fs::symlink_metadata(&original).is_ok() || fs::symlink_metadata(&absent).is_ok();
@@ -232,16 +374,118 @@ pub fn write(
         write_backup(&last, bytes, mode)
             .with_context(|| format!("keeping a backup in {}", last.display()))?;
     }
-    match doc {
-        Some(doc) => write_atomic(target, render_over(current.as_deref(), doc).as_bytes())
-            .with_context(|| format!("writing {}", target.display())),
-        None if current.is_none() => Ok(()),
-        None if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
-            { write_atomic(target, b"{}\n") }
-                .with_context(|| format!("writing {}", target.display()))
+    match (current, next) {
+        (_, Some(bytes)) => {
+            write_atomic(target, bytes).with_context(|| format!("writing {}", target.display()))
         }
-        None => fs::remove_file(target).with_context(|| format!("removing {}", target.display())),
+        (None, None) => Ok(()),
+        (Some(_), None) => {
+            fs::remove_file(target).with_context(|| format!("removing {}", target.display()))
+        }
     }
+}
+
+/// The bytes install last wrote to the settings file, kept beside the backups: while the file
+/// still holds exactly these, nothing but install changed it since [`PRE_INSTALL`].
+const INSTALLED: &str = "installed.json";
+/// The file as it was before the install that [`INSTALLED`] records (or `pre-install.absent`:
+/// there was none): what uninstall puts back, byte for byte, while nothing else changed.
+const PRE_INSTALL: &str = "pre-install.json";
+const PRE_INSTALL_ABSENT: &str = "pre-install.absent";
+
+/// After install carried out `plan` with these `backups`: the bytes it wrote, and the file before
+/// it when the file was not exactly what the previous install wrote (else the earlier "before"
+/// still stands: an install over our own entries is not the user's file).
+pub fn record_install(backups: &Path, plan: &Plan) -> anyhow::Result<()> {
+    let Some(next) = &plan.next else {
+        return Ok(());
+    };
+    let installed = backups.join(INSTALLED);
+    let ours_before = match (&plan.current, read_bounded(&installed, caps::SETTINGS)) {
+        (Some(current), Ok(last)) => *current == last,
+        _ => false,
+    };
+    let mode = 0o600;
+    let keep = |file: &Path, bytes: &[u8]| {
+        write_backup(file, bytes, mode)
+            .with_context(|| format!("keeping a backup in {}", file.display()))
+    };
+    if !ours_before {
+        let (pre, absent) = (backups.join(PRE_INSTALL), backups.join(PRE_INSTALL_ABSENT));
+        for stale in [&pre, &absent] {
+            remove_record(stale)?;
+        }
+        match &plan.current {
+            Some(bytes) => keep(&pre, bytes)?,
+            None => keep(&absent, b"the file did not exist before this install\n")?,
+        }
+    }
+    keep(&installed, next)
+}
+
+/// Removes one of our records in the backups folder, if it is there.
+fn remove_record(file: &Path) -> anyhow::Result<()> {
+    match fs::remove_file(file) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", file.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// After uninstall: the records of the install are spent.
+pub fn forget_install(backups: &Path) -> anyhow::Result<()> {
+    for name in [INSTALLED, PRE_INSTALL, PRE_INSTALL_ABSENT] {
+        remove_record(&backups.join(name))?;
+    }
+    Ok(())
+}
+
+/// `plan` (an uninstall's) with the file's bytes from before the install, when the file is still
+/// exactly what that install wrote and those bytes hold none of `host`'s entries: uninstall then
+/// gives back the user's file as it was, layout and all. Otherwise `plan` as it is (only our
+/// entries go).
+pub fn restore_pre_install(
+    path: &Path,
+    backups: Option<&Path>,
+    host: Host,
+    mut plan: Plan,
+) -> Plan {
+    let Some(dir) = backups else { return plan };
+    let unchanged_since = plan.current.as_ref().is_some_and(|current| {
+        read_bounded(&dir.join(INSTALLED), caps::SETTINGS).is_ok_and(|last| last == *current)
+    });
+    if !unchanged_since {
+        return plan;
+    }
+    match read_bounded(&dir.join(PRE_INSTALL), caps::SETTINGS) {
+        Ok(bytes) => {
+            let without_ours = serde_json::from_slice::<Value>(strip_bom(&bytes))
+                .is_ok_and(|doc| crate::install::registered(&doc, host).is_empty());
+            if without_ours {
+                plan.next = Some(bytes);
+            }
+        }
+        Err(ReadError::Missing) if fs::symlink_metadata(dir.join(PRE_INSTALL_ABSENT)).is_ok() => {
+            plan.next = if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                Some(b"{}\n".to_vec())
+            } else {
+                None
+            };
+        }
+        Err(_) => {}
+    }
+    plan
+}
+
+/// [`plan`] then [`write`]: `doc` written to the settings file at `path`, or the file removed.
+pub fn write_doc(
+    path: &Path,
+    target: &Path,
+    backups: Option<&Path>,
+    doc: Option<&Value>,
+) -> anyhow::Result<()> {
+    write(target, backups, &plan(path, target, doc)?)
 }
 
 #[cfg(test)]
@@ -278,14 +522,14 @@ mod tests {
         fs::write(&path, "{\"old\":true}").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         let backups = backup_dir(&state, Host::Codex, Scope::User, &path);
-        write(
+        write_doc(
             &path,
             &path,
             Some(&backups),
             Some(&serde_json::json!({"new": 1})),
         )
         .unwrap();
-        write(
+        write_doc(
             &path,
             &path,
             Some(&backups),
@@ -303,7 +547,7 @@ mod tests {
         assert_eq!(read(&path).unwrap(), serde_json::json!({"new": 2}));
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        write(&path, &path, Some(&backups), None).unwrap();
+        write_doc(&path, &path, Some(&backups), None).unwrap();
         assert!(!path.exists());
         assert!(!dir.path().join("hooks.json.sophia-hook.bak").exists());
     }
@@ -359,6 +603,56 @@ mod tests {
         );
     }
 
+    /// Inside a changed array, every element the change leaves keeps its text: the user's group
+    /// beside the one install appends, the user's handler in a group uninstall took ours out of,
+    /// numbers serde_json would write differently (`2.50`, `1E-400`) included.
+    #[test]
+    fn elements_of_a_changed_array_keep_their_text() {
+        let user = r#"{"type": "command", "command": "u", "timeout": 2.50, "n": 1E-400}"#;
+        let ours = r#"{"type": "command", "command": "/x/sophia-hook --host codex --event Stop"}"#;
+        let cases = [
+            // install: a group appended after the user's.
+            (
+                format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{user}]}}]}}}}"#),
+                "append",
+            ),
+            // uninstall: ours leaves a group it shared with the user's handler.
+            (
+                format!(
+                    r#"{{"hooks": {{"Stop": [{{"matcher": "*", "hooks": [{ours}, {user}]}}]}}}}"#
+                ),
+                "remove",
+            ),
+            // uninstall: our group between two of the user's goes.
+            (
+                format!(
+                    r#"{{"hooks": {{"Stop": [{{"hooks": [{user}]}}, {{"hooks": [{ours}]}}, {{"hooks": [{user}], "x": 1.0}}]}}}}"#
+                ),
+                "drop",
+            ),
+        ];
+        for (original, change) in cases {
+            let mut doc: Value = serde_json::from_str(&original).unwrap();
+            let stop = doc["hooks"]["Stop"].as_array_mut().unwrap();
+            match change {
+                "append" => stop.push(serde_json::json!({"hooks": [{"command": "new"}]})),
+                "remove" => {
+                    stop[0]["hooks"].as_array_mut().unwrap().remove(0);
+                }
+                _ => {
+                    stop.remove(1);
+                }
+            }
+            let text = render_over(Some(original.as_bytes()), &doc);
+            assert!(text.contains(user), "{change}: {text}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).unwrap(),
+                doc,
+                "{change}"
+            );
+        }
+    }
+
     #[test]
     #[cfg(unix)]
     fn symlinked_settings_are_written_through_within_the_scope_rules() {
@@ -376,7 +670,7 @@ mod tests {
             target,
             dunce::canonicalize(dotfiles.join("hooks.json")).unwrap()
         );
-        write(&user, &target, None, Some(&serde_json::json!({"a": 1}))).unwrap();
+        write_doc(&user, &target, None, Some(&serde_json::json!({"a": 1}))).unwrap();
         assert!(
             fs::symlink_metadata(&user)
                 .unwrap()
@@ -384,7 +678,7 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(read(&user).unwrap(), serde_json::json!({"a": 1}));
-        write(&user, &target, None, None).unwrap();
+        write_doc(&user, &target, None, None).unwrap();
         assert_eq!(read(&user).unwrap(), serde_json::json!({}));
         // Project scope: a link out of the project is refused.
         let project_file = root.join(".codex/hooks.json");
