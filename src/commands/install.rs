@@ -86,15 +86,28 @@ fn change(
     let target = hostconfig::write_target(&path, args.scope, &root)?;
     let before = hostconfig::read(&target)?;
     let after = if add {
-        let binary = binary_path(binary.flatten())?;
-        if let Some(runner) = ephemeral_runner(&binary) {
+        let (binary, runs) = program_for(binary.flatten(), args.scope, &path, &root, settings)?;
+        if let Some(runs) = &runs
+            && let Some(runner) = ephemeral_runner(runs)
+        {
             writeln!(
                 stderr,
                 "warning: this sophia-hook runs from {runner}'s temporary cache ({}), which can be cleaned at any time, and the hook then stops; install it first (`npm i -g sophia-hook`, `uv tool install sophia-hook` or `pipx install sophia-hook`) and run `sophia-hook install` from there",
-                binary.display()
+                runs.display()
             )?;
         }
-        let binary = binary.to_string_lossy();
+        if crate::edge::program::is_bare(&binary) {
+            let this = std::env::current_exe().ok();
+            let found = runs.as_deref().zip(this.as_deref());
+            if !found.is_some_and(|(a, b)| crate::edge::program::same_file(a, b)) {
+                writeln!(
+                    stderr,
+                    "warning: `{binary}` on PATH here is {}, not this binary: the hosts on this machine run that one",
+                    runs.as_deref()
+                        .map_or_else(|| "missing".to_owned(), |p| p.display().to_string())
+                )?;
+            }
+        }
         if binary.contains(' ') {
             writeln!(
                 stderr,
@@ -239,6 +252,62 @@ fn change(
         super::availability::availability(stdout, &args, settings, clock)?;
     }
     Ok(())
+}
+
+/// The bare name a portable entry gives the binary: every machine resolves it on its own PATH.
+pub const BARE_NAME: &str = "sophia-hook";
+
+/// The program our entries name, and the executable it starts on this machine (when known).
+/// `--binary` as given: a bare `sophia-hook` stays bare, a path is made absolute. Without it, at
+/// project scope (a file a team commits) the bare `sophia-hook`, so the entry works on every
+/// teammate's machine and Codex's trust hash is the same for everyone — and it must resolve
+/// here, on PATH, to this very binary, or install stops (a teammate's host, and this one, would
+/// run another or none); at user scope (a file of this machine's user) this binary's absolute
+/// path, which starts whatever PATH the host was launched with.
+fn program_for(
+    explicit: Option<&std::path::Path>,
+    scope: Scope,
+    file: &std::path::Path,
+    root: &std::path::Path,
+    settings: &Settings,
+) -> anyhow::Result<(String, Option<PathBuf>)> {
+    use crate::edge::program::{is_bare, resolve, same_file};
+    let search = settings.search_path.as_deref();
+    if let Some(given) = explicit {
+        let text = given.to_string_lossy();
+        if is_bare(&text) {
+            if text != BARE_NAME && text != format!("{BARE_NAME}.exe") {
+                anyhow::bail!(
+                    "--binary {text}: a bare name must be `{BARE_NAME}` (the name uninstall and doctor recognise as ours); give a path to register another file"
+                );
+            }
+            let runs = resolve(&text, search, root).ok();
+            return Ok((text.into_owned(), runs));
+        }
+        let path = binary_path(Some(given))?;
+        return Ok((path.to_string_lossy().into_owned(), Some(path)));
+    }
+    let this = binary_path(None)?;
+    if scope == Scope::User {
+        return Ok((this.to_string_lossy().into_owned(), Some(this)));
+    }
+    let how = format!(
+        "put this binary on PATH (`cargo install --path .`, or link {} into a folder on PATH), or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then {} works on this machine only)",
+        this.display(),
+        this.display(),
+        file.display()
+    );
+    match resolve(BARE_NAME, search, root) {
+        Ok(found) if same_file(&found, &this) => Ok((BARE_NAME.to_owned(), Some(found))),
+        Ok(found) => anyhow::bail!(
+            "`{BARE_NAME}` on PATH is {}, not this binary ({}): a project-scope entry names the bare `{BARE_NAME}` (the file is shared with the project), so the hosts would run that one; {how}",
+            found.display(),
+            this.display()
+        ),
+        Err(_) => anyhow::bail!(
+            "`{BARE_NAME}` is not on PATH: a project-scope entry names the bare `{BARE_NAME}` (the file is shared with the project, so it may not hold this machine's path), and here it would not start; {how}"
+        ),
+    }
 }
 
 /// After an uninstall, the machine-wide availability manifest must not say that the removed

@@ -9,6 +9,7 @@ pub mod files;
 pub mod hook;
 pub mod hostconfig;
 pub mod platform;
+pub mod program;
 pub mod project;
 pub mod report;
 pub mod settings;
