@@ -37,8 +37,7 @@ impl Machine {
         for d in [&home, &project, &bin] {
             fs::create_dir_all(d).unwrap();
         }
-        fs::copy(BIN, bin.join("sophia-hook")).unwrap();
-        fs::set_permissions(bin.join("sophia-hook"), fs::Permissions::from_mode(0o755)).unwrap();
+        place_binary(&bin.join("sophia-hook"));
         Machine {
             _dir: dir,
             base,
@@ -99,6 +98,16 @@ impl Machine {
             .output()
             .unwrap();
         assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+}
+
+/// The binary under test at `to`, a path of its own (what `current_exe` reports there): a hard
+/// link, which no writer holds open — a copy being written while another test thread forks
+/// makes its exec fail with "text file busy" — or, across file systems, a copy.
+fn place_binary(to: &Path) {
+    if fs::hard_link(BIN, to).is_err() {
+        fs::copy(BIN, to).unwrap();
+        fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
 
@@ -438,8 +447,7 @@ fn doctor_checks_that_each_entry_resolves_as_the_host_starts_it() {
         // An absolute path that is gone.
         let gone = m.base.join("gone");
         fs::create_dir_all(&gone).unwrap();
-        fs::copy(BIN, gone.join("sophia-hook")).unwrap();
-        fs::set_permissions(gone.join("sophia-hook"), fs::Permissions::from_mode(0o755)).unwrap();
+        place_binary(&gone.join("sophia-hook"));
         let exe = gone.join("sophia-hook");
         let out = m.run(&[
             "install",

@@ -582,7 +582,14 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .unwrap_or(Value::Null);
     let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    if !gemini_trusts(&doc, root) && !gemini_trusts(&doc, &canonical) {
+    if gemini_trusts(&doc, root) || gemini_trusts(&doc, &canonical) {
+        out.push(check(
+            Status::Ok,
+            "gemini project trust",
+            format!("{} is trusted in {}", root.display(), path.display()),
+            None,
+        ));
+    } else {
         out.push(check(
             Status::Warn,
             "gemini project trust",

@@ -2,7 +2,8 @@
 //! project-scope entry names so that it works on every teammate's machine) is looked up on the
 //! search path (`PATH`, with `PATHEXT` on Windows), a path must name an executable file. Used by
 //! `install` (the bare name must be this binary) and `doctor` (each registered entry must
-//! resolve). Never runs anything.
+//! resolve), and whether a host is on this machine at all (`install` with no `--host`). Never
+//! runs anything.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,48 @@ pub fn resolve(program: &str, search_path: Option<&str>, cwd: &Path) -> Result<P
         which::which_in(program, None::<&str>, cwd)
             .map_err(|_| format!("{program} does not exist or is not executable"))
     }
+}
+
+/// Why `host` looks installed on this machine: one of its executables on the search path, or
+/// its own folder in the home; `None` when neither is there.
+pub fn detect(
+    host: crate::hosts::Host,
+    settings: &crate::edge::settings::Settings,
+    cwd: &Path,
+) -> Option<String> {
+    let detect = host.spec().detect;
+    for exe in detect.executables {
+        if let Ok(found) = resolve(exe, settings.search_path.as_deref(), cwd) {
+            return Some(format!("`{exe}` is on PATH: {}", found.display()));
+        }
+    }
+    // Rebuilt from its components: `$CODEX_HOME` joined with "" would end in a separator.
+    let folder: PathBuf = detect
+        .folder
+        .resolve(settings.home.as_deref(), &settings.host_homes)?
+        .components()
+        .collect();
+    folder
+        .is_dir()
+        .then(|| format!("{} exists", folder.display()))
+}
+
+/// What [`detect`] looks for, in words: `` `codex` on PATH or ~/.codex``.
+pub fn signs(host: crate::hosts::Host, settings: &crate::edge::settings::Settings) -> String {
+    let detect = host.spec().detect;
+    let exes: Vec<String> = detect
+        .executables
+        .iter()
+        .map(|e| format!("`{e}`"))
+        .collect();
+    let folder = detect
+        .folder
+        .resolve(settings.home.as_deref(), &settings.host_homes)
+        .map_or_else(
+            || "its folder".to_owned(),
+            |f| f.components().collect::<PathBuf>().display().to_string(),
+        );
+    format!("{} on PATH or {folder}", exes.join(", "))
 }
 
 /// True when `a` and `b` are the same file (their canonical paths are equal: a symlink on PATH
