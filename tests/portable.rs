@@ -444,6 +444,27 @@ fn doctor_checks_that_each_entry_resolves_as_the_host_starts_it() {
                 }
             }
         }
+        // `--binary sophia-hook`: the one on PATH, which is this machine's binary.
+        let named = m.run(&[
+            "doctor",
+            "--host",
+            host.as_str(),
+            "--binary",
+            "sophia-hook",
+            "--json",
+        ]);
+        let report: Value = serde_json::from_slice(&named.stdout).unwrap();
+        assert!(
+            report["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["area"] == "binary"
+                    && c["status"] == "ok"
+                    && c["detail"] == m.exe().to_string_lossy().as_ref()),
+            "{host:?}: {}",
+            text(&named)
+        );
         // An absolute path that is gone.
         let gone = m.base.join("gone");
         fs::create_dir_all(&gone).unwrap();
