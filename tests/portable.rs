@@ -479,6 +479,11 @@ fn doctor_checks_that_each_entry_resolves_as_the_host_starts_it() {
             &exe.to_string_lossy(),
         ]);
         assert!(out.status.success(), "{host:?}: {}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("works on this machine only"),
+            "{host:?}: {}",
+            text(&out)
+        );
         fs::remove_file(&exe).unwrap();
         let out = m.run(&["doctor", "--host", host.as_str(), "--json"]);
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -116,6 +116,13 @@ pub fn install(
     };
     let program = program_for(args.binary.as_deref(), args.target.scope, &root, settings)?;
     warn_about_program(&mut lines, &program)?;
+    if args.target.scope == Scope::Project && !crate::edge::program::is_bare(&program.0) {
+        writeln!(
+            lines.warn(),
+            "warning: the project's settings (files a team may commit) will name {}, a path of this machine: it works on this machine only (without --binary, install writes the bare `{BARE_NAME}`)",
+            program.0
+        )?;
+    }
     each_host(&mut lines, &hosts, |lines, host| {
         change(lines, &args.target, host, Some(&program.0), settings, clock)
     })
