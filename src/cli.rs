@@ -71,6 +71,9 @@ pub enum Command {
     Stats(cmd::stats::StatsArgs),
     /// Check every host's setup and say how to fix what is wrong; exit 1 on a problem.
     Doctor(cmd::doctor::DoctorArgs),
+    /// One line per host: where sophia-hook is registered, at which scope, whether the host
+    /// trusts it, and when the hook last ran there (reads only; `doctor` for the why).
+    Status(cmd::status::StatusArgs),
     /// Compute which catalog agents have a runtime definition on this machine; --write saves the
     /// manifest the hook overlays (SOPHIA_AGENT_AVAILABILITY, default
     /// ~/.mcp-servers/agent-availability.json): the embedded catalog's roles, from your own
@@ -149,6 +152,7 @@ pub fn run(
         }
         Some(Command::Stats(args)) => cmd::stats::stats(stdout, &args, settings, clock),
         Some(Command::Doctor(args)) => cmd::doctor::doctor(stdout, &args, settings),
+        Some(Command::Status(args)) => cmd::status::status(stdout, &args, settings),
         Some(Command::Agents(command)) => cmd::agents::run(stdout, command, settings, clock),
         Some(Command::Plugin(command)) => cmd::plugin::run(stdout, command),
         Some(Command::Report(args)) => cmd::report::report_page(stdout, args, settings, clock),

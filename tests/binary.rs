@@ -222,7 +222,10 @@ fn malformed_hook_command_lines_fail_without_blocking_the_prompt() {
             &["install", "--hots", "codex"][..],
             "a similar argument exists: '--host'",
         ),
-        (&["install"][..], "--host <HOST>"),
+        (
+            &["install", "--host"][..],
+            "a value is required for '--host <HOST>'",
+        ),
         (
             &["stats", "--host", "codex"][..],
             "unexpected argument '--host'",

@@ -154,7 +154,9 @@ fn doctor_runs_the_entry_through_the_shell_the_host_uses() {
     fs::copy(trust::BIN, &bin).unwrap();
     let bin = bin.to_str().unwrap();
     let run = Command::new(bin)
-        .args(["install", "--host", "codex", "--no-agents"])
+        // The path itself (a project-scope default is the bare `sophia-hook`): its quoting is
+        // what is tested.
+        .args(["install", "--host", "codex", "--no-agents", "--binary", bin])
         .current_dir(&s.project)
         .env("HOME", &s.home)
         .env("XDG_STATE_HOME", s.home.join(".local/state"))
@@ -217,7 +219,9 @@ fn doctor_never_reports_an_entry_that_the_shell_would_expand_as_fine() {
     );
     // A reinstall replaces the old entry with the quoted one, which then checks out.
     let run = Command::new(bin)
-        .args(["install", "--host", "codex", "--no-agents"])
+        // The path itself (a project-scope default is the bare `sophia-hook`): its quoting is
+        // what is tested.
+        .args(["install", "--host", "codex", "--no-agents", "--binary", bin])
         .current_dir(&s.project)
         .env("HOME", &s.home)
         .env("XDG_STATE_HOME", s.home.join(".local/state"))

@@ -76,7 +76,14 @@ impl Repo {
             .env("XDG_CONFIG_HOME", format!("{home}/.config"))
             .env("XDG_CACHE_HOME", format!("{home}/.cache"))
             .env("XDG_STATE_HOME", format!("{home}/.local/state"))
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", {
+                // The binary's folder first: a project-scope install names the bare
+                // `sophia-hook`, which must resolve to the binary under test.
+                let rest = std::env::var_os("PATH").unwrap_or_default();
+                let dir = Path::new(BIN).parent().unwrap().to_path_buf();
+                std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&rest)))
+                    .unwrap()
+            })
             // A loaded test machine must not turn these runs into degraded ones.
             .env("SOPHIA_TIME_BUDGET_MS", "60000")
             .stdin(Stdio::piped())
@@ -406,10 +413,11 @@ fn install_backups_never_follow_a_planted_symlink() {
         fs::read_to_string(dir.join("original.json")).unwrap(),
         "{\"model\": \"opus\"}"
     );
+    // last.json: before this change, the first install's portable entry (the bare name).
     assert!(
         fs::read_to_string(dir.join("last.json"))
             .unwrap()
-            .contains(BIN)
+            .contains("\"command\": \"sophia-hook\"")
     );
     assert!(
         fs::read_to_string(&settings)

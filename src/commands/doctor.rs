@@ -15,7 +15,8 @@ pub struct DoctorArgs {
     /// The project root (default: the git root above the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// The binary the hosts should run (default: this executable).
+    /// The binary the hosts should run (default: this executable; a bare `sophia-hook`: the one
+    /// on PATH).
     #[arg(long)]
     pub binary: Option<PathBuf>,
     /// Print the checks as JSON: `{"ok": bool, "checks": [{status, area, detail, fix}]}`.
@@ -28,7 +29,16 @@ pub fn doctor(stdout: &mut dyn Write, args: &DoctorArgs, settings: &Settings) ->
     use crate::edge::doctor;
     let host = args.host;
     let root = project_root_arg(args.root.clone())?;
-    let binary = binary_path(args.binary.as_deref())?;
+    // `--binary sophia-hook`: the one PATH gives, as the hosts would find it.
+    let binary = match args.binary.as_deref().map(|b| b.to_string_lossy()) {
+        Some(name) if crate::edge::program::is_bare(&name) => {
+            let found =
+                crate::edge::program::resolve(&name, settings.search_path.as_deref(), &root)
+                    .map_err(|why| anyhow::anyhow!("--binary {name}: {why}"))?;
+            binary_path(Some(&found))?
+        }
+        _ => binary_path(args.binary.as_deref())?,
+    };
     let input = doctor::DoctorInput {
         root: &root,
         settings,

@@ -44,6 +44,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "uninstall",
     "plugin",
     "doctor",
+    "status",
     "stats",
     "availability",
     "agents",

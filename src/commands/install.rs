@@ -21,9 +21,10 @@ pub struct InstallArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct UninstallArgs {
-    /// The host whose settings to change.
+    /// The host whose settings to change (default: install for every host found on this
+    /// machine, uninstall from every host sophia-hook is registered for at this scope).
     #[arg(long, value_enum)]
-    pub host: Host,
+    pub host: Option<Host>,
     /// The project's settings (default) or the user's.
     #[arg(long, value_enum, default_value = "project")]
     pub scope: Scope,
@@ -37,9 +38,69 @@ pub struct UninstallArgs {
     /// does not remove them).
     #[arg(long)]
     pub no_agents: bool,
+    /// Print errors only.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print every step: the backups kept, each agent definition, the catalog and availability
+    /// refresh, where the hotwords can be typed (by default at most three lines per host).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
-/// Runs `install`.
+/// Where `install`'s and `uninstall`'s lines go: the outcome of each host (unless `--quiet`),
+/// the details (with `--verbose` only), the warnings on stderr (unless `--quiet`).
+struct Lines<'a> {
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+    quiet: bool,
+    verbose: bool,
+    sink: std::io::Sink,
+}
+
+impl<'a> Lines<'a> {
+    fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, args: &UninstallArgs) -> Lines<'a> {
+        Lines {
+            out,
+            err,
+            quiet: args.quiet,
+            verbose: args.verbose,
+            sink: std::io::sink(),
+        }
+    }
+
+    /// A host's outcome: what changed and the next step.
+    fn main(&mut self) -> &mut dyn Write {
+        if self.quiet {
+            &mut self.sink
+        } else {
+            &mut *self.out
+        }
+    }
+
+    /// Every step, for `--verbose`.
+    fn detail(&mut self) -> &mut dyn Write {
+        if self.verbose {
+            &mut *self.out
+        } else {
+            &mut self.sink
+        }
+    }
+
+    fn warn(&mut self) -> &mut dyn Write {
+        if self.quiet {
+            &mut self.sink
+        } else {
+            &mut *self.err
+        }
+    }
+
+    /// What `--dry-run` prints: the output itself, whatever the level.
+    fn document(&mut self) -> &mut dyn Write {
+        &mut *self.out
+    }
+}
+
+/// Runs `install`: for `--host`, or for every host found on this machine.
 pub fn install(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
@@ -47,18 +108,28 @@ pub fn install(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> super::Outcome {
-    change(
-        stdout,
-        stderr,
-        &args.target,
-        Some(args.binary.as_deref()),
-        settings,
-        clock,
-    )?;
-    Ok(super::Verdict::Pass)
+    let mut lines = Lines::new(stdout, stderr, &args.target);
+    let root = project_root_arg(args.target.root.clone())?;
+    let hosts = match args.target.host {
+        Some(host) => vec![host],
+        None => found_hosts(&mut lines, &root, settings)?,
+    };
+    let program = program_for(args.binary.as_deref(), args.target.scope, &root, settings)?;
+    warn_about_program(&mut lines, &program)?;
+    if args.target.scope == Scope::Project && !crate::edge::program::is_bare(&program.0) {
+        writeln!(
+            lines.warn(),
+            "warning: the project's settings (files a team may commit) will name {}, a path of this machine: it works on this machine only (without --binary, install writes the bare `{BARE_NAME}`)",
+            program.0
+        )?;
+    }
+    each_host(&mut lines, &hosts, |lines, host| {
+        change(lines, &args.target, host, Some(&program.0), settings, clock)
+    })
 }
 
-/// Runs `uninstall`.
+/// Runs `uninstall`: for `--host`, or for every host sophia-hook is registered for at this
+/// scope.
 pub fn uninstall(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
@@ -66,26 +137,153 @@ pub fn uninstall(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> super::Outcome {
-    change(stdout, stderr, args, None, settings, clock)?;
+    let mut lines = Lines::new(stdout, stderr, args);
+    let root = project_root_arg(args.root.clone())?;
+    let hosts = match args.host {
+        Some(host) => vec![host],
+        None => {
+            let hosts: Vec<Host> = Host::ALL
+                .into_iter()
+                .filter(|host| {
+                    settings_path(*host, args.scope, &root, settings)
+                        .ok()
+                        .and_then(|p| crate::edge::hostconfig::read(&p).ok())
+                        .is_some_and(|doc| !crate::install::registered(&doc, *host).is_empty())
+                })
+                .collect();
+            if hosts.is_empty() {
+                writeln!(
+                    lines.main(),
+                    "sophia-hook is not registered for any host at {} scope; nothing changed",
+                    args.scope.as_str()
+                )?;
+            }
+            hosts
+        }
+    };
+    each_host(&mut lines, &hosts, |lines, host| {
+        change(lines, args, host, None, settings, clock)
+    })
+}
+
+/// Runs `one` for each host. With one host its error is the command's; with several, a host
+/// that fails is reported on stderr and the others still run, then the command fails.
+fn each_host(
+    lines: &mut Lines<'_>,
+    hosts: &[Host],
+    mut one: impl FnMut(&mut Lines<'_>, Host) -> anyhow::Result<()>,
+) -> super::Outcome {
+    if let [host] = hosts {
+        one(lines, *host)?;
+        return Ok(super::Verdict::Pass);
+    }
+    let mut failed = Vec::new();
+    for &host in hosts {
+        if let Err(e) = one(lines, host) {
+            writeln!(lines.err, "sophia-hook: error: {}: {e:#}", host.as_str())?;
+            failed.push(host.as_str());
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "failed for {} (the other hosts are done)",
+            failed.join(", ")
+        );
+    }
     Ok(super::Verdict::Pass)
 }
 
-/// Installs (`binary` is `Some`: the `--binary` given, if any) or uninstalls.
+/// The hosts found on this machine (an executable on PATH, or the host's folder in the home),
+/// each said in one line with why; an error when there is none.
+fn found_hosts(
+    lines: &mut Lines<'_>,
+    root: &std::path::Path,
+    settings: &Settings,
+) -> anyhow::Result<Vec<Host>> {
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for host in Host::ALL {
+        match crate::edge::program::detect(host, settings, root) {
+            Some(why) => {
+                writeln!(lines.main(), "{}: found ({why})", host.as_str())?;
+                found.push(host);
+            }
+            None => missing.push(host),
+        }
+    }
+    if found.is_empty() {
+        let signs: Vec<String> = Host::ALL
+            .into_iter()
+            .map(|h| crate::edge::program::signs(h, settings))
+            .collect();
+        anyhow::bail!(
+            "no host found on this machine (looked for {}); name one with --host",
+            signs.join("; ")
+        );
+    }
+    for host in missing {
+        writeln!(
+            lines.detail(),
+            "{}: not found ({})",
+            host.as_str(),
+            crate::edge::program::signs(host, settings)
+        )?;
+    }
+    Ok(found)
+}
+
+/// Warns about the program the entries will name: a temporary cache, spaces, a bare name that
+/// does not start this binary here.
+fn warn_about_program(
+    lines: &mut Lines<'_>,
+    (binary, runs): &(String, Option<PathBuf>),
+) -> anyhow::Result<()> {
+    if let Some(runs) = runs
+        && let Some(runner) = ephemeral_runner(runs)
+    {
+        writeln!(
+            lines.warn(),
+            "warning: this sophia-hook runs from {runner}'s temporary cache ({}), which can be cleaned at any time, and the hook then stops; install it first (`npm i -g sophia-hook`, `uv tool install sophia-hook` or `pipx install sophia-hook`) and run `sophia-hook install` from there",
+            runs.display()
+        )?;
+    }
+    if crate::edge::program::is_bare(binary) {
+        let this = std::env::current_exe().ok();
+        let found = runs.as_deref().zip(this.as_deref());
+        if !found.is_some_and(|(a, b)| crate::edge::program::same_file(a, b)) {
+            writeln!(
+                lines.warn(),
+                "warning: `{binary}` on PATH here is {}, not this binary: the hosts on this machine run that one",
+                runs.as_deref()
+                    .map_or_else(|| "missing".to_owned(), |p| p.display().to_string())
+            )?;
+        }
+    }
+    if binary.contains(' ') {
+        writeln!(
+            lines.warn(),
+            "warning: the binary path contains spaces ({binary}); Windows shells break on them — install it under a path without spaces"
+        )?;
+    }
+    Ok(())
+}
+
+/// Installs (`binary` is `Some`: the program the entries name) or uninstalls, for one host.
 fn change(
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
+    lines: &mut Lines<'_>,
     args: &UninstallArgs,
-    binary: Option<Option<&std::path::Path>>,
+    host: Host,
+    binary: Option<&str>,
     settings: &Settings,
     clock: &dyn Clock,
 ) -> anyhow::Result<()> {
     use crate::edge::hostconfig;
-    let (host, add) = (args.host, binary.is_some());
+    let add = binary.is_some();
     let root = project_root_arg(args.root.clone())?;
     if add && let Some(record) = crate::edge::plugins::enabled(host, &root, settings) {
         // The plugin already runs the hook: a settings entry would run every event a second time.
         writeln!(
-            stdout,
+            lines.main(),
             "{}: sophia-hook's plugin is enabled ({}), which registers the hook already; nothing changed (a settings entry too would run every event twice). To use the settings instead: {}, then install again",
             host.display(),
             record.display(),
@@ -96,24 +294,9 @@ fn change(
     let path = settings_path(host, args.scope, &root, settings)?;
     let target = hostconfig::write_target(&path, args.scope, &root)?;
     let before = hostconfig::read(&target)?;
-    let after = if add {
-        let binary = binary_path(binary.flatten())?;
-        if let Some(runner) = ephemeral_runner(&binary) {
-            writeln!(
-                stderr,
-                "warning: this sophia-hook runs from {runner}'s temporary cache ({}), which can be cleaned at any time, and the hook then stops; install it first (`npm i -g sophia-hook`, `uv tool install sophia-hook` or `pipx install sophia-hook`) and run `sophia-hook install` from there",
-                binary.display()
-            )?;
-        }
-        let binary = binary.to_string_lossy();
-        if binary.contains(' ') {
-            writeln!(
-                stderr,
-                "warning: the binary path contains spaces ({binary}); Windows shells break on them — install it under a path without spaces"
-            )?;
-        }
+    let after = if let Some(binary) = binary {
         Some(
-            crate::install::install(before.clone(), host, &binary)
+            crate::install::install(before.clone(), host, binary)
                 .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?,
         )
     } else {
@@ -145,9 +328,13 @@ fn change(
     }
     if args.dry_run {
         if unchanged {
-            writeln!(stderr, "{}: nothing would change", path.display())?;
+            writeln!(lines.warn(), "{}: nothing would change", path.display())?;
         } else {
-            write!(stdout, "{}", hostconfig::unified_diff(&path, &plan))?;
+            write!(
+                lines.document(),
+                "{}",
+                hostconfig::unified_diff(&path, &plan)
+            )?;
         }
         return Ok(());
     }
@@ -160,7 +347,7 @@ fn change(
     let verb = if add { "installed" } else { "uninstalled" };
     if unchanged {
         writeln!(
-            stdout,
+            lines.main(),
             "{}: already {verb} for {} ({} scope); nothing changed",
             path.display(),
             host.as_str(),
@@ -176,7 +363,7 @@ fn change(
             }
         }
         writeln!(
-            stdout,
+            lines.main(),
             "{verb} sophia-hook for {} ({} scope): {}",
             host.as_str(),
             args.scope.as_str(),
@@ -184,7 +371,7 @@ fn change(
         )?;
         if let (false, Some(dir)) = (before.is_null(), &backups) {
             writeln!(
-                stdout,
+                lines.detail(),
                 "previous file kept in {} (original.json, or original.absent when there was none: before sophia-hook's first change; last.json: before this one)",
                 dir.display()
             )?;
@@ -200,7 +387,7 @@ fn change(
         });
     if !add {
         if let Some(target) = &roles {
-            crate::edge::agents_sync::remove_generated(stdout, target, settings)?;
+            crate::edge::agents_sync::remove_generated(lines.detail(), target, settings)?;
         }
         let recorded = backups.as_deref().and_then(take_created);
         if let Some(folders) = &recorded {
@@ -213,8 +400,8 @@ fn change(
             remove_empty_folders(&root, [Some(path.as_path()), agents.as_deref()]);
         }
         if args.scope == Scope::User {
-            refresh_availability(stdout, &root, settings, clock)?;
-            remove_created_manifest(stdout, &root, settings)?;
+            refresh_availability(lines.detail(), &root, settings, clock)?;
+            remove_created_manifest(lines.detail(), &root, settings)?;
         }
         return Ok(());
     }
@@ -227,7 +414,7 @@ fn change(
         let other_doc = hostconfig::read(&other_path).unwrap_or(serde_json::Value::Null);
         if !crate::install::registered(&other_doc, host).is_empty() {
             writeln!(
-                stderr,
+                lines.warn(),
                 "warning: sophia-hook is also installed at {} scope ({}): {} runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host {} --scope {}`",
                 other.as_str(),
                 other_path.display(),
@@ -240,11 +427,11 @@ fn change(
     // Nothing changed: nothing to trust or accept again.
     let next = if unchanged { None } else { Some(host) };
     if let Some(host) = next {
-        writeln!(stdout, "{}", (host.spec().install_next)(args.scope))?;
+        writeln!(lines.main(), "{}", (host.spec().install_next)(args.scope))?;
     }
     let prefix = crate::edge::config::hotword_prefix(&root, settings.hotword_prefix.as_ref());
     writeln!(
-        stdout,
+        lines.detail(),
         "{}",
         crate::hotword::where_to_type(host, prefix.as_deref())
     )?;
@@ -260,16 +447,23 @@ fn change(
     }
     if let Some(target) = &roles {
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
-        crate::edge::agents_sync::sync(stdout, target, false, settings, &stamp)?;
+        crate::edge::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
     }
     let has_source = root.join(crate::edge::agents::SOURCE_PATH).is_file();
     if has_source || roles.is_some() {
         writeln!(
-            stdout,
+            lines.detail(),
             "refreshing the agent catalog and the availability manifest:"
         )?;
         if has_source {
-            super::catalog::catalog_build(stdout, Some(root.clone()), None, None, None, clock)?;
+            super::catalog::catalog_build(
+                lines.detail(),
+                Some(root.clone()),
+                None,
+                None,
+                None,
+                clock,
+            )?;
         }
         // The machine-wide manifest follows the user's definitions only, so it is rewritten
         // only when install wrote some at user scope, never because of what a project holds
@@ -283,9 +477,63 @@ fn change(
             write,
             json: false,
         };
-        super::availability::availability(stdout, &args, settings, clock)?;
+        super::availability::availability(lines.detail(), &args, settings, clock)?;
     }
     Ok(())
+}
+
+/// The bare name a portable entry gives the binary: every machine resolves it on its own PATH.
+pub const BARE_NAME: &str = "sophia-hook";
+
+/// The program our entries name, and the executable it starts on this machine (when known).
+/// `--binary` as given: a bare `sophia-hook` stays bare, a path is made absolute. Without it, at
+/// project scope (a file a team commits) the bare `sophia-hook`, so the entry works on every
+/// teammate's machine and Codex's trust hash is the same for everyone — and it must resolve
+/// here, on PATH, to this very binary, or install stops (a teammate's host, and this one, would
+/// run another or none); at user scope (a file of this machine's user) this binary's absolute
+/// path, which starts whatever PATH the host was launched with.
+fn program_for(
+    explicit: Option<&std::path::Path>,
+    scope: Scope,
+    root: &std::path::Path,
+    settings: &Settings,
+) -> anyhow::Result<(String, Option<PathBuf>)> {
+    use crate::edge::program::{is_bare, resolve, same_file};
+    let search = settings.search_path.as_deref();
+    if let Some(given) = explicit {
+        let text = given.to_string_lossy();
+        if is_bare(&text) {
+            if text != BARE_NAME && text != format!("{BARE_NAME}.exe") {
+                anyhow::bail!(
+                    "--binary {text}: a bare name must be `{BARE_NAME}` (the name uninstall and doctor recognise as ours); give a path to register another file"
+                );
+            }
+            let runs = resolve(&text, search, root).ok();
+            return Ok((text.into_owned(), runs));
+        }
+        let path = binary_path(Some(given))?;
+        return Ok((path.to_string_lossy().into_owned(), Some(path)));
+    }
+    let this = binary_path(None)?;
+    if scope == Scope::User {
+        return Ok((this.to_string_lossy().into_owned(), Some(this)));
+    }
+    let how = format!(
+        "put this binary on PATH (`cargo install --path .`, or link {} into a folder on PATH), or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then the entry works on this machine only)",
+        this.display(),
+        this.display(),
+    );
+    match resolve(BARE_NAME, search, root) {
+        Ok(found) if same_file(&found, &this) => Ok((BARE_NAME.to_owned(), Some(found))),
+        Ok(found) => anyhow::bail!(
+            "`{BARE_NAME}` on PATH is {}, not this binary ({}): a project-scope entry names the bare `{BARE_NAME}` (the file is shared with the project), so the hosts would run that one; {how}",
+            found.display(),
+            this.display()
+        ),
+        Err(_) => anyhow::bail!(
+            "`{BARE_NAME}` is not on PATH: a project-scope entry names the bare `{BARE_NAME}` (the file is shared with the project, so it may not hold this machine's path), and here it would not start; {how}"
+        ),
+    }
 }
 
 /// After an uninstall, the machine-wide availability manifest must not say that the removed

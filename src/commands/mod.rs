@@ -14,6 +14,7 @@ pub mod plugin;
 pub mod report;
 pub mod skills;
 pub mod stats;
+pub mod status;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

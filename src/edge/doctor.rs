@@ -307,14 +307,32 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                         .to_owned(),
                 );
             }
-            if Path::new(&program) != input.binary {
-                problems.push(format!(
+            // As the host starts it: a bare name from PATH, a path as it is.
+            let resolved = crate::edge::program::resolve(
+                &program,
+                input.settings.search_path.as_deref(),
+                input.root,
+            );
+            let bare = crate::edge::program::is_bare(&program);
+            match &resolved {
+                Ok(found) if bare && !crate::edge::program::same_file(found, input.binary) => {
+                    problems.push(format!(
+                        "`{program}` resolves on PATH to {}, not to this binary ({})",
+                        found.display(),
+                        input.binary.display()
+                    ));
+                }
+                _ if !bare && Path::new(&program) != input.binary => problems.push(format!(
                     "points at {program}, not at this binary ({})",
                     input.binary.display()
-                ));
+                )),
+                _ => {}
             }
-            if !Path::new(&program).is_file() {
-                problems.push(format!("{program} does not exist"));
+            if let Err(why) = resolved {
+                problems.push(format!(
+                    "{why}, so {} cannot start the hook",
+                    host.display()
+                ));
             }
             if !args.contains(&format!("--host {name}"))
                 || !args.contains(&format!("--event {wire}"))
@@ -471,7 +489,15 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         .filter(|_| input.live_runs)
     {
         if let Some(reg) = regs.iter().find(|r| r.event == host.event_name(event)) {
-            out.push(live_run(host, *scope, event, reg, input.root, input.binary));
+            out.push(live_run(
+                host,
+                *scope,
+                event,
+                reg,
+                input.root,
+                input.binary,
+                input.settings.search_path.as_deref(),
+            ));
         }
     }
     installed.iter().map(|(scope, _, _)| *scope).collect()
@@ -591,7 +617,14 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
         .unwrap_or(Value::Null);
     let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    if !gemini_trusts(&doc, root) && !gemini_trusts(&doc, &canonical) {
+    if gemini_trusts(&doc, root) || gemini_trusts(&doc, &canonical) {
+        out.push(check(
+            Status::Ok,
+            "gemini project trust",
+            format!("{} is trusted in {}", root.display(), path.display()),
+            None,
+        ));
+    } else {
         out.push(check(
             Status::Warn,
             "gemini project trust",
@@ -853,7 +886,12 @@ fn sample_payload(host: Host, event: Event, root: &Path) -> Value {
 /// (`binary`, which defaults to this executable). Anything else is reported, never run: a
 /// settings file may come from a repository, and running its command would bypass the host's own
 /// trust gates.
-fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, String> {
+fn live_program(
+    host: Host,
+    reg: &Registered,
+    binary: &Path,
+    (search_path, root): (Option<&str>, &Path),
+) -> Result<PathBuf, String> {
     if !crate::install::is_current(&reg.handler, host) {
         return Err("the entry is not exactly the command `sophia-hook install` writes".into());
     }
@@ -876,6 +914,16 @@ fn live_program(host: Host, reg: &Registered, binary: &Path) -> Result<PathBuf, 
         .and_then(dunce::canonicalize)
         .map_err(|e| format!("cannot find this executable ({e})"))?;
     let same = |p: &Path| dunce::canonicalize(p).is_ok_and(|p| p == this);
+    // A bare name runs what PATH resolves it to, which must be this binary.
+    let program = if crate::edge::program::is_bare(&program) {
+        match crate::edge::program::resolve(&program, search_path, root) {
+            Ok(found) if same(&found) => binary.to_string_lossy().into_owned(),
+            Ok(found) => found.to_string_lossy().into_owned(),
+            Err(why) => return Err(why),
+        }
+    } else {
+        program
+    };
     if Path::new(&program) != binary || !same(Path::new(&program)) {
         return Err(format!(
             "it points at {program}, not at this binary ({})",
@@ -936,10 +984,11 @@ fn live_run(
     reg: &Registered,
     root: &Path,
     binary: &Path,
+    search_path: Option<&str>,
 ) -> Check {
     let area = format!("{} {} run", host.as_str(), scope.as_str());
     let wire = host.event_name(event);
-    let program = match live_program(host, reg, binary) {
+    let program = match live_program(host, reg, binary, (search_path, root)) {
         Ok(program) => program,
         Err(why) => {
             return check(

@@ -10,6 +10,7 @@ pub mod hook;
 pub mod hostconfig;
 pub mod platform;
 pub mod plugins;
+pub mod program;
 pub mod project;
 pub mod report;
 pub mod settings;

@@ -59,6 +59,8 @@ pub struct Settings {
     /// When a run has used this much time before loading catalogs or scoring, it emits the minimal
     /// safe output instead (`SOPHIA_TIME_BUDGET_MS`, default 100 ms).
     pub time_budget: std::time::Duration,
+    /// The search path (`PATH`): where a host finds a bare `sophia-hook` (`install`, `doctor`).
+    pub search_path: Option<String>,
     /// `NO_COLOR` is set (not empty): clap's usage errors and help stay plain.
     pub no_color: bool,
     /// Standard input is a terminal (read in [`Settings::from_env`] only): nobody will type a
@@ -197,6 +199,7 @@ impl Settings {
             planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
             home,
             inject_panic: get(ENV_FAULT).is_some_and(|v| v == "panic"),
+            search_path: get("PATH").filter(|p| !p.is_empty()),
             no_color: get("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stdin_is_terminal: false,
         }

@@ -63,6 +63,11 @@ pub const SPEC: HostSpec = HostSpec {
         configured: |id| format!("the host's subagent tool, naming \"{id}\""),
         fallback: |_, _, _| "the host's own subagent mechanism, with a task that".to_owned(),
     },
+    // The `agy` CLI; its own folder under `~/.gemini` (its skills live in `antigravity/skills`).
+    detect: Detect {
+        executables: &["agy"],
+        folder: UserPath::Home(".gemini/antigravity"),
+    },
     // No plugin system sophia-hook ships for.
     plugin: None,
 };

@@ -94,6 +94,11 @@ pub const SPEC: HostSpec = HostSpec {
         },
     },
     install_next: |_| "next: nothing — Claude Code picks the settings up by itself",
+    // The `claude` CLI; `~/.claude` holds its settings.
+    detect: Detect {
+        executables: &["claude"],
+        folder: UserPath::Home(".claude"),
+    },
     // host-plugins research §1 (2.1.332, run offline): `.claude-plugin/plugin.json`, the hooks in
     // `hooks/hooks.json` (loaded by itself), `agents/*.md`; `CLAUDE_PLUGIN_ROOT` is substituted in
     // a hook's command and set in its environment (a plugin's `bin/` is on PATH for the Bash tool

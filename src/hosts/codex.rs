@@ -94,6 +94,11 @@ pub const SPEC: HostSpec = HostSpec {
             "next: open the Codex TUI and trust the two sophia-hook entries once with /hooks — Codex skips untrusted hooks silently, and `codex exec` never asks (re-trust after every change of the command line)"
         }
     },
+    // The `codex` CLI; `$CODEX_HOME` (`~/.codex`) holds its config and hooks.
+    detect: Detect {
+        executables: &["codex"],
+        folder: UserPath::HostHome(HOME, ""),
+    },
     // host-plugins research §4 (0.171.0, run offline): `.codex-plugin/plugin.json` is read first
     // (before `.claude-plugin/`), its `hooks` path replaces `hooks/hooks.json`, the file has the
     // shape of `hooks.json`; `PLUGIN_ROOT` is set in the hook's environment. No plugin agents.

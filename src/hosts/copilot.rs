@@ -124,6 +124,11 @@ pub const SPEC: HostSpec = HostSpec {
         }
         Scope::User => "next: nothing — Copilot CLI reads ~/.copilot/hooks/ by itself",
     },
+    // The `copilot` CLI; `$COPILOT_HOME` (`~/.copilot`) holds its config.
+    detect: Detect {
+        executables: &["copilot"],
+        folder: UserPath::HostHome(HOME, ""),
+    },
     // host-plugins research §3 (1.0.102, run offline): `.plugin/plugin.json` is the first manifest
     // read, the marketplace `.github/plugin/marketplace.json` comes before `.claude-plugin/`, and a
     // manifest `hooks` path is the only hooks file run; `PLUGIN_ROOT` is set in the hook's

@@ -108,6 +108,11 @@ pub const SPEC: HostSpec = HostSpec {
         },
     },
     install_next: |_| "next: Gemini CLI may warn once that the project's hooks changed; accept them",
+    // The `gemini` CLI; `~/.gemini` holds its settings (Antigravity keeps its own folder inside it).
+    detect: Detect {
+        executables: &["gemini"],
+        folder: UserPath::Home(".gemini"),
+    },
     // host-plugins research §2 (0.61.0, run offline): an extension folder of its own
     // (`gemini-extension.json`; `hooks/hooks.json` is always read, in Gemini's format, so it cannot
     // share the marketplace folder), `agents/*.md`. There is no root variable in the environment:

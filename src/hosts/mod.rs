@@ -108,6 +108,8 @@ pub struct HostSpec {
     pub delegation: Delegation,
     /// What `install` prints as the next step, by scope.
     pub install_next: fn(Scope) -> &'static str,
+    /// How `install` without `--host` tells that the host is on this machine.
+    pub detect: Detect,
     /// How the host loads sophia-hook as a plugin or extension (`plugin build`); `None` when it
     /// has no such system sophia-hook ships for.
     pub plugin: Option<PluginLayout>,
@@ -206,6 +208,16 @@ pub struct PluginRoot {
     /// double quotes: `$env:PLUGIN_ROOT`.
     pub powershell: &'static str,
     pub powershell_sep: &'static str,
+}
+
+/// Signs that a host is installed on this machine (`install` with no `--host`): any of its
+/// executables on PATH, or its own folder under the user's home.
+#[derive(Debug, Clone, Copy)]
+pub struct Detect {
+    /// The command names the host is started by (`codex`).
+    pub executables: &'static [&'static str],
+    /// The folder the host creates on first start (`~/.codex`, or `$CODEX_HOME`).
+    pub folder: UserPath,
 }
 
 #[derive(Debug)]

@@ -68,7 +68,7 @@ pub fn run_binary(args: &[&str], stdin: &[u8], home: &Path, env: &[(&str, &str)]
     cmd.args(args)
         .env_clear()
         .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", path_with_binary())
         .env("SOPHIA_TIME_BUDGET_MS", TEST_TIME_BUDGET_MS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -90,6 +90,18 @@ pub fn run_binary(args: &[&str], stdin: &[u8], home: &Path, env: &[(&str, &str)]
         stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
         stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
     }
+}
+
+/// `PATH` with the folder of the binary under test first, as on a machine where sophia-hook is
+/// installed: a project-scope `install` names the bare `sophia-hook` and requires that it
+/// resolves there to the running binary.
+pub fn path_with_binary() -> OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_sophia-hook"));
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(
+        std::iter::once(bin.parent().unwrap().to_path_buf()).chain(std::env::split_paths(&rest)),
+    )
+    .unwrap()
 }
 
 pub fn fixtures() -> PathBuf {

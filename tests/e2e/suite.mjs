@@ -194,7 +194,9 @@ async function runTui(host, exe, ws, step, logFile, stepIndex) {
 function baseEnv(ws) {
   // Built from nothing, so no key, proxy or host setting of the machine leaks into the hosts.
   return {
-    PATH: process.env.PATH,
+    // The binary's folder first, as on a machine where sophia-hook is installed: a project-scope
+    // install names the bare `sophia-hook`, which `install` and the hosts find on PATH.
+    PATH: `${path.dirname(ws.binary)}${path.delimiter}${process.env.PATH}`,
     HOME: ws.home,
     USER: process.env.USER || 'e2e',
     LANG: 'C.UTF-8',

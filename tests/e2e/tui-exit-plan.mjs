@@ -32,7 +32,7 @@ const host = HOSTS.claude;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sophia-e2e-plan-'));
 const ws = { root, home: path.join(root, 'home'), project: path.join(root, 'project'), tmp: path.join(root, 'tmp'), binary };
 for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
-ws.baseEnv = { PATH: process.env.PATH, HOME: ws.home, USER: 'e2e', LANG: 'C.UTF-8', TERM: 'xterm-256color', TMPDIR: ws.tmp, NO_PROXY: '127.0.0.1,localhost' };
+ws.baseEnv = { PATH: `${path.dirname(binary)}${path.delimiter}${process.env.PATH}`, HOME: ws.home, USER: 'e2e', LANG: 'C.UTF-8', TERM: 'xterm-256color', TMPDIR: ws.tmp, NO_PROXY: '127.0.0.1,localhost' };
 execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv });
 fs.writeFileSync(path.join(ws.project, 'AGENTS.md'), '# Project rules\n');
 const logFile = path.join(root, 'requests.jsonl');

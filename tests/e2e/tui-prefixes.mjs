@@ -27,7 +27,7 @@ async function probe(host, char, n, root) {
   // would take the keys meant for the composer.
   const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: ['--no-agents'] };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
-  ws.baseEnv = { PATH: process.env.PATH, HOME: ws.home, USER: 'e2e', LANG: 'C.UTF-8', TERM: 'xterm-256color', TMPDIR: ws.tmp, NO_PROXY: '127.0.0.1,localhost' };
+  ws.baseEnv = { PATH: `${path.dirname(binary)}${path.delimiter}${process.env.PATH}`, HOME: ws.home, USER: 'e2e', LANG: 'C.UTF-8', TERM: 'xterm-256color', TMPDIR: ws.tmp, NO_PROXY: '127.0.0.1,localhost' };
   execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv });
   fs.writeFileSync(path.join(ws.project, 'AGENTS.md'), '# Project rules\n');
   const logFile = path.join(dir, 'requests.jsonl');

@@ -68,7 +68,14 @@ impl Sandbox {
             .env("XDG_CONFIG_HOME", format!("{home}/.config"))
             .env("XDG_CACHE_HOME", format!("{home}/.cache"))
             .env("XDG_STATE_HOME", format!("{home}/.local/state"))
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", {
+                // The binary's folder first: a project-scope install names the bare
+                // `sophia-hook`, which must resolve to the binary under test.
+                let rest = std::env::var_os("PATH").unwrap_or_default();
+                let dir = Path::new(BIN).parent().unwrap().to_path_buf();
+                std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&rest)))
+                    .unwrap()
+            })
             .env("SOPHIA_TIME_BUDGET_MS", "60000")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,0 +1,156 @@
+//! `sophia-hook status`: one line per host — where sophia-hook is registered and at which scope,
+//! whether the host trusts it (the trust checks of `doctor`, which hold each host's own trust
+//! model), and when the analytics log last saw the hook run for it. It only reads: no entry is
+//! run, nothing is written.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{binary_path, project_root_arg, settings_path};
+use crate::edge::doctor::{self, Status};
+use crate::edge::settings::Settings;
+use crate::payload::Host;
+
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// The project root (default: the git root above the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Print `{"hosts": [{host, registered: [{scope, file}], trusted, trust, lastRun}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One host's line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostStatus {
+    pub host: &'static str,
+    pub registered: Vec<Registration>,
+    /// `true`: every trust check of the host passes; `false`: one does not (see `trust`);
+    /// `null`: nothing to trust (the host has no trust step for what is registered).
+    pub trusted: Option<bool>,
+    /// Why it is not trusted, or how it is.
+    pub trust: Option<String>,
+    /// The timestamp of the last hook run for this host in the analytics log.
+    pub last_run: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Registration {
+    pub scope: &'static str,
+    pub file: String,
+}
+
+/// Runs `status`.
+pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) -> super::Outcome {
+    let root = project_root_arg(args.root.clone())?;
+    let binary = binary_path(None)?;
+    let input = doctor::DoctorInput {
+        root: &root,
+        settings,
+        binary: &binary,
+        hosts: Host::ALL.to_vec(),
+        explicit: false,
+        live_runs: false,
+    };
+    let (by_host, _) = doctor::run_by_host(&input);
+    let last_runs = last_runs(settings);
+    let mut rows = Vec::new();
+    for checks in by_host {
+        let host = checks.host;
+        let registered = checks
+            .scopes
+            .iter()
+            .map(|scope| Registration {
+                scope: scope.as_str(),
+                file: settings_path(host, *scope, &root, settings)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let trust_checks: Vec<&doctor::Check> = checks
+            .checks
+            .iter()
+            .filter(|c| c.area.ends_with(" trust"))
+            .collect();
+        let problem = trust_checks.iter().find(|c| c.status >= Status::Warn);
+        let (trusted, trust) = match (problem, trust_checks.first()) {
+            (Some(c), _) => (Some(false), Some(c.detail.clone())),
+            (None, Some(c)) => (Some(true), Some(c.detail.clone())),
+            (None, None) => (None, None),
+        };
+        rows.push(HostStatus {
+            host: host.as_str(),
+            registered,
+            trusted: trusted.filter(|_| !checks.scopes.is_empty()),
+            trust: trust.filter(|_| !checks.scopes.is_empty()),
+            last_run: last_runs.get(host.as_str()).cloned(),
+        });
+    }
+    if args.json {
+        let value = serde_json::json!({ "hosts": rows });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        for row in &rows {
+            writeln!(stdout, "{}", line(row))?;
+        }
+    }
+    Ok(super::Verdict::Pass)
+}
+
+/// The text line of one host, from the same record `--json` prints.
+pub fn line(row: &HostStatus) -> String {
+    let last = row
+        .last_run
+        .as_deref()
+        .map_or_else(|| "no run seen".to_owned(), |ts| format!("last run {ts}"));
+    if row.registered.is_empty() {
+        return format!("{}: not registered; {last}", row.host);
+    }
+    let scopes: Vec<String> = row
+        .registered
+        .iter()
+        .map(|r| format!("{} scope ({})", r.scope, r.file))
+        .collect();
+    let trust = match (row.trusted, &row.trust) {
+        (Some(true), _) => "trusted".to_owned(),
+        (Some(false), Some(why)) => format!("not trusted: {why}"),
+        (Some(false), None) => "not trusted".to_owned(),
+        (None, _) => "no trust step".to_owned(),
+    };
+    format!(
+        "{}: registered at {}; {trust}; {last}",
+        row.host,
+        scopes.join(" and ")
+    )
+}
+
+/// The last run per host id in the analytics log (its `ts`), when the log can be read.
+fn last_runs(settings: &Settings) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(path) = &settings.analytics_file else {
+        return out;
+    };
+    let Ok(text) =
+        crate::edge::files::read_bounded_string(path, crate::edge::files::caps::ANALYTICS)
+    else {
+        return out;
+    };
+    for line in text.lines() {
+        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let (Some(host), Some(ts)) = (
+            event.get("host").and_then(|v| v.as_str()),
+            event.get("ts").and_then(|v| v.as_str()),
+        ) {
+            let entry = out.entry(host.to_owned()).or_insert_with(String::new);
+            // RFC 3339 UTC timestamps of one format: the text order is the time order.
+            if ts > entry.as_str() {
+                *entry = ts.to_owned();
+            }
+        }
+    }
+    out
+}
