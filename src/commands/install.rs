@@ -84,7 +84,7 @@ fn change(
     let root = project_root_arg(args.root.clone())?;
     let path = settings_path(host, args.scope, &root, settings)?;
     let target = hostconfig::write_target(&path, args.scope, &root)?;
-    let before = hostconfig::read(&target)?;
+    let before = hostconfig::read_for(&target, host)?;
     let after = if add {
         let binary = binary_path(binary.flatten())?;
         if let Some(runner) = ephemeral_runner(&binary) {
@@ -112,7 +112,7 @@ fn change(
             .state_dir
             .as_deref()
             .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path).join("original.json"))
-            .and_then(|p| hostconfig::read(&p).ok())
+            .and_then(|p| hostconfig::read_for(&p, host).ok())
             .filter(serde_json::Value::is_object);
         crate::install::uninstall_over(before.clone(), host, original.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
@@ -213,7 +213,7 @@ fn change(
             crate::install::Scope::Project => crate::install::Scope::User,
         };
         let other_path = settings_path(host, other, &root, settings)?;
-        let other_doc = hostconfig::read(&other_path).unwrap_or(serde_json::Value::Null);
+        let other_doc = hostconfig::read_for(&other_path, host).unwrap_or(serde_json::Value::Null);
         if !crate::install::registered(&other_doc, host).is_empty() {
             writeln!(
                 stderr,
@@ -409,7 +409,7 @@ fn remove_created_manifest(
     let still_installed = Host::ALL.iter().any(|&h| {
         settings_path(h, Scope::User, root, settings)
             .ok()
-            .and_then(|p| crate::edge::hostconfig::read(&p).ok())
+            .and_then(|p| crate::edge::hostconfig::read_for(&p, h).ok())
             .is_some_and(|doc| !crate::install::registered(&doc, h).is_empty())
     });
     if still_installed {
