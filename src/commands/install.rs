@@ -146,6 +146,8 @@ fn change(
     } else {
         Vec::new()
     };
+    // Records beside the backups carry the settings file's mode, as the backups do.
+    let record_mode = crate::edge::files::own_mode(&target).unwrap_or(0o600);
     let verb = if add { "installed" } else { "uninstalled" };
     if unchanged {
         writeln!(
@@ -159,7 +161,7 @@ fn change(
         hostconfig::write(&target, backups.as_deref(), &plan)?;
         if let Some(dir) = &backups {
             if add {
-                hostconfig::record_install(dir, &plan)?;
+                hostconfig::record_install(dir, &plan, record_mode)?;
             } else {
                 hostconfig::forget_install(dir)?;
             }
@@ -245,7 +247,7 @@ fn change(
         }
     }
     if let Some(dir) = &backups {
-        keep_created(dir, &created)?;
+        keep_created(dir, &created, record_mode)?;
     }
     if let Some(target) = &roles {
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -324,7 +326,7 @@ const CREATED: &str = "created.json";
 
 /// Adds `folders` to the record of what install created (a folder recorded earlier stays
 /// recorded: it is still ours).
-fn keep_created(backups: &std::path::Path, folders: &[PathBuf]) -> anyhow::Result<()> {
+fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> anyhow::Result<()> {
     use anyhow::Context;
     let file = backups.join(CREATED);
     let mut all: Vec<PathBuf> = crate::edge::files::read_json_or_default(&file);
@@ -336,8 +338,9 @@ fn keep_created(backups: &std::path::Path, folders: &[PathBuf]) -> anyhow::Resul
             all.push(folder.clone());
         }
     }
+    let json = serde_json::to_vec(&all)?;
     crate::edge::files::create_private_dir_all(backups)
-        .and_then(|()| crate::edge::files::write_json_atomic(&file, &all))
+        .and_then(|()| crate::edge::files::write_backup(&file, &json, mode))
         .with_context(|| format!("keeping a record in {}", file.display()))
 }
 

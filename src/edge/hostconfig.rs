@@ -9,8 +9,12 @@
 //!   file before sophia-hook first changed it, never overwritten) and `last.json` (the file
 //!   before the latest change). Never next to the settings file, which may be in a repository.
 //! - Members that sophia-hook does not change are written back byte for byte as they were (so a
-//!   number such as `18446744073709551616` or `1e-400` is never rewritten); only the changed
-//!   members are re-serialised.
+//!   number such as `18446744073709551616` or `1e-400` is never rewritten), elements of a changed
+//!   array included; only the changed members are re-serialised. A file with comments, for a host
+//!   that reads them (Gemini CLI), is edited through a lossless syntax tree instead.
+//! - A read-only file is refused; a byte order mark is kept; `installed.json` and
+//!   `pre-install.json` beside the backups let uninstall give back the file before install byte
+//!   for byte while nothing else changed it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -583,7 +587,8 @@ const PRE_INSTALL_ABSENT: &str = "pre-install.absent";
 /// After install carried out `plan` with these `backups`: the bytes it wrote, and the file before
 /// it when the file was not exactly what the previous install wrote (else the earlier "before"
 /// still stands: an install over our own entries is not the user's file).
-pub fn record_install(backups: &Path, plan: &Plan) -> anyhow::Result<()> {
+/// The records get `mode`, the settings file's own, as every backup does.
+pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<()> {
     let Some(next) = &plan.next else {
         return Ok(());
     };
@@ -592,7 +597,6 @@ pub fn record_install(backups: &Path, plan: &Plan) -> anyhow::Result<()> {
         (Some(current), Ok(last)) => *current == last,
         _ => false,
     };
-    let mode = 0o600;
     let keep = |file: &Path, bytes: &[u8]| {
         write_backup(file, bytes, mode)
             .with_context(|| format!("keeping a backup in {}", file.display()))
