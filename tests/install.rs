@@ -1111,3 +1111,78 @@ fn uninstall_removes_what_install_created_and_nothing_else() {
     }
     assert_eq!(tree(&sb), empty);
 }
+
+/// Gemini CLI reads comments in settings.json: install and uninstall keep every comment, at both
+/// scopes, whether uninstall gives back the original bytes or (after an edit) removes only our
+/// entries; the dry run shows exactly that edit. A file whose only content of the user's is a
+/// comment keeps it (as `{}`) rather than being removed. Hosts that refuse comments still have
+/// such a file refused (`unparseable_settings_are_left_untouched`).
+#[test]
+fn gemini_settings_with_comments_keep_every_comment() {
+    let comments = [
+        "// My Gemini settings",
+        "// the dark one",
+        "/* hooks below */",
+        "// mine first",
+        "/* the end */",
+    ];
+    let text = format!(
+        "{}\n{{\n  \"theme\": \"dark\", {}\n  {}\n  \"hooks\": {{\n    \"BeforeAgent\": [\n      {}\n      {{\"hooks\": [{{\"type\": \"command\", \"command\": \"mine\", \"timeout\": 2500}}]}}\n    ]\n  }}\n}}\n{}\n",
+        comments[0], comments[1], comments[2], comments[3], comments[4]
+    );
+    let parse = |t: &str| -> Value {
+        let stripped: String = t
+            .lines()
+            .map(|l| l.split("//").next().unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace("/* hooks below */", "")
+            .replace("/* the end */", "");
+        serde_json::from_str(&stripped).unwrap_or_else(|e| panic!("{e}: {t}"))
+    };
+    for scope in ["project", "user"] {
+        let sb = Sandbox::new();
+        let path = sb.settings(scope, ".gemini/settings.json");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &text).unwrap();
+        let dry = sb.change("install", "gemini", scope, &["--dry-run"]);
+        assert_eq!(dry.code, 0, "{scope}: {}", dry.stderr);
+        let install = sb.change("install", "gemini", scope, &[]);
+        assert_eq!(install.code, 0, "{scope}: {}", install.stderr);
+        let installed = fs::read_to_string(&path).unwrap();
+        assert_eq!(apply_dry_run(&text, &dry.stdout), installed, "{scope}");
+        for c in comments {
+            assert!(installed.contains(c), "{scope}: {c} lost:\n{installed}");
+        }
+        assert_eq!(
+            installed.matches(" --host gemini --event ").count(),
+            2,
+            "{installed}"
+        );
+        assert_eq!(parse(&installed)["theme"], "dark");
+        // Nothing else changed: the original bytes.
+        let uninstall = sb.change("uninstall", "gemini", scope, &[]);
+        assert_eq!(uninstall.code, 0, "{scope}: {}", uninstall.stderr);
+        assert_eq!(fs::read_to_string(&path).unwrap(), text, "{scope}");
+        // Edited since install: only our entries go, every comment and the edit stay.
+        assert_eq!(sb.change("install", "gemini", scope, &[]).code, 0);
+        let edited = fs::read_to_string(&path)
+            .unwrap()
+            .replace("\"dark\"", "\"light\"");
+        fs::write(&path, &edited).unwrap();
+        let uninstall = sb.change("uninstall", "gemini", scope, &[]);
+        assert_eq!(uninstall.code, 0, "{scope}: {}", uninstall.stderr);
+        let back = fs::read_to_string(&path).unwrap();
+        assert_eq!(back, text.replace("\"dark\"", "\"light\""), "{scope}");
+        // Only a comment of the user's: kept.
+        fs::write(&path, "// keep me\n{}\n").unwrap();
+        assert_eq!(sb.change("install", "gemini", scope, &[]).code, 0);
+        let installed = fs::read_to_string(&path).unwrap();
+        fs::write(&path, installed.replace("// keep me", "// keep me too")).unwrap();
+        let uninstall = sb.change("uninstall", "gemini", scope, &[]);
+        assert_eq!(uninstall.code, 0, "{scope}: {}", uninstall.stderr);
+        let back = fs::read_to_string(&path).unwrap();
+        assert!(back.contains("// keep me too"), "{scope}: {back}");
+        assert_eq!(parse(&back), json!({}), "{scope}: {back}");
+    }
+}

@@ -293,7 +293,7 @@ fn change(
     }
     let path = settings_path(host, args.scope, &root, settings)?;
     let target = hostconfig::write_target(&path, args.scope, &root)?;
-    let before = hostconfig::read(&target)?;
+    let before = hostconfig::read_for(&target, host)?;
     let after = if let Some(binary) = binary {
         Some(
             crate::install::install(before.clone(), host, binary)
@@ -306,7 +306,7 @@ fn change(
             .state_dir
             .as_deref()
             .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path).join("original.json"))
-            .and_then(|p| hostconfig::read(&p).ok())
+            .and_then(|p| hostconfig::read_for(&p, host).ok())
             .filter(serde_json::Value::is_object);
         crate::install::uninstall_over(before.clone(), host, original.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
@@ -344,6 +344,8 @@ fn change(
     } else {
         Vec::new()
     };
+    // Records beside the backups carry the settings file's mode, as the backups do.
+    let record_mode = crate::edge::files::own_mode(&target).unwrap_or(0o600);
     let verb = if add { "installed" } else { "uninstalled" };
     if unchanged {
         writeln!(
@@ -357,7 +359,7 @@ fn change(
         hostconfig::write(&target, backups.as_deref(), &plan)?;
         if let Some(dir) = &backups {
             if add {
-                hostconfig::record_install(dir, &plan)?;
+                hostconfig::record_install(dir, &plan, record_mode)?;
             } else {
                 hostconfig::forget_install(dir)?;
             }
@@ -411,7 +413,7 @@ fn change(
             crate::install::Scope::Project => crate::install::Scope::User,
         };
         let other_path = settings_path(host, other, &root, settings)?;
-        let other_doc = hostconfig::read(&other_path).unwrap_or(serde_json::Value::Null);
+        let other_doc = hostconfig::read_for(&other_path, host).unwrap_or(serde_json::Value::Null);
         if !crate::install::registered(&other_doc, host).is_empty() {
             writeln!(
                 lines.warn(),
@@ -443,7 +445,7 @@ fn change(
         }
     }
     if let Some(dir) = &backups {
-        keep_created(dir, &created)?;
+        keep_created(dir, &created, record_mode)?;
     }
     if let Some(target) = &roles {
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -583,7 +585,7 @@ const CREATED: &str = "created.json";
 
 /// Adds `folders` to the record of what install created (a folder recorded earlier stays
 /// recorded: it is still ours).
-fn keep_created(backups: &std::path::Path, folders: &[PathBuf]) -> anyhow::Result<()> {
+fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> anyhow::Result<()> {
     use anyhow::Context;
     let file = backups.join(CREATED);
     let mut all: Vec<PathBuf> = crate::edge::files::read_json_or_default(&file);
@@ -595,8 +597,9 @@ fn keep_created(backups: &std::path::Path, folders: &[PathBuf]) -> anyhow::Resul
             all.push(folder.clone());
         }
     }
+    let json = serde_json::to_vec(&all)?;
     crate::edge::files::create_private_dir_all(backups)
-        .and_then(|()| crate::edge::files::write_json_atomic(&file, &all))
+        .and_then(|()| crate::edge::files::write_backup(&file, &json, mode))
         .with_context(|| format!("keeping a record in {}", file.display()))
 }
 
@@ -668,7 +671,7 @@ fn remove_created_manifest(
     let still_installed = Host::ALL.iter().any(|&h| {
         settings_path(h, Scope::User, root, settings)
             .ok()
-            .and_then(|p| crate::edge::hostconfig::read(&p).ok())
+            .and_then(|p| crate::edge::hostconfig::read_for(&p, h).ok())
             .is_some_and(|doc| !crate::install::registered(&doc, h).is_empty())
     });
     if still_installed {

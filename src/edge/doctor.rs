@@ -234,7 +234,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             "sophia-hook install --host {name} --scope {}",
             scope.as_str()
         );
-        let doc = match hostconfig::read(&path) {
+        let doc = match hostconfig::read_for(&path, host) {
             Ok(Value::Null) => continue,
             Ok(doc) => doc,
             Err(e) => {

@@ -9,8 +9,12 @@
 //!   file before sophia-hook first changed it, never overwritten) and `last.json` (the file
 //!   before the latest change). Never next to the settings file, which may be in a repository.
 //! - Members that sophia-hook does not change are written back byte for byte as they were (so a
-//!   number such as `18446744073709551616` or `1e-400` is never rewritten); only the changed
-//!   members are re-serialised.
+//!   number such as `18446744073709551616` or `1e-400` is never rewritten), elements of a changed
+//!   array included; only the changed members are re-serialised. A file with comments, for a host
+//!   that reads them (Gemini CLI), is edited through a lossless syntax tree instead.
+//! - A read-only file is refused; a byte order mark is kept; `installed.json` and
+//!   `pre-install.json` beside the backups let uninstall give back the file before install byte
+//!   for byte while nothing else changed it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,6 +34,16 @@ use crate::payload::Host;
 /// or parsed (strict JSON: comments and trailing commas are refused, as the hosts refuse them).
 /// Regular files only, at most `caps::SETTINGS` bytes.
 pub fn read(path: &Path) -> anyhow::Result<Value> {
+    read_with(path, false)
+}
+
+/// [`read`] for `host`'s settings file: where the host reads comments in it (JSONC, Gemini CLI),
+/// a file with comments is read too.
+pub fn read_for(path: &Path, host: Host) -> anyhow::Result<Value> {
+    read_with(path, host.spec().settings.comments)
+}
+
+fn read_with(path: &Path, comments: bool) -> anyhow::Result<Value> {
     let bytes = match read_bounded(path, caps::SETTINGS) {
         Ok(bytes) => bytes,
         Err(ReadError::Missing) => return Ok(Value::Null),
@@ -39,12 +53,19 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not valid JSON ({e}); it was left untouched — fix it, or move it away and run again",
-            path.display()
-        )
-    })?;
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(_) if comments && let Some(value) = parse_jsonc(bytes) => value,
+        Err(e) => bail!(
+            "{} is not valid JSON ({e}{}); it was left untouched — fix it, or move it away and run again",
+            path.display(),
+            if comments {
+                ", nor JSON with comments"
+            } else {
+                ""
+            }
+        ),
+    };
     if !value.is_object() {
         bail!(
             "{} is not a JSON object; it was left untouched",
@@ -52,6 +73,152 @@ pub fn read(path: &Path) -> anyhow::Result<Value> {
         );
     }
     Ok(value)
+}
+
+/// JSON with `//` and `/* */` comments, nothing else beyond strict JSON (no trailing commas,
+/// single quotes or bare names: the hosts that read comments refuse those).
+fn jsonc_options() -> jsonc_parser::ParseOptions {
+    jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
+/// `bytes` as JSON with comments ([`jsonc_options`]), when they are.
+fn parse_jsonc(bytes: &[u8]) -> Option<Value> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    jsonc_parser::parse_to_serde_value::<Value>(text, &jsonc_options()).ok()
+}
+
+/// The text of a JSON-with-comments file (`text`, which holds `before`) edited to hold `after`,
+/// through dprint's lossless syntax tree (`jsonc_parser::cst`): members and elements that do not
+/// change keep their text and every comment around them; removed ones go; new ones are added.
+/// `None` when the edit does not give back exactly `after` (then nothing is written).
+fn edit_jsonc(text: &str, before: &Value, after: &Value) -> Option<String> {
+    use jsonc_parser::cst::CstRootNode;
+    let root = CstRootNode::parse(text, &jsonc_options()).ok()?;
+    let (Value::Object(old), Value::Object(new)) = (before, after) else {
+        return None;
+    };
+    edit_object(&root.object_value()?, old, new);
+    let out = root.to_string();
+    (parse_jsonc(out.as_bytes()).as_ref() == Some(after)).then_some(out)
+}
+
+fn edit_object(
+    object: &jsonc_parser::cst::CstObject,
+    old: &serde_json::Map<String, Value>,
+    new: &serde_json::Map<String, Value>,
+) {
+    for key in old.keys().filter(|k| !new.contains_key(*k)) {
+        if let Some(prop) = object.get(key) {
+            prop.remove();
+        }
+    }
+    for (key, value) in new {
+        match (old.get(key), object.get(key)) {
+            (Some(was), _) if was == value => {}
+            (Some(was), Some(prop)) => {
+                if !edit_container(prop.value(), was, value) {
+                    prop.set_value(cst_input(value));
+                }
+            }
+            _ => {
+                object.append(key, cst_input(value));
+            }
+        }
+    }
+}
+
+/// Edits the object or array at `node` (holding `old`) to hold `new`; false when they are not
+/// both objects or both arrays (the caller replaces the value).
+fn edit_container(node: Option<jsonc_parser::cst::CstNode>, old: &Value, new: &Value) -> bool {
+    match (node, old, new) {
+        (Some(node), Value::Object(o), Value::Object(n)) => match node.as_object() {
+            Some(object) => {
+                edit_object(&object, o, n);
+                true
+            }
+            None => false,
+        },
+        (Some(node), Value::Array(o), Value::Array(n)) => match node.as_array() {
+            Some(array) => {
+                edit_array(&array, o, n);
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// [`edit_object`] for an array, aligned as [`render_array`] aligns one: equal elements stay,
+/// an object or array that took the place of one of its kind is edited in place, the rest of the
+/// old elements go and the new ones are inserted where they belong.
+fn edit_array(array: &jsonc_parser::cst::CstArray, old: &[Value], new: &[Value]) {
+    let nodes = array.elements();
+    if nodes.len() != old.len() {
+        return;
+    }
+    let container = |v: &Value| matches!(v, Value::Object(_) | Value::Array(_));
+    let mut next = 0;
+    // For each new element: the old one it keeps (and whether it is equal), or none.
+    let mut from: Vec<Option<(usize, bool)>> = Vec::with_capacity(new.len());
+    for (i, item) in new.iter().enumerate() {
+        let window = next..old.len().min(next + ARRAY_WINDOW);
+        if let Some(k) = window.clone().find(|&k| old[k] == *item) {
+            next = k + 1;
+            from.push(Some((k, true)));
+        } else if next < old.len()
+            && container(item)
+            && std::mem::discriminant(&old[next]) == std::mem::discriminant(item)
+            && !new[i + 1..].contains(&old[next])
+        {
+            next += 1;
+            from.push(Some((next - 1, false)));
+        } else {
+            from.push(None);
+        }
+    }
+    let kept: Vec<usize> = from.iter().flatten().map(|(k, _)| *k).collect();
+    for (k, node) in nodes.iter().enumerate() {
+        if !kept.contains(&k) {
+            node.clone().remove();
+        }
+    }
+    for (item, f) in new.iter().zip(&from) {
+        if let Some((k, false)) = f {
+            edit_container(Some(nodes[*k].clone()), &old[*k], item);
+        }
+    }
+    for (i, (item, f)) in new.iter().zip(&from).enumerate() {
+        if f.is_none() {
+            array.insert(i, cst_input(item));
+        }
+    }
+}
+
+/// A JSON value as the syntax tree's input (numbers as their text).
+fn cst_input(value: &Value) -> jsonc_parser::cst::CstInputValue {
+    use jsonc_parser::cst::CstInputValue;
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_input).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(map.iter().map(|(k, v)| (k.clone(), cst_input(v))).collect())
+        }
+    }
 }
 
 /// The UTF-8 byte order mark some Windows editors put at the start of a file.
@@ -298,12 +465,36 @@ pub struct Plan {
 /// The [`Plan`] of replacing the settings file at `target` with `doc`, or removing it for `None`.
 /// A file that must go but is reached through a symlink is emptied to `{}` instead, so the user's
 /// dotfiles link stays valid.
+///
+/// A file that is JSON with comments (read by [`read_for`] for a host that reads them) is edited
+/// keeping every comment ([`edit_jsonc`]); with nothing of the user's left it is kept as `{}` and
+/// its comments rather than removed.
 pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<Plan> {
     let current = match read_bounded(target, caps::SETTINGS) {
         Ok(bytes) => Some(bytes),
         Err(ReadError::Missing) => None,
         Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
     };
+    if let Some(bytes) = &current {
+        let body = strip_bom(bytes);
+        let strict = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+            || body.iter().all(u8::is_ascii_whitespace);
+        if !strict && let Some(before) = parse_jsonc(body) {
+            let empty = Value::Object(serde_json::Map::new());
+            let text = std::str::from_utf8(body).unwrap_or_default();
+            let Some(edited) = edit_jsonc(text, &before, doc.unwrap_or(&empty)) else {
+                bail!(
+                    "{} has comments, and editing it keeping them did not give the expected result; it was left untouched — remove the comments, or make the change by hand",
+                    path.display()
+                );
+            };
+            let bom = if bytes.starts_with(BOM) { BOM } else { b"" };
+            return Ok(Plan {
+                next: Some([bom, edited.as_bytes()].concat()),
+                current,
+            });
+        }
+    }
     let next = match doc {
         Some(doc) => Some(render_over(current.as_deref(), doc).into_bytes()),
         None if current.is_some()
@@ -396,7 +587,8 @@ const PRE_INSTALL_ABSENT: &str = "pre-install.absent";
 /// After install carried out `plan` with these `backups`: the bytes it wrote, and the file before
 /// it when the file was not exactly what the previous install wrote (else the earlier "before"
 /// still stands: an install over our own entries is not the user's file).
-pub fn record_install(backups: &Path, plan: &Plan) -> anyhow::Result<()> {
+/// The records get `mode`, the settings file's own, as every backup does.
+pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<()> {
     let Some(next) = &plan.next else {
         return Ok(());
     };
@@ -405,7 +597,6 @@ pub fn record_install(backups: &Path, plan: &Plan) -> anyhow::Result<()> {
         (Some(current), Ok(last)) => *current == last,
         _ => false,
     };
-    let mode = 0o600;
     let keep = |file: &Path, bytes: &[u8]| {
         write_backup(file, bytes, mode)
             .with_context(|| format!("keeping a backup in {}", file.display()))

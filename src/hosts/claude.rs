@@ -50,6 +50,7 @@ pub const SPEC: HostSpec = HostSpec {
         command_windows: false,
         command_is_powershell_on_windows: false,
         runs_both_scopes: false,
+        comments: false,
     },
     trust: Trust::None,
     tui: Some(Tui {

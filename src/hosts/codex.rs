@@ -50,6 +50,7 @@ pub const SPEC: HostSpec = HostSpec {
         command_windows: true,
         command_is_powershell_on_windows: false,
         runs_both_scopes: true,
+        comments: false,
     },
     trust: Trust::HandlerHashes {
         config: UserPath::HostHome(HOME, "config.toml"),

@@ -57,6 +57,7 @@ pub const SPEC: HostSpec = HostSpec {
         command_is_powershell_on_windows: false,
         // Both scopes' handlers run: two sessionStart contexts both arrive.
         runs_both_scopes: true,
+        comments: false,
     },
     // Repository hooks load only in a trusted folder: the folder or a parent in `trustedFolders` of
     // `$COPILOT_HOME/config.json` (JSON after `//` comment lines; `doctor` reads it, never writes

@@ -55,6 +55,8 @@ pub const SPEC: HostSpec = HostSpec {
         // $ComSpec when it is PowerShell, else pwsh.exe, else powershell.exe, with `-Command`).
         command_is_powershell_on_windows: true,
         runs_both_scopes: false,
+        // Gemini CLI reads `//` and `/* */` comments in settings.json.
+        comments: true,
     },
     trust: Trust::TrustedFolders,
     tui: Some(Tui {

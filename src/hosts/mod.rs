@@ -325,6 +325,9 @@ pub struct Settings {
     /// Whether the host runs the project's and the user's hooks both (so `install` warns when
     /// ours is in both).
     pub runs_both_scopes: bool,
+    /// Whether the host reads `//` and `/* */` comments in its settings file (JSONC), so that
+    /// `install` and `uninstall` edit such a file keeping every comment instead of refusing it.
+    pub comments: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
