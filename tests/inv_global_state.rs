@@ -76,7 +76,7 @@ fn a_projects_disabled_definitions_never_change_what_another_project_sees() {
     let ops: &[&[&str]] = &[
         &["install", "--host", "codex"],
         &["install", "--host", "claude", "--scope", "user"],
-        &["agents", "sync"],
+        &["agents", "sync", "--host", "all"],
         &["availability", "--write"],
     ];
     let s = Sandbox::new();

@@ -24,8 +24,8 @@ fn writers() -> Vec<Vec<&'static str>> {
         out.push(vec!["install", "--host", host]);
         out.push(vec!["install", "--host", host, "--scope", "user"]);
     }
-    out.push(vec!["agents", "sync"]);
-    out.push(vec!["agents", "sync", "--scope", "user"]);
+    out.push(vec!["agents", "sync", "--host", "all"]);
+    out.push(vec!["agents", "sync", "--host", "all", "--scope", "user"]);
     out.push(vec!["skills", "index"]);
     out.push(vec!["catalog", "build"]);
     out.push(vec!["availability", "--write"]);

@@ -92,9 +92,11 @@ fn a_malicious_project_never_changes_what_user_scope_writers_write() {
         &["install", "--host", "claude", "--scope", "user"],
         &["install", "--host", "gemini", "--scope", "user"],
         &["install", "--host", "antigravity", "--scope", "user"],
-        &["agents", "sync", "--scope", "user"],
+        &["agents", "sync", "--host", "all", "--scope", "user"],
         &["agents", "sync", "--scope", "user", "--host", "codex"],
-        &["agents", "sync", "--scope", "user", "--force"],
+        &[
+            "agents", "sync", "--host", "all", "--scope", "user", "--force",
+        ],
         &["availability", "--write"],
     ];
     let s = Sandbox::new();

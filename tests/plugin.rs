@@ -56,18 +56,22 @@ fn build(out: &Path, extra: &[&str]) -> common::Run {
     common::run_binary(&args, b"", &home, &[])
 }
 
-/// One native build with the real binary, shared by the tests that read it.
+/// One native build with the real binary, shared by the tests that read it. A static is never
+/// dropped, so a temporary folder would be left behind by every run (four copies of the debug
+/// binary, ~370 MB): the build goes to one folder under cargo's target tmp dir instead, replaced
+/// by each run.
 fn native() -> &'static Path {
-    static BUILD: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    let (_, out) = BUILD.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let out = tmp.path().join("out");
+    static BUILD: OnceLock<PathBuf> = OnceLock::new();
+    BUILD.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin-native");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("out");
         let run = build(&out, &[]);
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(run.stdout.contains("30 files for"), "{}", run.stdout);
-        (tmp, out)
-    });
-    out
+        out
+    })
 }
 
 /// The files under `root`, relative and `/`-separated, sorted.

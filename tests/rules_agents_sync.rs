@@ -18,6 +18,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -252,4 +254,97 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
         }
     }
     assert_eq!(cases, 12);
+}
+
+/// `agents sync` and `agents check` with no `--host` act on the same hosts: those sophia-hook is
+/// installed for in the scope, or whose agents folder exists there (docs/agents/README.md). A
+/// table over each host in each state (untouched, installed, a folder of its own) and a mix:
+/// sync writes definitions for exactly those hosts, check checks exactly those, and with none of
+/// them both say so and write nothing. The folders are the hosts' own, from the docs' table.
+#[test]
+fn sync_and_check_default_to_the_same_hosts() {
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Host {
+        Untouched,
+        Installed,
+        Folder,
+    }
+    const FOLDERS: [(&str, &str); 4] = [
+        ("codex", ".codex/agents"),
+        ("claude", ".claude/agents"),
+        ("gemini", ".gemini/agents"),
+        ("copilot", ".github/agents"),
+    ];
+    let mut cases: Vec<[Host; 4]> = vec![[Host::Untouched; 4]];
+    for i in 0..4 {
+        for state in [Host::Installed, Host::Folder] {
+            let mut c = [Host::Untouched; 4];
+            c[i] = state;
+            cases.push(c);
+        }
+    }
+    cases.push([
+        Host::Installed,
+        Host::Untouched,
+        Host::Folder,
+        Host::Untouched,
+    ]);
+    for case in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("project"), dir.path().join("home"));
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        let run = |args: &[&str]| {
+            let mut all = args.to_vec();
+            all.extend(["--root", root.to_str().unwrap()]);
+            common::run_binary(&all, b"", &home, &[("SOPHIA_ANALYTICS", "off")])
+        };
+        for ((host, folder), state) in FOLDERS.iter().zip(case) {
+            match state {
+                Host::Installed => {
+                    let out = run(&["install", "--host", host, "--no-agents"]);
+                    assert_eq!(out.code, 0, "{case:?}: {}", out.stderr);
+                }
+                Host::Folder => fs::create_dir_all(root.join(folder)).unwrap(),
+                Host::Untouched => {}
+            }
+        }
+        let want: Vec<&str> = FOLDERS
+            .iter()
+            .zip(case)
+            .filter(|(_, s)| *s != Host::Untouched)
+            .map(|((h, _), _)| *h)
+            .collect();
+        let sync = run(&["agents", "sync"]);
+        let written: Vec<&str> = FOLDERS
+            .iter()
+            .filter(|(_, folder)| {
+                fs::read_dir(root.join(folder)).is_ok_and(|mut d| d.next().is_some())
+            })
+            .map(|(h, _)| *h)
+            .collect();
+        assert_eq!(
+            written, want,
+            "{case:?}: sync wrote for {written:?}; {}",
+            sync.stdout
+        );
+        let check = run(&["agents", "check", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+        let checked: Vec<&str> = v["checked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_str().unwrap())
+            .collect();
+        assert_eq!(checked, want, "{case:?}: check looked at {checked:?}");
+        if want.is_empty() {
+            assert_eq!(sync.code, 2, "{case:?}: {}", sync.stdout);
+            assert!(sync.stderr.contains("nothing to write"), "{}", sync.stderr);
+            assert_eq!(check.code, 1, "{case:?}");
+        } else {
+            assert_eq!(sync.code, 0, "{case:?}: {}", sync.stderr);
+            assert_eq!(check.code, 0, "{case:?}: {}", check.stdout);
+            assert_eq!(v["ok"], true);
+        }
+    }
 }

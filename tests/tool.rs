@@ -69,7 +69,7 @@ fn a_closed_pipe_is_not_an_error_and_never_stops_a_write_half_way() {
     // Every subcommand that prints, into a pipe whose reader is gone: exit 0, nothing on stderr.
     for args in [
         &["stats", "--file", log.to_str().unwrap()][..],
-        &["agents", "sync", "--root", root],
+        &["agents", "sync", "--host", "all", "--root", root],
         &["explain", "--prompt", "!quick hi"],
         &["completions", "bash"],
         &["man"],

@@ -16,16 +16,19 @@ use crate::payload::Host;
 pub enum AgentsCommand {
     /// Write one definition per canonical agent for each host: `.codex/agents/<id>.toml`,
     /// `.claude/agents/<id>.md`, `.gemini/agents/<id>.md` (or the user's folders with --scope
-    /// user). Files changed by hand are kept and reported.
+    /// user). Files changed by hand are kept and reported. Without --host it writes for the
+    /// hosts `agents check` checks: sophia-hook installed for them in this scope, or their agents
+    /// folder there; --host all writes for every host.
     ///
     /// The source follows the scope, never the repository: project scope uses the project's
     /// docs/agents/canonical-subagents.yaml (else the embedded roles); --scope user uses your
     /// own ~/.config/sophia-hook/canonical-subagents.yaml (else the embedded roles), never a
     /// file of the current repository.
     Sync {
-        /// The host whose definitions to write (default: all).
-        #[arg(long, value_enum, default_value = "all")]
-        host: AgentsHost,
+        /// The host whose definitions to write (default: the installed or present ones, as for
+        /// `agents check`).
+        #[arg(long, value_enum)]
+        host: Option<AgentsHost>,
         #[command(flatten)]
         target: AgentsTarget,
         /// Replace files changed by hand, keeping a backup in the user's state folder.
@@ -104,10 +107,26 @@ pub fn run(
             target,
             force,
         } => {
+            let root = super::project_root_arg(target.root)?;
+            let (hosts, skipped) = default_hosts(host, target.scope, &root, settings);
+            if hosts.is_empty() {
+                anyhow::bail!("{}", nothing_there("write", target.scope));
+            }
+            if !skipped.is_empty() {
+                writeln!(
+                    out,
+                    "skipped {} (not installed in this scope, no agents folder; --host all writes them too)",
+                    skipped
+                        .iter()
+                        .map(|h| h.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )?;
+            }
             let target = SyncTarget {
-                hosts: host.hosts(),
+                hosts,
                 scope: target.scope,
-                root: super::project_root_arg(target.root)?,
+                root,
             };
             let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
             sync(out, &target, force, settings, &stamp)?;
@@ -115,10 +134,7 @@ pub fn run(
         }
         AgentsCommand::Check { host, target, json } => {
             let root = super::project_root_arg(target.root)?;
-            let (hosts, skipped) = match host {
-                Some(h) => (h.hosts(), Vec::new()),
-                None => relevant_hosts(target.scope, &root, settings),
-            };
+            let (hosts, skipped) = default_hosts(host, target.scope, &root, settings);
             let target = SyncTarget {
                 hosts,
                 scope: target.scope,
@@ -129,8 +145,36 @@ pub fn run(
     }
 }
 
-/// The hosts `agents check` looks at by default: sophia-hook installed for them in this scope,
-/// or their agents folder there; the others are returned as skipped.
+/// The hosts `agents sync` and `agents check` act on (the one place that decides it): those
+/// named by `--host` (`all`: every host with agent definitions), else the relevant ones
+/// ([`relevant_hosts`]); the others are returned as skipped.
+fn default_hosts(
+    host: Option<AgentsHost>,
+    scope: Scope,
+    root: &Path,
+    settings: &Settings,
+) -> (Vec<Host>, Vec<Host>) {
+    match host {
+        Some(h) => (h.hosts(), Vec::new()),
+        None => relevant_hosts(scope, root, settings),
+    }
+}
+
+/// Why there is nothing to act on by default, for `agents sync` (`verb` "write") and `agents
+/// check` ("check").
+fn nothing_there(verb: &str, scope: Scope) -> String {
+    format!(
+        "nothing to {verb}: sophia-hook is not installed for {} ({} scope) and none of their agents folders exists; name the host with --host (or --host all)",
+        crate::agents::runtime::sync_hosts()
+            .iter()
+            .map(|h| h.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        scope.as_str()
+    )
+}
+
+/// Sophia-hook installed for the host in this scope, or its agents folder there.
 fn relevant_hosts(scope: Scope, root: &Path, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
     crate::agents::runtime::sync_hosts()
         .into_iter()
@@ -154,15 +198,7 @@ fn check_hosts(
     let names =
         |hosts: &[Host]| -> Vec<&'static str> { hosts.iter().map(|h| h.as_str()).collect() };
     if target.hosts.is_empty() {
-        let why = format!(
-            "nothing to check: sophia-hook is not installed for {} ({} scope) and none of their agents folders exists; run `sophia-hook agents sync` or name the host with --host",
-            crate::agents::runtime::sync_hosts()
-                .iter()
-                .map(|h| h.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            target.scope.as_str()
-        );
+        let why = nothing_there("check", target.scope);
         if json {
             let value = serde_json::json!({
                 "ok": false, "checked": [], "skipped": names(skipped), "files": [], "message": why,
