@@ -727,3 +727,46 @@ fn host_limits_every_section_to_one_host() {
     // Claude, named explicitly and not installed, is a failure as in `doctor --host claude`.
     assert!(html.contains("<span class=\"badge fail\">fail</span> not installed"));
 }
+
+/// The drift the report shows about availability is cleared by the command it names: for the
+/// roles installed at project scope, at user scope, and after a user definition is removed
+/// (drift), `sophia-hook availability --write` leaves no "the hook uses … but your own definitions say …" line. Before, the
+/// report compared the manifest (the user's own definitions) with the project's definitions too,
+/// so after a project-scope install no command could clear it.
+#[test]
+fn the_availability_drift_is_cleared_by_the_command_it_names() {
+    for scope in ["project", "user"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("project"), dir.path().join("home"));
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        let out = dir.path().join("report.html");
+        let run = |args: &[&str]| {
+            let mut all = args.to_vec();
+            all.extend(["--root", root.to_str().unwrap()]);
+            common::run_binary(&all, b"", &home, &[("SOPHIA_ANALYTICS", "off")])
+        };
+        let drift = || {
+            let r = run(&["report", "--out", out.to_str().unwrap()]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let page = std::fs::read_to_string(&out).unwrap();
+            page.matches("but your own definitions say").count()
+        };
+        let install = run(&["install", "--host", "claude", "--scope", scope]);
+        assert_eq!(install.code, 0, "{scope}: {}", install.stderr);
+        let write = run(&["availability", "--write"]);
+        assert_eq!(write.code, 0, "{}", write.stderr);
+        assert_eq!(
+            drift(),
+            0,
+            "{scope}: drift right after availability --write"
+        );
+        if scope == "user" {
+            // A user definition removed: the manifest is stale now, and says so.
+            std::fs::remove_file(home.join(".claude/agents/scout.md")).unwrap();
+            assert_eq!(drift(), 1, "{scope}: the stale manifest is not reported");
+            assert_eq!(run(&["availability", "--write"]).code, 0);
+            assert_eq!(drift(), 0, "{scope}: availability --write did not clear it");
+        }
+    }
+}

@@ -274,6 +274,13 @@ fn agents_view(
     drift.extend(runtime_drift(root, settings, args.host));
     let dirs = agents::definition_dirs(root, settings);
     let computed = agents::compute_availability(&effective.catalog, &dirs);
+    // What `availability --write` would record now (the user's own definitions, over the
+    // embedded roles): the manifest the hook reads is stale exactly when it differs from that,
+    // so the command the warning names is the one that clears it. Only where the manifest
+    // applies at all (the embedded catalog; another catalog has its own warning above).
+    let would_write = agents::user_manifest(settings, crate::edge::hook::timestamp(now));
+    let manifest_applies =
+        would_write.catalog_fingerprint.as_deref() == Some(effective.catalog.fingerprint.as_str());
     let roles = effective
         .catalog
         .agents
@@ -283,11 +290,14 @@ fn agents_view(
                 .get(&a.id)
                 .map(|(s, d)| (s.as_str(), d.as_slice()))
                 .unwrap_or(("unknown", &[]));
-            if a.availability.as_str() != state {
+            if let Some(wanted) = would_write.agents.get(&a.id).filter(|_| manifest_applies)
+                && *wanted != a.availability
+            {
                 drift.push(format!(
-                    "{}: the hook uses `{}` but the definitions on disk say `{state}`; run `sophia-hook availability --write`",
+                    "{}: the hook uses `{}` but your own definitions say `{}`; run `sophia-hook availability --write`",
                     a.id,
-                    a.availability.as_str()
+                    a.availability.as_str(),
+                    wanted.as_str()
                 ));
             }
             RoleRow {
