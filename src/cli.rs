@@ -160,8 +160,7 @@ pub fn run(
             cmd::availability::availability(stdout, &args, settings, clock)
         }
         Some(Command::Completions(args)) => {
-            clap_complete::generate(args.shell, &mut Cli::command(), "sophia-hook", stdout);
-            Ok(Verdict::Pass)
+            cmd::hook::completions(stdout, args.shell, Cli::command())
         }
         Some(Command::Man(args)) => cmd::hook::man(stdout, Cli::command(), args.out.as_deref()),
     };

@@ -138,6 +138,33 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+/// The completion script of `command` for `shell`, as `clap_complete` writes it, with one
+/// known defect of its bash generator mended (clap-rs/clap#6421, #6529, open in clap_complete
+/// 4.6.12): for a binary name with a hyphen the dispatch loop spells each state
+/// `sophia__hook__subcmd__agents` while the case arms are spelled `sophia__subcmd__hook__subcmd__agents`,
+/// so no arm matches and nothing completes past the subcommand. The arms are renamed to the
+/// loop's spelling; zsh, fish, elvish and PowerShell are written as generated.
+pub fn completions(
+    stdout: &mut dyn std::io::Write,
+    shell: clap_complete::Shell,
+    mut command: clap::Command,
+) -> super::Outcome {
+    const BIN: &str = "sophia-hook";
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, BIN, &mut script);
+    let mut script = String::from_utf8(script)?;
+    if shell == clap_complete::Shell::Bash {
+        let loop_spelling = BIN.replace('-', "__");
+        let arm_spelling = BIN.replace('-', "__subcmd__");
+        script = script.replace(
+            &format!("{arm_spelling}__subcmd__"),
+            &format!("{loop_spelling}__subcmd__"),
+        );
+    }
+    stdout.write_all(script.as_bytes())?;
+    Ok(super::Verdict::Pass)
+}
+
 /// `sophia-hook man`: the man page (roff) on stdout, or one page per subcommand in a folder.
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
