@@ -392,7 +392,7 @@ fn doctor_recomputes_codex_trust_hashes() {
     // Codex silently runs neither hook.
     let other = sb.dir.path().join("other/sophia-hook");
     fs::create_dir_all(other.parent().unwrap()).unwrap();
-    fs::copy(env!("CARGO_BIN_EXE_sophia-hook"), &other).unwrap();
+    common::exe::place_binary(&other);
     assert_eq!(
         sb.run(&[
             "install",
@@ -536,7 +536,7 @@ fn doctor_flags_a_binary_path_with_spaces_and_a_host_not_installed() {
     let spaced = sb.dir.path().join("my tools");
     fs::create_dir_all(&spaced).unwrap();
     let bin = spaced.join("sophia-hook");
-    fs::copy(env!("CARGO_BIN_EXE_sophia-hook"), &bin).unwrap();
+    common::exe::place_binary(&bin);
     let run = sb.run(&["doctor", "--binary", bin.to_str().unwrap()]);
     assert_eq!(run.code, 1);
     assert!(run.stdout.contains("contains spaces"), "{}", run.stdout);

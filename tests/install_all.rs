@@ -6,9 +6,11 @@
 //! Unix only: fake host executables are shell scripts with the executable bit.
 #![cfg(unix)]
 
+#[path = "common/exe.rs"]
+mod exe;
+
 use std::collections::BTreeSet;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -66,8 +68,7 @@ impl Machine {
 
     fn plant_executable(&self, host: Host) {
         let exe = self.bin.join(host.spec().detect.executables[0]);
-        fs::write(&exe, "#!/bin/sh\nexit 0\n").unwrap();
-        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        exe::write_script(&exe, "#!/bin/sh\nexit 0\n");
     }
 
     fn run(&self, args: &[&str]) -> Out {

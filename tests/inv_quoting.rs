@@ -10,7 +10,6 @@
 mod trust;
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -50,8 +49,7 @@ fn stub(dir: &Path, record: &Path) -> std::path::PathBuf {
         "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > '{}'\n",
         record.display()
     );
-    fs::write(&path, script).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    trust::exe::write_script(&path, &script);
     path
 }
 
@@ -151,7 +149,7 @@ fn doctor_runs_the_entry_through_the_shell_the_host_uses() {
     let dir = s.base.join("bins/$(touch PWNED)");
     fs::create_dir_all(&dir).unwrap();
     let bin = dir.join("sophia-hook");
-    fs::copy(trust::BIN, &bin).unwrap();
+    trust::exe::place_binary(&bin);
     let bin = bin.to_str().unwrap();
     let run = Command::new(bin)
         // The path itself (a project-scope default is the bare `sophia-hook`): its quoting is
@@ -190,7 +188,7 @@ fn doctor_never_reports_an_entry_that_the_shell_would_expand_as_fine() {
     let dir = s.base.join("bins/$(touch PWNED)");
     fs::create_dir_all(&dir).unwrap();
     let bin = dir.join("sophia-hook");
-    fs::copy(trust::BIN, &bin).unwrap();
+    trust::exe::place_binary(&bin);
     let bin = bin.to_str().unwrap();
     let line = |event: &str| format!("\"{bin}\" --host codex --event {event}");
     let doc = serde_json::json!({"hooks": {

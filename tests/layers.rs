@@ -295,3 +295,74 @@ fn the_host_count_sees_a_planted_match_arm() {
     assert_eq!(found.get("render"), Some(&3), "{found:?}");
     assert_eq!(found.get("hosts::codex"), None, "{found:?}");
 }
+
+/// The places in a test's source that put an executable on disk by hand: a copy of the binary
+/// under test, a mode with the owner's execute bit, a file written with a `#!` line. All of them
+/// race with another test thread's fork ("text file busy"); `tests/common/exe.rs` is the one way.
+fn hand_written_executables(text: &str) -> Vec<String> {
+    let copy = regex::Regex::new(r"copy\([^;]*?(?:BIN|CARGO_BIN_EXE)").unwrap();
+    let mode = regex::Regex::new(r"from_mode\(\s*0o[0-7]?[1357][0-7]{2}\s*\)").unwrap();
+    let shebang = regex::Regex::new(r##"write\(\s*[^;]*?,\s*(?:&?format!\(\s*)?"#!"##).unwrap();
+    [copy, mode, shebang]
+        .iter()
+        .flat_map(|re| re.find_iter(text).map(|m| m.as_str().to_owned()))
+        .collect()
+}
+
+#[test]
+fn tests_put_executables_on_disk_only_through_common_exe() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !path.ends_with("e2e") {
+                    walk(&path, out);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs")
+                // The one way, and this file's planted examples.
+                && !path.ends_with("common/exe.rs")
+                && !path.ends_with("tests/layers.rs")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for hit in hand_written_executables(&text) {
+                    out.push(format!("{}: {hit}", path.display()));
+                }
+            }
+        }
+    }
+    let mut hits = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut hits,
+    );
+    assert!(
+        hits.is_empty(),
+        "use tests/common/exe.rs:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_executable_check_sees_each_hand_written_form() {
+    let planted = [
+        "fs::copy(trust::BIN, &bin).unwrap();",
+        "std::fs::copy(\n    env!(\"CARGO_BIN_EXE_sophia-hook\"),\n    &to,\n)",
+        "fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();",
+        "fs::set_permissions(&p, Permissions::from_mode(0o700))",
+        "fs::write(&path, \"#!/bin/sh\\nexit 0\\n\").unwrap();",
+        "std::fs::write(\n    &script,\n    format!(\"#!/bin/sh\\ntouch '{}'\\n\", m),\n)",
+    ];
+    for text in planted {
+        assert_eq!(hand_written_executables(text).len(), 1, "{text}");
+    }
+    let fine = [
+        "fs::copy(fixture, &three).unwrap();",
+        "fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();",
+        "fs::set_permissions(&p, fs::Permissions::from_mode(0o600)).unwrap();",
+        "fs::write(&path, \"name: x\\n\").unwrap();",
+        "let want = if bin { 0o755 } else { 0o644 };",
+    ];
+    for text in fine {
+        assert!(hand_written_executables(text).is_empty(), "{text}");
+    }
+}

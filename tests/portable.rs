@@ -8,8 +8,10 @@
 //! clone needs `git`.
 #![cfg(unix)]
 
+#[path = "common/exe.rs"]
+mod exe;
+
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -37,7 +39,7 @@ impl Machine {
         for d in [&home, &project, &bin] {
             fs::create_dir_all(d).unwrap();
         }
-        place_binary(&bin.join("sophia-hook"));
+        exe::place_binary(&bin.join("sophia-hook"));
         Machine {
             _dir: dir,
             base,
@@ -98,16 +100,6 @@ impl Machine {
             .output()
             .unwrap();
         assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
-}
-
-/// The binary under test at `to`, a path of its own (what `current_exe` reports there): a hard
-/// link, which no writer holds open — a copy being written while another test thread forks
-/// makes its exec fail with "text file busy" — or, across file systems, a copy.
-fn place_binary(to: &Path) {
-    if fs::hard_link(BIN, to).is_err() {
-        fs::copy(BIN, to).unwrap();
-        fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
 
@@ -314,8 +306,7 @@ fn install_stops_when_sophia_hook_on_path_is_not_this_binary() {
         let file = m.project.join(settings_file(host));
         let other = m.base.join("other");
         fs::create_dir_all(&other).unwrap();
-        fs::write(other.join("sophia-hook"), "#!/bin/sh\necho other\n").unwrap();
-        fs::set_permissions(other.join("sophia-hook"), fs::Permissions::from_mode(0o755)).unwrap();
+        exe::write_script(&other.join("sophia-hook"), "#!/bin/sh\necho other\n");
         let cases = [
             ("/usr/bin:/bin".to_owned(), "is not on PATH"),
             (
@@ -403,8 +394,7 @@ fn doctor_checks_that_each_entry_resolves_as_the_host_starts_it() {
         assert!(install.status.success(), "{host:?}: {}", text(&install));
         let other = m.base.join("other");
         fs::create_dir_all(&other).unwrap();
-        fs::write(other.join("sophia-hook"), "#!/bin/sh\necho other\n").unwrap();
-        fs::set_permissions(other.join("sophia-hook"), fs::Permissions::from_mode(0o755)).unwrap();
+        exe::write_script(&other.join("sophia-hook"), "#!/bin/sh\necho other\n");
         let cases = [
             (m.path(), None),
             (
@@ -468,7 +458,7 @@ fn doctor_checks_that_each_entry_resolves_as_the_host_starts_it() {
         // An absolute path that is gone.
         let gone = m.base.join("gone");
         fs::create_dir_all(&gone).unwrap();
-        place_binary(&gone.join("sophia-hook"));
+        exe::place_binary(&gone.join("sophia-hook"));
         let exe = gone.join("sophia-hook");
         let out = m.run(&[
             "install",

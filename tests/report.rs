@@ -641,13 +641,10 @@ fn the_page_never_runs_a_command_a_repository_registered() {
     // that `install` would write does), but it is another program.
     std::fs::create_dir(proj.path().join("bin")).unwrap();
     let script = proj.path().join("bin/sophia-hook");
-    std::fs::write(
+    common::exe::write_script(
         &script,
-        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        &format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    );
     let handler = |event: &str| {
         json!([{"hooks": [{"type": "command", "timeout": 5,
             "command": format!("{} --host codex --event {event}", script.display())}]}])

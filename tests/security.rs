@@ -9,6 +9,9 @@
 // of src/edge/files.rs and src/edge/platform/, run under Wine by scripts/windows-ci.sh.
 #![cfg(unix)]
 
+#[path = "common/exe.rs"]
+mod exe;
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -274,12 +277,10 @@ fn doctor_never_runs_a_configured_command() {
     );
     // A fake `sophia-hook` outside the project that would leave the canary if run.
     let fake = repo.outside.join("sophia-hook");
-    fs::write(
+    exe::write_script(
         &fake,
         "#!/bin/sh\ntouch \"$(dirname \"$0\")/PWNED\"\necho '{}'\n",
-    )
-    .unwrap();
-    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    );
     repo.file(
         ".claude/settings.json",
         &json!({"hooks": {
@@ -494,7 +495,7 @@ fn uninstall_keeps_a_users_own_sophia_hook_named_script() {
     let repo = Repo::new();
     let notify = repo.home.join("bin/sophia-hook-notify.sh");
     fs::create_dir_all(notify.parent().unwrap()).unwrap();
-    fs::write(&notify, "#!/bin/sh\n").unwrap();
+    exe::write_script(&notify, "#!/bin/sh\n");
     let settings = repo.file(
         ".claude/settings.json",
         &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": notify}]}]}})

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod exe;
+
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};

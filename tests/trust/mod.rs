@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../common/exe.rs"]
+pub mod exe;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
