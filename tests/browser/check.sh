@@ -32,7 +32,8 @@ trap 'rm -rf "$work"' EXIT
 home=$work/home
 proj=$work/project
 mkdir -p "$home/.codex" "$proj/.git" "$proj/.codex/agents" "$home/.claude/agents"
-run() { env -i PATH="$PATH" HOME="$home" XDG_STATE_HOME="$work/state" \
+# The binary on PATH, as where it is installed: a project-scope entry names the bare `sophia-hook`.
+run() { env -i PATH="$(dirname "$bin"):$PATH" HOME="$home" XDG_STATE_HOME="$work/state" \
   SOPHIA_ANALYTICS_FILE="$repo/fixtures/analytics/week.jsonl" "$bin" "$@"; }
 
 run install --host codex --root "$proj" >/dev/null
