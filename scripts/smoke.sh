@@ -12,7 +12,9 @@ bin=("$@")
 # the embedded catalog answers whatever this machine has installed.
 smoke_home=$(mktemp -d)
 trap 'rm -rf "$smoke_home"' EXIT
-run() { HOME=$smoke_home USERPROFILE=$smoke_home SOPHIA_ANALYTICS=off "${bin[@]}" "$@"; }
+# The empty home has no Sophia MCP server either, so the embedded skills are switched on, as the
+# in-process twin of these checks in tests/ci_gates.rs runs them.
+run() { HOME=$smoke_home USERPROFILE=$smoke_home SOPHIA_ANALYTICS=off SOPHIA_EMBEDDED_SKILLS=on "${bin[@]}" "$@"; }
 smoke() { # fixture, then strings the output must contain
   local fixture=$1; shift
   local out

@@ -108,6 +108,9 @@ pub struct ProjectConfig {
     /// the same as `--planning`, but read by the hook itself, so it holds in the Codex TUI's
     /// long-lived app-server, which keeps the environment it started with.
     pub planning: Option<bool>,
+    /// `off` keeps the embedded skills unnamed in this project; `on` is the user's to choose
+    /// (ignored here with a warning: a repository cannot make us name a skill the host lacks).
+    pub embedded_skills: Option<crate::skills::grounding::EmbeddedSkills>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -175,6 +178,9 @@ pub struct UserConfig {
     /// Model ids for the generated roles, per host and tier; absent: every role inherits.
     #[serde(default)]
     pub models: ModelMap,
+    /// Whether the embedded skills may be named: `auto` (where their Sophia MCP server is),
+    /// `on`, `off`; `SOPHIA_EMBEDDED_SKILLS` wins over it.
+    pub embedded_skills: Option<crate::skills::grounding::EmbeddedSkills>,
 }
 
 impl UserConfig {
@@ -223,6 +229,12 @@ impl ProjectConfig {
         let mut out = Vec::new();
         if self.analytics.file.is_some() {
             out.push("config-ignored:analytics.file".to_owned());
+        }
+        if self
+            .embedded_skills
+            .is_some_and(|m| m != crate::skills::grounding::EmbeddedSkills::Off)
+        {
+            out.push("config-ignored:embedded_skills".to_owned());
         }
         out
     }

@@ -40,6 +40,9 @@ pub struct Project {
     pub skill_source: Option<&'static str>,
     /// Catalog load warnings (stale index, skipped files).
     pub skill_warnings: Vec<String>,
+    /// What grounds the embedded skills here, looked up only when the catalog is the embedded
+    /// one; `None` grounds none of them (`skills::grounding::apply`).
+    pub skill_grounding: Option<crate::skills::grounding::Grounding>,
     /// The effective agent catalog (availability overlaid); `None` means the embedded default.
     pub agents: Option<AgentCatalog>,
     /// Agent catalog and manifest warnings.
@@ -210,6 +213,10 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             }
             skills.catalog = project.skill_source.map(str::to_owned);
             skills.warnings = project.skill_warnings.clone();
+            if project.skill_source == Some(crate::skills::grounding::EMBEDDED_SOURCE) {
+                // The one place an embedded skill is let through: only where it is grounded.
+                crate::skills::grounding::apply(&mut skills, project.skill_grounding.as_ref());
+            }
             if planning::approves_plan(window) && !planning::asks_for_plan(window) {
                 // An approval moves to execution even with the planning switch on; only a host
                 // still in plan mode keeps it a planning turn (and the entry waits).

@@ -315,6 +315,9 @@ fn materialise(layout: &Layout, dirs: &Dirs) -> (Vec<String>, Vec<u8>, Vec<(Stri
         // measured on the release binary by benches/adversarial.sh and tested with an injected
         // clock in tests/budget.rs. A layout's own `env` may set it.
         ("SOPHIA_TIME_BUDGET_MS".into(), "1000".into()),
+        // The layouts judge what reaches the model, so every embedded skill is nameable (a
+        // layout's own `env` may set it otherwise).
+        ("SOPHIA_EMBEDDED_SKILLS".into(), "on".into()),
     ];
     for (k, v) in &layout.env {
         env.retain(|(key, _)| key != k);

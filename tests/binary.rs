@@ -416,15 +416,15 @@ fn debug_lines_use_the_product_log_format() {
     let table = [
         (
             "!quick spiegami SQL",
-            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)\n[mcp-context] mode=light reason=hotword:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
+            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-skills] embedded on (SOPHIA_EMBEDDED_SKILLS): every embedded skill may be named\n[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)\n[mcp-context] mode=light reason=hotword:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
         ),
         (
             "!quick implementa modifica agli hook",
-            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)\n[mcp-context] mode=full reason=repo-task-detected-overrides:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
+            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-skills] embedded on (SOPHIA_EMBEDDED_SKILLS): every embedded skill may be named\n[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)\n[mcp-context] mode=full reason=repo-task-detected-overrides:!quick\n[mcp-agents] mode=off reason=default-opt-in-design\n",
         ),
         (
             "!agents leggi i log",
-            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)\n[mcp-context] mode=full reason=default-full-context\n[mcp-agents] mode=required reason=hotword:!agents\n",
+            "[mcp-skills] catalog=embedded skills=9 warnings=0\n[mcp-skills] embedded on (SOPHIA_EMBEDDED_SKILLS): every embedded skill may be named\n[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)\n[mcp-context] mode=full reason=default-full-context\n[mcp-agents] mode=required reason=hotword:!agents\n",
         ),
     ];
     for (prompt, expected) in table {
@@ -540,6 +540,7 @@ fn the_time_budget_starts_once_the_payload_is_read() {
         .env_clear()
         .env("HOME", home.path())
         .env("SOPHIA_ANALYTICS_FILE", &log)
+        .env("SOPHIA_EMBEDDED_SKILLS", "on")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -20,6 +20,8 @@ fn run(elapsed_ms: u64, budget_ms: Option<&str>, analytics: &std::path::Path) ->
     let settings = Settings::from_lookup(|k| match k {
         "SOPHIA_ANALYTICS_FILE" => Some(file.clone()),
         "SOPHIA_TIME_BUDGET_MS" => budget.clone(),
+        // The skill line is what a run within budget adds: every embedded skill nameable.
+        "SOPHIA_EMBEDDED_SKILLS" => Some("on".to_owned()),
         _ => None,
     });
     let payload = br#"{"hook_event_name":"UserPromptSubmit","cwd":"/nonexistent","prompt":"!agents analizza il ticket Mantis 123 e ricostruisci la causa"}"#;

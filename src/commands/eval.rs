@@ -101,6 +101,11 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         skill_source: Some(loaded.source.as_str()),
         skill_warnings: loaded.warnings,
         skills: Some(SkillRouter::new(loaded.catalog)),
+        // `eval` measures the catalog, not this machine: every embedded skill may be named.
+        skill_grounding: Some(crate::skills::grounding::Grounding::new(
+            crate::skills::grounding::EmbeddedSkills::On,
+            crate::skills::grounding::ModeFrom::Eval,
+        )),
         agents: Some(agents),
         ..Project::default()
     };

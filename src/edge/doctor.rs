@@ -1229,15 +1229,28 @@ fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<
             labels.join(", ")
         };
         match loaded.source {
-            skills::CatalogSource::Embedded => out.push(check(
-                Status::Info,
-                area,
-                format!(
-                    "no skills in {}: the embedded default catalog is used",
-                    searched()
-                ),
-                None,
-            )),
+            skills::CatalogSource::Embedded => {
+                let (config, _) = crate::edge::config::load(root);
+                let grounding =
+                    crate::edge::mcp::grounding(host, root, root, settings, &config, &|| false);
+                let silent = crate::skills::grounding::known_skills()
+                    .all(|s| grounding.grounds(s).is_none());
+                out.push(check(
+                    Status::Info,
+                    area,
+                    format!(
+                        "no skills in {}: the embedded default catalog is used; embedded skills {}",
+                        searched(),
+                        grounding.summary()
+                    ),
+                    (silent && grounding.mode == crate::skills::grounding::EmbeddedSkills::Auto)
+                        .then(|| {
+                            "configure the Sophia MCP servers for this host, or \
+                             SOPHIA_EMBEDDED_SKILLS=on (docs/skills.md)"
+                                .into()
+                        }),
+                ))
+            }
             skills::CatalogSource::Index | skills::CatalogSource::Cache => out.push(check(
                 Status::Ok,
                 area,

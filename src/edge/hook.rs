@@ -379,6 +379,20 @@ pub fn load_project(
             }
         }
         project.skill_source = Some(loaded.source.as_str());
+        if loaded.source == skills::CatalogSource::Embedded {
+            let grounding = crate::edge::mcp::grounding(
+                request.host,
+                &cwd,
+                &root,
+                settings,
+                &config,
+                over_budget,
+            );
+            if let Some(err) = debug.as_deref_mut() {
+                let _ = writeln!(err, "[mcp-skills] embedded {}", grounding.summary());
+            }
+            project.skill_grounding = Some(grounding);
+        }
         project.skills_degraded = loaded.degraded;
         project.skill_warnings.extend(loaded.warnings);
         project.skills = Some(loaded.router);

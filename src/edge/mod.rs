@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod files;
 pub mod hook;
 pub mod hostconfig;
+pub mod mcp;
 pub mod platform;
 pub mod plugins;
 pub mod program;

@@ -15,6 +15,8 @@ pub const ENV_CACHE_DIR: &str = "SOPHIA_CACHE_DIR";
 pub const ENV_TIME_BUDGET_MS: &str = "SOPHIA_TIME_BUDGET_MS";
 /// How long a state update waits for another session's lock (milliseconds, default 2000).
 pub const ENV_STATE_LOCK_MS: &str = "SOPHIA_STATE_LOCK_MS";
+/// `auto`, `on` or `off`: whether the embedded skills may be named (`skills::grounding`).
+pub const ENV_EMBEDDED_SKILLS: &str = "SOPHIA_EMBEDDED_SKILLS";
 /// The default time budget of a hook run.
 pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
 /// Test hook: `SOPHIA_FAULT=panic` makes hook mode panic after reading stdin, so the tests can
@@ -66,6 +68,12 @@ pub struct Settings {
     /// Standard input is a terminal (read in [`Settings::from_env`] only): nobody will type a
     /// payload, so hook mode and `explain` print a hint instead of waiting.
     pub stdin_is_terminal: bool,
+    /// Whether the embedded skills may be named, and who said so (`SOPHIA_EMBEDDED_SKILLS`,
+    /// else `embedded_skills` in `config.yaml`); `None`: nobody, `auto`.
+    pub embedded_skills: Option<(
+        crate::skills::grounding::EmbeddedSkills,
+        crate::skills::grounding::ModeFrom,
+    )>,
 }
 
 impl Default for Settings {
@@ -98,6 +106,11 @@ impl Settings {
             settings.apply_user_analytics(&user.analytics);
             settings.hotword_prefix = user.hotword_prefix;
             settings.models = user.models;
+            if settings.embedded_skills.is_none() {
+                settings.embedded_skills = user
+                    .embedded_skills
+                    .map(|m| (m, crate::skills::grounding::ModeFrom::UserConfig));
+            }
         }
         settings
     }
@@ -193,6 +206,9 @@ impl Settings {
             config_dir: xdg("XDG_CONFIG_HOME", ".config"),
             hotword_prefix: None,
             models: crate::config::ModelMap::new(),
+            embedded_skills: get(ENV_EMBEDDED_SKILLS)
+                .and_then(|v| crate::skills::grounding::EmbeddedSkills::parse(&v))
+                .map(|m| (m, crate::skills::grounding::ModeFrom::Environment)),
             analytics_default,
             analytics_file,
             debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),

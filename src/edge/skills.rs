@@ -44,7 +44,7 @@ pub enum CatalogSource {
 impl CatalogSource {
     pub fn as_str(self) -> &'static str {
         match self {
-            CatalogSource::Embedded => "embedded",
+            CatalogSource::Embedded => crate::skills::grounding::EMBEDDED_SOURCE,
             CatalogSource::Index => "index",
             CatalogSource::Cache => "cache",
             CatalogSource::Scan => "scan",

@@ -71,6 +71,11 @@ pub const SPEC: HostSpec = HostSpec {
     },
     // No plugin system sophia-hook ships for.
     plugin: None,
+    // `mcpServers` in the agent's `mcp_config.json`.
+    mcp: &[McpFile {
+        place: PluginPlace::User(UserPath::Home(".gemini/antigravity/mcp_config.json")),
+        format: McpFormat::Json("mcpServers"),
+    }],
 };
 
 /// Antigravity sends no event name (the command line carries it) and the user's text as

@@ -129,6 +129,18 @@ pub const SPEC: HostSpec = HostSpec {
         ]),
         remove: "claude plugin uninstall sophia-hook@sophia-hook",
     }),
+    // Claude Code's MCP scopes (`claude mcp add --scope user|local|project`): `~/.claude.json`
+    // (user, and local under `projects.<folder>`), and the project's `.mcp.json`.
+    mcp: &[
+        McpFile {
+            place: PluginPlace::User(UserPath::Home(".claude.json")),
+            format: McpFormat::ClaudeUserJson,
+        },
+        McpFile {
+            place: PluginPlace::Project(".mcp.json"),
+            format: McpFormat::Json("mcpServers"),
+        },
+    ],
 };
 
 /// Claude Code 2.1 refuses a leading `-`, a `:` and more than 256 characters.

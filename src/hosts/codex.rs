@@ -125,4 +125,16 @@ pub const SPEC: HostSpec = HostSpec {
         enabled: PluginEnabled::TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
         remove: "codex plugin remove sophia-hook@sophia-hook",
     }),
+    // `[mcp_servers.<name>]` in the user's `config.toml`, and in a trusted project's
+    // `.codex/config.toml`.
+    mcp: &[
+        McpFile {
+            place: PluginPlace::User(UserPath::HostHome(HOME, "config.toml")),
+            format: McpFormat::Toml("mcp_servers"),
+        },
+        McpFile {
+            place: PluginPlace::Project(".codex/config.toml"),
+            format: McpFormat::Toml("mcp_servers"),
+        },
+    ],
 };

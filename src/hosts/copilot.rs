@@ -159,6 +159,11 @@ pub const SPEC: HostSpec = HostSpec {
         ))]),
         remove: "copilot plugin uninstall sophia-hook@sophia-hook",
     }),
+    // `mcpServers` in `$COPILOT_HOME/mcp-config.json` (what `/mcp add` writes).
+    mcp: &[McpFile {
+        place: PluginPlace::User(UserPath::HostHome(HOME, "mcp-config.json")),
+        format: McpFormat::Json("mcpServers"),
+    }],
 };
 
 /// Copilot CLI 1.0.102's tool names for the abstract tools of the canonical roles (observed in

@@ -140,6 +140,17 @@ pub const SPEC: HostSpec = HostSpec {
         },
         remove: "gemini extensions uninstall sophia-hook",
     }),
+    // `mcpServers` in the user's and the project's `settings.json` (JSONC).
+    mcp: &[
+        McpFile {
+            place: PluginPlace::User(UserPath::Home(".gemini/settings.json")),
+            format: McpFormat::Json("mcpServers"),
+        },
+        McpFile {
+            place: PluginPlace::Project(".gemini/settings.json"),
+            format: McpFormat::Json("mcpServers"),
+        },
+    ],
 };
 
 /// Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`).

@@ -113,6 +113,28 @@ pub struct HostSpec {
     /// How the host loads sophia-hook as a plugin or extension (`plugin build`); `None` when it
     /// has no such system sophia-hook ships for.
     pub plugin: Option<PluginLayout>,
+    /// The files the host reads its MCP servers from: where a Sophia MCP server grounds the
+    /// embedded skills (`skills::grounding`, `edge::mcp`).
+    pub mcp: &'static [McpFile],
+}
+
+/// One file a host reads MCP servers from.
+#[derive(Debug, Clone, Copy)]
+pub struct McpFile {
+    pub place: PluginPlace,
+    pub format: McpFormat,
+}
+
+/// How an MCP settings file lists its servers: each entry a name with a `command` and `args`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpFormat {
+    /// JSON (comments allowed), the servers under this root key.
+    Json(&'static str),
+    /// TOML, the servers as sub-tables of this table (`[mcp_servers.<name>]`).
+    Toml(&'static str),
+    /// Claude Code's `~/.claude.json`: the user's `mcpServers`, and the local ones under
+    /// `projects.<folder>.mcpServers` for the working folder or a folder above it in the project.
+    ClaudeUserJson,
 }
 
 /// The host's plugin (or extension) folder as `plugin build` writes it: manifest, hooks file,
@@ -164,7 +186,7 @@ pub enum PluginEnabled {
 }
 
 /// A settings file of the user's, or of the project (relative to its root).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PluginPlace {
     User(UserPath),
     Project(&'static str),
@@ -292,7 +314,7 @@ pub struct HostHome {
 pub type HostHomes = BTreeMap<&'static str, PathBuf>;
 
 /// A path under the user's home, or under the host's own home folder.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UserPath {
     /// `~/<path>`.
     Home(&'static str),

@@ -7,6 +7,7 @@ pub mod bm25;
 pub mod body;
 pub mod catalog;
 pub mod confidence;
+pub mod grounding;
 pub mod router;
 pub mod vocab;
 
@@ -90,6 +91,10 @@ pub struct SkillRouting {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub catalog: Option<String>,
     pub warnings: Vec<String>,
+    /// For the embedded catalog only: whether its skills may be named here, and which chosen
+    /// skills were withheld (`grounding`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<grounding::GroundingReport>,
 }
 
 impl SkillRouting {

@@ -30,9 +30,19 @@ pub fn fixed_clock() -> FixedClock {
     }
 }
 
+/// The rule tests measure the embedded catalog's routing, as `eval` does, so the helpers here
+/// run with every embedded skill nameable (`SOPHIA_EMBEDDED_SKILLS=on`); what a machine without
+/// the Sophia MCP servers sees (the default, `auto`) is `tests/grounding.rs`'s.
+pub const EMBEDDED_ON: (&str, &str) = ("SOPHIA_EMBEDDED_SKILLS", "on");
+
+/// [`Settings::default`] with [`EMBEDDED_ON`].
+pub fn test_settings() -> Settings {
+    Settings::from_lookup(|name| (name == EMBEDDED_ON.0).then(|| EMBEDDED_ON.1.to_owned()))
+}
+
 /// Runs `sophia-hook ARGS` in-process with `stdin`, no analytics and a fixed clock.
 pub fn run_in_process(args: &[&str], stdin: &[u8]) -> Run {
-    run_in_process_with(args, stdin, &Settings::default())
+    run_in_process_with(args, stdin, &test_settings())
 }
 
 pub fn run_in_process_with(args: &[&str], stdin: &[u8], settings: &Settings) -> Run {
@@ -66,12 +76,25 @@ pub const TEST_TIME_BUDGET_MS: &str = "600000";
 /// `home` so nothing touches the developer's real files; the time budget is
 /// [`TEST_TIME_BUDGET_MS`] unless `env` sets `SOPHIA_TIME_BUDGET_MS`.
 pub fn run_binary(args: &[&str], stdin: &[u8], home: &Path, env: &[(&str, &str)]) -> Run {
+    run_binary_in(args, stdin, home, &std::env::current_dir().unwrap(), env)
+}
+
+/// [`run_binary`] in the working folder `cwd`.
+pub fn run_binary_in(
+    args: &[&str],
+    stdin: &[u8],
+    home: &Path,
+    cwd: &Path,
+    env: &[(&str, &str)],
+) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sophia-hook"));
     cmd.args(args)
+        .current_dir(cwd)
         .env_clear()
         .env("HOME", home)
         .env("PATH", path_with_binary())
         .env("SOPHIA_TIME_BUDGET_MS", TEST_TIME_BUDGET_MS)
+        .env(EMBEDDED_ON.0, EMBEDDED_ON.1)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -211,6 +211,12 @@ function makeWorkspace(root, host, scenario) {
   const dir = path.join(root, `${host.name}-${scenario.name}`);
   const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall, plugin: !!scenario.plugin };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
+  // These homes have no Sophia MCP server, so by default the embedded skills would stay unnamed
+  // (docs/skills.md, "Grounded embedded skills"); the suite checks the hosts' protocol with them
+  // on, as `eval` measures them, through the user's own config.yaml (which every host's hook
+  // reads from HOME, whatever environment the host passes on).
+  fs.mkdirSync(path.join(ws.home, '.config', 'sophia-hook'), { recursive: true });
+  fs.writeFileSync(path.join(ws.home, '.config', 'sophia-hook', 'config.yaml'), 'embedded_skills: on\n');
   ws.baseEnv = baseEnv(ws);
   execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv, timeout: 30_000 });
   for (const [rel, content] of Object.entries(scenario.files || DEFAULT_FILES)) {

@@ -80,6 +80,7 @@ impl Sandbox {
                     .unwrap()
             })
             .env("SOPHIA_TIME_BUDGET_MS", "60000")
+            .env("SOPHIA_EMBEDDED_SKILLS", "on")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
