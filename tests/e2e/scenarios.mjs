@@ -19,6 +19,11 @@
 //   afterInstall optional (ws, hostName) => void, run right after `sophia-hook install` and before the
 //               host's trust is granted (so Codex trusts the hooks.json it leaves, e.g. a rewritten
 //               command line)
+//   embeddedSkills optional: 'auto' keeps the machine default for the embedded skills (named only where
+//               their Sophia MCP server is); otherwise the home's config.yaml turns them on, as `eval` does
+//   mcp         optional {name, marker}: after prepare, a stub MCP server (lib/mcp-stub.mjs) named `name` is
+//               added to the host's user MCP settings (lib/hosts.mjs configureMcp); it appends to
+//               `marker` under the workspace when the host starts it
 //   plugin      optional: true installs the hook as the host's plugin (extension for Gemini CLI) instead
 //               of `sophia-hook install`: `sophia-hook plugin build`, then the host's own commands,
 //               offline (lib/hosts.mjs buildPlugin; Codex's hooks trusted in its TUI)
@@ -72,7 +77,52 @@ function filesNaming(dir, needle) {
   return hits;
 }
 
+/** The stub MCP server was started by the host: the host reads the file it was configured in. */
+const MCP_STARTED = (ctx) => {
+  const marker = path.join(ctx.ws.root, 'mcp-started.txt');
+  const started = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
+  return [ctx.check('the host started the MCP server configured in its MCP settings', started.includes('started'), started || 'never started')];
+};
+
 export const SCENARIOS = [
+  {
+    // Grounded embedded skills (docs/skills.md): the Sophia SQL server configured where the host's
+    // own `mcp add` puts it, nothing else set — the host starts it, and the hint names its skill.
+    name: 'grounded-sql',
+    embeddedSkills: 'auto',
+    mcp: { name: 'sql-mcp-server', marker: 'mcp-started.txt' },
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    checks: MCP_STARTED,
+  },
+  {
+    // The same server in the project's MCP settings (Claude Code `.mcp.json`, Codex
+    // `.codex/config.toml` of the trusted project, Gemini CLI `.gemini/settings.json`).
+    name: 'grounded-sql-project',
+    hosts: ['codex', 'claude', 'gemini'],
+    embeddedSkills: 'auto',
+    mcp: { name: 'sql-mcp-server', marker: 'mcp-started.txt', scope: 'project' },
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    checks: MCP_STARTED,
+  },
+  {
+    // Claude Code's local scope: the server under this folder in `~/.claude.json`'s `projects`.
+    name: 'grounded-sql-local',
+    hosts: ['claude'],
+    embeddedSkills: 'auto',
+    mcp: { name: 'sql-mcp-server', marker: 'mcp-started.txt', scope: 'local' },
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    checks: MCP_STARTED,
+  },
+  {
+    // ...and without it the embedded catalog stays silent: the routing line only.
+    name: 'ungrounded-sql',
+    embeddedSkills: 'auto',
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: { prompt: ['contextMode=light reason=hotword:!quick'], absent: ['skill=mcp-', 'Sophia skill routing'] },
+  },
   {
     // The host-native way in (docs/hosts.md "Plugins"): no `sophia-hook install`; the hook that runs is
     // the plugin's own copy of the binary, and its routing reaches the model.

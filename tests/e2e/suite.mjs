@@ -41,6 +41,7 @@ const ROUTING_MARKERS = ['Sophia routing control:', 'Sophia skill routing:', 'So
 // Hotwords with `!` or the default second prefix `+` (src/config.rs DEFAULT_HOTWORD_PREFIX).
 const HOTWORD = /^(\s*[!+](quick|agents)\b)+\s*/i;
 
+const here = path.dirname(new URL(import.meta.url).pathname);
 const binary = process.env.SOPHIA_E2E_BINARY;
 const timeoutMs = 1000 * Number(process.env.SOPHIA_E2E_TIMEOUT || 120);
 const hostNames = (process.env.SOPHIA_E2E_HOSTS || Object.keys(HOSTS).join(',')).split(',').filter(Boolean);
@@ -215,8 +216,11 @@ function makeWorkspace(root, host, scenario) {
   // (docs/skills.md, "Grounded embedded skills"); the suite checks the hosts' protocol with them
   // on, as `eval` measures them, through the user's own config.yaml (which every host's hook
   // reads from HOME, whatever environment the host passes on).
-  fs.mkdirSync(path.join(ws.home, '.config', 'sophia-hook'), { recursive: true });
-  fs.writeFileSync(path.join(ws.home, '.config', 'sophia-hook', 'config.yaml'), 'embedded_skills: on\n');
+  // A scenario with `embeddedSkills: 'auto'` keeps the machine default.
+  if (scenario.embeddedSkills !== 'auto') {
+    fs.mkdirSync(path.join(ws.home, '.config', 'sophia-hook'), { recursive: true });
+    fs.writeFileSync(path.join(ws.home, '.config', 'sophia-hook', 'config.yaml'), 'embedded_skills: on\n');
+  }
   ws.baseEnv = baseEnv(ws);
   execFileSync('git', ['init', '-q', '-b', 'main', ws.project], { env: ws.baseEnv, timeout: 30_000 });
   for (const [rel, content] of Object.entries(scenario.files || DEFAULT_FILES)) {
@@ -318,6 +322,10 @@ async function runScenario(root, host, scenario) {
     ws.mockUrl = mock.url;
     try {
       await host.prepare(ws);
+      if (scenario.mcp) {
+        const { name, marker, scope } = scenario.mcp;
+        host.configureMcp(ws, name, process.execPath, [path.join(here, 'lib', 'mcp-stub.mjs'), path.join(ws.root, marker)], scope || 'user');
+      }
     } catch (e) {
       record(prefix, check('install and trust', false, excerpt(`${e.message}\n${e.stderr || ''}`, 1000)));
       return;

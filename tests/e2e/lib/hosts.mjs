@@ -19,6 +19,10 @@
 //   sessionContextOnPrompt   optional: the hook sends session context with the first prompt (Gemini)
 //   sessionStartOnResume     optional: a resumed run fires SessionStart again and the resumed history
 //                            lacks the earlier SessionStart context (Copilot)
+//   configureMcp(ws, name, command, args, scope)
+//                            adds a stdio MCP server to the user's (scope 'user'), the project's
+//                            ('project') or, Claude Code only, this machine's per-folder ('local') MCP settings, where the host's own `mcp add` puts it (run
+//                            after prepare, which may write the same file)
 //
 // `ws` is {root, home, project, binary, mockUrl, installArgs, afterInstall}; `run` is {stdout, stderr, dir, index}.
 
@@ -32,6 +36,13 @@ import { trustHooksInCodexTui } from './tui.mjs';
 function writeJson(file, value) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** `file`'s JSON (`{}` when missing) with `server` added under `mcpServers`. */
+function addJsonMcpServer(file, name, server) {
+  const doc = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  doc.mcpServers = { ...(doc.mcpServers || {}), [name]: server };
+  writeJson(file, doc);
 }
 
 /**
@@ -175,6 +186,14 @@ export const codex = {
     }
   },
 
+  // `codex mcp add NAME -- COMMAND ARGS…` writes `[mcp_servers.NAME]` to `$CODEX_HOME/config.toml`.
+  configureMcp(ws, name, command, args, scope) {
+    const table = ['', `[mcp_servers.${JSON.stringify(name)}]`, `command = ${JSON.stringify(command)}`, `args = ${JSON.stringify(args)}`];
+    const file = scope === 'project' ? path.join(ws.project, '.codex', 'config.toml') : path.join(ws.home, '.codex', 'config.toml');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, table.join('\n') + '\n');
+  },
+
   env: (ws) => ({ CODEX_HOME: path.join(ws.home, '.codex'), E2E_MOCK_API_KEY: 'mock-key' }),
 
   argv: (ws, step) =>
@@ -243,6 +262,21 @@ export const claude = {
       hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
       hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
     }
+  },
+
+  // `claude mcp add --scope user`: `mcpServers` of `~/.claude.json`.
+  // `--scope local` (this machine, this folder): `projects.<folder>.mcpServers` of `~/.claude.json`.
+  configureMcp(ws, name, command, args, scope) {
+    const server = { type: 'stdio', command, args, env: {} };
+    if (scope === 'local') {
+      const file = path.join(ws.home, '.claude.json');
+      const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const project = doc.projects[ws.project];
+      project.mcpServers = { ...(project.mcpServers || {}), [name]: server };
+      writeJson(file, doc);
+      return;
+    }
+    addJsonMcpServer(scope === 'project' ? path.join(ws.project, '.mcp.json') : path.join(ws.home, '.claude.json'), name, server);
   },
 
   env: (ws) => ({
@@ -359,6 +393,12 @@ export const gemini = {
       const built = buildPlugin(ws);
       hostCommand(ws, this, ['extensions', 'install', path.join(built, 'gemini-extension'), '--consent'], { GEMINI_CLI_TRUST_WORKSPACE: 'true' });
     }
+  },
+
+  // `gemini mcp add --scope user`: `mcpServers` of `~/.gemini/settings.json`.
+  configureMcp(ws, name, command, args, scope) {
+    const file = scope === 'project' ? path.join(ws.project, '.gemini', 'settings.json') : path.join(ws.home, '.gemini', 'settings.json');
+    addJsonMcpServer(file, name, { command, args });
   },
 
   env: (ws) => ({ GOOGLE_GEMINI_BASE_URL: ws.mockUrl, GEMINI_API_KEY: 'e2e-mock-key', NO_COLOR: '1' }),
@@ -492,6 +532,11 @@ export const copilot = {
         JSON.stringify({ trustedFolders: [ws.project] }, null, 2) +
         '\n',
     );
+  },
+
+  // `/mcp add`: `mcpServers` of `$COPILOT_HOME/mcp-config.json`.
+  configureMcp(ws, name, command, args) {
+    addJsonMcpServer(path.join(ws.home, '.copilot', 'mcp-config.json'), name, { type: 'local', command, args, tools: ['*'] });
   },
 
   env: (ws) => ({
