@@ -63,6 +63,10 @@ pub fn grounding(
         let Some(text) = path.and_then(|p| read_bounded_string(&p, caps::SETTINGS).ok()) else {
             continue;
         };
+        if !may_name_a_server(&text) {
+            // Most files name no Sophia server: they are not parsed at all.
+            continue;
+        }
         for (key, command) in entries(&text, file.format, cwd, root) {
             if let Some(server) = server_of_entry(&key, command.iter().map(String::as_str)) {
                 grounding
@@ -72,12 +76,22 @@ pub fn grounding(
             }
         }
     }
-    let checked_out: Vec<_> = SERVERS
+    // A folder per server first (one `lstat` each), and only then where each really leads.
+    let folders = SERVERS
         .iter()
-        .filter(|s| {
-            inside_project(root, &Path::new(s.dir).join("package.json")).is_ok_and(|p| p.is_file())
-        })
-        .collect();
+        .filter(|s| std::fs::symlink_metadata(root.join(s.dir)).is_ok())
+        .count();
+    let checked_out: Vec<_> = if folders < CHECKOUT_MIN_SERVERS {
+        Vec::new()
+    } else {
+        SERVERS
+            .iter()
+            .filter(|s| {
+                inside_project(root, &Path::new(s.dir).join("package.json"))
+                    .is_ok_and(|p| p.is_file())
+            })
+            .collect()
+    };
     if checked_out.len() >= CHECKOUT_MIN_SERVERS {
         for s in checked_out {
             grounding
@@ -87,6 +101,13 @@ pub fn grounding(
         }
     }
     grounding
+}
+
+/// Whether `text` can name a Sophia server at all: every server's name ends in `-mcp-server` and
+/// every folder in `-node`, in any case ([`server_of_entry`]), so a file with neither names none.
+fn may_name_a_server(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.contains("-mcp-server") || lower.contains("-node")
 }
 
 /// The file as the user knows it (`~/.claude.json`, `$CODEX_HOME/config.toml`): never this
@@ -132,7 +153,10 @@ fn entries(text: &str, format: McpFormat, cwd: &Path, root: &Path) -> Vec<(Strin
             .map(|doc| json_servers(doc.get(key)))
             .unwrap_or_default(),
         McpFormat::ClaudeUserJson => {
-            let Some(doc) = json(text) else {
+            // `~/.claude.json` holds much else (every project's state): only the two keys are
+            // kept, the rest skipped without being built.
+            let doc = claude_user(text).or_else(|| json(text));
+            let Some(doc) = doc else {
                 return Vec::new();
             };
             let mut out = json_servers(doc.get("mcpServers"));
@@ -151,6 +175,30 @@ fn entries(text: &str, format: McpFormat, cwd: &Path, root: &Path) -> Vec<(Strin
             out
         }
     }
+}
+
+/// `~/.claude.json` reduced to `mcpServers` and each project's `mcpServers`, as a JSON value.
+fn claude_user(text: &str) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Project {
+        #[serde(rename = "mcpServers", default)]
+        mcp_servers: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct User {
+        #[serde(rename = "mcpServers", default)]
+        mcp_servers: Option<Value>,
+        #[serde(default)]
+        projects: Option<std::collections::BTreeMap<String, Project>>,
+    }
+    let user: User = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()?;
+    let projects: serde_json::Map<String, Value> = user
+        .projects
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(folder, p)| Some((folder, serde_json::json!({"mcpServers": p.mcp_servers?}))))
+        .collect();
+    Some(serde_json::json!({"mcpServers": user.mcp_servers, "projects": projects}))
 }
 
 /// A JSON settings file, comments allowed (Gemini CLI's `settings.json` is JSONC).
@@ -189,6 +237,27 @@ fn json_servers(servers: Option<&Value>) -> Vec<(String, Vec<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_prefilter_sees_every_server_name_and_folder() {
+        for s in SERVERS {
+            assert!(
+                s.name.ends_with("-mcp-server") && s.dir.ends_with("-node"),
+                "{s:?}"
+            );
+            for text in [
+                s.name,
+                s.dir,
+                &s.name.to_uppercase(),
+                &format!("C:\\x\\{}\\i.js", s.dir),
+            ] {
+                assert!(may_name_a_server(text), "{text}");
+            }
+        }
+        assert!(!may_name_a_server(
+            r#"{"mcpServers": {"github": {"command": "npx"}}}"#
+        ));
+    }
 
     #[test]
     fn entries_of_each_format() {
