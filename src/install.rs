@@ -750,6 +750,23 @@ pub struct Registered {
 }
 
 /// Our handlers in a settings document, with their positions.
+/// Each handler's command line as the host sees it (`command`, or Copilot's `bash`, then
+/// `args`): what a host that runs one of two identical commands compares.
+pub fn command_lines(registered: &[Registered]) -> Vec<String> {
+    registered
+        .iter()
+        .map(|r| {
+            let h = &r.handler;
+            let command = h.get("command").or_else(|| h.get("bash"));
+            format!(
+                "{}\0{}",
+                command.map(Value::to_string).unwrap_or_default(),
+                h.get("args").map(Value::to_string).unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
 pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
     match host.spec().settings.layout {
         // The host's own entry holds only our handlers: every one of them is ours.

@@ -407,14 +407,22 @@ fn change(
         }
         return Ok(());
     }
-    if host.spec().settings.runs_both_scopes {
+    if host.spec().settings.both_scopes != crate::hosts::BothScopes::OneRuns {
         let other = match args.scope {
             crate::install::Scope::User => crate::install::Scope::Project,
             crate::install::Scope::Project => crate::install::Scope::User,
         };
         let other_path = settings_path(host, other, &root, settings)?;
-        let other_doc = hostconfig::read_for(&other_path, host).unwrap_or(serde_json::Value::Null);
-        if !crate::install::registered(&other_doc, host).is_empty() {
+        let lines_at = |file: &std::path::Path| {
+            let doc = hostconfig::read_for(file, host).unwrap_or(serde_json::Value::Null);
+            crate::install::command_lines(&crate::install::registered(&doc, host))
+        };
+        let (here, there) = (lines_at(&path), lines_at(&other_path));
+        let (project, user) = match args.scope {
+            crate::install::Scope::Project => (&here, &there),
+            crate::install::Scope::User => (&there, &here),
+        };
+        if !there.is_empty() && host.spec().settings.both_scopes.doubled(project, user) {
             writeln!(
                 lines.warn(),
                 "warning: sophia-hook is also installed at {} scope ({}): {} runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host {} --scope {}`",

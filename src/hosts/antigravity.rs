@@ -47,7 +47,7 @@ pub const SPEC: HostSpec = HostSpec {
         named_handlers: false,
         command_windows: false,
         command_is_powershell_on_windows: false,
-        runs_both_scopes: false,
+        both_scopes: BothScopes::OneRuns,
         comments: false,
     },
     trust: Trust::None,

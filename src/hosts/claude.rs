@@ -49,7 +49,10 @@ pub const SPEC: HostSpec = HostSpec {
         named_handlers: false,
         command_windows: false,
         command_is_powershell_on_windows: false,
-        runs_both_scopes: false,
+        // Both scopes' hooks run, one entry each, unless they are the same command (seen in
+        // tests/e2e/run: a bare `sophia-hook` at project scope and an absolute path at user scope
+        // inject every block twice; the same command twice, once).
+        both_scopes: BothScopes::BothRunUnlessSameCommand,
         comments: false,
     },
     trust: Trust::None,

@@ -49,7 +49,7 @@ pub const SPEC: HostSpec = HostSpec {
         named_handlers: false,
         command_windows: true,
         command_is_powershell_on_windows: false,
-        runs_both_scopes: true,
+        both_scopes: BothScopes::BothRun,
         comments: false,
     },
     trust: Trust::HandlerHashes {

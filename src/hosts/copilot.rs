@@ -56,7 +56,7 @@ pub const SPEC: HostSpec = HostSpec {
         command_windows: false,
         command_is_powershell_on_windows: false,
         // Both scopes' handlers run: two sessionStart contexts both arrive.
-        runs_both_scopes: true,
+        both_scopes: BothScopes::BothRun,
         comments: false,
     },
     // Repository hooks load only in a trusted folder: the folder or a parent in `trustedFolders` of

@@ -54,7 +54,9 @@ pub const SPEC: HostSpec = HostSpec {
         // Gemini CLI 0.61.0 runs every hook through PowerShell on Windows (`getShellConfiguration`:
         // $ComSpec when it is PowerShell, else pwsh.exe, else powershell.exe, with `-Command`).
         command_is_powershell_on_windows: true,
-        runs_both_scopes: false,
+        // Seen in tests/e2e/run with a project and a user entry of different commands: every
+        // block arrives once.
+        both_scopes: BothScopes::OneRuns,
         // Gemini CLI reads `//` and `/* */` comments in settings.json.
         comments: true,
     },

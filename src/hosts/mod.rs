@@ -322,6 +322,36 @@ pub enum UserPath {
     HostHome(HostHome, &'static str),
 }
 
+/// What a host does when sophia-hook is registered at both the project and the user scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BothScopes {
+    /// Only one of them reaches the model: nothing doubles.
+    OneRuns,
+    /// Both run: every block arrives twice.
+    BothRun,
+    /// Both run unless the two entries are the same command, which the host runs once (Claude
+    /// Code: a project entry naming the bare `sophia-hook` and a user entry naming this machine's
+    /// path are two commands).
+    BothRunUnlessSameCommand,
+}
+
+impl BothScopes {
+    /// Whether our hooks run twice, given each scope's command lines (`command` and `args` of
+    /// each handler).
+    pub fn doubled(self, project: &[String], user: &[String]) -> bool {
+        match self {
+            BothScopes::OneRuns => false,
+            BothScopes::BothRun => true,
+            BothScopes::BothRunUnlessSameCommand => {
+                let (mut a, mut b) = (project.to_vec(), user.to_vec());
+                a.sort();
+                b.sort();
+                a != b
+            }
+        }
+    }
+}
+
 /// Where the hooks are registered and in which format.
 #[derive(Debug)]
 pub struct Settings {
@@ -344,9 +374,9 @@ pub struct Settings {
     /// Whether the host runs `command` itself through PowerShell on Windows (so a Windows build
     /// writes the PowerShell line there, not the POSIX one).
     pub command_is_powershell_on_windows: bool,
-    /// Whether the host runs the project's and the user's hooks both (so `install` warns when
-    /// ours is in both).
-    pub runs_both_scopes: bool,
+    /// What the host does with our hooks at both scopes (so `install` warns and `doctor` fails
+    /// when ours would run twice).
+    pub both_scopes: BothScopes,
     /// Whether the host reads `//` and `/* */` comments in its settings file (JSONC), so that
     /// `install` and `uninstall` edit such a file keeping every comment instead of refusing it.
     pub comments: bool,

@@ -35,6 +35,7 @@
 // prompt's own text never inside a hook block.
 
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { DEFAULT_REPLY } from './lib/mock.mjs';
 
@@ -85,6 +86,22 @@ const MCP_STARTED = (ctx) => {
 };
 
 export const SCENARIOS = [
+  {
+    // sophia-hook at both scopes where the host runs it once (docs/host-protocols.md): Claude Code when
+    // the two entries are the same command (`--binary sophia-hook` at user scope too; a bare name at
+    // project scope and an absolute path at user scope inject every block twice, which `install` warns
+    // about and `doctor` fails), Gemini CLI whatever the commands. The standard checks prove every
+    // block arrives once.
+    name: 'both-scopes-once',
+    hosts: ['claude', 'gemini'],
+    installArgs: ['--no-agents'],
+    afterInstall: (ws, hostName) => {
+      const same = hostName === 'claude' ? ['--binary', 'sophia-hook'] : [];
+      execFileSync(ws.binary, ['install', '--host', hostName, '--scope', 'user', '--no-agents', ...same], { env: ws.baseEnv, cwd: ws.project, encoding: 'utf8' });
+    },
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+  },
   {
     // Grounded embedded skills (docs/skills.md): the Sophia SQL server configured where the host's
     // own `mcp add` puts it, nothing else set — the host starts it, and the hint names its skill.
