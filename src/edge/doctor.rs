@@ -433,7 +433,20 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         ));
         return Vec::new();
     }
-    if host.spec().settings.runs_both_scopes && installed.len() > 1 {
+    let at = |scope: Scope| {
+        installed
+            .iter()
+            .filter(|(s, _, _)| *s == scope)
+            .flat_map(|(_, _, regs)| crate::install::command_lines(regs))
+            .collect::<Vec<_>>()
+    };
+    if installed.len() > 1
+        && host
+            .spec()
+            .settings
+            .both_scopes
+            .doubled(&at(Scope::Project), &at(Scope::User))
+    {
         out.push(check(
             Status::Fail,
             format!("{name} scopes"),
@@ -1006,6 +1019,16 @@ fn live_run(
     } else {
         shell_command(host, event, &binary.to_string_lossy())
     };
+    // A check, not a prompt: no analytics line, and the turn state and compiled skills copy of
+    // its sample conversation go to a private folder that is removed with this run, so `doctor`
+    // changes nothing of the user's state.
+    let cache = tempfile::Builder::new()
+        .prefix("sophia-hook-doctor-")
+        .tempdir()
+        .ok();
+    if let Some(dir) = &cache {
+        cmd.env(crate::edge::settings::ENV_CACHE_DIR, dir.path());
+    }
     cmd.current_dir(root)
         .env("SOPHIA_ANALYTICS", "off")
         .stdin(Stdio::piped())

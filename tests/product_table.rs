@@ -1,0 +1,448 @@
+//! The product as a table: every host × install state (none, project, user, both; both with the
+//! same command at the two scopes) × command (install, doctor, status, agents sync/check,
+//! availability, uninstall) × output mode (text, `--json`, exit code), on the real binary. Each
+//! cell asserts what a user sees — the warnings printed and the ones not printed, the exit code,
+//! the files left — and that the text and JSON modes agree. The expected values are generated from
+//! the per-host facts below, written from `docs/host-protocols.md` (what the real hosts did), not
+//! read from the host table under test.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sophia_hook::hosts::Host;
+
+/// What each host does, as observed (`docs/host-protocols.md`).
+struct Facts {
+    /// A project entry (bare `sophia-hook`) and a user entry (this machine's path) both run.
+    both_scopes_double: bool,
+    /// ... and the same command at both scopes runs once.
+    same_command_once: bool,
+    /// The problems `doctor` reports for a fresh install at project scope, as (status, area).
+    project: &'static [(&'static str, &'static str)],
+    /// The same at user scope.
+    user: &'static [(&'static str, &'static str)],
+    /// At any scope, once installed.
+    always: &'static [(&'static str, &'static str)],
+    /// Writes runtime agent definitions (`agents sync`).
+    agents: bool,
+}
+
+fn facts(host: Host) -> Facts {
+    match host {
+        // Folder trust and handler trust (`/hooks`), per scope; both scopes run.
+        Host::Codex => Facts {
+            both_scopes_double: true,
+            same_command_once: false,
+            project: &[
+                ("fail", "codex project trust"),
+                ("warn", "codex project trust"),
+            ],
+            user: &[("warn", "codex user trust")],
+            always: &[],
+            agents: true,
+        },
+        // No trust step; both scopes run unless the commands are the same.
+        Host::Claude => Facts {
+            both_scopes_double: true,
+            same_command_once: true,
+            project: &[],
+            user: &[],
+            always: &[],
+            agents: true,
+        },
+        // Folder trust at project scope; of two entries one reaches the model.
+        Host::Gemini => Facts {
+            both_scopes_double: false,
+            same_command_once: true,
+            project: &[("warn", "gemini project trust")],
+            user: &[],
+            always: &[],
+            agents: true,
+        },
+        // Folder trust at project scope; both scopes run.
+        Host::Copilot => Facts {
+            both_scopes_double: true,
+            same_command_once: false,
+            project: &[("warn", "copilot project trust")],
+            user: &[],
+            always: &[],
+            agents: true,
+        },
+        // Experimental everywhere.
+        Host::Antigravity => Facts {
+            both_scopes_double: false,
+            same_command_once: true,
+            project: &[],
+            user: &[],
+            always: &[("warn", "antigravity")],
+            agents: false,
+        },
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    None,
+    Project,
+    User,
+    Both,
+    /// Both scopes naming the same command (`--binary sophia-hook` at user scope too).
+    BothSameCommand,
+}
+
+const STATES: [State; 5] = [
+    State::None,
+    State::Project,
+    State::User,
+    State::Both,
+    State::BothSameCommand,
+];
+
+impl State {
+    fn scopes(self) -> Vec<&'static str> {
+        match self {
+            State::None => vec![],
+            State::Project => vec!["project"],
+            State::User => vec!["user"],
+            State::Both | State::BothSameCommand => vec!["project", "user"],
+        }
+    }
+}
+
+struct Machine {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    state: PathBuf,
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Machine {
+    fn new() -> Machine {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        let state = dir.path().join("state");
+        fs::create_dir_all(&home).unwrap();
+        fs::create_dir_all(project.join(".git")).unwrap();
+        let project = dunce::canonicalize(project).unwrap();
+        Machine {
+            _dir: dir,
+            home,
+            project,
+            state,
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        let state = self.state.to_str().unwrap().to_owned();
+        let run = common::run_binary_in(
+            args,
+            b"",
+            &self.home,
+            &self.project,
+            &[("XDG_STATE_HOME", &state), ("SOPHIA_ANALYTICS", "off")],
+        );
+        Out {
+            code: run.code,
+            stdout: run.stdout,
+            stderr: run.stderr,
+        }
+    }
+
+    /// Every file under the home and the project (`.git` aside), with its bytes.
+    fn files(&self) -> BTreeMap<String, Vec<u8>> {
+        fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+            for entry in fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.file_name().is_some_and(|n| n == ".git") {
+                    continue;
+                }
+                if path.is_dir() {
+                    walk(&path, base, out);
+                    // An empty folder left behind counts as a file left behind.
+                    if fs::read_dir(&path).unwrap().next().is_none() {
+                        out.insert(
+                            format!("{}/", path.strip_prefix(base).unwrap().display()),
+                            Vec::new(),
+                        );
+                    }
+                } else {
+                    out.insert(
+                        path.strip_prefix(base).unwrap().display().to_string(),
+                        fs::read(&path).unwrap(),
+                    );
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(&self.home, self.home.parent().unwrap(), &mut out);
+        walk(&self.project, self.project.parent().unwrap(), &mut out);
+        out
+    }
+}
+
+/// The (status, area) of every check `doctor --json` reports as a warning or a failure.
+fn problems(doctor: &Value) -> BTreeSet<(String, String)> {
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "warn" || c["status"] == "fail")
+        .map(|c| {
+            (
+                c["status"].as_str().unwrap().to_owned(),
+                c["area"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Doctor's text mode agrees with its JSON: the same exit code, `ok` exactly when it exits 0,
+/// every check a line of the text table with the same status, and the same totals.
+fn doctor_modes_agree(cell: &str, text: &Out, json: &Out) -> Value {
+    assert_eq!(
+        text.code, json.code,
+        "{cell}: text and --json exit codes differ"
+    );
+    let doc: Value = serde_json::from_str(&json.stdout)
+        .unwrap_or_else(|e| panic!("{cell}: {e}: {}", json.stdout));
+    assert_eq!(
+        doc["ok"],
+        Value::Bool(json.code == 0),
+        "{cell}: `ok` and the exit code disagree"
+    );
+    let checks = doc["checks"].as_array().unwrap();
+    for c in checks {
+        let (status, area, detail) = (
+            c["status"].as_str().unwrap(),
+            c["area"].as_str().unwrap(),
+            c["detail"].as_str().unwrap(),
+        );
+        let label = if status == "fail" { "FAIL" } else { status };
+        let first = detail.lines().next().unwrap_or_default();
+        let line = text
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(label) && l.contains(area) && l.contains(first))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{cell}: {status} {area} {first:?} is in --json but not in the text:\n{}",
+                    text.stdout
+                )
+            });
+        assert!(!line.is_empty());
+    }
+    let count = |s: &str| checks.iter().filter(|c| c["status"] == s).count();
+    let totals = format!("{} problem(s), {} warning(s)", count("fail"), count("warn"));
+    assert!(
+        text.stdout.contains(&totals),
+        "{cell}: text totals are not {totals}:\n{}",
+        text.stdout
+    );
+    doc
+}
+
+#[test]
+fn every_host_and_install_state_reads_the_same_in_text_and_json() {
+    for host in Host::ALL {
+        let f = facts(host);
+        let h = host.as_str();
+        for state in STATES {
+            let cell = format!("{h} {state:?}");
+            let m = Machine::new();
+            let before = m.files();
+            let mut install_out = String::new();
+            for scope in state.scopes() {
+                let mut args = vec!["install", "--host", h, "--scope", scope];
+                if state == State::BothSameCommand && scope == "user" {
+                    args.extend(["--binary", "sophia-hook"]);
+                }
+                let run = m.run(&args);
+                assert_eq!(
+                    run.code, 0,
+                    "{cell}: install --scope {scope}: {}",
+                    run.stderr
+                );
+                install_out.push_str(&run.stdout);
+                install_out.push_str(&run.stderr);
+            }
+            // The double-install warning: exactly where the host would run our hooks twice.
+            let doubled = match state {
+                State::Both => f.both_scopes_double,
+                State::BothSameCommand => f.both_scopes_double && !f.same_command_once,
+                _ => false,
+            };
+            assert_eq!(
+                install_out.contains("injected twice"),
+                doubled,
+                "{cell}: install said:\n{install_out}"
+            );
+
+            // doctor: the problems the facts predict, no more, in both modes.
+            let text = m.run(&["doctor", "--host", h]);
+            let json = m.run(&["doctor", "--host", h, "--json"]);
+            let doc = doctor_modes_agree(&cell, &text, &json);
+            let mut want: BTreeSet<(String, String)> = BTreeSet::new();
+            if state == State::None {
+                // Asked about one host that is not installed: that is the failure.
+                want.insert(("fail".into(), h.into()));
+            }
+            let mut add = |list: &[(&str, &str)]| {
+                want.extend(list.iter().map(|(s, a)| (s.to_string(), a.to_string())))
+            };
+            if state.scopes().contains(&"project") {
+                add(f.project);
+            }
+            if state.scopes().contains(&"user") {
+                add(f.user);
+            }
+            if state != State::None {
+                add(f.always);
+            }
+            if doubled {
+                want.insert(("fail".into(), format!("{h} scopes")));
+            }
+            assert_eq!(problems(&doc), want, "{cell}: doctor:\n{}", text.stdout);
+            let fails = want.iter().any(|(s, _)| s == "fail");
+            assert_eq!(text.code, i32::from(fails), "{cell}: doctor exit code");
+
+            // status: where it is registered, in both modes.
+            let text = m.run(&["status"]);
+            let json = m.run(&["status", "--json"]);
+            assert_eq!((text.code, json.code), (0, 0), "{cell}: status");
+            let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+            let entry = doc["hosts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["host"] == h)
+                .unwrap();
+            let scopes: Vec<&str> = entry["registered"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["scope"].as_str().unwrap())
+                .collect();
+            assert_eq!(scopes, state.scopes(), "{cell}: status --json");
+            let line = text
+                .stdout
+                .lines()
+                .find(|l| l.starts_with(&format!("{h}:")))
+                .unwrap();
+            for scope in ["project", "user"] {
+                assert_eq!(
+                    line.contains(&format!("{scope} scope")),
+                    state.scopes().contains(&scope),
+                    "{cell}: status line {line:?}"
+                );
+            }
+            assert_eq!(
+                line.contains("not registered"),
+                state == State::None,
+                "{cell}: {line:?}"
+            );
+            for other in Host::ALL.iter().filter(|o| **o != host) {
+                let e = doc["hosts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|e| e["host"] == other.as_str())
+                    .unwrap();
+                assert_eq!(
+                    e["registered"],
+                    serde_json::json!([]),
+                    "{cell}: {other:?} registered too"
+                );
+            }
+
+            // agents check: what install synced is up to date in both modes, one file gone is not.
+            if f.agents {
+                for scope in state.scopes() {
+                    let args = ["agents", "check", "--host", h, "--scope", scope];
+                    let text = m.run(&args);
+                    let json = m.run(&[&args[..], &["--json"]].concat());
+                    assert_eq!(
+                        (text.code, json.code),
+                        (0, 0),
+                        "{cell} agents check {scope}: {}{}",
+                        text.stdout,
+                        text.stderr
+                    );
+                    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+                    assert_eq!(doc["ok"], true, "{cell}");
+                    let gone = doc["files"][0]["path"].as_str().unwrap().to_owned();
+                    fs::remove_file(&gone).unwrap();
+                    let text = m.run(&args);
+                    let json = m.run(&[&args[..], &["--json"]].concat());
+                    assert_eq!(
+                        (text.code, json.code),
+                        (1, 1),
+                        "{cell} agents check {scope} after removing {gone}"
+                    );
+                    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+                    assert_eq!(doc["ok"], false, "{cell}");
+                    assert!(
+                        text.stdout.contains(&gone) && json.stdout.contains(&gone),
+                        "{cell}: {gone} not named"
+                    );
+                    let sync = m.run(&["agents", "sync", "--host", h, "--scope", scope]);
+                    assert_eq!(sync.code, 0, "{cell}: {}", sync.stderr);
+                    assert_eq!(m.run(&args).code, 0, "{cell}: sync did not clear the check");
+                }
+            }
+
+            // availability: text and JSON agree on each role's state for this host.
+            let text = m.run(&["availability"]);
+            let json = m.run(&["availability", "--json"]);
+            assert_eq!((text.code, json.code), (0, 0), "{cell}: availability");
+            if f.agents {
+                let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+                for (role, value) in doc["agents"].as_object().unwrap() {
+                    let state_here = value["hosts"][h].as_str().unwrap();
+                    let want = if state.scopes().is_empty() {
+                        "unknown"
+                    } else {
+                        "configured"
+                    };
+                    assert_eq!(state_here, want, "{cell}: availability of {role}");
+                    let line = text
+                        .stdout
+                        .lines()
+                        .find(|l| l.starts_with(role.as_str()))
+                        .unwrap();
+                    assert!(
+                        line.split_whitespace().any(|w| w == state_here),
+                        "{cell}: {line:?}"
+                    );
+                }
+            }
+
+            // uninstall every scope: nothing of ours is left, the rest as it was.
+            for scope in state.scopes() {
+                let run = m.run(&["uninstall", "--host", h, "--scope", scope]);
+                assert_eq!(
+                    run.code, 0,
+                    "{cell}: uninstall --scope {scope}: {}",
+                    run.stderr
+                );
+            }
+            let after = m.files();
+            let added: Vec<&String> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+            assert!(added.is_empty(), "{cell}: left after uninstall: {added:?}");
+            assert_eq!(
+                after, before,
+                "{cell}: files changed after install and uninstall"
+            );
+        }
+    }
+}
