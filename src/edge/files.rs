@@ -54,6 +54,9 @@ pub enum ReadError {
     NotRegular,
     /// Larger than the cap for its kind.
     TooLarge { cap: u64 },
+    /// Named like a secret (`.env`, a private key, a host's credentials), or a link to such a
+    /// file: never read, whoever asks ([`is_secret_name`]).
+    Secret,
     /// Any other I/O failure (permissions, ...).
     Io(io::Error),
 }
@@ -64,6 +67,7 @@ impl fmt::Display for ReadError {
             ReadError::Missing => f.write_str("missing"),
             ReadError::NotRegular => f.write_str("not a regular file"),
             ReadError::TooLarge { cap } => write!(f, "larger than the {cap}-byte cap"),
+            ReadError::Secret => f.write_str("named like a secret, never read"),
             ReadError::Io(e) => write!(f, "unreadable ({})", e.kind()),
         }
     }
@@ -173,12 +177,75 @@ impl BoundedFile {
 /// Opens a regular file of at most `cap` bytes for reading: checked before opening (a device is
 /// never opened) and again on the handle (a swap in between is caught), opened non-blocking (a
 /// FIFO never blocks). The metadata is the handle's.
+///
+/// A file named like a secret is refused, and so is a link to one (`AGENTS.md -> .env`): the name
+/// checked is the one the link chain ends at, and the opened handle must be that file, so a swap
+/// after the check is refused too.
 fn open_regular(path: &Path, cap: u64) -> Result<(File, fs::Metadata), ReadError> {
+    if is_secret_name(path) {
+        return Err(ReadError::Secret);
+    }
+    let target = match fs::symlink_metadata(path)?.file_type().is_symlink() {
+        true => Some(dunce::canonicalize(path)?),
+        false => None,
+    };
+    if target.as_deref().is_some_and(is_secret_name) {
+        return Err(ReadError::Secret);
+    }
     check_regular(&fs::metadata(path)?, cap)?;
     let file = platform::read_flags(OpenOptions::new().read(true)).open(path)?;
     let meta = file.metadata()?;
     check_regular(&meta, cap)?;
+    if let Some(target) = &target {
+        let named = BoundedFile {
+            file: file.try_clone()?,
+            len: 0,
+        };
+        if !named.is_same_file(&fs::symlink_metadata(target)?) {
+            return Err(ReadError::Secret);
+        }
+    }
     Ok((file, meta))
+}
+
+/// Whether a file's name says it holds a secret: `.env` and `.env.<anything>` but the
+/// `.example`/`.sample`/`.template`/`.dist` ones, private keys and certificates (`*.pem`, `*.key`,
+/// `*.p12`, `*.pfx`, `id_rsa`, `id_ed25519`, … but not their `.pub`), `.netrc`, `.npmrc`,
+/// `.pypirc`, `.git-credentials`, `credentials`/`credentials.json`, and the hosts' own credential
+/// files (Codex `auth.json`, Claude Code `.credentials.json`, Gemini CLI `oauth_creds.json`).
+/// Case-insensitive. No file sophia-hook reads has such a name.
+pub fn is_secret_name(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    let public = [".example", ".sample", ".template", ".dist", ".pub"]
+        .iter()
+        .any(|s| name.ends_with(s));
+    if public {
+        return false;
+    }
+    const EXACT: &[&str] = &[
+        ".env",
+        ".netrc",
+        "_netrc",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        "credentials",
+        "credentials.json",
+        ".credentials.json",
+        "auth.json",
+        "oauth_creds.json",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+    ];
+    const EXTENSIONS: &[&str] = &[".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"];
+    EXACT.contains(&name.as_str())
+        || name.starts_with(".env.")
+        || EXTENSIONS.iter().any(|e| name.ends_with(e))
 }
 
 fn check_regular(meta: &fs::Metadata, cap: u64) -> Result<(), ReadError> {
@@ -711,6 +778,80 @@ pub fn for_each_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_names_are_refused_and_their_public_twins_are_not() {
+        let secret = [
+            ".env",
+            ".ENV",
+            ".env.local",
+            ".env.production",
+            "id_rsa",
+            "id_ed25519",
+            "server.pem",
+            "tls.KEY",
+            "cert.p12",
+            "auth.json",
+            "oauth_creds.json",
+            ".credentials.json",
+            "credentials",
+            ".netrc",
+            ".npmrc",
+            ".pypirc",
+            ".git-credentials",
+            "store.jks",
+        ];
+        let public = [
+            ".env.example",
+            ".env.sample",
+            ".env.template",
+            ".env.dist",
+            "id_rsa.pub",
+            "AGENTS.md",
+            "CLAUDE.md",
+            "SKILL.md",
+            "settings.json",
+            "config.toml",
+            ".mcp.json",
+            "hooks.json",
+            "environment.md",
+            "keys.md",
+            "envoy.yaml",
+            ".envrc.md",
+        ];
+        for name in secret {
+            assert!(is_secret_name(Path::new(name)), "{name}");
+            assert!(is_secret_name(&Path::new("a/b").join(name)), "{name}");
+        }
+        for name in public {
+            assert!(!is_secret_name(Path::new(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_secret_is_not_read_by_name_or_through_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join(".env");
+        fs::write(&secret, "KEY=1").unwrap();
+        assert!(matches!(read_bounded(&secret, 64), Err(ReadError::Secret)));
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("AGENTS.md");
+            std::os::unix::fs::symlink(&secret, &link).unwrap();
+            let chain = dir.path().join("CLAUDE.md");
+            std::os::unix::fs::symlink(&link, &chain).unwrap();
+            for path in [&link, &chain] {
+                assert!(matches!(read_bounded(path, 64), Err(ReadError::Secret)));
+                assert!(matches!(read_prefix(path, 64), Err(ReadError::Secret)));
+                assert!(matches!(open_bounded(path, 64), Err(ReadError::Secret)));
+            }
+            let plain = dir.path().join("rules.md");
+            fs::write(&plain, "rules").unwrap();
+            let ok = dir.path().join("GEMINI.md");
+            std::os::unix::fs::symlink(&plain, &ok).unwrap();
+            assert_eq!(read_bounded(&ok, 64).unwrap(), b"rules");
+        }
+    }
     #[cfg(unix)]
     use std::os::unix::fs::{PermissionsExt, symlink};
 

@@ -45,6 +45,7 @@ pub fn read_doc(
         ReadError::NotRegular => "not-a-file",
         ReadError::TooLarge { .. } => "too-large",
         ReadError::Io(_) => "unreadable",
+        ReadError::Secret => "secret",
     })?;
     if bytes.contains(&0) {
         return Err("binary");

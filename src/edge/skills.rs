@@ -1279,7 +1279,7 @@ fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
         ReadError::Missing => "skills-index-missing",
         ReadError::TooLarge { .. } => "skills-index-too-large",
         ReadError::NotRegular => "skills-index-not-a-file",
-        ReadError::Io(_) => "skills-index-unreadable",
+        ReadError::Io(_) | ReadError::Secret => "skills-index-unreadable",
     })?;
     // An index of another schema comes from another version: stale, not corrupt.
     let schema = text.split(['\t', '\n']).nth(1);
