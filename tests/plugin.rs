@@ -470,12 +470,11 @@ fn plugin_sandbox(record: Option<(&PluginRecord, &str)>) -> tempfile::TempDir {
             // Installed, then `gemini extensions disable sophia-hook` (the manifest's extra key
             // only tells the two cases apart here; Gemini CLI ignores unknown keys).
             let home = dir.path().join("home");
+            // Built as JSON: a Windows home's `\` must be escaped in the string.
+            let overrides = serde_json::json!({"sophia-hook": {"overrides": [format!("!{}/*", home.display())]}});
             std::fs::write(
                 home.join(".gemini/extensions/extension-enablement.json"),
-                format!(
-                    r#"{{"sophia-hook": {{"overrides": ["!{}/*"]}}}}"#,
-                    home.display()
-                ),
+                overrides.to_string(),
             )
             .unwrap();
         }
@@ -510,8 +509,7 @@ fn install_does_not_register_a_second_time_where_the_plugin_is_enabled() {
                 assert!(!written, "{case}");
                 assert!(out.stdout.contains("plugin is enabled"), "{case}");
                 assert!(
-                    out.stdout
-                        .contains(&dir.path().join("home").join(r.file).display().to_string()),
+                    common::names_path(&out.stdout, &dir.path().join("home").join(r.file)),
                     "{case}"
                 );
                 assert!(out.stdout.contains(r.remove), "{case}");

@@ -17,7 +17,17 @@ pub fn is_bare(program: &str) -> bool {
 /// why it does not resolve, in a sentence.
 pub fn resolve(program: &str, search_path: Option<&str>, cwd: &Path) -> Result<PathBuf, String> {
     if is_bare(program) {
-        which::which_in(program, search_path.filter(|p| !p.is_empty()), cwd)
+        let paths = search_path.filter(|p| !p.is_empty());
+        which::which_in(program, paths, cwd)
+            .or_else(|e| {
+                // Windows starts `name` as `name.exe` (CreateProcess appends it to a name without
+                // an extension), which `which` finds only through `PATHEXT`: an environment
+                // without it (a host that clears it, a test) still resolves what Windows runs.
+                match cfg!(windows) && Path::new(program).extension().is_none() {
+                    true => which::which_in(format!("{program}.exe"), paths, cwd),
+                    false => Err(e),
+                }
+            })
             .map_err(|_| format!("`{program}` is not found on PATH"))
     } else {
         which::which_in(program, None::<&str>, cwd)

@@ -129,6 +129,14 @@ pub fn path_with_binary() -> OsString {
     .unwrap()
 }
 
+/// Whether `text` names `path`, whichever separators each uses: on Windows a path built from a
+/// `/`-separated relative name (`home.join(".codex/hooks.json")`) holds both, in the binary's
+/// output as in the test's own value.
+pub fn names_path(text: &str, path: &Path) -> bool {
+    let slashes = |s: &str| s.replace('\\', "/");
+    slashes(text).contains(&slashes(&path.display().to_string()))
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
