@@ -34,7 +34,23 @@ export const RESUME_ARGS = {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const socket = `sophia-e2e-${process.pid}`;
-export const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+// Killing the last session makes the server exit; a `new-session` right after can reach the socket
+// of the server that is going away and fail with "server exited unexpectedly" (seen once in CI
+// between the two steps of tui-resume). Starting a session is retried a few times for that, and
+// for nothing else.
+const SERVER_GOING = /server exited unexpectedly|lost server|no server running|error connecting to/;
+export const tmux = (...args) => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return run(args);
+    } catch (e) {
+      const why = `${e.message}\n${e.stderr || ''}`;
+      if (args[0] !== 'new-session' || attempt >= 4 || !SERVER_GOING.test(why)) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250 * (attempt + 1));
+    }
+  }
+};
 export const screen = (s) => tmux('capture-pane', '-p', '-t', s);
 
 /** Stops our tmux server (and every TUI still in it). */
