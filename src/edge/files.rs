@@ -150,18 +150,9 @@ impl BoundedFile {
     /// a path swapped between that check and the open is caught. Unix compares device and inode;
     /// elsewhere, length and modification time.
     pub fn is_same_file(&self, meta: &fs::Metadata) -> bool {
-        let Ok(open) = self.file.metadata() else {
-            return false;
-        };
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            open.dev() == meta.dev() && open.ino() == meta.ino()
-        }
-        #[cfg(not(unix))]
-        {
-            open.len() == meta.len() && open.modified().ok() == meta.modified().ok()
-        }
+        self.file
+            .metadata()
+            .is_ok_and(|open| same_identity(&open, meta))
     }
 
     /// Up to `len` bytes from `offset`: fewer at the end of the file, none past it. A file that
@@ -196,16 +187,26 @@ fn open_regular(path: &Path, cap: u64) -> Result<(File, fs::Metadata), ReadError
     let file = platform::read_flags(OpenOptions::new().read(true)).open(path)?;
     let meta = file.metadata()?;
     check_regular(&meta, cap)?;
-    if let Some(target) = &target {
-        let named = BoundedFile {
-            file: file.try_clone()?,
-            len: 0,
-        };
-        if !named.is_same_file(&fs::symlink_metadata(target)?) {
-            return Err(ReadError::Secret);
-        }
+    if let Some(target) = &target
+        && !same_identity(&meta, &fs::symlink_metadata(target)?)
+    {
+        return Err(ReadError::Secret);
     }
     Ok((file, meta))
+}
+
+/// Whether the metadata of an opened handle (`open`) and of a path (`other`) are one file: Unix
+/// compares device and inode; elsewhere, length and modification time.
+fn same_identity(open: &fs::Metadata, other: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        open.dev() == other.dev() && open.ino() == other.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        open.len() == other.len() && open.modified().ok() == other.modified().ok()
+    }
 }
 
 /// Whether a file's name says it holds a secret: `.env` and `.env.<anything>` but the
