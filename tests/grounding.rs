@@ -52,12 +52,7 @@ const SQL: &str = r#"{"command": "node", "args": ["/opt/mcp-servers/sql-node/ind
 
 impl Machine {
     fn new() -> Machine {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let project = dir.path().join("project");
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(project.join(".git")).unwrap();
-        let project = dunce::canonicalize(project).unwrap();
+        let (dir, home, project) = common::home_and_project();
         Machine {
             _dir: dir,
             home,

@@ -120,21 +120,10 @@ struct Machine {
     state: PathBuf,
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 impl Machine {
     fn new() -> Machine {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let project = dir.path().join("project");
+        let (dir, home, project) = common::home_and_project();
         let state = dir.path().join("state");
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(project.join(".git")).unwrap();
-        let project = dunce::canonicalize(project).unwrap();
         Machine {
             _dir: dir,
             home,
@@ -143,20 +132,15 @@ impl Machine {
         }
     }
 
-    fn run(&self, args: &[&str]) -> Out {
+    fn run(&self, args: &[&str]) -> common::Run {
         let state = self.state.to_str().unwrap().to_owned();
-        let run = common::run_binary_in(
+        common::run_binary_in(
             args,
             b"",
             &self.home,
             &self.project,
             &[("XDG_STATE_HOME", &state), ("SOPHIA_ANALYTICS", "off")],
-        );
-        Out {
-            code: run.code,
-            stdout: run.stdout,
-            stderr: run.stderr,
-        }
+        )
     }
 
     /// Every file under the home and the project (`.git` aside), with its bytes.
@@ -209,7 +193,7 @@ fn problems(doctor: &Value) -> BTreeSet<(String, String)> {
 
 /// Doctor's text mode agrees with its JSON: the same exit code, `ok` exactly when it exits 0,
 /// every check a line of the text table with the same status, and the same totals.
-fn doctor_modes_agree(cell: &str, text: &Out, json: &Out) -> Value {
+fn doctor_modes_agree(cell: &str, text: &common::Run, json: &common::Run) -> Value {
     assert_eq!(
         text.code, json.code,
         "{cell}: text and --json exit codes differ"

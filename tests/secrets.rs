@@ -56,12 +56,7 @@ enum Link {
 }
 
 fn layout(reader: &str, secret: &str, link: Link) -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let project = dir.path().join("project");
-    fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(project.join(".git")).unwrap();
-    let project = dunce::canonicalize(project).unwrap();
+    let (dir, home, project) = common::home_and_project();
     let secret_path = project.join(secret);
     fs::create_dir_all(secret_path.parent().unwrap()).unwrap();
     fs::write(&secret_path, secret_text()).unwrap();

@@ -137,6 +137,18 @@ pub fn names_path(text: &str, path: &Path) -> bool {
     slashes(text).contains(&slashes(&path.display().to_string()))
 }
 
+/// A temporary folder with an empty `home/` and a git project `project/` (its canonical path, as
+/// the binary resolves it): the folder, the home, the project.
+pub fn home_and_project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let project = dunce::canonicalize(project).unwrap();
+    (dir, home, project)
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
