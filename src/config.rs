@@ -28,12 +28,40 @@ pub const DEFAULT_HOTWORD_PREFIX: &str = "+";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HotwordPrefix {
     Off,
-    Prefix(String),
+    Prefix(Prefix),
+}
+
+/// A hotword prefix that passed the one rule there is ([`Prefix::new`]): the only way to hold
+/// one, so every reader — the parser, the bootstrap text, the advice of `install` and `doctor` —
+/// sees the same accepted set and none of them filters again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prefix(String);
+
+impl Prefix {
+    /// 1–3 ASCII punctuation characters, not a backtick (it could not be shown inside the
+    /// bootstrap's and the advice's code spans), not starting with a character a host TUI captures
+    /// ([`REFUSED_PREFIX_STARTS`]).
+    pub fn new(text: &str) -> Result<Prefix, String> {
+        let ok = (1..=3).contains(&text.chars().count())
+            && text.chars().all(|c| c.is_ascii_punctuation() && c != '`')
+            && !text.starts_with(REFUSED_PREFIX_STARTS);
+        if ok {
+            Ok(Prefix(text.to_owned()))
+        } else {
+            Err(format!(
+                "hotword_prefix {text:?} must be 1–3 ASCII punctuation characters other than a backtick, not starting with `!`, `?` or `/` (in the host TUIs a leading `!` runs a shell command, `?` opens the shortcuts overlay and `/` is a slash command), e.g. `+` (the default), or `false` for none"
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 impl Default for HotwordPrefix {
     fn default() -> Self {
-        HotwordPrefix::Prefix(DEFAULT_HOTWORD_PREFIX.to_owned())
+        HotwordPrefix::Prefix(Prefix(DEFAULT_HOTWORD_PREFIX.to_owned()))
     }
 }
 
@@ -42,29 +70,22 @@ impl HotwordPrefix {
     pub fn as_deref(&self) -> Option<&str> {
         match self {
             HotwordPrefix::Off => None,
-            HotwordPrefix::Prefix(p) => Some(p),
+            HotwordPrefix::Prefix(p) => Some(p.as_str()),
+        }
+    }
+
+    /// The setting's text: `""` switches the prefix off, anything else must pass [`Prefix::new`].
+    pub fn text(text: &str) -> Result<HotwordPrefix, String> {
+        if text.is_empty() {
+            Ok(HotwordPrefix::Off)
+        } else {
+            Prefix::new(text).map(HotwordPrefix::Prefix)
         }
     }
 
     /// The effective prefix: the project's setting, else the user's, else the default.
     pub fn effective(project: Option<&HotwordPrefix>, user: Option<&HotwordPrefix>) -> Self {
         project.or(user).cloned().unwrap_or_default()
-    }
-
-    fn validate(&self) -> Result<(), String> {
-        let HotwordPrefix::Prefix(prefix) = self else {
-            return Ok(());
-        };
-        let ok = (1..=3).contains(&prefix.chars().count())
-            && prefix.chars().all(|c| c.is_ascii_punctuation())
-            && !prefix.starts_with(REFUSED_PREFIX_STARTS);
-        if ok {
-            Ok(())
-        } else {
-            Err(format!(
-                "hotword_prefix {prefix:?} must be 1–3 ASCII punctuation characters not starting with `!`, `?` or `/` (in the host TUIs a leading `!` runs a shell command, `?` opens the shortcuts overlay and `/` is a slash command), e.g. `+` (the default), or `false` for none"
-            ))
-        }
     }
 }
 
@@ -79,8 +100,7 @@ impl<'de> Deserialize<'de> for HotwordPrefix {
         Ok(match Raw::deserialize(d)? {
             Raw::Switch(false) => HotwordPrefix::Off,
             Raw::Switch(true) => HotwordPrefix::default(),
-            Raw::Text(text) if text.is_empty() => HotwordPrefix::Off,
-            Raw::Text(text) => HotwordPrefix::Prefix(text),
+            Raw::Text(text) => HotwordPrefix::text(&text).map_err(serde::de::Error::custom)?,
         })
     }
 }
@@ -189,9 +209,6 @@ impl UserConfig {
             return Ok(UserConfig::default());
         }
         let config: UserConfig = crate::yaml::from_str_bounded(text)?;
-        if let Some(prefix) = &config.hotword_prefix {
-            prefix.validate()?;
-        }
         for (host, tiers) in &config.models {
             if !model_hosts().contains(&host.as_str()) {
                 return Err(format!(
@@ -217,9 +234,6 @@ impl ProjectConfig {
             return Ok(ProjectConfig::default());
         }
         let config: ProjectConfig = crate::yaml::from_str_bounded(text)?;
-        if let Some(prefix) = &config.hotword_prefix {
-            prefix.validate()?;
-        }
         Ok(config)
     }
 
@@ -267,7 +281,7 @@ mod tests {
         assert_eq!(c.analytics.enabled, Some(false));
         assert_eq!(
             c.hotword_prefix,
-            Some(HotwordPrefix::Prefix(";".to_owned()))
+            Some(HotwordPrefix::Prefix(Prefix::new(";").unwrap()))
         );
         assert_eq!(
             ProjectConfig::resolve(Path::new("/r"), c.skills_index.as_deref(), "x"),
@@ -316,8 +330,8 @@ mod tests {
 
     #[test]
     fn the_second_prefix_is_plus_unless_the_project_or_the_user_says_otherwise() {
-        let plus = HotwordPrefix::Prefix("+".to_owned());
-        let semi = HotwordPrefix::Prefix(";".to_owned());
+        let plus = HotwordPrefix::Prefix(Prefix::new("+").unwrap());
+        let semi = HotwordPrefix::Prefix(Prefix::new(";").unwrap());
         assert_eq!(HotwordPrefix::default(), plus);
         assert_eq!(HotwordPrefix::default().as_deref(), Some("+"));
         assert_eq!(HotwordPrefix::Off.as_deref(), None);
@@ -363,7 +377,7 @@ mod tests {
 
     #[test]
     fn the_default_prefix_passes_the_project_rules() {
-        assert!(HotwordPrefix::default().validate().is_ok());
+        assert!(Prefix::new(DEFAULT_HOTWORD_PREFIX).is_ok());
         assert!(!DEFAULT_HOTWORD_PREFIX.starts_with(REFUSED_PREFIX_STARTS));
     }
 }

@@ -141,10 +141,7 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         // Delivered with the first prompt instead (Host::session_context_on_prompt).
         Event::SessionStart if request.host.session_context_on_prompt() => None,
         Event::SessionStart => {
-            hints.push(render::bootstrap(
-                request.host,
-                project.hotword_prefix.as_deref(),
-            ));
+            hints.push(render::bootstrap(request.host, &project.hotword_prefix));
             if let Some(doc) = &project.agents_md {
                 hints.push(render::project_doc_block(request.host, doc));
             }
@@ -178,7 +175,7 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
         }
         Event::UserPromptSubmit => {
             if project.session_context_due {
-                let mut block = render::bootstrap(request.host, project.hotword_prefix.as_deref());
+                let mut block = render::bootstrap(request.host, &project.hotword_prefix);
                 if let Some(doc) = &project.agents_md {
                     block.push_str("\n\n");
                     block.push_str(&render::project_doc_block(request.host, doc));
@@ -291,6 +288,7 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::HotwordPrefix;
 
     fn payload(json: &str) -> Payload {
         Payload::parse(json.as_bytes()).unwrap()
@@ -345,7 +343,7 @@ mod tests {
         assert_eq!(
             decision.hints,
             [
-                render::bootstrap(Host::Claude, Some("+")),
+                render::bootstrap(Host::Claude, &HotwordPrefix::default()),
                 "Project AGENTS.md (Claude Code loads CLAUDE.md in this project, not this file):\nrule one".to_owned()
             ]
         );
@@ -372,7 +370,7 @@ mod tests {
             decision.hints[0],
             format!(
                 "{}\n\nProject AGENTS.md (Gemini CLI does not load it by itself):\nrule one",
-                render::bootstrap(Host::Gemini, Some("+"))
+                render::bootstrap(Host::Gemini, &HotwordPrefix::default())
             )
         );
         assert!(decision.hints[1].starts_with("Sophia routing control: contextMode=light"));

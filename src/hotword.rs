@@ -124,7 +124,8 @@ pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> Hot
 
 /// For the user (`install`'s closing message, `doctor`): which hotword prefix to type where on
 /// this host, given the effective second prefix (`None`: switched off).
-pub fn where_to_type(host: crate::payload::Host, prefix: Option<&str>) -> String {
+pub fn where_to_type(host: crate::payload::Host, prefix: &crate::config::HotwordPrefix) -> String {
+    let prefix = prefix.as_deref();
     let Some(tui) = &host.spec().tui else {
         return match prefix {
             Some(p) => format!("hotwords: `!quick` / `!agents`, or `{p}quick` / `{p}agents`"),
@@ -311,33 +312,39 @@ mod tests {
     #[test]
     fn the_default_second_prefix_is_accepted_and_said_where_to_type() {
         let plus = Some(crate::config::DEFAULT_HOTWORD_PREFIX);
+        let default = crate::config::HotwordPrefix::default();
         let got = parse_with_prefix("+quick +agents riassumi", plus);
         assert_eq!(got.detected, [Quick, Agents]);
         assert_eq!(got.stripped, "riassumi");
         assert!(parse_with_prefix("+ quick x", plus).detected.is_empty());
         use crate::payload::Host;
-        let codex = where_to_type(Host::Codex, plus);
+        let codex = where_to_type(Host::Codex, &default);
         assert!(
             codex.contains("in the Codex TUI type `+quick` / `+agents`"),
             "{codex}"
         );
         assert!(codex.contains("`codex exec`"), "{codex}");
-        let claude = where_to_type(Host::Claude, plus);
+        let claude = where_to_type(Host::Claude, &default);
         assert!(
             claude.contains("the Claude Code TUI type `+quick`") && claude.contains("bash mode")
         );
-        let gemini = where_to_type(Host::Gemini, Some(";"));
+        let gemini = where_to_type(
+            Host::Gemini,
+            &crate::config::HotwordPrefix::text(";").unwrap(),
+        );
         assert!(
             gemini.contains("the Gemini CLI TUI type `;quick` / `;agents`")
                 && gemini.contains("`gemini -p`")
         );
-        let off = where_to_type(Host::Gemini, None);
+        let off = where_to_type(Host::Gemini, &crate::config::HotwordPrefix::Off);
         assert!(
             off.contains("type a space first") && off.contains("switched off"),
             "{off}"
         );
-        assert!(where_to_type(Host::Antigravity, plus).contains("`+quick`"));
-        assert!(!where_to_type(Host::Antigravity, None).contains('+'));
+        assert!(where_to_type(Host::Antigravity, &default).contains("`+quick`"));
+        assert!(
+            !where_to_type(Host::Antigravity, &crate::config::HotwordPrefix::Off).contains('+')
+        );
     }
 
     #[test]

@@ -601,7 +601,7 @@ fn copilot_user_doc() -> impl Strategy<Value = Value> {
         prop::option::of(prop::collection::vec(
             (
                 prop::sample::select(names),
-                prop::collection::vec(copilot_user_handler(), 1..4),
+                prop::collection::vec(copilot_user_handler(), 0..4),
             ),
             1..4,
         )),
@@ -680,9 +680,20 @@ proptest! {
     fn copilot_install_then_uninstall_gives_back_the_users_file(doc in copilot_user_doc()) {
         let host = Host::Copilot;
         let installed = install::install(doc.clone(), host, BINARY).unwrap();
-        let back = install::uninstall(installed, host).unwrap();
+        // Told the file before the first install (the backup), uninstall gives it back whole,
+        // its empty event lists included.
+        let back = install::uninstall_over(installed.clone(), host, Some(&doc)).unwrap();
         let want = (!copilot_only_ours(&doc)).then(|| doc.clone());
-        prop_assert_eq!(back, want);
+        prop_assert_eq!(&back, &want);
+        // Without the backup, only the lists of our events that our removal empties go: every
+        // other event list of the user's — an empty one too — stays as it was.
+        let plain = install::uninstall(installed, host).unwrap().unwrap_or(json!({}));
+        let ours: Vec<&str> = events(host).iter().map(|e| host.event_name(*e)).collect();
+        for (name, list) in doc.get("hooks").and_then(Value::as_object).into_iter().flatten() {
+            if !ours.contains(&name.as_str()) {
+                prop_assert_eq!(plain.get("hooks").and_then(|h| h.get(name)), Some(list), "{}", name);
+            }
+        }
     }
 
     #[test]
@@ -744,13 +755,15 @@ fn copilot_install_writes_the_cli_format() {
 
 /// Through the real binary, with the backup `original.json` the first install keeps: a file
 /// whose `hooks` is `{}` (alone, or beside other keys) or holds an empty event list comes back
-/// from install then uninstall as it was, and is not removed.
+/// from install then uninstall as it was, and is not removed — for every layout (matcher groups,
+/// and Copilot's flat hook file, whose own empty lists an audit saw deleted).
 #[test]
 fn binary_round_trip_keeps_empty_containers_and_the_file() {
     let files = [
         (Host::Codex, ".codex/hooks.json"),
         (Host::Claude, ".claude/settings.json"),
         (Host::Gemini, ".gemini/settings.json"),
+        (Host::Copilot, ".github/hooks/sophia-hook.json"),
     ];
     for (host, rel) in files {
         let prompt = host.event_name(events(host)[1]);
@@ -758,6 +771,7 @@ fn binary_round_trip_keeps_empty_containers_and_the_file() {
             "{\"hooks\": {}}\n".to_owned(),
             "{\"model\": \"x\", \"hooks\": {}, \"theme\": 1}\n".to_owned(),
             format!("{{\"hooks\": {{\"{prompt}\": [], \"Stop\": []}}}}\n"),
+            format!("{{\"version\": 1, \"hooks\": {{\"preToolUse\": [], \"{prompt}\": []}}}}\n"),
         ] {
             let dir = tempfile::tempdir().unwrap();
             let project = dir.path().join("project");

@@ -273,3 +273,60 @@ fn nested_skills_are_found_down_to_three_levels_and_no_deeper() {
         }
     }
 }
+
+/// One entry of a generated frontmatter list: fits (short, or exactly 80 characters of two-byte
+/// letters), or does not (81 characters, a control character inside).
+fn list_entry() -> impl Strategy<Value = (String, bool)> {
+    prop_oneof![
+        4 => "[a-z]{1,12}".prop_map(|s| (s, true)),
+        1 => Just(("é".repeat(80), true)),
+        1 => Just(("x".repeat(81), false)),
+        1 => Just(("bell\u{7}".to_owned(), false)),
+        1 => Just(("two\nlines".to_owned(), false)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// docs/skills.md "Limits": keywords and `not_for` keep at most 64 entries, phases 8; an entry
+    /// over 80 characters or with a control character is dropped first, so the list kept is the
+    /// first 64 (8) of the entries that fit, in their order — lists generated around the bound
+    /// with bad entries anywhere, and the `skill-limited` text says before and after. Audit
+    /// finding: cutting to 64 before dropping the bad ones left 63 where 64 fit.
+    #[test]
+    fn over_long_entries_go_before_a_list_is_cut_to_its_bound(
+        keywords in prop::collection::vec(list_entry(), 0..140),
+        not_for in prop::collection::vec(list_entry(), 0..80),
+        phases in prop::collection::vec(list_entry(), 0..14),
+    ) {
+        use sophia_hook::skills::catalog::{SkillDef, apply_limits};
+        let texts = |l: &[(String, bool)]| l.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>();
+        let kept = |l: &[(String, bool)], max: usize| {
+            l.iter().filter(|(_, fits)| *fits).take(max).map(|(s, _)| s.clone()).collect::<Vec<_>>()
+        };
+        let mut def = SkillDef {
+            id: "s".into(),
+            description: "d".into(),
+            keywords: texts(&keywords),
+            not_for: texts(&not_for),
+            phases: texts(&phases),
+            scope: Default::default(),
+        };
+        let note = apply_limits(&mut def);
+        prop_assert_eq!(&def.keywords, &kept(&keywords, 64));
+        prop_assert_eq!(&def.not_for, &kept(&not_for, 64));
+        prop_assert_eq!(&def.phases, &kept(&phases, 8));
+        let mut want = Vec::new();
+        for (name, before, after) in [
+            ("keywords", keywords.len(), def.keywords.len()),
+            ("not_for", not_for.len(), def.not_for.len()),
+            ("phases", phases.len(), def.phases.len()),
+        ] {
+            if after < before {
+                want.push(format!("{name} {before}->{after}"));
+            }
+        }
+        prop_assert_eq!(note, (!want.is_empty()).then(|| want.join(", ")));
+    }
+}

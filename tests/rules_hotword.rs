@@ -256,3 +256,81 @@ fn three_leading_tokens_keep_the_third() {
     assert_eq!(r.stripped_prompt, "spiegami SQL");
     assert_eq!(r.subagent_mode, SubagentMode::Required);
 }
+
+/// The accepted-prefix rule of docs/routing.md ("Hotwords"), stated here from the spec: 1–3
+/// ASCII punctuation characters, no backtick, not starting with `!`, `?` or `/`.
+fn spec_accepts(prefix: &str) -> bool {
+    (1..=3).contains(&prefix.chars().count())
+        && prefix.chars().all(|c| c.is_ascii_punctuation() && c != '`')
+        && !prefix.starts_with(['!', '?', '/'])
+}
+
+/// Every prefix of 1–3 characters over ASCII punctuation (and a few others, at every length up to
+/// four): the configuration accepts exactly the spec's set, and for every accepted one the
+/// parser, the SessionStart bootstrap of every host and the advice `install` and `doctor` print
+/// all name it — one accepted set, no reader filtering again. Audit finding: the bootstrap kept
+/// its own length rule and dropped a valid `+++`.
+#[test]
+fn every_accepted_prefix_is_parsed_and_named_by_the_bootstrap_and_the_advice() {
+    use sophia_hook::config::HotwordPrefix;
+    use sophia_hook::payload::Host;
+    let mut alphabet: Vec<char> = (0u8..128)
+        .map(char::from)
+        .filter(char::is_ascii_punctuation)
+        .collect();
+    assert_eq!(alphabet.len(), 32);
+    alphabet.extend(['a', ' ', '\n', '«', '\u{202e}']);
+    let mut prefixes: Vec<String> = Vec::new();
+    for a in &alphabet {
+        prefixes.push(a.to_string());
+        for b in &alphabet {
+            prefixes.push(format!("{a}{b}"));
+            for c in &alphabet {
+                prefixes.push(format!("{a}{b}{c}"));
+            }
+        }
+    }
+    prefixes.extend(["++++", "+;+;", ";;;;"].map(str::to_owned));
+    let mut accepted = 0;
+    for p in &prefixes {
+        let yaml = format!("hotword_prefix: '{}'\n", p.replace('\'', "''"));
+        let parsed = ProjectConfig::parse(&yaml);
+        assert_eq!(
+            parsed.is_ok(),
+            spec_accepts(p),
+            "{p:?}: {:?}",
+            parsed.as_ref().err()
+        );
+        assert_eq!(HotwordPrefix::text(p).is_ok(), spec_accepts(p), "{p:?}");
+        let Ok(config) = parsed else { continue };
+        let prefix = config.hotword_prefix.unwrap();
+        assert_eq!(prefix.as_deref(), Some(p.as_str()));
+        accepted += 1;
+        let typed = format!("{p}quick {p}agents riassumi");
+        let got = hotword::parse_with_prefix(&typed, Some(p));
+        assert_eq!(got.detected, [Hotword::Quick, Hotword::Agents], "{p:?}");
+        assert_eq!(got.stripped, "riassumi", "{p:?}");
+        for host in Host::ALL {
+            let boot = sophia_hook::render::bootstrap(host, &prefix);
+            assert!(
+                boot.contains(&format!("`{p}quick` and `{p}agents` are the same hotwords")),
+                "{host:?} {p:?}: {boot}"
+            );
+            let advice = hotword::where_to_type(host, &prefix);
+            assert!(
+                advice.contains(&format!("`{p}quick` / `{p}agents`")),
+                "{host:?} {p:?}: {advice}"
+            );
+            if host.spec().tui.is_some() {
+                assert!(
+                    boot.contains(&format!("the user types `{p}quick` / `{p}agents` there")),
+                    "{host:?} {p:?}"
+                );
+            }
+        }
+    }
+    // 32 + 32² + 32³ strings over punctuation, less those with a backtick or a refused start.
+    let spec_count = prefixes.iter().filter(|p| spec_accepts(p)).count();
+    assert_eq!(accepted, spec_count);
+    assert!(accepted > 25_000, "{accepted}");
+}

@@ -733,3 +733,75 @@ fn named_roles_keep_the_order_they_are_written_in() {
         }
     }
 }
+
+/// The spellings of docs/agents/README.md ("Lock"): the id, the id with spaces or dashes, and the
+/// natural aliases the spec lists for each default role.
+fn spoken_forms(id: &str) -> Vec<String> {
+    let aliases: &[&str] = match id {
+        "scout" => &["esploratore"],
+        "technical_analyst" => &["analista tecnico", "analista"],
+        "implementer" => &["implementatore"],
+        "code_reviewer" => &["revisore del codice", "revisore", "reviewer"],
+        "test_writer" => &["scrittore di test"],
+        other => panic!("a default role the spec does not list: {other}"),
+    };
+    let mut forms = vec![id.to_owned(), id.replace('_', " "), id.replace('_', "-")];
+    forms.extend(aliases.iter().map(|a| (*a).to_owned()));
+    forms.dedup();
+    forms
+}
+
+/// A negated name is never a lock, wherever the negation stands in the name's clause — right
+/// before it ("no scout"), before an article, or a few words earlier — for every negation the
+/// spec's examples use (docs/routing.md, docs/agents/README.md) × every role × every spelling;
+/// while a negation in an earlier clause, or none, leaves the lock. Audit finding: a negation
+/// directly before the name was dropped and `!agents analizza i log, no scout` locked the scout.
+#[test]
+fn a_negation_anywhere_before_a_name_in_its_clause_is_never_a_lock() {
+    use sophia_hook::agents::policy::named_agents;
+    const NEGATIONS: [&str; 12] = [
+        "no", "non", "not", "don't", "never", "mai", "senza", "without", "evita", "avoid",
+        "nessun", "niente",
+    ];
+    const GAPS: [&str; 4] = ["", "the ", "usare lo ", "call on the other "];
+    let catalog = default_catalog();
+    for agent in &catalog.agents {
+        for form in spoken_forms(&agent.id) {
+            let plain = format!("!agents analizza i log, {form}");
+            assert_eq!(
+                named_agents(&plain, &catalog),
+                [agent.id.as_str()],
+                "{plain}"
+            );
+            for neg in NEGATIONS {
+                for gap in GAPS {
+                    let negated = format!("!agents analizza i log, {neg} {gap}{form}");
+                    assert!(
+                        named_agents(&negated, &catalog).is_empty(),
+                        "{negated:?} locked {:?}",
+                        named_agents(&negated, &catalog)
+                    );
+                    let got = resolve_subagent_routing(
+                        &negated,
+                        SubagentMode::Requested,
+                        &skills(&[]),
+                        &catalog,
+                        false,
+                    );
+                    assert!(
+                        got.recommended_agents
+                            .iter()
+                            .all(|r| r.reason_codes.iter().all(|c| c != "explicit-lock")),
+                        "{negated:?}: {got:?}"
+                    );
+                    let earlier = format!("!agents {neg} toccare i test, {gap}{form}");
+                    assert_eq!(
+                        named_agents(&earlier, &catalog),
+                        [agent.id.as_str()],
+                        "{earlier}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -443,7 +443,7 @@ fn change(
     writeln!(
         lines.detail(),
         "{}",
-        crate::hotword::where_to_type(host, prefix.as_deref())
+        crate::hotword::where_to_type(host, &prefix)
     )?;
     if let Some(target) = &roles {
         for &h in &target.hosts {

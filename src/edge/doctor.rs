@@ -485,7 +485,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     out.push(check(
         Status::Info,
         name,
-        crate::hotword::where_to_type(host, prefix.as_deref()),
+        crate::hotword::where_to_type(host, &prefix),
         None,
     ));
     if let Some(experimental) = &host.spec().experimental {
