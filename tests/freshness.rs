@@ -5,7 +5,7 @@
 //! that prompt comes 61 s later), and where the index went stale, the fix the tools give —
 //! `skills index` again — clears the warning and keeps the routing right.
 //!
-//! The folders are written here from what the hosts were observed to list (docs/skills.md, the
+//! The folders (`common::SKILL_FOLDERS`) are written from what the hosts were observed to list (docs/skills.md, the
 //! table and "How the folders were verified"), not read from the code under test.
 
 mod common;
@@ -17,15 +17,6 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sophia_hook::clock::FixedClock;
 use sophia_hook::edge::settings::Settings;
-
-/// Per host: a project skill folder and a user skill folder (relative to HOME) the host lists.
-const FOLDERS: &[(&str, &str, &str)] = &[
-    ("codex", ".agents/skills", ".agents/skills"),
-    ("claude", ".claude/skills", ".claude/skills"),
-    ("gemini", ".gemini/skills", ".gemini/skills"),
-    ("copilot", ".github/skills", ".copilot/skills"),
-    ("antigravity", ".agent/skills", ".gemini/antigravity/skills"),
-];
 
 const PROMPT: &str = "extract totals and line items from these supplier invoices";
 const HINT: &str = "skill=zz-ledger-tool";
@@ -72,7 +63,10 @@ impl World {
         self.dir.path().join("project")
     }
     fn skill_dir(&self, host: &str, scope: Scope, name: &str) -> PathBuf {
-        let (_, project, user) = FOLDERS.iter().find(|(h, _, _)| *h == host).unwrap();
+        let (_, project, user) = common::SKILL_FOLDERS
+            .iter()
+            .find(|(h, _, _)| *h == host)
+            .unwrap();
         match scope {
             Scope::Project => self.root().join(project).join(name),
             Scope::User => self.dir.path().join("home").join(user).join(name),
@@ -164,7 +158,7 @@ fn every_change_of_the_inventory_is_seen_and_the_advice_clears_the_warning() {
     // its freshness stamp and the next one can take the stamp's quick path.
     let t0 = Utc::now() + chrono::Duration::seconds(10);
     let mut cases = 0;
-    for (host, _, _) in FOLDERS {
+    for (host, _, _) in common::SKILL_FOLDERS {
         for scope in [Scope::Project, Scope::User] {
             for change in [Change::Add, Change::Remove, Change::Edit] {
                 for indexed in [false, true] {
@@ -217,5 +211,5 @@ fn every_change_of_the_inventory_is_seen_and_the_advice_clears_the_warning() {
             }
         }
     }
-    assert_eq!(cases, FOLDERS.len() * 2 * 3 * 2);
+    assert_eq!(cases, common::SKILL_FOLDERS.len() * 2 * 3 * 2);
 }

@@ -1,8 +1,10 @@
 //! The product as a table: every host × install state (none, project, user, both; both with the
 //! same command at the two scopes) × command (install, doctor, status, agents sync/check,
-//! availability, uninstall) × output mode (text, `--json`, exit code), on the real binary. Each
-//! cell asserts what a user sees — the warnings printed and the ones not printed, the exit code,
-//! the files left — and that the text and JSON modes agree. The expected values are generated from
+//! availability, skills index, report, uninstall) × output mode (text, `--json`, the HTML page,
+//! exit code), on the real binary, with a project skill and a user skill in the host's own
+//! folder. Each cell asserts what a user sees — the warnings printed and the ones not printed,
+//! the exit code, the files left — that the text, JSON and HTML modes agree, and that the fix
+//! doctor names for the skill index, when run, clears its warning. The expected values are generated from
 //! the per-host facts below, written from `docs/host-protocols.md` (what the real hosts did), not
 //! read from the host table under test.
 
@@ -124,6 +126,7 @@ impl Machine {
     fn new() -> Machine {
         let (dir, home, project) = common::home_and_project();
         let state = dir.path().join("state");
+        write_skill(&project.join("skills/zz-weather-radar"), WEATHER);
         Machine {
             _dir: dir,
             home,
@@ -173,6 +176,82 @@ impl Machine {
         walk(&self.project, self.project.parent().unwrap(), &mut out);
         out
     }
+}
+
+/// Every host sees `<root>/skills/`; the cell adds one skill in the host's own user folder.
+const WEATHER: &str = "---\nname: zz-weather-radar\ndescription: Render weather radar maps and storm forecasts.\n---\n# Radar\n";
+const LEDGER: &str = "---\nname: zz-ledger-tool\ndescription: Extract totals and line items from supplier invoices.\n---\n# Ledger\n";
+
+fn write_skill(dir: &Path, text: &str) {
+    fs::create_dir_all(dir).unwrap();
+    fs::write(dir.join("SKILL.md"), text).unwrap();
+}
+
+/// The `doctor --json` check of `area`.
+fn check<'a>(doctor: &'a Value, area: &str) -> &'a Value {
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["area"] == area)
+        .unwrap_or_else(|| panic!("no {area} check in {doctor}"))
+}
+
+fn unescape(html: &str) -> String {
+    html.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The report's Setup row of `host`: (the badge and text of "installed (scope)", the status
+/// badge, the problems as (badge, text) with their fixes cut off, sorted).
+fn setup_row(html: &str, host: &str) -> (String, String, String, Vec<(String, String)>) {
+    let start = format!("<tr><th scope=\"row\">{host}</th>");
+    let at = html
+        .find(&start)
+        .unwrap_or_else(|| panic!("no Setup row for {host}"));
+    let row = &html[at + start.len()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    let cells: Vec<&str> = row
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.trim_end_matches("</td>"))
+        .collect();
+    assert_eq!(cells.len(), 4, "{host}: {row}");
+    let badge = |cell: &str| -> (String, String) {
+        let rest = cell
+            .strip_prefix("<span class=\"badge ")
+            .unwrap_or_else(|| panic!("{host}: no badge in {cell:?}"));
+        let (level, rest) = rest.split_once('"').unwrap();
+        let text = &rest[rest.find("</span>").unwrap() + "</span>".len()..];
+        (level.to_owned(), unescape(text.trim()))
+    };
+    let (installed_level, installed) = badge(cells[0]);
+    let (status, _) = badge(cells[2]);
+    let problems = cells[3]
+        .split("<li>")
+        .skip(1)
+        .map(|li| {
+            let li = li.trim_end_matches("</ul>").trim_end_matches("</li>");
+            let li = li.split(" <span class=\"fix\">").next().unwrap();
+            badge(li)
+        })
+        .collect::<Vec<_>>();
+    let mut problems = problems;
+    problems.sort();
+    (installed_level, installed, status, problems)
+}
+
+/// The report's "Every host" row of `area`: its badge.
+fn general_badge(html: &str, area: &str) -> String {
+    let start = format!("<tr><th scope=\"row\">{area}</th><td><span class=\"badge ");
+    let at = html
+        .find(&start)
+        .unwrap_or_else(|| panic!("no {area} row in the report"));
+    let rest = &html[at + start.len()..];
+    rest[..rest.find('"').unwrap()].to_owned()
 }
 
 /// The (status, area) of every check `doctor --json` reports as a warning or a failure.
@@ -244,6 +323,12 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
         for state in STATES {
             let cell = format!("{h} {state:?}");
             let m = Machine::new();
+            let (_, _, user_folder) = common::SKILL_FOLDERS
+                .iter()
+                .find(|(name, _, _)| *name == h)
+                .unwrap();
+            write_skill(&m.home.join(user_folder).join("zz-ledger-tool"), LEDGER);
+            let skills_area = format!("skills ({h})");
             let before = m.files();
             let mut install_out = String::new();
             for scope in state.scopes() {
@@ -296,9 +381,107 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
             if doubled {
                 want.insert(("fail".into(), format!("{h} scopes")));
             }
+            // Two skills and no compiled index yet: doctor says so whatever is installed.
+            let mut with_index = want.clone();
+            want.insert(("warn".into(), skills_area.clone()));
             assert_eq!(problems(&doc), want, "{cell}: doctor:\n{}", text.stdout);
             let fails = want.iter().any(|(s, _)| s == "fail");
             assert_eq!(text.code, i32::from(fails), "{cell}: doctor exit code");
+            let skills = check(&doc, &skills_area);
+            assert!(
+                skills["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("skills-index-missing"),
+                "{cell}: {skills}"
+            );
+
+            // report: the page's Setup row says what doctor says, the commands it runs aside.
+            report_agrees_with_doctor(&cell, &m, h, state, &doc);
+
+            // skills index, run as doctor's fix names it: one index per host with skills, this
+            // host's counting the project and the user skill; then doctor, in both modes, and the
+            // report call it fresh with the fingerprint the command printed.
+            let fix = skills["fix"].as_str().unwrap();
+            let words: Vec<&str> = fix.split_whitespace().collect();
+            assert_eq!(words[0], "sophia-hook", "{cell}: fix {fix:?}");
+            let ahead = m.files();
+            let run = m.run(&words[1..]);
+            assert_eq!(run.code, 0, "{cell}: {fix}: {}", run.stderr);
+            let mut written = BTreeMap::new();
+            for line in run.stdout.lines() {
+                let (host_name, rest) = line
+                    .split_once(": wrote ")
+                    .unwrap_or_else(|| panic!("{cell}: {fix} printed {line:?}"));
+                let (path, figures) = rest.split_once(" (").unwrap();
+                written.insert(host_name.to_owned(), (path.to_owned(), figures.to_owned()));
+            }
+            let hosts: BTreeSet<&str> = written.keys().map(String::as_str).collect();
+            let all: BTreeSet<&str> = Host::ALL.iter().map(|h| h.as_str()).collect();
+            assert_eq!(hosts, all, "{cell}: {fix}:\n{}", run.stdout);
+            let (index_path, figures) = &written[h];
+            assert!(
+                figures.starts_with("2 skills, 0 skipped, fingerprint "),
+                "{cell}: {figures}"
+            );
+            let fingerprint = figures
+                .trim_end_matches(')')
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .to_owned();
+            let made: Vec<String> = m
+                .files()
+                .into_keys()
+                .filter(|k| !ahead.contains_key(k))
+                .collect();
+            let printed: BTreeSet<String> = written
+                .values()
+                .map(|(p, _)| {
+                    Path::new(p)
+                        .strip_prefix(m.project.parent().unwrap())
+                        .unwrap()
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            for k in &made {
+                assert!(
+                    printed.contains(k) || k.ends_with(".sophia/.gitignore"),
+                    "{cell}: {fix} wrote {k}, which it did not print"
+                );
+            }
+            assert!(
+                Path::new(index_path).is_file(),
+                "{cell}: {index_path} not written"
+            );
+            let text = m.run(&["doctor", "--host", h]);
+            let json = m.run(&["doctor", "--host", h, "--json"]);
+            let doc = doctor_modes_agree(&cell, &text, &json);
+            assert_eq!(
+                problems(&doc),
+                with_index,
+                "{cell}: doctor after {fix}:\n{}",
+                text.stdout
+            );
+            let detail = check(&doc, &skills_area)["detail"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(
+                detail.starts_with("2 skills")
+                    && detail.contains(&format!("index fresh ({fingerprint})")),
+                "{cell}: after {fix}: {detail}"
+            );
+            report_agrees_with_doctor(&cell, &m, h, state, &doc);
+            with_index.clear();
+            for k in made.iter().rev() {
+                fs::remove_file(m.project.parent().unwrap().join(k)).unwrap();
+            }
+            let sophia = m.project.join(".sophia");
+            if sophia.is_dir() && fs::read_dir(&sophia).unwrap().next().is_none() {
+                fs::remove_dir(&sophia).unwrap();
+            }
 
             // status: where it is registered, in both modes.
             let text = m.run(&["status"]);
@@ -429,4 +612,76 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
             );
         }
     }
+}
+
+/// `report --host HOST` (its default page, outside the home and the project): the path printed
+/// is the page, and its Setup row for the host agrees with `doctor --json` — the scopes
+/// installed, every warning and failure of the host's own checks with its text, the worst of
+/// them as the status — and so does the "Every host" row of the host's skills. The page runs no
+/// command, so doctor's checks that run the registered commands are not in it (they pass here).
+fn report_agrees_with_doctor(cell: &str, m: &Machine, h: &str, state: State, doctor: &Value) {
+    let run = m.run(&["report", "--host", h]);
+    assert_eq!(run.code, 0, "{cell}: report: {}", run.stderr);
+    let page = PathBuf::from(run.stdout.trim());
+    assert!(
+        page.starts_with(&m.state),
+        "{cell}: report wrote {page:?}, not in the state folder"
+    );
+    let html = fs::read_to_string(&page).unwrap();
+    let (installed_level, installed, status, problems) = setup_row(&html, h);
+    let checks = doctor["checks"].as_array().unwrap();
+    let own = |c: &&Value| {
+        let area = c["area"].as_str().unwrap();
+        area == h || area.starts_with(&format!("{h} "))
+    };
+    // A list, not a set: Codex's two scopes each have their own "not trusted yet" lines.
+    let mut want: Vec<(String, String)> = checks
+        .iter()
+        .filter(own)
+        .filter(|c| c["status"] == "warn" || c["status"] == "fail")
+        .filter(|c| !c["area"].as_str().unwrap().ends_with(" run"))
+        .map(|c| {
+            (
+                c["status"].as_str().unwrap().to_owned(),
+                c["detail"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    want.sort();
+    assert_eq!(problems, want, "{cell}: the report's problems for {h}");
+    let worst = if want.iter().any(|(s, _)| s == "fail") {
+        "fail"
+    } else if want.is_empty() {
+        "ok"
+    } else {
+        "warn"
+    };
+    assert_eq!(status, worst, "{cell}: the report's status for {h}");
+    if state == State::None {
+        // The badge itself says "no", with no scope after it.
+        assert!(
+            html.contains(&format!(
+                "<tr><th scope=\"row\">{h}</th><td><span class=\"badge info\">no</span></td>"
+            )),
+            "{cell}: the report's installed cell"
+        );
+        assert_eq!(
+            (installed_level.as_str(), installed.as_str()),
+            ("info", ""),
+            "{cell}: the report's installed cell"
+        );
+    } else {
+        assert_eq!(
+            (installed_level.as_str(), installed),
+            ("ok", state.scopes().join(", ")),
+            "{cell}: the report's installed cell"
+        );
+    }
+    let skills = format!("skills ({h})");
+    assert_eq!(
+        general_badge(&html, &skills),
+        check(doctor, &skills)["status"].as_str().unwrap(),
+        "{cell}: the report's {skills} row"
+    );
+    fs::remove_file(&page).unwrap();
 }

@@ -101,7 +101,7 @@ pub fn run_binary_in(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("spawn sophia-hook");
+    let mut child = spawn(&mut cmd);
     let mut child_stdin = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     let writer = std::thread::spawn(move || {
@@ -114,6 +114,28 @@ pub fn run_binary_in(
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
         stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Starts `cmd`. Under Wine (the Windows step of `.ci/run`), `CreateProcess` now and then fails
+/// with ERROR_INTERNAL_ERROR (1359) when many children start at once — seen once in
+/// `faults::hooks_never_see_a_torn_catalog_while_it_is_rebuilt`, nine starts in flight. That is
+/// the emulator refusing to start a process, not the binary under test doing anything, so it
+/// alone is tried again, a few times with a pause; every other error fails the test.
+fn spawn(cmd: &mut Command) -> std::process::Child {
+    const WINE_INTERNAL_ERROR: i32 = 1359;
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Ok(child) => return child,
+            Err(e)
+                if cfg!(windows) && e.raw_os_error() == Some(WINE_INTERNAL_ERROR) && tries < 5 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(200 * tries));
+            }
+            Err(e) => panic!("spawn sophia-hook: {e:?}"),
+        }
     }
 }
 
@@ -136,6 +158,17 @@ pub fn names_path(text: &str, path: &Path) -> bool {
     let slashes = |s: &str| s.replace('\\', "/");
     slashes(text).contains(&slashes(&path.display().to_string()))
 }
+
+/// Per host: a project skill folder and a user skill folder (relative to HOME) the host lists,
+/// written from what the hosts were observed to list (docs/skills.md, "How the folders were
+/// verified"), not read from the code under test.
+pub const SKILL_FOLDERS: &[(&str, &str, &str)] = &[
+    ("codex", ".agents/skills", ".agents/skills"),
+    ("claude", ".claude/skills", ".claude/skills"),
+    ("gemini", ".gemini/skills", ".gemini/skills"),
+    ("copilot", ".github/skills", ".copilot/skills"),
+    ("antigravity", ".agent/skills", ".gemini/antigravity/skills"),
+];
 
 /// A temporary folder with an empty `home/` and a git project `project/` (its canonical path, as
 /// the binary resolves it): the folder, the home, the project.
