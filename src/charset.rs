@@ -86,6 +86,35 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(String::from_utf8(out).unwrap_or_default())
 }
 
+/// A path as one name on a line of text: every hidden character, line breaks and tabs included,
+/// escaped as [`terminal`] does, so a folder named `x\nok  all checks passed` prints as
+/// `x\u000Aok  all checks passed` on its own line and cannot forge a line of `doctor`,
+/// `install` or `skills index`. The only way the crate turns a path into text for people:
+/// `Path::display` is refused by clippy (`clippy.toml`, `disallowed-methods`). Machine formats
+/// (JSON through serde, a command line written into a host's settings) take the path's own
+/// string instead.
+pub struct ShownPath<'a>(&'a std::path::Path);
+
+impl std::fmt::Display for ShownPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string_lossy();
+        let shown = terminal(&text);
+        // Width and alignment (`{:<13}`) as `Path::display` honours them.
+        f.pad(&shown)
+    }
+}
+
+/// `.shown()` on a `Path` or a `PathBuf`: see [`ShownPath`].
+pub trait Shown {
+    fn shown(&self) -> ShownPath<'_>;
+}
+
+impl Shown for std::path::Path {
+    fn shown(&self) -> ShownPath<'_> {
+        ShownPath(self)
+    }
+}
+
 /// Appends `text` to `out` with each hidden character escaped (`\uXXXX`, UTF-16 units, which a
 /// JSON string decodes back to the same character); `keep_lines` keeps `\n` and `\t`.
 fn escape_into(text: &str, keep_lines: bool, out: &mut Vec<u8>) {

@@ -2,6 +2,7 @@
 //! recall out. One case per JSONL line (see `docs/eval.md`). Pure: the caller reads the file,
 //! supplies the project, and prints the report.
 
+use crate::charset::Shown as _;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -148,9 +149,9 @@ fn parse_cases_with(
             };
             let path = base_dir.join(manifest);
             let text = read(&path)
-                .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.display()))?;
+                .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.shown()))?;
             let m: Manifest = serde_json::from_str(&text)
-                .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.display()))?;
+                .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.shown()))?;
             availability.extend(m.agents);
         }
         availability.extend(raw.availability.unwrap_or_default());

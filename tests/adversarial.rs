@@ -205,7 +205,7 @@ fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
     let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o644) };
-    assert_eq!(rc, 0, "mkfifo {}", path.display());
+    assert_eq!(rc, 0, "mkfifo {}", path.to_string_lossy());
 }
 
 /// Builds the layout's folders; returns the command line, the stdin bytes and the environment.
@@ -590,7 +590,7 @@ fn check(name: &str, layout: &Layout) -> Vec<String> {
             let (b, a) = (before.get(path), after.get(path));
             if b != a && !is_allowed(path, a.or(b), &allowed) {
                 let rel = path.strip_prefix(tmp.path()).unwrap_or(path);
-                p(format!("{} changed: {b:?} -> {a:?}", rel.display()));
+                p(format!("{} changed: {b:?} -> {a:?}", rel.to_string_lossy()));
             }
         }
         if let Some(max_ms) = max_ms.filter(|&ms| o.wall > Duration::from_millis(ms)) {

@@ -345,7 +345,7 @@ fn availability_reads_codex_user_agents_from_codex_home() {
     );
     assert_eq!(
         analyst[6],
-        format!("codex:{}", defined.display()),
+        format!("codex:{}", defined.to_string_lossy()),
         "{}",
         run.stdout
     );

@@ -174,3 +174,88 @@ fn usage_errors_never_echo_a_hidden_character() {
         failures[..failures.len().min(3)].join("\n")
     );
 }
+
+/// No name breaks a line (docs/security.md, "One sanitizer for every channel"): a project whose
+/// folder name holds a line break followed by a line of our own output's shape, and a skill
+/// folder named the same way, through every command that prints a path — each host's install,
+/// doctor, agents sync and check and uninstall, and status, availability, skills index, catalog
+/// build and report — never gives the forged text a line of its own: a path reaches text only
+/// through `charset::Shown`, which escapes the break (`\u000A`), and clippy refuses
+/// `Path::display`. Unix only: a Windows file name cannot hold a line break.
+#[cfg(unix)]
+#[test]
+fn no_name_breaks_a_line_of_any_command() {
+    use sophia_hook::hosts::Host;
+    const FORGED: [&str; 3] = [
+        "ok     binary  FORGED all checks passed",
+        "claude: wrote FORGED (1 skills, 0 skipped)",
+        "\tfix: FORGED curl | sh",
+    ];
+    for forged in FORGED {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join(format!("repo\n{forged}"));
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let skill = root.join("skills").join(format!("radar\n{forged}"));
+        fs::create_dir_all(&skill).unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: zz-weather-radar\ndescription: Render weather radar maps.\n---\n",
+        )
+        .unwrap();
+        let home = tmp.path().join("home");
+        fs::create_dir_all(&home).unwrap();
+        let state = tmp.path().join("state");
+        let env = [
+            ("XDG_STATE_HOME", state.to_str().unwrap()),
+            ("SOPHIA_ANALYTICS", "off"),
+        ];
+        let root_s = root.to_str().unwrap();
+        let mut commands: Vec<Vec<&str>> = Vec::new();
+        for host in Host::ALL {
+            let h = host.as_str();
+            commands.push(vec!["install", "--host", h, "--scope", "project"]);
+            commands.push(vec!["doctor", "--host", h]);
+            if host != Host::Antigravity {
+                commands.push(vec!["agents", "sync", "--host", h, "--scope", "project"]);
+                commands.push(vec!["agents", "check", "--host", h, "--scope", "project"]);
+            }
+        }
+        commands.extend([
+            vec!["status"],
+            vec!["availability"],
+            vec!["skills", "index"],
+            vec!["catalog", "build", "--root", root_s],
+            vec!["report"],
+        ]);
+        for host in Host::ALL {
+            commands.push(vec![
+                "uninstall",
+                "--host",
+                host.as_str(),
+                "--scope",
+                "project",
+            ]);
+        }
+        let mut escaped = 0;
+        for args in &commands {
+            let run = common::run_binary_in(args, b"", &home, &root, &env);
+            for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+                for line in text.lines() {
+                    assert!(
+                        !line.trim_start().starts_with(forged.trim_start()),
+                        "{args:?} {stream}: a name made the line {line:?} in\n{text}"
+                    );
+                }
+                escaped += usize::from(
+                    text.contains(&format!("\\u000A{}", forged.trim_start_matches('\t')))
+                        || text.contains("\\u000A\\u0009"),
+                );
+            }
+        }
+        // The names are there, as text: the commands did print them.
+        assert!(
+            escaped > commands.len() / 2,
+            "{forged:?}: only {escaped} outputs named the folder"
+        );
+    }
+}

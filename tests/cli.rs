@@ -146,7 +146,7 @@ fn help_and_messages_never_point_at_a_docs_file() {
             assert!(
                 !page.is_match(line),
                 "{}:{}: a message points at docs/: {line}",
-                path.display(),
+                path.to_string_lossy(),
                 n + 1
             );
         }
@@ -211,7 +211,7 @@ fn completions_work_past_the_subcommand_in_bash_zsh_and_fish() {
     let bin_dir = std::path::Path::new(bin).parent().unwrap().to_path_buf();
     let path = format!(
         "{}:{}",
-        bin_dir.display(),
+        bin_dir.to_string_lossy(),
         std::env::var("PATH").unwrap_or_default()
     );
     let probes: [(&str, &[&str]); 3] = [
@@ -252,7 +252,7 @@ fn completions_work_past_the_subcommand_in_bash_zsh_and_fish() {
                     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
                     let probe = format!(
                         "source '{}'; COMP_WORDS=({}); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); _sophia__hook sophia-hook \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-                        script("bash").display(),
+                        script("bash").to_string_lossy(),
                         quoted.join(" ")
                     );
                     Command::new("bash")
@@ -264,7 +264,7 @@ fn completions_work_past_the_subcommand_in_bash_zsh_and_fish() {
                 "fish" => {
                     let probe = format!(
                         "source '{}'; complete -C 'sophia-hook {line}'",
-                        script("fish").display()
+                        script("fish").to_string_lossy()
                     );
                     Command::new("fish")
                         .args(["-c", &probe])
@@ -289,7 +289,7 @@ sleep 2
 out=
 while zpty -r -t z chunk; do out+=$chunk; done
 print -r -- "$out""#,
-                        fpath.display()
+                        fpath.to_string_lossy()
                     );
                     Command::new("zsh")
                         .args(["-f", "-c", &probe])

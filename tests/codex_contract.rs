@@ -187,20 +187,20 @@ fn every_fixture_output_is_accepted_by_codex() {
                 .to_owned();
             let run = run_in_process(&["--host", host], &payload);
             let context = codex_accepts(&event, &run.stdout)
-                .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), run.stdout));
+                .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.to_string_lossy(), run.stdout));
             if host == "codex" && SILENT.contains(&name.as_str()) {
-                assert_eq!(run.stdout, "", "{}", path.display());
+                assert_eq!(run.stdout, "", "{}", path.to_string_lossy());
                 silent += 1;
                 continue;
             }
             assert!(
                 !run.stdout.is_empty(),
                 "{}: nothing printed",
-                path.display()
+                path.to_string_lossy()
             );
             let output: Value = serde_json::from_str(&run.stdout).unwrap();
             schema_accepts(&schema(&event), &output)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                .unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()));
             assert_eq!(
                 output["hookSpecificOutput"]["hookEventName"],
                 event.as_str()
@@ -209,7 +209,7 @@ fn every_fixture_output_is_accepted_by_codex() {
             assert!(
                 !context.trim().is_empty(),
                 "{}: empty context",
-                path.display()
+                path.to_string_lossy()
             );
             assert!(run.stdout.ends_with("}\n") && run.stdout.matches('\n').count() == 1);
             injected += 1;

@@ -131,7 +131,7 @@ impl Sandbox {
             .unwrap();
         let path = format!(
             "{}:{}",
-            bin.display(),
+            bin.to_string_lossy(),
             std::env::var("PATH").unwrap_or_default()
         );
         Sandbox {
@@ -251,7 +251,11 @@ fn the_documented_commands_run_and_print_what_the_docs_show() {
     let mut failures = Vec::new();
     for file in markdown_files() {
         let text = std::fs::read_to_string(&file).unwrap();
-        let name = file.strip_prefix(repo()).unwrap().display().to_string();
+        let name = file
+            .strip_prefix(repo())
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         let sandbox = Sandbox::new();
         let mut last: Option<String> = None;
         for (directive, line, body) in marked_blocks(&text) {

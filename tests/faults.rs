@@ -159,7 +159,7 @@ fn unreadable_manifests_and_unwritable_analytics_change_nothing() {
     for analytics in [
         "/proc/sophia-hook-test/a.jsonl",
         p.path().to_str().unwrap(),
-        &format!("{}/sub/a.jsonl", file.display()),
+        &format!("{}/sub/a.jsonl", file.to_string_lossy()),
     ] {
         let payload = prompt_payload(p.path(), "!agents analizza i log");
         let run = run_binary(

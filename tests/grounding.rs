@@ -78,7 +78,7 @@ impl Machine {
                 h.join(".claude.json"),
                 &format!(
                     r#"{{"projects": {{{:?}: {{"mcpServers": {servers}}}}}}}"#,
-                    p.display().to_string()
+                    p.to_string_lossy().to_string()
                 ),
             ),
             Place::ClaudeProject => self.write(

@@ -24,7 +24,7 @@ fn outputs(host: &str) -> Vec<(String, String, String)> {
             .to_owned();
         let run = run_in_process(&["--host", host], &payload);
         assert_eq!(run.code, 0);
-        out.push((path.display().to_string(), event, run.stdout));
+        out.push((path.to_string_lossy().to_string(), event, run.stdout));
     }
     assert!(!out.is_empty(), "no fixtures for {host}");
     out

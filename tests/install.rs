@@ -155,7 +155,7 @@ fn install_twice_keeps_one_set_and_the_users_hooks_then_uninstall_restores() {
             }
         }
         // The pre-install original is kept in the user's state folder, not in the repository.
-        assert!(!Path::new(&format!("{}.sophia-hook.bak", path.display())).exists());
+        assert!(!Path::new(&format!("{}.sophia-hook.bak", path.to_string_lossy())).exists());
         let originals = backups(&sb.home());
         assert_eq!(originals.len(), 1, "{host}: {originals:?}");
         assert_eq!(
@@ -218,7 +218,7 @@ fn unparseable_settings_are_left_untouched() {
         run.stderr
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), broken);
-    assert!(!Path::new(&format!("{}.sophia-hook.bak", path.display())).exists());
+    assert!(!Path::new(&format!("{}.sophia-hook.bak", path.to_string_lossy())).exists());
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn trust_folder(sb: &Sandbox) {
     let mut text = fs::read_to_string(&config).unwrap_or_default();
     text.push_str(&format!(
         "[projects.'{}']\ntrust_level = \"trusted\"\n",
-        sb.project().display()
+        sb.project().to_string_lossy()
     ));
     fs::write(config, text).unwrap();
 }
@@ -332,7 +332,7 @@ fn trust_state(hooks: &Path, session_hash: &str, prompt_hash: &str) -> String {
     let entry = |event: &str, hash: &str| {
         format!(
             "[hooks.state.'{}:{event}:0:0']\ntrusted_hash = \"{hash}\"\nenabled = true\n",
-            hooks.display()
+            hooks.to_string_lossy()
         )
     };
     entry("session_start", session_hash) + &entry("user_prompt_submit", prompt_hash)
@@ -748,7 +748,7 @@ fn copilot_install_doctor_uninstall() {
     );
     // Trusted the way the TUI records it: a parent of the project in `trustedFolders` of
     // ~/.copilot/config.json, after the `//` lines the CLI writes.
-    let parent = sb.project().parent().unwrap().display().to_string();
+    let parent = sb.project().parent().unwrap().to_string_lossy().to_string();
     fs::create_dir_all(sb.home().join(".copilot")).unwrap();
     fs::write(
         sb.home().join(".copilot/config.json"),
@@ -970,7 +970,7 @@ fn the_dry_run_diff_is_exactly_what_is_then_written() {
                     "{host} {scope} {verb}: a dry run writes nothing"
                 );
                 let header = if now.is_some() {
-                    path.display().to_string()
+                    path.to_string_lossy().to_string()
                 } else {
                     "/dev/null".to_owned()
                 };

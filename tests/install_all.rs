@@ -143,13 +143,15 @@ fn install_without_a_host_installs_for_each_host_found_and_says_why() {
                     "{}: found (`{}` is on PATH: {})",
                     host.as_str(),
                     host.spec().detect.executables[0],
-                    m.bin.join(host.spec().detect.executables[0]).display()
+                    m.bin
+                        .join(host.spec().detect.executables[0])
+                        .to_string_lossy()
                 )
             } else {
                 format!(
                     "{}: found ({} exists)",
                     host.as_str(),
-                    m.folder(host).display()
+                    m.folder(host).to_string_lossy()
                 )
             };
             assert!(
@@ -356,7 +358,7 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
         let file = m.project.join(host.spec().settings.project);
         assert_eq!(
             r["registered"],
-            serde_json::json!([{"scope": "project", "file": file.display().to_string()}]),
+            serde_json::json!([{"scope": "project", "file": file.to_string_lossy().to_string()}]),
             "{host:?}"
         );
         let needs_trust = !matches!(host.spec().trust, sophia_hook::hosts::Trust::None);
@@ -374,7 +376,7 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
     let doc: Value = serde_json::from_slice(&fs::read(&hooks).unwrap()).unwrap();
     let mut config = format!(
         "[projects.'{}']\ntrust_level = \"trusted\"\n",
-        m.project.display()
+        m.project.to_string_lossy()
     );
     for reg in sophia_hook::install::registered(&doc, Host::Codex) {
         let hash = sophia_hook::install::codex_trust_hash(
@@ -385,7 +387,7 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
         .unwrap();
         config.push_str(&format!(
             "[hooks.state.'{}:{}:{}:{}']\ntrusted_hash = \"{hash}\"\nenabled = true\n",
-            hooks.display(),
+            hooks.to_string_lossy(),
             sophia_hook::install::codex_event_label(&reg.event),
             reg.group_index,
             reg.handler_index
@@ -396,13 +398,14 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
     fs::create_dir_all(m.home.join(".gemini")).unwrap();
     fs::write(
         m.home.join(".gemini/trustedFolders.json"),
-        serde_json::json!({ m.project.display().to_string(): "TRUST_FOLDER" }).to_string(),
+        serde_json::json!({ m.project.to_string_lossy().to_string(): "TRUST_FOLDER" }).to_string(),
     )
     .unwrap();
     fs::create_dir_all(m.home.join(".copilot")).unwrap();
     fs::write(
         m.home.join(".copilot/config.json"),
-        serde_json::json!({ "trustedFolders": [m.project.display().to_string()] }).to_string(),
+        serde_json::json!({ "trustedFolders": [m.project.to_string_lossy().to_string()] })
+            .to_string(),
     )
     .unwrap();
     // A hook run for Claude Code, recorded in the analytics log.

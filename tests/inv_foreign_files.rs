@@ -203,7 +203,7 @@ fn path_keys_name_only_our_own_files_in_the_sophia_folder() {
             {
                 broken.push(format!(
                     "{key}: {value:?}: {} was replaced",
-                    victim.display()
+                    victim.to_string_lossy()
                 ));
             }
             let explain = s.run(&s.project, &["explain", "--prompt", "zebra"], b"");
@@ -426,7 +426,7 @@ fn no_writer_deletes_a_file_named_like_our_temporaries() {
             assert!(
                 path.is_file(),
                 "{args:?}: {} not written again",
-                path.display()
+                path.to_string_lossy()
             );
         }
         for at in &planted {
@@ -439,7 +439,7 @@ fn no_writer_deletes_a_file_named_like_our_temporaries() {
                 fs::read_to_string(at).is_ok_and(|t| t == "REPOSITORY FILE\n")
             };
             if !kept {
-                broken.push(format!("{args:?}: {} deleted", at.display()));
+                broken.push(format!("{args:?}: {} deleted", at.to_string_lossy()));
             }
         }
         assert_eq!(fs::read_to_string(&victim).unwrap(), "VICTIM\n");

@@ -220,7 +220,7 @@ fn a_plan_is_carried_forward_only_within_its_project() {
             if carried != *same {
                 failures.push(format!(
                     "{} with {approval:?}: carried={carried}, same project={same}",
-                    place.display()
+                    place.to_string_lossy()
                 ));
             }
         }

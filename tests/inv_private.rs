@@ -96,7 +96,7 @@ fn everything_created_is_private_under_a_permissive_umask() {
                     mode & 0o077 == 0
                 };
                 if !want_private {
-                    bad.push(format!("{args:?}: {} is {mode:o}", path.display()));
+                    bad.push(format!("{args:?}: {} is {mode:o}", path.to_string_lossy()));
                 }
             }
         }
@@ -129,7 +129,12 @@ fn existing_files_and_their_backups_keep_their_mode() {
         for (rel, (m, contents)) in tree(&backups) {
             if rel.to_string_lossy().starts_with(&format!("{host}-")) && contents.is_some() {
                 found += 1;
-                assert_eq!(m, mode, "{host}: backup {} has mode {m:o}", rel.display());
+                assert_eq!(
+                    m,
+                    mode,
+                    "{host}: backup {} has mode {m:o}",
+                    rel.to_string_lossy()
+                );
             }
         }
         assert!(found >= 1, "{host}: no backup");

@@ -47,7 +47,7 @@ fn stub(dir: &Path, record: &Path) -> std::path::PathBuf {
     let path = dir.join("sophia-hook");
     let script = format!(
         "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > '{}'\n",
-        record.display()
+        record.to_string_lossy()
     );
     trust::exe::write_script(&path, &script);
     path

@@ -68,7 +68,7 @@ fn home_after(s: &Sandbox, cwd: &Path, args: &[&str]) -> Vec<(PathBuf, u32, Stri
         run.code,
         0,
         "{args:?} in {}: {}{}",
-        cwd.display(),
+        cwd.to_string_lossy(),
         run.stdout,
         run.stderr
     );
@@ -110,17 +110,17 @@ fn a_malicious_project_never_changes_what_user_scope_writers_write() {
                 p1, p2,
                 "{args:?}: a planted project file ({planted:?}) changed what is written under HOME"
             );
-            assert_eq!(m1, m2, "{args:?}: {} mode", p1.display());
+            assert_eq!(m1, m2, "{args:?}: {} mode", p1.to_string_lossy());
             assert_eq!(
                 t1,
                 t2,
                 "{args:?}: {} differs when run in a malicious project ({planted:?})",
-                p1.display()
+                p1.to_string_lossy()
             );
         }
         let names = |t: &[(PathBuf, u32, String)]| {
             t.iter()
-                .map(|e| e.0.display().to_string())
+                .map(|e| e.0.to_string_lossy().to_string())
                 .collect::<Vec<_>>()
         };
         assert_eq!(names(&clean), names(&dirty), "{args:?}");

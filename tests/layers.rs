@@ -325,7 +325,7 @@ fn tests_put_executables_on_disk_only_through_common_exe() {
             {
                 let text = std::fs::read_to_string(&path).unwrap();
                 for hit in hand_written_executables(&text) {
-                    out.push(format!("{}: {hit}", path.display()));
+                    out.push(format!("{}: {hit}", path.to_string_lossy()));
                 }
             }
         }
@@ -365,4 +365,34 @@ fn the_executable_check_sees_each_hand_written_form() {
     for text in fine {
         assert!(hand_written_executables(text).is_empty(), "{text}");
     }
+}
+
+/// A path reaches text for people only through `charset::Shown` (docs/security.md, I5, "A name
+/// never breaks a line"): clippy refuses `Path::display` (`clippy.toml`), and no module of the
+/// crate lifts that refusal with an `allow`. Without this test, deleting the entry or allowing
+/// it in one file would pass `cargo clippy` silently.
+#[test]
+fn paths_reach_text_only_through_shown() {
+    let config = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("clippy.toml"))
+        .expect("clippy.toml");
+    let table: toml::Table = config.parse().expect("clippy.toml is TOML");
+    let refused: Vec<&str> = table["disallowed-methods"]
+        .as_array()
+        .expect("disallowed-methods is a list")
+        .iter()
+        .filter_map(|m| m.get("path").and_then(|p| p.as_str()))
+        .collect();
+    assert!(
+        refused.contains(&"std::path::Path::display"),
+        "clippy.toml no longer refuses Path::display: {refused:?}"
+    );
+    let lifted: Vec<String> = modules()
+        .into_iter()
+        .filter(|(_, code)| code.contains("disallowed_methods"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        lifted.is_empty(),
+        "modules allowing a disallowed method: {lifted:?}"
+    );
 }

@@ -664,7 +664,7 @@ fn the_harness_counts_what_eval_counts() {
                     no_skill_recall: pair(section, "noSkillRecall"),
                     top2: pair(section, "top2"),
                 };
-                assert_eq!(f, got, "{} {section}", file.display());
+                assert_eq!(f, got, "{} {section}", file.to_string_lossy());
             }
         }
     }

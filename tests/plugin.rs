@@ -105,7 +105,7 @@ fn expected(exe: &str) -> Vec<String> {
 
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()))
 }
 
 /// Checks what every build must hold: the file set, JSON that parses, the manifests' versions,
@@ -471,7 +471,7 @@ fn plugin_sandbox(record: Option<(&PluginRecord, &str)>) -> tempfile::TempDir {
             // only tells the two cases apart here; Gemini CLI ignores unknown keys).
             let home = dir.path().join("home");
             // Built as JSON: a Windows home's `\` must be escaped in the string.
-            let overrides = serde_json::json!({"sophia-hook": {"overrides": [format!("!{}/*", home.display())]}});
+            let overrides = serde_json::json!({"sophia-hook": {"overrides": [format!("!{}/*", home.to_string_lossy())]}});
             std::fs::write(
                 home.join(".gemini/extensions/extension-enablement.json"),
                 overrides.to_string(),

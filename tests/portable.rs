@@ -55,7 +55,10 @@ impl Machine {
 
     /// PATH on this machine: its own binary folder, then the system's tools.
     fn path(&self) -> String {
-        format!("{}:/usr/local/bin:/usr/bin:/bin", self.bin.display())
+        format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            self.bin.to_string_lossy()
+        )
     }
 
     /// A command with this machine's environment only, in `cwd`.
@@ -268,7 +271,7 @@ fn no_project_scope_file_holds_a_machine_path() {
                 assert!(
                     !body.contains(&machine_path),
                     "{host:?}: {} holds {machine_path}:\n{body}",
-                    path.display()
+                    path.to_string_lossy()
                 );
             }
         }
@@ -310,7 +313,7 @@ fn install_stops_when_sophia_hook_on_path_is_not_this_binary() {
         let cases = [
             ("/usr/bin:/bin".to_owned(), "is not on PATH"),
             (
-                format!("{}:{}", other.display(), m.path()),
+                format!("{}:{}", other.to_string_lossy(), m.path()),
                 "not this binary",
             ),
         ];
@@ -402,7 +405,7 @@ fn doctor_checks_that_each_entry_resolves_as_the_host_starts_it() {
                 Some("`sophia-hook` is not found on PATH"),
             ),
             (
-                format!("{}:{}", other.display(), m.path()),
+                format!("{}:{}", other.to_string_lossy(), m.path()),
                 Some("`sophia-hook` resolves on PATH to"),
             ),
         ];

@@ -159,13 +159,16 @@ impl Machine {
                     // An empty folder left behind counts as a file left behind.
                     if fs::read_dir(&path).unwrap().next().is_none() {
                         out.insert(
-                            format!("{}/", path.strip_prefix(base).unwrap().display()),
+                            format!("{}/", path.strip_prefix(base).unwrap().to_string_lossy()),
                             Vec::new(),
                         );
                     }
                 } else {
                     out.insert(
-                        path.strip_prefix(base).unwrap().display().to_string(),
+                        path.strip_prefix(base)
+                            .unwrap()
+                            .to_string_lossy()
+                            .to_string(),
                         fs::read(&path).unwrap(),
                     );
                 }
@@ -441,7 +444,7 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
                     Path::new(p)
                         .strip_prefix(m.project.parent().unwrap())
                         .unwrap()
-                        .display()
+                        .to_string_lossy()
                         .to_string()
                 })
                 .collect();

@@ -643,11 +643,11 @@ fn the_page_never_runs_a_command_a_repository_registered() {
     let script = proj.path().join("bin/sophia-hook");
     common::exe::write_script(
         &script,
-        &format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+        &format!("#!/bin/sh\ntouch '{}'\n", marker.to_string_lossy()),
     );
     let handler = |event: &str| {
         json!([{"hooks": [{"type": "command", "timeout": 5,
-            "command": format!("{} --host codex --event {event}", script.display())}]}])
+            "command": format!("{} --host codex --event {event}", script.to_string_lossy())}]}])
     };
     std::fs::create_dir(proj.path().join(".codex")).unwrap();
     std::fs::write(

@@ -152,12 +152,12 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
                 };
                 let line = out
                     .lines()
-                    .find(|l| l.ends_with(&format!(" {}", path.display())));
+                    .find(|l| l.ends_with(&format!(" {}", path.to_string_lossy())));
                 assert_eq!(
                     line.map(|l| l.split_whitespace().next().unwrap()),
                     name,
                     "{why}: {state:?} {}\n{out}",
-                    path.display()
+                    path.to_string_lossy()
                 );
             }
 
@@ -184,7 +184,7 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
                     gone,
                     want_gone,
                     "{why}: uninstall {state:?} {}",
-                    p.display()
+                    p.to_string_lossy()
                 );
             }
 
@@ -206,7 +206,7 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
                         now.as_deref(),
                         Some(fresh.as_str()),
                         "{why}: {state:?} {}\n{out}",
-                        path.display()
+                        path.to_string_lossy()
                     );
                     assert!(!is_link);
                 } else {
@@ -214,7 +214,7 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
                         &now,
                         before,
                         "{why}: {state:?} kept {}\n{out}",
-                        path.display()
+                        path.to_string_lossy()
                     );
                     assert_eq!(is_link, *state == State::Symlink);
                 }
@@ -233,13 +233,13 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
                         backed_up,
                         [before.as_ref().unwrap()],
                         "{why}: backup of {state:?} {}",
-                        path.display()
+                        path.to_string_lossy()
                     );
                 } else {
                     assert!(
                         backed_up.is_empty(),
                         "{why}: no backup of {state:?} {}: {backed_up:?}",
-                        path.display()
+                        path.to_string_lossy()
                     );
                 }
             }

@@ -267,7 +267,7 @@ fn nested_skills_are_found_down_to_three_levels_and_no_deeper() {
                 inv.len(),
                 usize::from(level <= 3),
                 "a skill {level} level(s) down ({}): {:?}",
-                skill.display(),
+                skill.to_string_lossy(),
                 inv.warnings
             );
         }

@@ -107,7 +107,7 @@ fn files_with_marker(dir: &Path, secret: &Path) -> Vec<String> {
             if meta.is_dir() {
                 stack.push(path);
             } else if leaks(&String::from_utf8_lossy(&fs::read(&path).unwrap())) {
-                out.push(path.display().to_string());
+                out.push(path.to_string_lossy().to_string());
             }
         }
     }

@@ -497,8 +497,16 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
     let backups = home.path().join(".local/state/sophia-hook/backups");
     for dir in fs::read_dir(&backups).unwrap() {
         let dir = dir.unwrap().path();
-        assert!(dir.join("original.absent").exists(), "{}", dir.display());
-        assert!(!dir.join("original.json").exists(), "{}", dir.display());
+        assert!(
+            dir.join("original.absent").exists(),
+            "{}",
+            dir.to_string_lossy()
+        );
+        assert!(
+            !dir.join("original.json").exists(),
+            "{}",
+            dir.to_string_lossy()
+        );
     }
     // A folder with the user's own file in it stays.
     fs::create_dir_all(proj.path().join(".claude")).unwrap();

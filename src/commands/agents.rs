@@ -228,7 +228,7 @@ fn check_hosts(
             serde_json::json!({
                 "host": e.host.as_str(),
                 "id": e.id,
-                "path": e.path.display().to_string(),
+                "path": e.path.to_string_lossy(),
                 "state": e.state.as_str(),
             })
         })

@@ -1,5 +1,6 @@
 //! `sophia-hook availability`: which catalog agents have a runtime definition on this machine.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -66,7 +67,7 @@ pub fn availability(
                     .map(|d| {
                         serde_json::json!({
                             "host": d.host,
-                            "path": d.path.display().to_string(),
+                            "path": d.path.shown().to_string(),
                             "enabled": d.enabled,
                         })
                     })
@@ -83,7 +84,7 @@ pub fn availability(
             "catalog": effective.catalog.fingerprint,
             "source": effective.source.as_str(),
             "agents": agents,
-            "manifest": write.then(|| settings.availability_file.as_ref().map(|p| p.display().to_string())).flatten(),
+            "manifest": write.then(|| settings.availability_file.as_ref().map(|p| p.shown().to_string())).flatten(),
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
@@ -105,7 +106,7 @@ pub fn availability(
                     format!(
                         "{}:{}{}",
                         d.host,
-                        d.path.display(),
+                        d.path.shown(),
                         if d.enabled { "" } else { " (disabled)" }
                     )
                 })
@@ -134,12 +135,12 @@ pub fn availability(
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');
         crate::edge::files::write_atomic(&path, json.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+            .with_context(|| format!("writing {}", path.shown()))?;
         if !as_json {
             writeln!(
                 stdout,
                 "wrote {} (the embedded catalog's roles, from your own agent definitions only)",
-                path.display()
+                path.shown()
             )?;
         }
     }

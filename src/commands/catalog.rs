@@ -1,5 +1,6 @@
 //! `sophia-hook catalog build` and `catalog check`: the agent catalog v1.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -74,18 +75,18 @@ pub fn run(stdout: &mut dyn Write, command: CatalogCommand, clock: &dyn Clock) -
             if json {
                 let value = serde_json::json!({
                     "ok": result.is_ok(),
-                    "catalog": path.display().to_string(),
+                    "catalog": path.to_string_lossy(),
                     "reason": reason,
                     "message": message,
                 });
                 writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
             } else if result.is_ok() {
-                writeln!(stdout, "{}: {message}", path.display())?;
+                writeln!(stdout, "{}: {message}", path.shown())?;
             }
             if result.is_err() {
                 if !json {
                     // The check's finding, for the person reading the CI log.
-                    return Err(CheckFailed(format!("{}: {message}", path.display())).into());
+                    return Err(CheckFailed(format!("{}: {message}", path.shown())).into());
                 }
                 return Ok(Verdict::Fail);
             }
@@ -113,7 +114,7 @@ fn reason_text(reason: &str) -> &'static str {
 fn read_source(path: &std::path::Path) -> anyhow::Result<String> {
     use crate::edge::files::{caps, read_bounded_string};
     read_bounded_string(path, caps::CATALOG)
-        .with_context(|| format!("reading the canonical source {}", path.display()))
+        .with_context(|| format!("reading the canonical source {}", path.shown()))
 }
 
 /// The generated catalog's path for `catalog build`/`check`: `--out`/`--catalog` from the
@@ -158,7 +159,7 @@ pub fn catalog_build(
     let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
     let catalog =
         crate::agents::catalog::build(&text, &skill_ids, crate::edge::hook::timestamp(clock.now()))
-            .with_context(|| format!("refusing {}; nothing was written", source.display()))?;
+            .with_context(|| format!("refusing {}; nothing was written", source.shown()))?;
     let mut json = serde_json::to_string_pretty(&catalog)?;
     json.push('\n');
     crate::edge::files::replace_generated(
@@ -167,14 +168,14 @@ pub fn catalog_build(
         crate::edge::files::caps::CATALOG,
         crate::edge::agents::is_generated_catalog,
     )
-    .with_context(|| format!("writing {}", out.display()))?;
+    .with_context(|| format!("writing {}", out.shown()))?;
     if let Some(dir) = out.parent() {
         skills::ignore_folder(dir);
     }
     writeln!(
         stdout,
         "wrote {} ({} agents, fingerprint {})",
-        out.display(),
+        out.shown(),
         catalog.agents.len(),
         catalog.fingerprint
     )?;
@@ -198,7 +199,7 @@ pub fn catalog_check(
     let text = read_source(&source)?;
     let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(root));
     let fresh = crate::agents::catalog::build(&text, &skill_ids, String::new())
-        .with_context(|| format!("the source {} does not build", source.display()))?;
+        .with_context(|| format!("the source {} does not build", source.shown()))?;
     if fresh.fingerprint != generated.fingerprint {
         return Ok(Err((
             "agent-catalog-stale",

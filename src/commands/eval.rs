@@ -1,5 +1,6 @@
 //! `sophia-hook eval`: routing measured against labelled cases.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -71,7 +72,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
     // at most `caps::CASES` (issue 18's second pass: a FIFO hung, `/dev/zero` grew without end).
     let text =
         crate::edge::files::read_bounded_string(&args.cases, crate::edge::files::caps::CASES)
-            .map_err(|e| anyhow::anyhow!("reading {}: {e}", args.cases.display()))?;
+            .map_err(|e| anyhow::anyhow!("reading {}: {e}", args.cases.shown()))?;
     let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
     // A case file may sit in a repository: its manifests are read like any project file
     // (regular files only, never blocking on a FIFO, at most the catalog cap).
@@ -80,7 +81,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
             .map_err(|e| e.to_string())
     };
     let cases = crate::eval::parse_cases_in(&text, base, &read_manifest)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.display()))?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.shown()))?;
     let loaded = match &args.root {
         Some(root) => skills::load(root),
         None => skills::LoadedCatalog {

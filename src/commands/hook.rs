@@ -3,6 +3,7 @@
 //! run); anything the hand parser does not accept goes to clap, which either parses it or reports a
 //! usage error (docs/configuration.md, "Exit codes").
 
+use crate::charset::Shown as _;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -197,8 +198,8 @@ pub fn man(
         clap_mangen::Man::new(page).render(&mut roff)?;
         let path = dir.join(&file);
         crate::edge::files::write_atomic(&path, &roff)
-            .with_context(|| format!("writing {}", path.display()))?;
-        writeln!(stdout, "wrote {}", path.display())?;
+            .with_context(|| format!("writing {}", path.shown()))?;
+        writeln!(stdout, "wrote {}", path.shown())?;
     }
     Ok(super::Verdict::Pass)
 }

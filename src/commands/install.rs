@@ -1,6 +1,7 @@
 //! `sophia-hook install` and `uninstall`: sophia-hook's entries merged into (or removed from) a
 //! host's settings file, and the host's agent definitions.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -244,7 +245,7 @@ fn warn_about_program(
         writeln!(
             lines.warn(),
             "warning: this sophia-hook runs from {runner}'s temporary cache ({}), which can be cleaned at any time, and the hook then stops; install it first (`npm i -g sophia-hook`, `uv tool install sophia-hook` or `pipx install sophia-hook`) and run `sophia-hook install` from there",
-            runs.display()
+            runs.shown()
         )?;
     }
     if crate::edge::program::is_bare(binary) {
@@ -255,7 +256,7 @@ fn warn_about_program(
                 lines.warn(),
                 "warning: `{binary}` on PATH here is {}, not this binary: the hosts on this machine run that one",
                 runs.as_deref()
-                    .map_or_else(|| "missing".to_owned(), |p| p.display().to_string())
+                    .map_or_else(|| "missing".to_owned(), |p| p.shown().to_string())
             )?;
         }
     }
@@ -286,7 +287,7 @@ fn change(
             lines.main(),
             "{}: sophia-hook's plugin is enabled ({}), which registers the hook already; nothing changed (a settings entry too would run every event twice). To use the settings instead: {}, then install again",
             host.display(),
-            record.display(),
+            record.shown(),
             host.spec().plugin.as_ref().map_or("", |p| p.remove),
         )?;
         return Ok(());
@@ -297,7 +298,7 @@ fn change(
     let after = if let Some(binary) = binary {
         Some(
             crate::install::install(before.clone(), host, binary)
-                .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?,
+                .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.shown()))?,
         )
     } else {
         // The file before sophia-hook's first change, when a backup of it was kept: the empty
@@ -309,7 +310,7 @@ fn change(
             .and_then(|p| hostconfig::read_for(&p, host).ok())
             .filter(serde_json::Value::is_object);
         crate::install::uninstall_over(before.clone(), host, original.as_ref())
-            .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.display()))?
+            .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.shown()))?
     };
     let unchanged = match &after {
         Some(doc) => *doc == before,
@@ -328,7 +329,7 @@ fn change(
     }
     if args.dry_run {
         if unchanged {
-            writeln!(lines.warn(), "{}: nothing would change", path.display())?;
+            writeln!(lines.warn(), "{}: nothing would change", path.shown())?;
         } else {
             write!(
                 lines.document(),
@@ -351,7 +352,7 @@ fn change(
         writeln!(
             lines.main(),
             "{}: already {verb} for {} ({} scope); nothing changed",
-            path.display(),
+            path.shown(),
             host.as_str(),
             args.scope.as_str()
         )?;
@@ -369,13 +370,13 @@ fn change(
             "{verb} sophia-hook for {} ({} scope): {}",
             host.as_str(),
             args.scope.as_str(),
-            path.display()
+            path.shown()
         )?;
         if let (false, Some(dir)) = (before.is_null(), &backups) {
             writeln!(
                 lines.detail(),
                 "previous file kept in {} (original.json, or original.absent when there was none: before sophia-hook's first change; last.json: before this one)",
-                dir.display()
+                dir.shown()
             )?;
         }
     }
@@ -427,7 +428,7 @@ fn change(
                 lines.warn(),
                 "warning: sophia-hook is also installed at {} scope ({}): {} runs both, so every block is injected twice — remove one with `sophia-hook uninstall --host {} --scope {}`",
                 other.as_str(),
-                other_path.display(),
+                other_path.shown(),
                 host.display(),
                 host.as_str(),
                 other.as_str()
@@ -530,15 +531,15 @@ fn program_for(
     }
     let how = format!(
         "put this binary on PATH (`cargo install --path .`, or link {} into a folder on PATH), or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then the entry works on this machine only)",
-        this.display(),
-        this.display(),
+        this.shown(),
+        this.shown(),
     );
     match resolve(BARE_NAME, search, root) {
         Ok(found) if same_file(&found, &this) => Ok((BARE_NAME.to_owned(), Some(found))),
         Ok(found) => anyhow::bail!(
             "`{BARE_NAME}` on PATH is {}, not this binary ({}): a project-scope entry names the bare `{BARE_NAME}` (the file is shared with the project), so the hosts would run that one; {how}",
-            found.display(),
-            this.display()
+            found.shown(),
+            this.shown()
         ),
         Err(_) => anyhow::bail!(
             "`{BARE_NAME}` is not on PATH: a project-scope entry names the bare `{BARE_NAME}` (the file is shared with the project, so it may not hold this machine's path), and here it would not start; {how}"
@@ -569,7 +570,7 @@ fn refresh_availability(
     };
     super::availability::availability(&mut std::io::sink(), &args, settings, clock)?;
     if let Some(path) = &settings.availability_file {
-        writeln!(stdout, "wrote {}", path.display())?;
+        writeln!(stdout, "wrote {}", path.shown())?;
     }
     Ok(())
 }
@@ -608,7 +609,7 @@ fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> an
     let json = serde_json::to_vec(&all)?;
     crate::edge::files::create_private_dir_all(backups)
         .and_then(|()| crate::edge::files::write_backup(&file, &json, mode))
-        .with_context(|| format!("keeping a record in {}", file.display()))
+        .with_context(|| format!("keeping a record in {}", file.shown()))
 }
 
 /// The folders install recorded as created for a settings file, and the record removed; `None`
@@ -657,10 +658,10 @@ fn note_created_manifest(settings: &Settings) -> anyhow::Result<()> {
     paths.extend(missing_folders(manifest.parent()));
     if let Some(dir) = record.parent() {
         crate::edge::files::create_private_dir_all(dir)
-            .with_context(|| format!("creating {}", dir.display()))?;
+            .with_context(|| format!("creating {}", dir.shown()))?;
     }
     crate::edge::files::write_json_atomic(&record, &paths)
-        .with_context(|| format!("keeping a record in {}", record.display()))
+        .with_context(|| format!("keeping a record in {}", record.shown()))
 }
 
 /// After a user-scope uninstall: the availability manifest an install created goes, with the
@@ -690,11 +691,11 @@ fn remove_created_manifest(
         && std::fs::symlink_metadata(manifest).is_ok_and(|m| m.is_file())
     {
         std::fs::remove_file(manifest)
-            .map_err(|e| anyhow::anyhow!("removing {}: {e}", manifest.display()))?;
+            .map_err(|e| anyhow::anyhow!("removing {}: {e}", manifest.shown()))?;
         writeln!(
             stdout,
             "removed {} (install created it; no host has sophia-hook at user scope now)",
-            manifest.display()
+            manifest.shown()
         )?;
         remove_created_folders(folders);
     }

@@ -16,6 +16,7 @@ pub mod skills;
 pub mod stats;
 pub mod status;
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,7 @@ pub fn binary_path(explicit: Option<&std::path::Path>) -> anyhow::Result<PathBuf
     // which hosts (and the shells they run hooks through) do not accept as a command.
     let path = dunce::canonicalize(&path).unwrap_or(path);
     if !path.is_absolute() {
-        bail!("the binary path {} is not absolute", path.display());
+        bail!("the binary path {} is not absolute", path.shown());
     }
     Ok(path)
 }
@@ -163,7 +164,7 @@ pub fn existing_dir(flag: &str, path: &Path) -> anyhow::Result<()> {
     if !path.is_dir() {
         bail!(
             "{flag} {}: no such folder{}",
-            path.display(),
+            path.shown(),
             if path.exists() { " (it is a file)" } else { "" }
         );
     }

@@ -1,5 +1,6 @@
 //! `sophia-hook report`: one self-contained HTML page.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -45,15 +46,15 @@ pub fn report_page(
     if let Some(file) = &args.file
         && std::fs::symlink_metadata(file).is_err()
     {
-        bail!("--file {}: no such file", file.display());
+        bail!("--file {}: no such file", file.shown());
     }
     if let Some(out) = &args.out {
         let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
         if let Some(dir) = parent.filter(|d| !d.is_dir()) {
             bail!(
                 "--out {}: the folder {} does not exist (create it first); nothing was written",
-                out.display(),
-                dir.display()
+                out.shown(),
+                dir.shown()
             );
         }
     }
@@ -66,6 +67,6 @@ pub fn report_page(
         file: args.file,
     };
     let path = crate::edge::report::run(&args, settings, clock)?;
-    writeln!(stdout, "{}", path.display())?;
+    writeln!(stdout, "{}", path.shown())?;
     Ok(super::Verdict::Pass)
 }

@@ -1,5 +1,6 @@
 //! `sophia-hook skills index`: the project's skills compiled into the hook's index.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -71,7 +72,7 @@ pub fn skills_index(
                     stdout,
                     "{}: wrote {} ({} skills, {} skipped, fingerprint {})",
                     host.as_str(),
-                    path.display(),
+                    path.shown(),
                     catalog.skills.len(),
                     catalog.warnings.len(),
                     catalog.source_fingerprint
@@ -89,7 +90,7 @@ pub fn skills_index(
         (0, Some(e)) if e.to_string().starts_with("refusing") => Err(e),
         (0, _) => anyhow::bail!(
             "no skills found in {} for any host (the hook uses the embedded default catalog)",
-            root.display()
+            root.shown()
         ),
         _ => Ok(()),
     }

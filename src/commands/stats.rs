@@ -1,5 +1,6 @@
 //! `sophia-hook stats`: a summary of the analytics log.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -42,15 +43,15 @@ pub fn stats(
             Ok(text) => text,
             Err(crate::edge::files::ReadError::Missing) if !explicit => String::new(),
             Err(crate::edge::files::ReadError::Missing) => {
-                anyhow::bail!("--file {}: no such file", path.display())
+                anyhow::bail!("--file {}: no such file", path.shown())
             }
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.shown())),
         };
     let summary = crate::stats::summarise(&text, since);
     if json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        writeln!(stdout, "{}", path.display())?;
+        writeln!(stdout, "{}", path.shown())?;
         write!(stdout, "{}", crate::stats::render(&summary))?;
     }
     Ok(super::Verdict::Pass)

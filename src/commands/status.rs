@@ -3,6 +3,7 @@
 //! model), and when the analytics log last saw the hook run for it. It only reads: no entry is
 //! run, nothing is written.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -65,7 +66,7 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
             .map(|scope| Registration {
                 scope: scope.as_str(),
                 file: settings_path(host, *scope, &root, settings)
-                    .map(|p| p.display().to_string())
+                    .map(|p| p.shown().to_string())
                     .unwrap_or_default(),
             })
             .collect();

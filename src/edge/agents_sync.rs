@@ -7,6 +7,7 @@
 //! says. A file the user changed (or wrote) is never overwritten: sync reports it, and `--force`
 //! replaces it after keeping a backup in the user's state folder. `install` calls in here too.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -123,7 +124,7 @@ pub fn load_runtime(
             } else {
                 embedded_skill_ids()
             };
-            let shown = path.as_deref().unwrap_or(Path::new("")).display();
+            let shown = path.as_deref().unwrap_or(Path::new("")).shown();
             (text, shown.to_string(), ids)
         }
         Err(ReadError::Missing) => (
@@ -133,7 +134,7 @@ pub fn load_runtime(
         ),
         Err(e) => bail!(
             "reading the canonical source {}: {e}",
-            path.as_deref().unwrap_or(Path::new("")).display()
+            path.as_deref().unwrap_or(Path::new("")).shown()
         ),
     };
     crate::agents::catalog::build(&text, &skill_ids, String::new())
@@ -175,9 +176,9 @@ fn check_project_dir(root: &Path, dir: &Path) -> anyhow::Result<()> {
         match std::fs::symlink_metadata(&at) {
             Ok(m) if m.file_type().is_symlink() => bail!(
                 "refusing to write through {}: it is a symlink; sync writes only inside the project's own folders",
-                at.display()
+                at.shown()
             ),
-            Ok(m) if !m.is_dir() => bail!("{} is not a folder", at.display()),
+            Ok(m) if !m.is_dir() => bail!("{} is not a folder", at.shown()),
             _ => {}
         }
     }
@@ -211,7 +212,7 @@ pub fn plan(
                 Err(ReadError::NotRegular | ReadError::TooLarge { .. }) => {
                     (None, FileState::Foreign)
                 }
-                Err(e) => bail!("reading {}: {e}", path.display()),
+                Err(e) => bail!("reading {}: {e}", path.shown()),
             };
             let mode = crate::edge::files::own_mode(&path);
             entries.push(Entry {
@@ -272,7 +273,7 @@ pub fn sync(
     )?;
     let mut summary = SyncSummary::default();
     for entry in &entries {
-        let shown = entry.path.display();
+        let shown = entry.path.shown();
         match entry.state {
             FileState::UpToDate => {
                 summary.unchanged += 1;
@@ -302,14 +303,14 @@ pub fn sync(
                 // Never through a symlink (`mode` is the file's own), and with the file's mode.
                 let mode = entry.mode.unwrap_or(0o600);
                 write_backup(&backup, old.as_bytes(), mode)
-                    .with_context(|| format!("writing the backup {}", backup.display()))?;
-                writeln!(out, "  backed up   {shown} -> {}", backup.display())?;
+                    .with_context(|| format!("writing the backup {}", backup.shown()))?;
+                writeln!(out, "  backed up   {shown} -> {}", backup.shown())?;
             }
             FileState::Missing | FileState::Stale => {}
         }
         if let Some(dir) = entry.path.parent() {
             crate::edge::files::create_private_dir_all(dir)
-                .with_context(|| format!("creating {}", dir.display()))?;
+                .with_context(|| format!("creating {}", dir.shown()))?;
             if target.scope == Scope::Project {
                 check_project_dir(&target.root, dir)?;
             }
@@ -344,7 +345,7 @@ pub fn check(
     for entry in &entries {
         if entry.state != FileState::UpToDate {
             ok = false;
-            writeln!(out, "{:<13} {}", entry.state.as_str(), entry.path.display())?;
+            writeln!(out, "{:<13} {}", entry.state.as_str(), entry.path.shown())?;
         }
     }
     if ok {
@@ -373,13 +374,13 @@ pub fn remove_generated(
     for entry in plan(target, &agents, settings)? {
         if entry.state.is_unchanged_generated() {
             std::fs::remove_file(&entry.path)
-                .with_context(|| format!("removing {}", entry.path.display()))?;
-            writeln!(out, "removed {}", entry.path.display())?;
+                .with_context(|| format!("removing {}", entry.path.shown()))?;
+            writeln!(out, "removed {}", entry.path.shown())?;
         } else if entry.state != FileState::Missing {
             writeln!(
                 out,
                 "kept {} ({})",
-                entry.path.display(),
+                entry.path.shown(),
                 entry.state.as_str()
             )?;
         }

@@ -6,6 +6,7 @@
 //! runs a configured command (a settings file may come from a repository). Every problem comes
 //! with a fix.
 
+use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -247,7 +248,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                         input.settings.state_dir.as_deref().map_or_else(
                             || "the sophia-hook state folder".to_owned(),
                             |d| hostconfig::backup_dir(d, host, scope, &path)
-                                .display()
+                                .shown()
                                 .to_string()
                         )
                     )),
@@ -263,8 +264,8 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             out.push(check(
                 Status::Fail,
                 area.clone(),
-                format!("{}: root key `{extra}` makes Codex reject the whole file (only `description` and `hooks` are allowed)", path.display()),
-                Some(format!("remove `{extra}` from {}", path.display())),
+                format!("{}: root key `{extra}` makes Codex reject the whole file (only `description` and `hooks` are allowed)", path.shown()),
+                Some(format!("remove `{extra}` from {}", path.shown())),
             ));
         }
         for what in impostors(&doc, host) {
@@ -273,9 +274,9 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 area.clone(),
                 format!(
                     "{}: {what} — not sophia-hook's own entry, not run",
-                    path.display()
+                    path.shown()
                 ),
-                Some(format!("remove it from {}, then {install}", path.display())),
+                Some(format!("remove it from {}, then {install}", path.shown())),
             ));
         }
         let regs = registered(&doc, host);
@@ -283,7 +284,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             out.push(check(
                 Status::Info,
                 area,
-                format!("{}: no sophia-hook entries", path.display()),
+                format!("{}: no sophia-hook entries", path.shown()),
                 None,
             ));
             continue;
@@ -294,7 +295,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 out.push(check(
                     Status::Fail,
                     area.clone(),
-                    format!("{}: no sophia-hook entry for {wire}", path.display()),
+                    format!("{}: no sophia-hook entry for {wire}", path.shown()),
                     Some(install.clone()),
                 ));
                 continue;
@@ -318,13 +319,13 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 Ok(found) if bare && !crate::edge::program::same_file(found, input.binary) => {
                     problems.push(format!(
                         "`{program}` resolves on PATH to {}, not to this binary ({})",
-                        found.display(),
-                        input.binary.display()
+                        found.shown(),
+                        input.binary.shown()
                     ));
                 }
                 _ if !bare && Path::new(&program) != input.binary => problems.push(format!(
                     "points at {program}, not at this binary ({})",
-                    input.binary.display()
+                    input.binary.shown()
                 )),
                 _ => {}
             }
@@ -393,7 +394,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 format!("{name} plugin"),
                 format!(
                     "the hook is registered by sophia-hook's plugin ({})",
-                    record.display()
+                    record.shown()
                 ),
                 None,
             ));
@@ -404,10 +405,10 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             format!("{name} plugin"),
             format!(
                 "registered twice: by sophia-hook's plugin ({}) and in {}: {} runs both, so every event runs twice",
-                record.display(),
+                record.shown(),
                 scopes
                     .iter()
-                    .map(|(_, path, _)| path.display().to_string())
+                    .map(|(_, path, _)| path.shown().to_string())
                     .collect::<Vec<_>>()
                     .join(" and "),
                 host.display()
@@ -634,7 +635,7 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
         out.push(check(
             Status::Ok,
             "gemini project trust",
-            format!("{} is trusted in {}", root.display(), path.display()),
+            format!("{} is trusted in {}", root.shown(), path.shown()),
             None,
         ));
     } else {
@@ -643,8 +644,8 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
             "gemini project trust",
             format!(
                 "{} is not a trusted folder in {}: Gemini CLI ignores the project's hooks there (and `gemini -p` exits 55)",
-                root.display(),
-                path.display()
+                root.shown(),
+                path.shown()
             ),
             Some("start `gemini` in the project once and trust the folder".into()),
         ));
@@ -695,7 +696,7 @@ fn check_folder_list_trust(
                 out.push(check(
                     Status::Warn,
                     area,
-                    format!("{}: cannot be read ({e})", path.display()),
+                    format!("{}: cannot be read ({e})", path.shown()),
                     Some(fix.into()),
                 ));
                 return;
@@ -712,8 +713,8 @@ fn check_folder_list_trust(
             area,
             format!(
                 "{} is trusted (`trustedFolders` entry {entry} in {})",
-                root.display(),
-                path.display()
+                root.shown(),
+                path.shown()
             ),
             None,
         )),
@@ -722,8 +723,8 @@ fn check_folder_list_trust(
             area,
             format!(
                 "{} is not in `trustedFolders` of {}: {} runs the repository's hooks only in a trusted folder, so prompts go through with no hook",
-                root.display(),
-                path.display(),
+                root.shown(),
+                path.shown(),
                 host.display()
             ),
             Some(fix.into()),
@@ -731,7 +732,7 @@ fn check_folder_list_trust(
         Err(e) => out.push(check(
             Status::Warn,
             area,
-            format!("{}: does not parse as JSON with comments ({e})", path.display()),
+            format!("{}: does not parse as JSON with comments ({e})", path.shown()),
             Some(fix.into()),
         )),
     }
@@ -784,9 +785,9 @@ fn check_codex_trust(
                 "codex config",
                 format!(
                     "{}: does not parse ({e}); Codex refuses to start",
-                    config_path.display()
+                    config_path.shown()
                 ),
-                Some(format!("fix {}", config_path.display())),
+                Some(format!("fix {}", config_path.shown())),
             ));
             return;
         }
@@ -802,10 +803,7 @@ fn check_codex_trust(
         out.push(check(
             Status::Fail,
             "codex config",
-            format!(
-                "{}: hooks are disabled in [features]",
-                config_path.display()
-            ),
+            format!("{}: hooks are disabled in [features]", config_path.shown()),
             Some("remove `hooks = false` (or `codex_hooks = false`) from [features]".into()),
         ));
     }
@@ -826,8 +824,8 @@ fn check_codex_trust(
                     area.clone(),
                     format!(
                         "the folder {} is not trusted, so Codex ignores {} (and every project hook in it)",
-                        root.display(),
-                        path.display()
+                        root.shown(),
+                        path.shown()
                     ),
                     Some("open the Codex TUI in the project and choose \"Trust this folder\" (or run `codex exec --trust` once there)".into()),
                 ));
@@ -836,7 +834,7 @@ fn check_codex_trust(
         for reg in regs {
             let key = format!(
                 "{}:{}:{}:{}",
-                path.display(),
+                path.shown(),
                 crate::install::codex_event_label(&reg.event),
                 reg.group_index,
                 reg.handler_index
@@ -940,7 +938,7 @@ fn live_program(
     if Path::new(&program) != binary || !same(Path::new(&program)) {
         return Err(format!(
             "it points at {program}, not at this binary ({})",
-            this.display()
+            this.shown()
         ));
     }
     Ok(this)
@@ -1359,7 +1357,7 @@ fn check_manifest(
             out.push(check(
                 Status::Info,
                 "availability",
-                format!("{}: none (every agent counts as unknown)", path.display()),
+                format!("{}: none (every agent counts as unknown)", path.shown()),
                 Some("sophia-hook availability --write".into()),
             ));
             return;
@@ -1368,7 +1366,7 @@ fn check_manifest(
             out.push(check(
                 Status::Fail,
                 "availability",
-                format!("{}: unreadable ({e})", path.display()),
+                format!("{}: unreadable ({e})", path.shown()),
                 Some("sophia-hook availability --write".into()),
             ));
             return;
@@ -1380,7 +1378,7 @@ fn check_manifest(
             "availability",
             format!(
                 "{}: not a manifest ({e}); the hook ignores it",
-                path.display()
+                path.shown()
             ),
             Some("sophia-hook availability --write".into()),
         )),
@@ -1389,7 +1387,7 @@ fn check_manifest(
             "availability",
             format!(
                 "{}: no catalog fingerprint (written by hand?); its states apply by id",
-                path.display()
+                path.shown()
             ),
             Some("sophia-hook availability --write".into()),
         )),
@@ -1401,7 +1399,7 @@ fn check_manifest(
                 "availability",
                 format!(
                     "{}: records the embedded roles only, so it is not applied to this project's own catalog",
-                    path.display()
+                    path.shown()
                 ),
                 None,
             ));
@@ -1412,7 +1410,7 @@ fn check_manifest(
                 "availability",
                 format!(
                     "{}: computed for another catalog ({}); not applied",
-                    path.display(),
+                    path.shown(),
                     m.catalog_fingerprint.as_deref().unwrap_or("no fingerprint")
                 ),
                 Some("sophia-hook availability --write".into()),
@@ -1422,7 +1420,7 @@ fn check_manifest(
             "availability",
             format!(
                 "{}: {} agents, fingerprint matches",
-                path.display(),
+                path.shown(),
                 m.agents.len()
             ),
             None,
@@ -1440,7 +1438,7 @@ fn check_analytics(settings: &Settings, out: &mut Vec<Check>) {
         Ok(()) => out.push(check(
             Status::Ok,
             "analytics",
-            format!("{} writable", path.display()),
+            format!("{} writable", path.shown()),
             None,
         )),
         Err(e) => out.push(check(
@@ -1448,7 +1446,7 @@ fn check_analytics(settings: &Settings, out: &mut Vec<Check>) {
             "analytics",
             format!(
                 "{}: not writable ({e}); runs are not recorded",
-                path.display()
+                path.shown()
             ),
             Some("fix the permissions, set SOPHIA_ANALYTICS_FILE, or SOPHIA_ANALYTICS=off".into()),
         )),

@@ -13,6 +13,7 @@
 //!
 //! Directory listing and metadata stay with the callers; file contents do not.
 
+use crate::charset::Shown as _;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -345,7 +346,7 @@ pub fn replace_generated(
             io::ErrorKind::AlreadyExists,
             format!(
                 "refusing to replace {}: {why}; nothing was written (remove it, or choose another path)",
-                path.display()
+                path.shown()
             ),
         ))
     };
@@ -704,10 +705,7 @@ fn refuse_special(path: &Path) -> io::Result<()> {
 fn not_regular(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!(
-            "refusing to write to {}: not a regular file",
-            path.display()
-        ),
+        format!("refusing to write to {}: not a regular file", path.shown()),
     )
 }
 
@@ -1421,7 +1419,7 @@ mod tests {
                     }
                 };
                 if !kept {
-                    deleted.push(format!("{kind:?} {}", look_alike.display()));
+                    deleted.push(format!("{kind:?} {}", look_alike.shown()));
                 }
             }
             assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");

@@ -16,6 +16,7 @@
 //!   `pre-install.json` beside the backups let uninstall give back the file before install byte
 //!   for byte while nothing else changed it.
 
+use crate::charset::Shown as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +48,7 @@ fn read_with(path: &Path, comments: bool) -> anyhow::Result<Value> {
     let bytes = match read_bounded(path, caps::SETTINGS) {
         Ok(bytes) => bytes,
         Err(ReadError::Missing) => return Ok(Value::Null),
-        Err(e) => bail!("{} is {e}; it was left untouched", path.display()),
+        Err(e) => bail!("{} is {e}; it was left untouched", path.shown()),
     };
     let bytes = strip_bom(&bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -58,7 +59,7 @@ fn read_with(path: &Path, comments: bool) -> anyhow::Result<Value> {
         Err(_) if comments && let Some(value) = parse_jsonc(bytes) => value,
         Err(e) => bail!(
             "{} is not valid JSON ({e}{}); it was left untouched — fix it, or move it away and run again",
-            path.display(),
+            path.shown(),
             if comments {
                 ", nor JSON with comments"
             } else {
@@ -69,7 +70,7 @@ fn read_with(path: &Path, comments: bool) -> anyhow::Result<Value> {
     if !value.is_object() {
         bail!(
             "{} is not a JSON object; it was left untouched",
-            path.display()
+            path.shown()
         );
     }
     Ok(value)
@@ -236,13 +237,9 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
 pub fn refuse_read_only(path: &Path, target: &Path) -> anyhow::Result<()> {
     if crate::edge::files::is_read_only(target) {
         let shown = if path == target {
-            path.display().to_string()
+            path.shown().to_string()
         } else {
-            format!(
-                "{} (through the symlink {})",
-                target.display(),
-                path.display()
-            )
+            format!("{} (through the symlink {})", target.shown(), path.shown())
         };
         bail!(
             "{shown} is read-only (no write permission for its owner); it was left untouched — make it writable (`chmod u+w`) and run again, or edit it by hand"
@@ -258,7 +255,7 @@ pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::R
         let resolved = inside_project(project_root, path).map_err(|why| {
             anyhow::anyhow!(
                 "refusing to write {}: it is {why} (a repository's settings file may not lead elsewhere); nothing was written",
-                path.display()
+                path.shown()
             )
         })?;
         // Inside the project, a link must lead back to the host's own settings file: the same
@@ -273,8 +270,8 @@ pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::R
         if own.as_deref() != Some(resolved.as_path()) {
             anyhow::bail!(
                 "refusing to write {}: it leads to {}, which is not the host's settings file (a repository's settings file may not lead elsewhere); nothing was written",
-                path.display(),
-                resolved.display()
+                path.shown(),
+                resolved.shown()
             );
         }
         return Ok(resolved);
@@ -283,7 +280,7 @@ pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::R
         Ok(meta) if meta.file_type().is_symlink() => dunce::canonicalize(path).with_context(|| {
             format!(
                 "{} is a symlink whose target cannot be resolved; nothing was written",
-                path.display()
+                path.shown()
             )
         }),
         _ => Ok(path.to_path_buf()),
@@ -473,7 +470,7 @@ pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<P
     let current = match read_bounded(target, caps::SETTINGS) {
         Ok(bytes) => Some(bytes),
         Err(ReadError::Missing) => None,
-        Err(e) => bail!("{} is {e}; it was left untouched", target.display()),
+        Err(e) => bail!("{} is {e}; it was left untouched", target.shown()),
     };
     if let Some(bytes) = &current {
         let body = strip_bom(bytes);
@@ -485,7 +482,7 @@ pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<P
             let Some(edited) = edit_jsonc(text, &before, doc.unwrap_or(&empty)) else {
                 bail!(
                     "{} has comments, and editing it keeping them did not give the expected result; it was left untouched — remove the comments, or make the change by hand",
-                    path.display()
+                    path.shown()
                 );
             };
             let bom = if bytes.starts_with(BOM) { BOM } else { b"" };
@@ -518,7 +515,7 @@ pub fn unified_diff(path: &Path, plan: &Plan) -> String {
     if old == new {
         return String::new();
     }
-    let name = path.display().to_string();
+    let name = path.shown().to_string();
     let header = |side: &Option<std::borrow::Cow<str>>| {
         if side.is_some() {
             name.clone()
@@ -557,21 +554,21 @@ pub fn write(target: &Path, backups: Option<&Path>, plan: &Plan) -> anyhow::Resu
         };
         if !kept {
             write_backup(file, bytes, mode)
-                .with_context(|| format!("keeping a backup in {}", file.display()))?;
+                .with_context(|| format!("keeping a backup in {}", file.shown()))?;
         }
     }
     if let (Some(bytes), Some(dir)) = (&current, backups) {
         let last = dir.join("last.json");
         write_backup(&last, bytes, mode)
-            .with_context(|| format!("keeping a backup in {}", last.display()))?;
+            .with_context(|| format!("keeping a backup in {}", last.shown()))?;
     }
     match (current, next) {
         (_, Some(bytes)) => {
-            write_atomic(target, bytes).with_context(|| format!("writing {}", target.display()))
+            write_atomic(target, bytes).with_context(|| format!("writing {}", target.shown()))
         }
         (None, None) => Ok(()),
         (Some(_), None) => {
-            fs::remove_file(target).with_context(|| format!("removing {}", target.display()))
+            fs::remove_file(target).with_context(|| format!("removing {}", target.shown()))
         }
     }
 }
@@ -599,7 +596,7 @@ pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<
     };
     let keep = |file: &Path, bytes: &[u8]| {
         write_backup(file, bytes, mode)
-            .with_context(|| format!("keeping a backup in {}", file.display()))
+            .with_context(|| format!("keeping a backup in {}", file.shown()))
     };
     if !ours_before {
         let (pre, absent) = (backups.join(PRE_INSTALL), backups.join(PRE_INSTALL_ABSENT));
@@ -618,7 +615,7 @@ pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<
 fn remove_record(file: &Path) -> anyhow::Result<()> {
     match fs::remove_file(file) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing {}", file.display()))
+            Err(e).with_context(|| format!("removing {}", file.shown()))
         }
         _ => Ok(()),
     }

@@ -5,6 +5,7 @@
 //! resolve), and whether a host is on this machine at all (`install` with no `--host`). Never
 //! runs anything.
 
+use crate::charset::Shown as _;
 use std::path::{Path, PathBuf};
 
 /// True when `program` is a bare command name (no folder in it), which a shell looks up on PATH.
@@ -45,7 +46,7 @@ pub fn detect(
     let detect = host.spec().detect;
     for exe in detect.executables {
         if let Ok(found) = resolve(exe, settings.search_path.as_deref(), cwd) {
-            return Some(format!("`{exe}` is on PATH: {}", found.display()));
+            return Some(format!("`{exe}` is on PATH: {}", found.shown()));
         }
     }
     // Rebuilt from its components: `$CODEX_HOME` joined with "" would end in a separator.
@@ -56,7 +57,7 @@ pub fn detect(
         .collect();
     folder
         .is_dir()
-        .then(|| format!("{} exists", folder.display()))
+        .then(|| format!("{} exists", folder.shown()))
 }
 
 /// What [`detect`] looks for, in words: `` `codex` on PATH or ~/.codex``.
@@ -72,7 +73,7 @@ pub fn signs(host: crate::hosts::Host, settings: &crate::edge::settings::Setting
         .resolve(settings.home.as_deref(), &settings.host_homes)
         .map_or_else(
             || "its folder".to_owned(),
-            |f| f.components().collect::<PathBuf>().display().to_string(),
+            |f| f.components().collect::<PathBuf>().shown().to_string(),
         );
     format!("{} on PATH or {folder}", exes.join(", "))
 }
@@ -109,7 +110,7 @@ mod tests {
         let search = std::env::join_paths([dir.path().join("empty"), bin.clone()]).unwrap();
         let search = search.to_str().unwrap();
         let found = resolve("sophia-hook", Some(search), dir.path()).unwrap();
-        assert!(same_file(&found, &exe), "{}", found.display());
+        assert!(same_file(&found, &exe), "{}", found.shown());
         assert_eq!(
             resolve(
                 "sophia-hook",

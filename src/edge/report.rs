@@ -4,6 +4,7 @@
 //! page atomically. Default output: `<state dir>/sophia-hook/report.html`, never inside the
 //! project. The page reads; it edits nothing.
 
+use crate::charset::Shown as _;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,7 @@ pub fn run(args: &ReportArgs, settings: &Settings, clock: &dyn Clock) -> anyhow:
     let input = gather(args, settings, clock)?;
     let html = crate::report::render(&input);
     files::write_atomic(&out, html.as_bytes())
-        .with_context(|| format!("writing {}", out.display()))?;
+        .with_context(|| format!("writing {}", out.shown()))?;
     Ok(out)
 }
 
@@ -83,7 +84,7 @@ pub fn gather(
                     AnalyticsLog::Read(shown)
                 }
                 Err(files::ReadError::Missing) => AnalyticsLog::Missing(shown),
-                Err(e) => anyhow::bail!("reading {}: {e}", path.display()),
+                Err(e) => anyhow::bail!("reading {}: {e}", path.shown()),
             }
         }
     };
@@ -106,16 +107,16 @@ pub fn gather(
 /// A path as the page shows it: relative to the project, or under `~`.
 fn shown_path(path: &Path, root: &Path, settings: &Settings) -> String {
     if let Ok(rel) = path.strip_prefix(root) {
-        return rel.display().to_string();
+        return rel.shown().to_string();
     }
     if let Some(rest) = settings
         .home
         .as_deref()
         .and_then(|h| path.strip_prefix(h).ok())
     {
-        return format!("~/{}", rest.display());
+        return format!("~/{}", rest.shown());
     }
-    path.display().to_string()
+    path.shown().to_string()
 }
 
 fn level(status: Status) -> Level {

@@ -10,6 +10,7 @@
 //! was compiled from; the hook keeps its own compiled copy in the user's cache folder so a fresh
 //! clone compiles once; and a scan stops when the hook's time budget runs out.
 
+use crate::charset::Shown as _;
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -1316,7 +1317,7 @@ pub fn build_index(
             "no skills found for {} in {}: no */SKILL.md in its skill folders (the hook uses the \
              embedded default catalog)",
             host.as_str(),
-            root.display()
+            root.shown()
         );
     }
     let mut catalog = scan(&inventory.files, fingerprint(&inventory.files), &|| false)
@@ -1331,7 +1332,7 @@ pub fn build_index(
                 if derived.as_os_str().is_empty() {
                     anyhow::bail!(
                         "refusing to write the index {}: it leads out of the project's .sophia/ folder; nothing was written",
-                        host_index_path(&path, host).display()
+                        host_index_path(&path, host).shown()
                     );
                 }
                 derived
@@ -1348,7 +1349,7 @@ pub fn build_index(
         caps::INDEX,
         is_generated_index,
     )
-    .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+    .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.shown()))?;
     if let Some(dir) = out.parent() {
         ignore_folder(dir);
     }
@@ -1624,7 +1625,7 @@ mod tests {
             } else {
                 0
             };
-            assert_eq!(*count, want, "{}", folder.path.display());
+            assert_eq!(*count, want, "{}", folder.path.shown());
         }
         assert_eq!(inv.counts.iter().sum::<usize>(), inv.len());
     }
@@ -1859,7 +1860,7 @@ mod tests {
             symlink(base.join("a"), root.join(".agents")).unwrap();
             let folder = folder_at(root.join(".agents/skills"), SkillScope::Project, true);
             let inv = inventory(vec![folder], &root);
-            assert_eq!(inv.len(), expect, "{}: {:?}", base.display(), rels(&inv));
+            assert_eq!(inv.len(), expect, "{}: {:?}", base.shown(), rels(&inv));
         }
     }
 

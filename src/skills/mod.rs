@@ -121,7 +121,8 @@ mod tests {
             .iter()
             .map(|d| {
                 let text = std::fs::read_to_string(d.join("SKILL.md")).unwrap();
-                let def = parse_skill_md(&text).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+                let def = parse_skill_md(&text)
+                    .unwrap_or_else(|e| panic!("{}: {e}", d.to_string_lossy()));
                 (def, body::body_of(&text).to_owned())
             })
             .unzip();

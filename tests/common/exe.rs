@@ -21,7 +21,12 @@ pub fn place_binary(to: &Path) {
     #[cfg(unix)]
     {
         let status = Command::new("cp").arg(bin).arg(to).status().unwrap();
-        assert!(status.success(), "cp {} {}", bin.display(), to.display());
+        assert!(
+            status.success(),
+            "cp {} {}",
+            bin.to_string_lossy(),
+            to.to_string_lossy()
+        );
     }
     #[cfg(not(unix))]
     {
@@ -47,5 +52,5 @@ pub fn write_script(path: &Path, text: &str) {
         .write_all(text.as_bytes())
         .unwrap();
     let status = child.wait().unwrap();
-    assert!(status.success(), "writing {}", path.display());
+    assert!(status.success(), "writing {}", path.to_string_lossy());
 }

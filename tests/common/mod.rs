@@ -156,7 +156,7 @@ pub fn path_with_binary() -> OsString {
 /// output as in the test's own value.
 pub fn names_path(text: &str, path: &Path) -> bool {
     let slashes = |s: &str| s.replace('\\', "/");
-    slashes(text).contains(&slashes(&path.display().to_string()))
+    slashes(text).contains(&slashes(&path.to_string_lossy()))
 }
 
 /// Per host: a project skill folder and a user skill folder (relative to HOME) the host lists,

@@ -13,6 +13,7 @@
 //! Locking needs no platform code: `std::fs::File::lock` is `flock(LOCK_EX)` on Unix and
 //! `LockFileEx` on Windows; both are released when the file is closed.
 
+use crate::charset::Shown as _;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::Path;
@@ -113,7 +114,7 @@ pub fn refuse_link_on_handle(file: &File, path: &Path) -> io::Result<()> {
 pub(crate) fn symlink_refused(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("refusing to write through the symlink {}", path.display()),
+        format!("refusing to write through the symlink {}", path.shown()),
     )
 }
 
