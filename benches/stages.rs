@@ -2,6 +2,8 @@
 //! scoring at 10/100/1,000 skills, the agent policy, rendering, and the whole decision — each over
 //! prompt lengths, so growth with prompt length and catalog size can be read off the table
 //! (`cargo bench --bench stages`; results in docs/performance.md).
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 use divan::{Bencher, black_box};
 

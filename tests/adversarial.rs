@@ -13,7 +13,8 @@
 //! `ADVERSARIAL_MAX_MS`, when set, adds a wall-time bound per run (off by default, for a quick
 //! look on an idle machine). The ignored test `materialise_for_bench` writes every layout to
 //! `$ADVERSARIAL_OUT` for the benchmark script.
-
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 // Unix only (FIFOs, `/dev/zero`, `wait4` for peak RSS); the Windows counterparts of the trust-layer checks
 // (links at write targets, planted temporary names, locks, regular files only) are the unit tests
 // of src/edge/files.rs and src/edge/platform/, run under Wine by scripts/windows-ci.sh.

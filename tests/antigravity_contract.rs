@@ -8,6 +8,8 @@
 //! user's text as `lastUserInput`, or only in the conversation file (`transcriptPath`), read
 //! through the bounded reader whatever that file is (malformed, huge, missing, not UTF-8, a
 //! symlink, a FIFO…); and only the turn's first model call (`invocationNum` 0) injects.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 

@@ -16,7 +16,8 @@
 //! Commands run in a temporary git root holding links to the repository's `fixtures/` and
 //! `docs/`, with `HOME` there, analytics off, a large time budget, and `sophia-hook` resolving
 //! to the binary under test.
-
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 // The documented commands are POSIX shell lines (`sh -c`, links to the binary): Unix only.
 #![cfg(unix)]
 

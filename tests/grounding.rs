@@ -3,6 +3,8 @@
 //! for is configured for that host, or checked out in the project; the setting turns it always
 //! on or off, a project can only turn it off, and `explain` and `doctor` say which applies.
 //! These run the real binary with the machine default (`SOPHIA_EMBEDDED_SKILLS` unset).
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 

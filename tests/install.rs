@@ -1,4 +1,6 @@
 //! install, uninstall and doctor through the real binary, in temporary projects and homes.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 

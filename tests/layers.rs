@@ -3,6 +3,8 @@
 //! the pure stages import nothing from the edge, and no two modules import each other through any
 //! chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
 //! modules is an edge of the module graph.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -367,12 +369,14 @@ fn the_executable_check_sees_each_hand_written_form() {
     }
 }
 
-/// A path reaches text for people only through `charset::Shown` (docs/security.md, I5, "A name
-/// never breaks a line"): clippy refuses `Path::display` (`clippy.toml`), and no module of the
-/// crate lifts that refusal with an `allow`. Without this test, deleting the entry or allowing
-/// it in one file would pass `cargo clippy` silently.
+/// The one door (docs/security.md, "One door"): clippy refuses the `std::fs` calls that read,
+/// write or list (`clippy.toml`) and `Path::display` (a path reaches text for people only through
+/// `charset::Shown`), and no module of the crate lifts that refusal with an `allow` — except the
+/// door itself (`edge::files`, `edge::platform`) and the inner attribute of a `#[cfg(test)]`
+/// module. Without this test, deleting an entry or allowing it in one file would pass `cargo
+/// clippy` silently.
 #[test]
-fn paths_reach_text_only_through_shown() {
+fn the_door_is_the_only_way_to_files_and_names() {
     let config = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("clippy.toml"))
         .expect("clippy.toml");
     let table: toml::Table = config.parse().expect("clippy.toml is TOML");
@@ -382,17 +386,96 @@ fn paths_reach_text_only_through_shown() {
         .iter()
         .filter_map(|m| m.get("path").and_then(|p| p.as_str()))
         .collect();
-    assert!(
-        refused.contains(&"std::path::Path::display"),
-        "clippy.toml no longer refuses Path::display: {refused:?}"
+    for method in [
+        "std::path::Path::display",
+        "std::fs::read",
+        "std::fs::read_to_string",
+        "std::fs::read_dir",
+        "std::fs::write",
+        "std::fs::File::open",
+        "std::fs::File::create",
+        "std::fs::OpenOptions::open",
+    ] {
+        assert!(
+            refused.contains(&method),
+            "clippy.toml no longer refuses {method}: {refused:?}"
+        );
+    }
+    assert_eq!(lifted_outside_the_door(&src()), Vec::<String>::new());
+}
+
+/// Every `clippy::disallowed_methods` allow under `dir` that is not in the door's own modules
+/// nor the first lines of a `#[cfg(...test...)]` module, as `file:line`.
+fn lifted_outside_the_door(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, base, out);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == "edge/files.rs" || rel.starts_with("edge/platform/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                if !line.contains("clippy::disallowed_methods")
+                    || line.trim_start().starts_with("//")
+                {
+                    continue;
+                }
+                // Inside a test module: the `mod … {` line is at most two lines up (a comment may
+                // sit between), with a cfg naming `test` right above it.
+                let in_test = (1..=2).any(|back| {
+                    i > back
+                        && lines[i - back].trim_end().ends_with('{')
+                        && lines[i - back].contains("mod ")
+                        && lines[i - back - 1].contains("#[cfg(")
+                        && lines[i - back - 1].contains("test")
+                        && line.trim_start().starts_with("#![allow(")
+                });
+                if !in_test {
+                    out.push(format!("{rel}:{}", i + 1));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn the_door_check_sees_an_allow_outside_a_test_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("edge/files.rs", "#![allow(clippy::disallowed_methods)]\n");
+    write(
+        "ok.rs",
+        "fn f() {}\n#[cfg(test)]\nmod tests {\n    // Tests set up files.\n    #![allow(clippy::disallowed_methods)]\n}\n",
     );
-    let lifted: Vec<String> = modules()
-        .into_iter()
-        .filter(|(_, code)| code.contains("disallowed_methods"))
-        .map(|(name, _)| name)
-        .collect();
-    assert!(
-        lifted.is_empty(),
-        "modules allowing a disallowed method: {lifted:?}"
+    write(
+        "bad.rs",
+        "#[allow(clippy::disallowed_methods)]\nfn f() {}\n",
+    );
+    write("edge/worse.rs", "#![allow(clippy::disallowed_methods)]\n");
+    write(
+        "sneaky.rs",
+        "mod inner {\n    #![allow(clippy::disallowed_methods)]\n}\n",
+    );
+    assert_eq!(
+        lifted_outside_the_door(dir.path()),
+        ["bad.rs:1", "edge/worse.rs:1", "sneaky.rs:2"]
     );
 }

@@ -7,6 +7,8 @@
 //! - a leading UTF-8 BOM is skipped; invalid UTF-8 inside strings is replaced, not rejected;
 //! - the event: `--event` wins over `hook_event_name`; with neither, a prompt makes a
 //!   `UserPromptSubmit` and a `source` a `SessionStart`; any other event prints nothing.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 

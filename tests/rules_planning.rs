@@ -8,6 +8,8 @@
 //! Planted bugs these catch (found by the independent audit of issue 20, `docs/testing.md`): the
 //! approval looked for in the first three words; the `from_plan_mode` guard dropped, so a plan
 //! asked for in words carries forward to any later prompt in Claude Code's `default` mode.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 

@@ -3,7 +3,8 @@
 //! folder next to a fresh HOME and an `$OUTSIDE` folder, runs `sophia-hook` there, and checks
 //! that nothing outside the project and the user's own sophia-hook folders changed and that no
 //! command ran.
-
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 // Unix only (FIFOs, `/dev/zero`, mode bits and `O_NONBLOCK` opens); the Windows counterparts of the trust-layer checks
 // (links at write targets, planted temporary names, locks, regular files only) are the unit tests
 // of src/edge/files.rs and src/edge/platform/, run under Wine by scripts/windows-ci.sh.

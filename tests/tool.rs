@@ -2,6 +2,8 @@
 //! stdout/stderr/exit code out; in-process only where the stream itself is the subject, such as a
 //! closed pipe): clean stdout, exit codes 0/1/2, JSON for the checks, errors that are errors,
 //! completions and man pages, and an uninstall that restores.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 

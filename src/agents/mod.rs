@@ -193,6 +193,8 @@ impl AgentRouting {
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
 
     /// The embedded catalog is generated from `docs/agents/canonical-subagents.yaml` and must not

@@ -435,6 +435,8 @@ fn recommend(
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
 
     /// The stemmed cue words are generated from `PHASE_CUES` and must not go stale. To

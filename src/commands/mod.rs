@@ -186,6 +186,8 @@ impl std::error::Error for CheckFailed {}
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     /// The path written into host settings is a plain absolute path: on Windows `C:\...`, never
     /// the verbatim `\\?\C:\...` that `std::fs::canonicalize` gives (checked under Wine in CI).
     #[test]

@@ -125,8 +125,8 @@ fn refuse_non_empty(out: &Path) -> anyhow::Result<()> {
         Err(e) => Err(e).with_context(|| format!("--out {}", out.shown())),
         Ok(meta) if !meta.is_dir() => bail!("--out {}: not a folder", out.shown()),
         Ok(_) => {
-            let mut entries =
-                std::fs::read_dir(out).with_context(|| format!("--out {}", out.shown()))?;
+            let mut entries = crate::edge::files::list_dir(out, 1)
+                .with_context(|| format!("--out {}", out.shown()))?;
             if entries.next().is_some() {
                 bail!(
                     "--out {}: the folder is not empty; nothing was written (remove it, or choose another)",

@@ -245,7 +245,8 @@ fn definition_ext(host: crate::payload::Host) -> &'static str {
 }
 
 /// The names `host` can spawn as agent types from `dirs` (its agent folders, project and user):
-/// the file stems of its definition files. Listing only, no file is read.
+/// the file stems of its definition files, among the first [`MAX_DEFINITIONS_PER_DIR`] entries
+/// of each folder. Listing only, no file is read.
 pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTreeSet<String> {
     if host.spec().agents.is_none() {
         return BTreeSet::new();
@@ -253,10 +254,10 @@ pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTre
     let ext = definition_ext(host);
     let mut ids = BTreeSet::new();
     for dir in dirs {
-        let Ok(entries) = fs::read_dir(dir) else {
+        let Ok(entries) = crate::edge::files::list_dir(dir, MAX_DEFINITIONS_PER_DIR) else {
             continue;
         };
-        for entry in entries.filter_map(Result::ok) {
+        for entry in entries {
             let name = entry.file_name();
             if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(ext)) {
                 ids.insert(stem.to_owned());
@@ -298,7 +299,9 @@ pub fn gemini_acknowledged(
         .collect()
 }
 
-/// Definition files read in one folder at most; the rest of a larger folder is not looked at.
+/// Entries of one agent definition folder looked at, at most (listed for the names a host can
+/// spawn, and read for availability); the rest of a larger folder is never fetched, so a folder
+/// of 250,000 files costs the hook what 1,024 cost.
 pub const MAX_DEFINITIONS_PER_DIR: usize = 1_024;
 
 /// Every runtime definition file of `dirs` ([`definition_dirs`]), each listed and read once:
@@ -326,10 +329,10 @@ impl DefinitionIndex {
             reads: 0,
         };
         for DefinitionDir { host, dir, ext } in dirs {
-            let Ok(entries) = fs::read_dir(dir) else {
+            let Ok(entries) = crate::edge::files::list_dir(dir, MAX_DEFINITIONS_PER_DIR) else {
                 continue;
             };
-            for entry in entries.filter_map(Result::ok).take(MAX_DEFINITIONS_PER_DIR) {
+            for entry in entries {
                 let path = entry.path();
                 let file = entry.file_name().to_string_lossy().into_owned();
                 let Some(stem) = file.strip_suffix(ext) else {
@@ -494,7 +497,36 @@ pub fn write_state(path: &Path, state: &CarryForwardState) -> std::io::Result<()
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
+
+    /// Every lister of agent definition folders stops at [`MAX_DEFINITIONS_PER_DIR`] entries per
+    /// folder (issue 29: 250,000 files in `.claude/agents/` cost every prompt 0.7 s and 80 MiB):
+    /// for each host with agent definitions and folder sizes around the cap, the names the hook
+    /// lists and the files availability reads are at most the cap, and all of them below it.
+    #[test]
+    fn every_definition_listing_stops_at_its_cap() {
+        let max = MAX_DEFINITIONS_PER_DIR;
+        for host in crate::payload::Host::with_agents() {
+            let ext = definition_ext(host);
+            for size in [max - 1, max, max + 1, max + 300] {
+                let dir = tempfile::tempdir().unwrap();
+                for i in 0..size {
+                    fs::write(dir.path().join(format!("role{i:05}{ext}")), "").unwrap();
+                }
+                let dirs = [dir.path().to_path_buf()];
+                let ids = host_definition_ids(host, &dirs);
+                assert_eq!(ids.len(), size.min(max), "{host:?}: {size} files");
+                let index = DefinitionIndex::read(&[DefinitionDir {
+                    host: host.as_str(),
+                    dir: dir.path().to_path_buf(),
+                    ext,
+                }]);
+                assert_eq!(index.reads, size.min(max), "{host:?}: {size} files");
+            }
+        }
+    }
     use crate::edge::files::write_atomic;
 
     fn skill_ids() -> BTreeSet<String> {

@@ -390,6 +390,8 @@ pub fn remove_generated(
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
     use std::fs;
 

@@ -11,7 +11,14 @@
 //! - Appends open `O_APPEND|O_NOFOLLOW|O_NONBLOCK`, accept a regular file only and write each line
 //!   with one `write` call, so concurrent appenders never interleave inside a line.
 //!
-//! Directory listing and metadata stay with the callers; file contents do not.
+//! - A folder is listed through [`list_dir`] only, which fetches at most a given number of
+//!   entries: a folder of 250,000 files costs what its first few thousand cost.
+//!
+//! This module and `edge::platform` are the door: clippy refuses `std::fs::read`,
+//! `read_to_string`, `read_dir`, `write`, `File::open`/`create` and `OpenOptions::open` in every
+//! other module (`clippy.toml`; `tests/layers.rs` keeps any other module from lifting it).
+//! Metadata (`symlink_metadata`, `canonicalize`) stays with the callers; contents do not.
+#![allow(clippy::disallowed_methods)]
 
 use crate::charset::Shown as _;
 use std::fmt;
@@ -44,6 +51,50 @@ pub mod caps {
     pub const CASES: u64 = 16 * 1024 * 1024;
     /// The analytics log, read whole by `stats` only.
     pub const ANALYTICS: u64 = 1024 * 1024 * 1024;
+}
+
+/// A folder's entries, at most `cap` of them ([`list_dir`]). Entries the system fails to read
+/// count towards the cap and are skipped, so an endless run of errors ends too.
+pub struct Listing {
+    inner: fs::ReadDir,
+    left: usize,
+    over_cap: bool,
+}
+
+impl Listing {
+    /// Whether the folder had more entries than the cap (known once the listing reached it).
+    pub fn over_cap(&self) -> bool {
+        self.over_cap
+    }
+}
+
+impl Iterator for Listing {
+    type Item = fs::DirEntry;
+
+    fn next(&mut self) -> Option<fs::DirEntry> {
+        loop {
+            if self.left == 0 {
+                if !self.over_cap && self.inner.next().is_some() {
+                    self.over_cap = true;
+                }
+                return None;
+            }
+            self.left -= 1;
+            if let Ok(entry) = self.inner.next()? {
+                return Some(entry);
+            }
+        }
+    }
+}
+
+/// Lists `dir`, fetching at most `cap` entries (in the order the system gives them): the only
+/// way the crate lists a folder. An error opening it (missing, not a folder) is returned.
+pub fn list_dir(dir: &Path, cap: usize) -> io::Result<Listing> {
+    Ok(Listing {
+        inner: fs::read_dir(dir)?,
+        left: cap,
+        over_cap: false,
+    })
 }
 
 /// Why a bounded read gave nothing.
@@ -777,6 +828,27 @@ pub fn for_each_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A listing never fetches past its cap: every folder size around every cap gives
+    /// `min(size, cap)` entries, and `over_cap` exactly when the folder had more.
+    #[test]
+    fn a_listing_stops_at_its_cap_and_says_when_there_was_more() {
+        for size in [0usize, 1, 2, 3, 7, 8, 9, 64] {
+            let dir = tempfile::tempdir().unwrap();
+            for i in 0..size {
+                fs::write(dir.path().join(format!("f{i}")), "").unwrap();
+            }
+            for cap in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 1000] {
+                let mut listing = list_dir(dir.path(), cap).unwrap();
+                let seen = listing.by_ref().count();
+                assert_eq!(seen, size.min(cap), "size {size}, cap {cap}");
+                assert_eq!(listing.over_cap(), size > cap, "size {size}, cap {cap}");
+                // Once ended, it stays ended.
+                assert!(listing.next().is_none());
+            }
+        }
+        assert!(list_dir(Path::new("/no/such/folder"), 8).is_err());
+    }
 
     #[test]
     fn secret_names_are_refused_and_their_public_twins_are_not() {

@@ -678,6 +678,8 @@ pub fn write_doc(
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
     #[cfg(unix)]
     use std::os::unix::fs::{PermissionsExt, symlink};

@@ -66,6 +66,8 @@ pub fn read_doc(
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
     use std::fs;
 

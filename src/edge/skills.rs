@@ -326,13 +326,16 @@ impl Walk<'_> {
     /// without a `SKILL.md` down to [`NESTED_DEPTH`].
     fn list(&mut self, folder: &SkillFolder, dir: &Path, label: &str, depth: usize) {
         self.inv.work += 1;
-        let Ok(entries) = fs::read_dir(dir) else {
+        // The walk's own entry cap stops the listing first (`step`); the listing's cap is what
+        // is left of it, so no folder is fetched past what the walk may still look at.
+        let left = self.caps.entries.saturating_sub(self.entries) + 1;
+        let Ok(entries) = crate::edge::files::list_dir(dir, left) else {
             return;
         };
         self.inv.dirs.push(dir.to_path_buf());
         // Names fetched once: sorting by `DirEntry::file_name` would allocate on every comparison.
         let mut listed: Vec<(std::ffi::OsString, fs::DirEntry)> = Vec::new();
-        for e in entries.filter_map(Result::ok) {
+        for e in entries {
             self.inv.work += 1;
             if !self.step() {
                 return;
@@ -1375,6 +1378,8 @@ pub fn ignore_folder(dir: &Path) {
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
     use std::collections::BTreeSet;
 

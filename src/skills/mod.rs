@@ -105,6 +105,8 @@ impl SkillRouting {
 
 #[cfg(test)]
 mod tests {
+    // Tests set up their files and folders directly.
+    #![allow(clippy::disallowed_methods)]
     use super::catalog::{compile_with_bodies, parse_skill_md};
     use super::*;
 
