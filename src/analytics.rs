@@ -48,6 +48,22 @@ pub struct AnalyticsEvent {
     pub duration_us: u64,
 }
 
+/// How the analytics line names a chosen skill: a skill the user installed (user scope) or the
+/// embedded catalog by its id; a **project** skill — a name the repository chose, which may be
+/// a word the user types — as `project:` and the first 12 hex digits of its id's SHA-256, so
+/// the log, `stats` and the report carry no text a repository put there. `source` is the
+/// skill's `source` (`project:…`, `user:…`, none for the embedded catalog).
+pub fn skill_label(id: &str, source: Option<&str>) -> String {
+    match source {
+        Some(s) if s.starts_with("project:") => {
+            let digest = crate::fingerprint::sha256(id.as_bytes());
+            let hex = digest.strip_prefix("sha256:").unwrap_or(&digest);
+            format!("project:{}", &hex[..12])
+        }
+        _ => id.to_owned(),
+    }
+}
+
 impl AnalyticsEvent {
     /// The event for a run that produced a decision.
     pub fn from_decision(decision: &Decision, now: DateTime<Utc>, duration_us: u64) -> Self {
@@ -90,7 +106,12 @@ impl AnalyticsEvent {
                 .carry_forward
                 .as_ref()
                 .is_some_and(|c| c.status == CarryForwardStatus::Applied),
-            skills: decision.skills.selected_ids().map(str::to_owned).collect(),
+            skills: decision
+                .skills
+                .selected
+                .iter()
+                .map(|s| skill_label(&s.skill_id, s.source.as_deref()))
+                .collect(),
             planning: decision.planning,
             degraded: decision.degraded,
             duration_us,

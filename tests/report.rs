@@ -1,6 +1,8 @@
 //! `sophia-hook report`: the page for a fixed week of analytics and a fixed clock (insta snapshot),
 //! escaping of untrusted ids, the empty states, and the real binary (default path, no prompt
 //! text, the embedded catalog's fingerprint and a chart on the page).
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 
@@ -392,9 +394,10 @@ fn fixed_input(log_text: &str, log: AnalyticsLog) -> ReportInput {
         ],
         drift: vec!["implementer: the hook uses `configured` but the definitions on disk say `unavailable`; run `sophia-hook availability --write`".into()],
     };
-    let embedded: Vec<(String, String)> = SKILLS[..9]
+    // Embedded skills: the analytics log names them by their id.
+    let embedded: Vec<(String, String, String)> = SKILLS[..9]
         .iter()
-        .map(|(id, _)| ((*id).to_owned(), "embedded".to_owned()))
+        .map(|(id, _)| ((*id).to_owned(), "embedded".to_owned(), (*id).to_owned()))
         .collect();
     let skills = ["codex", "claude", "gemini", "antigravity"]
         .iter()
@@ -454,7 +457,9 @@ fn untrusted_ids_are_escaped_everywhere() {
     input.agents.fingerprint = evil.into();
     input.agents.roles[0].id = evil.into();
     input.agents.drift.push(evil.into());
-    input.skills[0].skills.push((evil.into(), evil.into()));
+    input.skills[0]
+        .skills
+        .push((evil.into(), evil.into(), evil.into()));
     input.setup.hosts[0].findings[2].detail = evil.into();
     let html = render(&input);
     assert_eq!(input.mix.runs, 1);

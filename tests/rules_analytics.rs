@@ -16,6 +16,8 @@
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
 
+mod common;
+
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
@@ -221,4 +223,105 @@ fn every_field_of_the_analytics_line_says_what_the_decision_did() {
         seen.0 > 0 && seen.1 > 0 && seen.2 > 0 && seen.3 > 0,
         "{seen:?}"
     );
+}
+
+/// No text a repository chose reaches the analytics log (issue 29): for every host, a skill
+/// whose name is made of the very words the user types is logged by its id when the user
+/// installed it (user scope) and as `project:` and a hash when the repository holds it; no line
+/// of the log holds the name's words; `stats --json` counts the same names; and the report
+/// still counts the project skill on its own row (it joins its inventory to the hash).
+#[test]
+fn a_project_skill_is_logged_by_a_hash_and_a_users_skill_by_its_id() {
+    const NAME: &str = "supplier-invoices";
+    const SKILL: &str = "---\nname: supplier-invoices\ndescription: Extract totals and line items from supplier invoices.\n---\n# Invoices\n";
+    const PROMPT: &str = "extract totals and line items from these supplier invoices";
+    let hashed = sophia_hook::analytics::skill_label(NAME, Some("project:skills/x/SKILL.md"));
+    assert!(hashed.starts_with("project:") && hashed.len() == "project:".len() + 12);
+    assert!(!hashed.contains("supplier") && !hashed.contains("invoice"));
+    let mut cases = 0;
+    for (host, project_folder, user_folder) in common::SKILL_FOLDERS {
+        for user_scope in [false, true] {
+            let cell = format!("{host} {}", if user_scope { "user" } else { "project" });
+            let (dir, home, project) = common::home_and_project();
+            // A second project skill, so the inventory is never the embedded catalog.
+            let other = project.join(project_folder).join("zz-weather-radar");
+            std::fs::create_dir_all(&other).unwrap();
+            std::fs::write(
+                other.join("SKILL.md"),
+                "---\nname: zz-weather-radar\ndescription: Render weather radar maps and storm forecasts.\n---\n",
+            )
+            .unwrap();
+            let folder = if user_scope {
+                home.join(user_folder)
+            } else {
+                project.join(project_folder)
+            };
+            std::fs::create_dir_all(folder.join(NAME)).unwrap();
+            std::fs::write(folder.join(NAME).join("SKILL.md"), SKILL).unwrap();
+            let log = dir.path().join("analytics.jsonl");
+            let state = dir.path().join("state");
+            let env = [
+                ("SOPHIA_ANALYTICS_FILE", log.to_str().unwrap()),
+                ("XDG_STATE_HOME", state.to_str().unwrap()),
+            ];
+            let payload = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
+                "cwd": project, "prompt": PROMPT});
+            let run = common::run_binary_in(
+                &["--host", host],
+                payload.to_string().as_bytes(),
+                &home,
+                &project,
+                &env,
+            );
+            assert_eq!(run.code, 0, "{cell}: {}", run.stderr);
+            assert!(
+                run.stdout.contains(&format!("skill={NAME}")),
+                "{cell}: the hook did not name the skill: {}",
+                run.stdout
+            );
+            let text = std::fs::read_to_string(&log).unwrap();
+            let line: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+            let want = if user_scope {
+                NAME.to_owned()
+            } else {
+                hashed.clone()
+            };
+            assert_eq!(line["skills"], json!([want]), "{cell}: {text}");
+            if !user_scope {
+                for word in ["supplier", "invoice"] {
+                    assert!(!text.contains(word), "{cell}: {word:?} in the log: {text}");
+                }
+            }
+            let stats = common::run_binary_in(
+                &["stats", "--json", "--file", log.to_str().unwrap()],
+                b"",
+                &home,
+                &project,
+                &env,
+            );
+            assert_eq!(stats.code, 0, "{cell}: {}", stats.stderr);
+            assert!(
+                stats.stdout.contains(&want),
+                "{cell}: stats: {}",
+                stats.stdout
+            );
+            let report = common::run_binary_in(
+                &["report", "--host", host, "--file", log.to_str().unwrap()],
+                b"",
+                &home,
+                &project,
+                &env,
+            );
+            assert_eq!(report.code, 0, "{cell}: {}", report.stderr);
+            let html = std::fs::read_to_string(report.stdout.trim()).unwrap();
+            let row =
+                format!("<tr><th scope=\"row\"><code>{NAME}</code></th><td class=\"n\">1</td>");
+            assert!(
+                html.contains(&row),
+                "{cell}: the report does not count {NAME} once"
+            );
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 10);
 }

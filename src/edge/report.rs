@@ -396,7 +396,14 @@ fn skill_inventory(root: &Path, host: Host, settings: &Settings) -> SkillInvento
             .catalog
             .skills
             .iter()
-            .map(|s| (s.id.clone(), skill_folder(&s.source)))
+            .map(|s| {
+                let source = (!s.source.is_empty()).then_some(s.source.as_str());
+                (
+                    s.id.clone(),
+                    skill_folder(&s.source),
+                    crate::analytics::skill_label(&s.id, source),
+                )
+            })
             .collect(),
     }
 }

@@ -353,21 +353,24 @@ fn skills(out: &mut String, input: &ReportInput) {
     out.push_str("<section id=\"skills\">\n<h2>Skills</h2>\n");
     let named = &input.mix.skills;
     let hosts: Vec<&str> = input.skills.iter().map(|s| s.host.as_str()).collect();
-    let mut ids: BTreeSet<&str> = input
-        .skills
-        .iter()
-        .flat_map(|s| s.skills.iter().map(|(id, _)| id.as_str()))
-        .collect();
-    let known = ids.clone();
+    // Each inventory skill by its id, counted under the name the log gives it (a project
+    // skill's is a hash, `analytics::skill_label`); then what the log names that no host lists.
+    let mut labels: BTreeMap<&str, &str> = BTreeMap::new();
+    for inv in &input.skills {
+        for (id, _, label) in &inv.skills {
+            labels.insert(id.as_str(), label.as_str());
+        }
+    }
+    let known: BTreeSet<&str> = labels.values().copied().collect();
     let unknown: Vec<(&str, u64)> = RoutingMix::top(named, usize::MAX)
         .into_iter()
         .filter(|(id, _)| !known.contains(id))
         .take(TOP)
         .collect();
-    ids.extend(unknown.iter().map(|(id, _)| *id));
-    let mut rows: Vec<(&str, u64)> = ids
-        .into_iter()
-        .map(|id| (id, named.get(id).copied().unwrap_or(0)))
+    let mut rows: Vec<(&str, u64)> = labels
+        .iter()
+        .map(|(id, label)| (*id, named.get(*label).copied().unwrap_or(0)))
+        .chain(unknown.iter().copied())
         .collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     out.push_str("<p class=\"note\">Each host's inventory, with the folder a skill came from, and how often the hook named it in the period.</p>\n");
@@ -392,8 +395,8 @@ fn skills(out: &mut String, input: &ReportInput) {
             escape(id)
         );
         for inv in &input.skills {
-            match inv.skills.iter().find(|(s, _)| s == id) {
-                Some((_, folder)) => {
+            match inv.skills.iter().find(|(s, _, _)| s == id) {
+                Some((_, folder, _)) => {
                     let _ = write!(out, "<td><code>{}</code></td>", escape(folder));
                 }
                 None => out.push_str("<td><span class=\"note\">—</span></td>"),

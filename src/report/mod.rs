@@ -136,8 +136,9 @@ pub struct SkillInventory {
     pub host: String,
     /// How the catalog was loaded: `embedded`, `index`, `scan`.
     pub source: String,
-    /// Skill id and the folder it came from.
-    pub skills: Vec<(String, String)>,
+    /// Skill id, the folder it came from, and the name the analytics log gives it
+    /// ([`crate::analytics::skill_label`]: a project skill's is a hash).
+    pub skills: Vec<(String, String, String)>,
 }
 
 /// What the analytics log was.
