@@ -268,6 +268,22 @@ impl ProjectConfig {
 mod tests {
     use super::*;
 
+    /// A project may turn the embedded skills off, never on: every value a project file can
+    /// set, and none, gives the warning exactly when it would widen what the user chose.
+    #[test]
+    fn a_project_may_only_turn_the_embedded_skills_off() {
+        for (value, ignored) in [("auto", true), ("on", true), ("off", false)] {
+            let c = ProjectConfig::parse(&format!("embedded_skills: {value}\n")).unwrap();
+            assert_eq!(
+                c.warnings()
+                    .contains(&"config-ignored:embedded_skills".to_owned()),
+                ignored,
+                "{value}"
+            );
+        }
+        assert!(ProjectConfig::parse("{}\n").unwrap().warnings().is_empty());
+    }
+
     #[test]
     fn parses_every_key() {
         let c = ProjectConfig::parse(

@@ -749,7 +749,6 @@ pub struct Registered {
     pub handler: Value,
 }
 
-/// Our handlers in a settings document, with their positions.
 /// Each handler's command line as the host sees it (`command`, or Copilot's `bash`, then
 /// `args`): what a host that runs one of two identical commands compares.
 pub fn command_lines(registered: &[Registered]) -> Vec<String> {
@@ -767,6 +766,7 @@ pub fn command_lines(registered: &[Registered]) -> Vec<String> {
         .collect()
 }
 
+/// Our handlers in a settings document, with their positions.
 pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
     match host.spec().settings.layout {
         // The host's own entry holds only our handlers: every one of them is ours.
@@ -833,6 +833,47 @@ mod tests {
     use super::*;
 
     const BIN: &str = "/usr/local/bin/sophia-hook";
+
+    /// What "the same command" means for a host that runs one of two identical entries: one line
+    /// per handler, from `command` (Copilot's `bash`) and `args`, so two handlers differ when
+    /// either differs, and a word moved between the two does not make them equal.
+    #[test]
+    fn a_command_line_is_each_handlers_command_and_args() {
+        let reg = |handler: Value| Registered {
+            event: "UserPromptSubmit".into(),
+            matcher: None,
+            group_index: 0,
+            handler_index: 0,
+            handler,
+        };
+        let line = |h: Value| command_lines(&[reg(h)]);
+        let a =
+            serde_json::json!({"command": "sophia-hook --host claude", "args": ["--event", "x"]});
+        assert_eq!(line(a.clone()), line(a.clone()));
+        assert_eq!(line(a.clone()).len(), 1);
+        assert_ne!(
+            line(a.clone()),
+            line(
+                serde_json::json!({"command": "/usr/bin/sophia-hook --host claude", "args": ["--event", "x"]})
+            )
+        );
+        assert_ne!(
+            line(a.clone()),
+            line(
+                serde_json::json!({"command": "sophia-hook --host claude", "args": ["--event", "y"]})
+            )
+        );
+        assert_ne!(
+            line(serde_json::json!({"command": "a", "args": ["b c"]})),
+            line(serde_json::json!({"command": "a b", "args": ["c"]}))
+        );
+        // Copilot's handler names its command `bash`.
+        assert_ne!(
+            line(serde_json::json!({"bash": "sophia-hook --host copilot"})),
+            line(serde_json::json!({"bash": "/opt/sophia-hook --host copilot"}))
+        );
+        assert_eq!(command_lines(&[reg(a.clone()), reg(a)]).len(), 2);
+    }
 
     fn user_codex() -> Value {
         serde_json::from_str(

@@ -707,3 +707,38 @@ pub fn non_empty_name(name: &str) -> Result<(), &'static str> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each host's rule for two registrations, over the command lists a project and a user
+    /// entry can have: the same commands (in any order), different ones, one scope empty.
+    #[test]
+    fn both_scopes_double_as_each_rule_says() {
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>();
+        let same = (
+            s(&["sophia-hook a", "sophia-hook b"]),
+            s(&["sophia-hook b", "sophia-hook a"]),
+        );
+        let differ = (s(&["sophia-hook a"]), s(&["/usr/bin/sophia-hook a"]));
+        let one_empty = (s(&["sophia-hook a"]), s(&[]));
+        for (rule, want_same, want_differ, want_empty) in [
+            (BothScopes::OneRuns, false, false, false),
+            (BothScopes::BothRun, true, true, true),
+            (BothScopes::BothRunUnlessSameCommand, false, true, true),
+        ] {
+            assert_eq!(rule.doubled(&same.0, &same.1), want_same, "{rule:?} same");
+            assert_eq!(
+                rule.doubled(&differ.0, &differ.1),
+                want_differ,
+                "{rule:?} differ"
+            );
+            assert_eq!(
+                rule.doubled(&one_empty.0, &one_empty.1),
+                want_empty,
+                "{rule:?} empty"
+            );
+        }
+    }
+}
