@@ -102,7 +102,7 @@ fn an_eval_case_file_is_read_through_the_bounded_reader() {
     std::os::unix::fs::symlink("/dev/zero", base.join("zero.jsonl")).unwrap();
     fs::File::create(base.join("huge.jsonl"))
         .unwrap()
-        .set_len(sophia_hook::edge::files::caps::CASES + 1)
+        .set_len(sophia_hook::edge::files::caps::CASES.bytes() + 1)
         .unwrap();
     for (name, why) in [
         ("fifo.jsonl", "not a regular file"),

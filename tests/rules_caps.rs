@@ -38,13 +38,13 @@ fn config(cases: u32) -> ProptestConfig {
 /// The caps as docs/security.md states them.
 #[test]
 fn the_caps_are_the_documented_figures() {
-    assert_eq!(caps::CONFIG, 64 * 1024);
-    assert_eq!(caps::SKILL_MD, 128 * 1024);
-    assert_eq!(caps::AGENTS_MD, 256 * 1024);
-    assert_eq!(caps::CATALOG, 1024 * 1024);
-    assert_eq!(caps::STATE, 1024 * 1024);
-    assert_eq!(caps::INDEX, 4 * 1024 * 1024);
-    assert_eq!(caps::SETTINGS, 4 * 1024 * 1024);
+    assert_eq!(caps::CONFIG.bytes(), 64 * 1024);
+    assert_eq!(caps::SKILL_MD.bytes(), 128 * 1024);
+    assert_eq!(caps::AGENTS_MD.bytes(), 256 * 1024);
+    assert_eq!(caps::CATALOG.bytes(), 1024 * 1024);
+    assert_eq!(caps::STATE.bytes(), 1024 * 1024);
+    assert_eq!(caps::INDEX.bytes(), 4 * 1024 * 1024);
+    assert_eq!(caps::SETTINGS.bytes(), 4 * 1024 * 1024);
     assert_eq!(MAX_DIR_ENTRIES, 4_096);
     assert_eq!(MAX_SKILLS, 1_000);
 }
@@ -65,7 +65,7 @@ proptest! {
         let path = dir.path().join("f");
         let content = vec![byte; size as usize];
         fs::write(&path, &content).unwrap();
-        match read_bounded(&path, cap) {
+        match read_bounded(&path, sophia_hook::edge::files::Cap::for_tests(cap)) {
             Ok(bytes) => {
                 prop_assert!(size <= cap, "{} bytes read under a {}-byte cap", size, cap);
                 prop_assert_eq!(bytes, content.clone());
@@ -78,9 +78,9 @@ proptest! {
             }
             Err(e) => prop_assert!(false, "{e}"),
         }
-        let string = read_bounded_string(&path, cap);
+        let string = read_bounded_string(&path, sophia_hook::edge::files::Cap::for_tests(cap));
         prop_assert_eq!(string.is_ok() || matches!(string, Err(ReadError::Io(_))), size <= cap);
-        let (prefix, total) = read_prefix(&path, cap).unwrap();
+        let (prefix, total) = read_prefix(&path, sophia_hook::edge::files::Cap::for_tests(cap)).unwrap();
         prop_assert_eq!(total, size);
         prop_assert_eq!(prefix, content[..size.min(cap) as usize].to_vec());
     }
@@ -198,7 +198,7 @@ fn all_warnings(v: &Value) -> Vec<String> {
 /// A `SKILL.md` of exactly 128 KiB is read; one byte more is skipped with the cap in the warning.
 #[test]
 fn a_skill_md_over_128_kib_is_skipped_with_its_warning() {
-    for size in [caps::SKILL_MD, caps::SKILL_MD + 1] {
+    for size in [caps::SKILL_MD.bytes(), caps::SKILL_MD.bytes() + 1] {
         let dir = project();
         let skill = dir.path().join(".claude/skills/bigskill");
         fs::create_dir(&skill).unwrap();
@@ -212,7 +212,11 @@ fn a_skill_md_over_128_kib_is_skipped_with_its_warning() {
             w.starts_with("skill-skipped:.claude/skills/bigskill/SKILL.md")
                 && w.ends_with(&format!("larger than the {}-byte cap", caps::SKILL_MD))
         });
-        assert_eq!(skipped, size > caps::SKILL_MD, "{size}: {warnings:?}");
+        assert_eq!(
+            skipped,
+            size > caps::SKILL_MD.bytes(),
+            "{size}: {warnings:?}"
+        );
     }
 }
 
@@ -224,11 +228,11 @@ fn catalog_and_config_over_their_caps_are_ignored_with_a_warning() {
     fs::create_dir_all(dir.path().join(".sophia")).unwrap();
     fs::write(
         dir.path().join(".sophia/agent-catalog.json"),
-        " ".repeat(caps::CATALOG as usize + 1),
+        " ".repeat(caps::CATALOG.bytes() as usize + 1),
     )
     .unwrap();
     let mut config = String::from("planning: false\n");
-    config.push_str(&"#".repeat(caps::CONFIG as usize + 1 - config.len()));
+    config.push_str(&"#".repeat(caps::CONFIG.bytes() as usize + 1 - config.len()));
     fs::write(dir.path().join(".sophia-hook.yaml"), config).unwrap();
     let v = explain(dir.path(), "!agents find the widget");
     let text = v.to_string();
@@ -331,4 +335,147 @@ proptest! {
         }
         prop_assert_eq!(note, (!want.is_empty()).then(|| want.join(", ")));
     }
+}
+
+/// Words no two skills share (a deterministic generator: `w<skill>x<n>` spelled in letters).
+fn word(skill: usize, n: usize) -> String {
+    let letters = |mut v: usize| {
+        let mut s = String::new();
+        loop {
+            s.push(char::from(b'a' + (v % 26) as u8));
+            v /= 26;
+            if v == 0 {
+                break s;
+            }
+        }
+    };
+    format!("q{}z{}", letters(skill), letters(n))
+}
+
+/// A `SKILL.md` at every limit of docs/skills.md: 64 keywords (one a single word) and 64
+/// `not_for` entries of 80 characters, 8 phases, a 1,024-character description, a body of distinct words, under 128 KiB.
+fn skill_at_the_limits(i: usize) -> String {
+    let mut n = 0;
+    let mut words = |count: usize, width: usize| {
+        let mut out = Vec::new();
+        for _ in 0..count {
+            let mut entry = String::new();
+            while entry.len() < width {
+                entry.push_str(&word(i, n));
+                entry.push(' ');
+                n += 1;
+            }
+            entry.truncate(width);
+            out.push(entry.trim().to_owned());
+        }
+        out
+    };
+    // The first keyword is one word of its own, for the prompts that route to this skill.
+    let mut keywords = vec![word(i, 99_999)];
+    keywords.extend(words(63, 80));
+    let keywords = keywords.join(", ");
+    let not_for = words(64, 80).join(", ");
+    let phases = words(8, 12).join(", ");
+    let description = words(1, 1024).join("");
+    let body = words(300, 60).join("\n");
+    format!(
+        "---\nname: limit-{i:03}\ndescription: {description}\nkeywords: [{keywords}]\nnot_for: [{not_for}]\nphases: [{phases}]\n---\n{body}\n"
+    )
+}
+
+fn explain_in(root: &Path, home: &Path, prompt: &str) -> Value {
+    let run = common::run_binary_in(
+        &["explain", "--host", "claude", "--prompt", prompt],
+        b"",
+        home,
+        root,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// Caps × writer/reader pairs (issue 29): the skills index and the machine's compiled copy are
+/// written by compiling and read back by the hook under one cap, `caps::INDEX`. Skills at every
+/// limit compile to far more than it (1,000 of them to 35 MB; `skills index` wrote it, and the
+/// hook refused it as `skills-index-too-large` and compiled the sources again on every prompt).
+/// Now compiling leaves out the last skills until the index fits, says so, and what it wrote is
+/// what the hook routes with: from the index, and, without one, from the compiled copy.
+#[test]
+fn skills_over_the_index_cap_are_cut_to_fit_and_read_back() {
+    let dir = project();
+    let home = tempfile::tempdir().unwrap();
+    let total = 150;
+    for i in 0..total {
+        let skill = dir.path().join(format!(".claude/skills/limit-{i:03}"));
+        fs::create_dir_all(&skill).unwrap();
+        let text = skill_at_the_limits(i);
+        assert!(
+            text.len() as u64 <= caps::SKILL_MD.bytes(),
+            "{}",
+            text.len()
+        );
+        fs::write(skill.join("SKILL.md"), text).unwrap();
+    }
+    let run = common::run_binary_in(
+        &["skills", "index", "--host", "claude"],
+        b"",
+        home.path(),
+        dir.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let cut = run
+        .stderr
+        .lines()
+        .find_map(|l| l.split("skills-index-cap:").nth(1))
+        .unwrap_or_else(|| panic!("no skills-index-cap warning: {}", run.stderr));
+    let kept: usize = cut.split('/').next().unwrap().parse().unwrap();
+    assert!(0 < kept && kept < total, "{cut}");
+    assert!(cut.starts_with(&format!("{kept}/{total}:")), "{cut}");
+    let index = fs::read_dir(dir.path().join(".sophia"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "tsv"))
+        .unwrap();
+    let size = fs::metadata(&index).unwrap().len();
+    assert!(caps::INDEX.admits(size), "{size} bytes written");
+    // Most of the room is used: the cut leaves out no more than it has to.
+    assert!(size > caps::INDEX.bytes() / 10 * 9, "{size} bytes written");
+    // The first skill and the last one kept route from the index; the first one left out is gone.
+    let prompt = |i: usize| format!("please {} now", word(i, 99_999));
+    for (i, routed) in [(0, true), (kept - 1, true), (kept, false)] {
+        let v = explain_in(dir.path(), home.path(), &prompt(i));
+        assert_eq!(v["skills"]["catalog"], "index", "{v}");
+        let warnings = all_warnings(&v);
+        assert!(
+            warnings.iter().any(|w| w.starts_with("skills-index-cap:")),
+            "{warnings:?}"
+        );
+        assert!(
+            !warnings.iter().any(|w| w.contains("too-large")),
+            "{warnings:?}"
+        );
+        let selected: Vec<&str> = v["skills"]["selected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["skillId"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            selected.contains(&format!("limit-{i:03}").as_str()),
+            routed,
+            "{i}: {v}"
+        );
+    }
+    // Without the index, the first run compiles and keeps a copy; the next one reads it back.
+    fs::remove_file(&index).unwrap();
+    let first = explain_in(dir.path(), home.path(), &prompt(0));
+    assert_eq!(first["skills"]["catalog"], "scan", "{first}");
+    let second = explain_in(dir.path(), home.path(), &prompt(0));
+    assert_eq!(second["skills"]["catalog"], "cache", "{second}");
+    assert_eq!(
+        second["skills"]["selected"][0]["skillId"], "limit-000",
+        "{second}"
+    );
 }

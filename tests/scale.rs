@@ -66,7 +66,13 @@ fn thousand_skills_route_correctly_by_index_and_by_scan() {
 /// A router over the compiled index read lazily, as the hook uses it.
 fn lazy(catalog: &CompiledCatalog) -> SkillRouter {
     let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
-    SkillRouter::from_index(IndexView::open(Box::new(text.as_bytes())).unwrap())
+    SkillRouter::from_index(
+        IndexView::open(
+            Box::new(text.as_bytes()),
+            sophia_hook::skills::catalog::Origin::Machine,
+        )
+        .unwrap(),
+    )
 }
 
 /// The lazily read index selects what the whole catalog selects, with the same scores, reasons

@@ -134,7 +134,7 @@ pub fn availability(
         let manifest = crate::edge::agents::user_manifest(settings, now);
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');
-        crate::edge::files::write_atomic(&path, json.as_bytes())
+        crate::edge::files::write_atomic(&path, json.as_bytes(), crate::edge::files::caps::CATALOG)
             .with_context(|| format!("writing {}", path.shown()))?;
         if !as_json {
             writeln!(

@@ -197,7 +197,7 @@ pub fn man(
         let mut roff = Vec::new();
         clap_mangen::Man::new(page).render(&mut roff)?;
         let path = dir.join(&file);
-        crate::edge::files::write_atomic(&path, &roff)
+        crate::edge::files::write_atomic(&path, &roff, crate::edge::files::caps::PAGE)
             .with_context(|| format!("writing {}", path.shown()))?;
         writeln!(stdout, "wrote {}", path.shown())?;
     }

@@ -608,7 +608,9 @@ fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> an
     }
     let json = serde_json::to_vec(&all)?;
     crate::edge::files::create_private_dir_all(backups)
-        .and_then(|()| crate::edge::files::write_backup(&file, &json, mode))
+        .and_then(|()| {
+            crate::edge::files::write_backup(&file, &json, crate::edge::files::caps::STATE, mode)
+        })
         .with_context(|| format!("keeping a record in {}", file.shown()))
 }
 

@@ -13,7 +13,7 @@ use crate::hosts::PluginHome;
 use crate::plugin::Contents;
 
 /// The largest binary `plugin build` copies.
-const BINARY_CAP: u64 = 1 << 30;
+const BINARY_CAP: crate::edge::files::Cap = crate::edge::files::caps::BINARY;
 
 #[derive(Debug, Subcommand)]
 pub enum PluginCommand {
@@ -86,7 +86,11 @@ fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
             Contents::Text(text) => (text.as_bytes(), 0o644),
             Contents::Binary => (bytes.as_slice(), 0o755),
         };
-        crate::edge::files::write_atomic_mode(&path, contents, mode)
+        let cap = match file.contents {
+            Contents::Text(_) => crate::edge::files::caps::SETTINGS,
+            Contents::Binary => BINARY_CAP,
+        };
+        crate::edge::files::write_atomic_mode(&path, contents, cap, mode)
             .with_context(|| format!("writing {}", path.shown()))?;
     }
     // Absolute, so that the paths printed can be pasted into `copilot plugin marketplace add`.

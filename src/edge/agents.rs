@@ -202,7 +202,7 @@ pub struct Definition {
 }
 
 /// The largest agent definition file read.
-const DEFINITION_CAP: u64 = 256 * 1024;
+const DEFINITION_CAP: crate::edge::files::Cap = crate::edge::files::caps::DEFINITION;
 
 /// One folder where a host keeps its agent definitions, and how their file names end there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -557,7 +557,12 @@ mod tests {
         assert_eq!(e.warnings, ["agent-catalog-missing"]);
 
         let json = serde_json::to_vec(&e.catalog).unwrap();
-        write_atomic(&dir.path().join(CATALOG_PATH), &json).unwrap();
+        write_atomic(
+            &dir.path().join(CATALOG_PATH),
+            &json,
+            crate::edge::files::caps::STATE,
+        )
+        .unwrap();
         let e = load_catalog(dir.path(), &skill_ids(), "t".into());
         assert_eq!(e.source, AgentCatalogSource::Generated);
 
@@ -566,6 +571,7 @@ mod tests {
         write_atomic(
             &dir.path().join(CATALOG_PATH),
             &serde_json::to_vec(&tampered).unwrap(),
+            crate::edge::files::caps::STATE,
         )
         .unwrap();
         let e = load_catalog(dir.path(), &skill_ids(), "t".into());
@@ -617,6 +623,7 @@ mod tests {
             write_atomic(
                 &dir.path().join(CATALOG_PATH),
                 &serde_json::to_vec(&catalog).unwrap(),
+                crate::edge::files::caps::STATE,
             )
             .unwrap();
             let e = load_catalog(dir.path(), &skill_ids(), "t".into());
@@ -658,6 +665,7 @@ mod tests {
             write_atomic(
                 &dir.path().join(CATALOG_PATH),
                 &serde_json::to_vec(&catalog).unwrap(),
+                crate::edge::files::caps::STATE,
             )
             .unwrap();
             let e = load_catalog(dir.path(), &skill_ids(), "t".into());

@@ -20,9 +20,9 @@ use crate::install::Scope;
 use crate::payload::Host;
 
 /// The largest canonical source read.
-const SOURCE_CAP: u64 = 1024 * 1024;
-/// The largest existing definition file read; a larger one is not ours.
-const DEFINITION_CAP: u64 = 256 * 1024;
+const SOURCE_CAP: crate::edge::files::Cap = crate::edge::files::caps::CATALOG;
+/// The largest definition file read and written; a larger one is not ours.
+const DEFINITION_CAP: crate::edge::files::Cap = crate::edge::files::caps::DEFINITION;
 
 /// What `agents sync` and `agents check` act on.
 #[derive(Debug, Clone)]
@@ -302,7 +302,7 @@ pub fn sync(
                 let old = entry.existing.as_deref().unwrap_or_default();
                 // Never through a symlink (`mode` is the file's own), and with the file's mode.
                 let mode = entry.mode.unwrap_or(0o600);
-                write_backup(&backup, old.as_bytes(), mode)
+                write_backup(&backup, old.as_bytes(), DEFINITION_CAP, mode)
                     .with_context(|| format!("writing the backup {}", backup.shown()))?;
                 writeln!(out, "  backed up   {shown} -> {}", backup.shown())?;
             }
@@ -315,7 +315,7 @@ pub fn sync(
                 check_project_dir(&target.root, dir)?;
             }
         }
-        write_atomic(&entry.path, entry.fresh.as_bytes())
+        write_atomic(&entry.path, entry.fresh.as_bytes(), DEFINITION_CAP)
             .with_context(|| format!("writing {shown}"))?;
         summary.written += 1;
         let verb = match entry.state {

@@ -210,7 +210,11 @@ mod tests {
         assert_eq!(config, ProjectConfig::default());
         assert!(why.unwrap().contains("ignored"));
         fs::remove_file(root.join(FILE_NAME)).unwrap();
-        fs::write(root.join(FILE_NAME), "#".repeat(caps::CONFIG as usize + 1)).unwrap();
+        fs::write(
+            root.join(FILE_NAME),
+            "#".repeat(caps::CONFIG.bytes() as usize + 1),
+        )
+        .unwrap();
         let (_, why) = load(root);
         assert!(why.unwrap().contains("cap"));
     }

@@ -29,29 +29,96 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::platform;
 
-/// Size caps per kind of file, in bytes. A file over its cap is skipped with a warning.
+/// Size caps per kind of file. Each kind's cap is declared here once and is the only way to read
+/// or write a file: every reader ([`read_bounded`], [`open_bounded`], …) and every writer
+/// ([`write_atomic`], [`replace_generated`], …) takes the [`caps::Cap`] of the kind of file it
+/// handles, and a write over the cap is refused before anything is written. So nothing
+/// sophia-hook writes is refused when it is read back (issue 29: a compiled copy written at
+/// 10.6 MB and read under a 4 MiB cap was rebuilt on every prompt). A file over its cap is
+/// skipped with a warning when read.
 pub mod caps {
+    /// A size cap in bytes, for one kind of file.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct Cap(u64);
+
+    impl Cap {
+        /// The cap in bytes.
+        pub const fn bytes(self) -> u64 {
+            self.0
+        }
+
+        /// A cap of `bytes` for a test of the readers and writers themselves; the crate's own
+        /// files take the caps declared below (`tests/layers.rs` checks that nothing else
+        /// makes one).
+        #[doc(hidden)]
+        pub const fn for_tests(bytes: u64) -> Cap {
+            Cap(bytes)
+        }
+
+        /// Whether a file of `len` bytes is within the cap.
+        pub const fn admits(self, len: u64) -> bool {
+            len <= self.0
+        }
+    }
+
+    impl std::fmt::Display for Cap {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{}", self.0)
+        }
+    }
+
     /// `.sophia-hook.yaml` (project) and the user-level config.
-    pub const CONFIG: u64 = 64 * 1024;
+    pub const CONFIG: Cap = Cap(64 * 1024);
     /// The agent catalog source, the generated catalog and the availability manifest.
-    pub const CATALOG: u64 = 1024 * 1024;
+    pub const CATALOG: Cap = Cap(1024 * 1024);
     /// One `SKILL.md`.
-    pub const SKILL_MD: u64 = 128 * 1024;
-    /// The generated skills index.
-    pub const INDEX: u64 = 4 * 1024 * 1024;
+    pub const SKILL_MD: Cap = Cap(128 * 1024);
+    /// The generated skills index and the machine's compiled copy: compiling keeps a catalog
+    /// within it (`edge::skills`), so the hook can always read back what was written.
+    pub const INDEX: Cap = Cap(4 * 1024 * 1024);
     /// `AGENTS.md` (only a bounded prefix is ever injected; this caps the read).
-    pub const AGENTS_MD: u64 = 256 * 1024;
-    /// Carry-forward state, planning state and other small JSON state files.
-    pub const STATE: u64 = 1024 * 1024;
-    /// A host's settings file (`hooks.json`, `settings.json`).
-    pub const SETTINGS: u64 = 4 * 1024 * 1024;
+    pub const AGENTS_MD: Cap = Cap(256 * 1024);
+    /// One agent definition file a host reads (`.claude/agents/<id>.md`, `.codex/agents/<id>.toml`).
+    pub const DEFINITION: Cap = Cap(256 * 1024);
+    /// Carry-forward state, planning state, freshness stamps, our `.gitignore` files and other
+    /// small state files.
+    pub const STATE: Cap = Cap(1024 * 1024);
+    /// A host's settings file (`hooks.json`, `settings.json`), its backup, a plugin's manifests.
+    pub const SETTINGS: Cap = Cap(4 * 1024 * 1024);
     /// A host's conversation file (Gemini CLI's `transcript_path`), searched for the bootstrap.
-    pub const TRANSCRIPT: u64 = 16 * 1024 * 1024;
+    pub const TRANSCRIPT: Cap = Cap(16 * 1024 * 1024);
     /// An `eval` case file (the largest labelled set is about 100 KiB).
-    pub const CASES: u64 = 16 * 1024 * 1024;
-    /// The analytics log, read whole by `stats` only.
-    pub const ANALYTICS: u64 = 1024 * 1024 * 1024;
+    pub const CASES: Cap = Cap(16 * 1024 * 1024);
+    /// A page written for people: the HTML report, a manual page.
+    pub const PAGE: Cap = Cap(64 * 1024 * 1024);
+    /// The analytics log, read whole by `stats` only (written by appends of one line).
+    pub const ANALYTICS: Cap = Cap(1024 * 1024 * 1024);
+    /// The binary copied into a plugin.
+    pub const BINARY: Cap = Cap(1024 * 1024 * 1024);
+    /// A file of any size of which only a bounded tail is read (a host's conversation file,
+    /// opened with [`super::open_bounded`] and read at offsets): never written by us.
+    pub const TAIL_ONLY: Cap = Cap(u64::MAX);
+
+    /// Every cap, by name (for the tables that write and read each one).
+    pub const ALL: &[(&str, Cap)] = &[
+        ("CONFIG", CONFIG),
+        ("CATALOG", CATALOG),
+        ("SKILL_MD", SKILL_MD),
+        ("INDEX", INDEX),
+        ("AGENTS_MD", AGENTS_MD),
+        ("DEFINITION", DEFINITION),
+        ("STATE", STATE),
+        ("SETTINGS", SETTINGS),
+        ("TRANSCRIPT", TRANSCRIPT),
+        ("CASES", CASES),
+        ("PAGE", PAGE),
+        ("ANALYTICS", ANALYTICS),
+        ("BINARY", BINARY),
+        ("TAIL_ONLY", TAIL_ONLY),
+    ];
 }
+
+pub use caps::Cap;
 
 /// A folder's entries, at most `cap` of them ([`list_dir`]). Entries the system fails to read
 /// count towards the cap and are skipped, so an endless run of errors ends too.
@@ -140,12 +207,13 @@ impl From<io::Error> for ReadError {
 /// caller's check), but the file reached must be regular: checked before opening, so a device is
 /// never opened, and again on the opened handle, so a swap in between is caught. The open is
 /// non-blocking, so a FIFO never blocks, and the read stops at `cap + 1` bytes whatever `stat` said.
-pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let (file, meta) = open_regular(path, cap)?;
+pub fn read_bounded(path: &Path, cap: Cap) -> Result<Vec<u8>, ReadError> {
+    let (file, meta) = open_regular(path, cap.bytes())?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > cap {
-        return Err(ReadError::TooLarge { cap });
+    file.take(cap.bytes().saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if !cap.admits(bytes.len() as u64) {
+        return Err(ReadError::TooLarge { cap: cap.bytes() });
     }
     Ok(bytes)
 }
@@ -153,15 +221,15 @@ pub fn read_bounded(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// The first `cap` bytes of a regular file, and the file's whole length, for documents that are
 /// used as a truncated prefix (`AGENTS.md`). The same checks as [`read_bounded`], but a longer
 /// file is cut instead of refused.
-pub fn read_prefix(path: &Path, cap: u64) -> Result<(Vec<u8>, u64), ReadError> {
+pub fn read_prefix(path: &Path, cap: Cap) -> Result<(Vec<u8>, u64), ReadError> {
     let (file, meta) = open_regular(path, u64::MAX)?;
-    let mut bytes = Vec::with_capacity(meta.len().min(cap) as usize);
-    file.take(cap).read_to_end(&mut bytes)?;
+    let mut bytes = Vec::with_capacity(meta.len().min(cap.bytes()) as usize);
+    file.take(cap.bytes()).read_to_end(&mut bytes)?;
     Ok((bytes, meta.len()))
 }
 
 /// [`read_bounded`], decoded as UTF-8 with invalid sequences replaced.
-pub fn read_bounded_string(path: &Path, cap: u64) -> Result<String, ReadError> {
+pub fn read_bounded_string(path: &Path, cap: Cap) -> Result<String, ReadError> {
     let bytes = read_bounded(path, cap)?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
@@ -180,8 +248,8 @@ pub struct BoundedFile {
 
 /// Opens `path` like [`read_bounded`] (regular file only, checked before and on the handle,
 /// non-blocking, at most `cap` bytes) without reading it.
-pub fn open_bounded(path: &Path, cap: u64) -> Result<BoundedFile, ReadError> {
-    let (file, meta) = open_regular(path, cap)?;
+pub fn open_bounded(path: &Path, cap: Cap) -> Result<BoundedFile, ReadError> {
+    let (file, meta) = open_regular(path, cap.bytes())?;
     Ok(BoundedFile {
         file,
         len: meta.len(),
@@ -378,8 +446,11 @@ pub fn appendable(path: &Path, creates_folder: bool) -> io::Result<()> {
 /// target. The only file it ever deletes is the temporary it created in this call, through its
 /// own handle or path (`docs/security.md` `### I10`): a file named like our temporaries is never
 /// removed, whoever made it.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    write_atomic_with(path, contents, true, None)
+///
+/// `cap` is the cap its reader applies to this kind of file ([`caps`]): contents over it are
+/// refused (`FileTooLarge`) and nothing is written.
+pub fn write_atomic(path: &Path, contents: &[u8], cap: Cap) -> io::Result<()> {
+    write_atomic_with(path, contents, cap, true, None)
 }
 
 /// [`write_atomic`] for a generated artifact, which never replaces a file sophia-hook did not
@@ -389,7 +460,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
 pub fn replace_generated(
     path: &Path,
     contents: &[u8],
-    cap: u64,
+    cap: Cap,
     is_ours: impl Fn(&[u8]) -> bool,
 ) -> io::Result<()> {
     let refuse = |why: &str| {
@@ -414,19 +485,19 @@ pub fn replace_generated(
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    write_atomic(path, contents)
+    write_atomic(path, contents, cap)
 }
 
 /// [`write_atomic`] for a backup copy: the file gets `mode` (the permission bits of the file it
 /// copies), new or not, so a backup is never more readable than its original.
-pub fn write_backup(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
-    write_atomic_with(path, contents, true, Some(mode & 0o777))
+pub fn write_backup(path: &Path, contents: &[u8], cap: Cap, mode: u32) -> io::Result<()> {
+    write_atomic_with(path, contents, cap, true, Some(mode & 0o777))
 }
 
 /// [`write_atomic`] for a file meant to be shared or run (a plugin's manifests and binary): it
 /// gets `mode` (`0o644`, `0o755`), new or not, instead of the private `0600`.
-pub fn write_atomic_mode(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
-    write_atomic_with(path, contents, true, Some(mode & 0o777))
+pub fn write_atomic_mode(path: &Path, contents: &[u8], cap: Cap, mode: u32) -> io::Result<()> {
+    write_atomic_with(path, contents, cap, true, Some(mode & 0o777))
 }
 
 /// The permission bits of the regular file at `path` itself (a symlink is not followed: `None`),
@@ -458,9 +529,14 @@ pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
 fn write_atomic_with(
     path: &Path,
     contents: &[u8],
+    cap: Cap,
     durable: bool,
     forced_mode: Option<u32>,
 ) -> io::Result<()> {
+    // Checked first: a file its reader would refuse is never written, nor its folder created.
+    if !cap.admits(contents.len() as u64) {
+        return Err(over_cap(path, contents.len(), cap));
+    }
     let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => parent,
         None => Path::new("."),
@@ -626,7 +702,7 @@ pub fn read_json_or_default<T: serde::de::DeserializeOwned + Default>(path: &Pat
 /// waiting for the disk.
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let json = serde_json::to_vec(value).map_err(io::Error::other)?;
-    write_atomic_with(path, &json, false, None)
+    write_atomic_with(path, &json, caps::STATE, false, None)
 }
 
 /// How long a state update waits for another process's lock before giving up, by default (best
@@ -753,6 +829,17 @@ fn refuse_special(path: &Path) -> io::Result<()> {
     }
 }
 
+/// The refusal of a write over its kind's cap.
+pub(crate) fn over_cap(path: &Path, len: usize, cap: Cap) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!(
+            "{} would be {len} bytes, over the {cap}-byte cap it is read back under; nothing was written",
+            path.shown()
+        ),
+    )
+}
+
 fn not_regular(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
@@ -829,6 +916,62 @@ pub fn for_each_line(
 mod tests {
     use super::*;
 
+    /// Caps × writer/reader pairs (issue 29): every kind's cap binds each writer as it binds the
+    /// readers. A file written at the cap is read back whole, by the whole read and the opened
+    /// one; one byte more is refused by every writer (`FileTooLarge`, naming the cap) before
+    /// anything is written: no file, no folder, and a file already there is left as it was. The
+    /// caps over 16 MiB (append-only logs, the plugin binary, tails) are checked on `admits`.
+    #[test]
+    fn every_cap_binds_its_writers_as_it_binds_its_readers() {
+        type Writer = fn(&Path, &[u8], Cap) -> io::Result<()>;
+        let writers: [(&str, Writer); 4] = [
+            ("write_atomic", |p, b, c| write_atomic(p, b, c)),
+            ("write_backup", |p, b, c| write_backup(p, b, c, 0o600)),
+            ("write_atomic_mode", |p, b, c| {
+                write_atomic_mode(p, b, c, 0o644)
+            }),
+            ("replace_generated", |p, b, c| {
+                replace_generated(p, b, c, |_| true)
+            }),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        assert!(caps::ALL.len() >= 14);
+        for &(name, cap) in caps::ALL {
+            assert!(cap.admits(cap.bytes()), "{name}");
+            assert!(
+                cap == caps::TAIL_ONLY || !cap.admits(cap.bytes() + 1),
+                "{name}"
+            );
+            if cap.bytes() > 16 * 1024 * 1024 {
+                continue;
+            }
+            let at = vec![b'#'; cap.bytes() as usize];
+            let over = vec![b'#'; cap.bytes() as usize + 1];
+            for (writer, write) in writers {
+                let folder = dir.path().join(name).join(writer);
+                let path = folder.join("file");
+                let err = write(&path, &over, cap).unwrap_err();
+                assert_eq!(
+                    err.kind(),
+                    io::ErrorKind::FileTooLarge,
+                    "{name} {writer}: {err}"
+                );
+                assert!(
+                    err.to_string()
+                        .contains(&format!("over the {cap}-byte cap")),
+                    "{err}"
+                );
+                assert!(!folder.exists(), "{name} {writer}: wrote over the cap");
+                write(&path, &at, cap).unwrap();
+                assert_eq!(read_bounded(&path, cap).unwrap().len() as u64, cap.bytes());
+                assert_eq!(open_bounded(&path, cap).unwrap().len(), cap.bytes());
+                assert!(write(&path, &over, cap).is_err(), "{name} {writer}");
+                assert_eq!(read_bounded(&path, cap).unwrap(), at, "{name} {writer}");
+            }
+            let _ = fs::remove_dir_all(dir.path().join(name));
+        }
+    }
+
     /// A listing never fetches past its cap: every folder size around every cap gives
     /// `min(size, cap)` entries, and `over_cap` exactly when the folder had more.
     #[test]
@@ -904,7 +1047,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let secret = dir.path().join(".env");
         fs::write(&secret, "KEY=1").unwrap();
-        assert!(matches!(read_bounded(&secret, 64), Err(ReadError::Secret)));
+        assert!(matches!(
+            read_bounded(&secret, crate::edge::files::Cap::for_tests(64)),
+            Err(ReadError::Secret)
+        ));
         #[cfg(unix)]
         {
             let link = dir.path().join("AGENTS.md");
@@ -912,15 +1058,27 @@ mod tests {
             let chain = dir.path().join("CLAUDE.md");
             std::os::unix::fs::symlink(&link, &chain).unwrap();
             for path in [&link, &chain] {
-                assert!(matches!(read_bounded(path, 64), Err(ReadError::Secret)));
-                assert!(matches!(read_prefix(path, 64), Err(ReadError::Secret)));
-                assert!(matches!(open_bounded(path, 64), Err(ReadError::Secret)));
+                assert!(matches!(
+                    read_bounded(path, crate::edge::files::Cap::for_tests(64)),
+                    Err(ReadError::Secret)
+                ));
+                assert!(matches!(
+                    read_prefix(path, crate::edge::files::Cap::for_tests(64)),
+                    Err(ReadError::Secret)
+                ));
+                assert!(matches!(
+                    open_bounded(path, crate::edge::files::Cap::for_tests(64)),
+                    Err(ReadError::Secret)
+                ));
             }
             let plain = dir.path().join("rules.md");
             fs::write(&plain, "rules").unwrap();
             let ok = dir.path().join("GEMINI.md");
             std::os::unix::fs::symlink(&plain, &ok).unwrap();
-            assert_eq!(read_bounded(&ok, 64).unwrap(), b"rules");
+            assert_eq!(
+                read_bounded(&ok, crate::edge::files::Cap::for_tests(64)).unwrap(),
+                b"rules"
+            );
         }
     }
     #[cfg(unix)]
@@ -960,8 +1118,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.txt");
         fs::write(&path, "hello").unwrap();
-        assert_eq!(read_bounded(&path, 5).unwrap(), b"hello");
-        assert_eq!(read_bounded_string(&path, 100).unwrap(), "hello");
+        assert_eq!(
+            read_bounded(&path, crate::edge::files::Cap::for_tests(5)).unwrap(),
+            b"hello"
+        );
+        assert_eq!(
+            read_bounded_string(&path, crate::edge::files::Cap::for_tests(100)).unwrap(),
+            "hello"
+        );
     }
 
     #[test]
@@ -970,7 +1134,7 @@ mod tests {
         let path = dir.path().join("big");
         fs::write(&path, "x".repeat(101)).unwrap();
         assert!(matches!(
-            read_bounded(&path, 100),
+            read_bounded(&path, crate::edge::files::Cap::for_tests(100)),
             Err(ReadError::TooLarge { cap: 100 })
         ));
     }
@@ -979,7 +1143,10 @@ mod tests {
     fn missing_file_is_missing() {
         let dir = tempfile::tempdir().unwrap();
         assert!(matches!(
-            read_bounded(&dir.path().join("nope"), 10),
+            read_bounded(
+                &dir.path().join("nope"),
+                crate::edge::files::Cap::for_tests(10)
+            ),
             Err(ReadError::Missing)
         ));
     }
@@ -991,24 +1158,27 @@ mod tests {
         let fifo = dir.path().join("fifo");
         mkfifo(&fifo);
         assert!(matches!(
-            open_bounded(&fifo, 10),
+            open_bounded(&fifo, crate::edge::files::Cap::for_tests(10)),
             Err(ReadError::NotRegular)
         ));
         assert!(matches!(
-            open_bounded(dir.path(), 10),
+            open_bounded(dir.path(), crate::edge::files::Cap::for_tests(10)),
             Err(ReadError::NotRegular)
         ));
         assert!(matches!(
-            open_bounded(&dir.path().join("none"), 10),
+            open_bounded(
+                &dir.path().join("none"),
+                crate::edge::files::Cap::for_tests(10)
+            ),
             Err(ReadError::Missing)
         ));
         let file = dir.path().join("f");
         fs::write(&file, b"0123456789").unwrap();
         assert!(matches!(
-            open_bounded(&file, 9),
+            open_bounded(&file, crate::edge::files::Cap::for_tests(9)),
             Err(ReadError::TooLarge { cap: 9 })
         ));
-        let f = open_bounded(&file, 10).unwrap();
+        let f = open_bounded(&file, crate::edge::files::Cap::for_tests(10)).unwrap();
         assert_eq!(f.len(), 10);
         assert_eq!(f.read_at(2, 3).unwrap(), b"234");
         assert_eq!(f.read_at(8, 100).unwrap(), b"89", "cut at the end");
@@ -1103,13 +1273,13 @@ mod tests {
         mkfifo(&path);
         // No writer ever opens the FIFO: a blocking open would hang this test.
         assert!(matches!(
-            read_bounded(&path, 10),
+            read_bounded(&path, crate::edge::files::Cap::for_tests(10)),
             Err(ReadError::NotRegular)
         ));
         let link = dir.path().join("link");
         symlink(&path, &link).unwrap();
         assert!(matches!(
-            read_bounded(&link, 10),
+            read_bounded(&link, crate::edge::files::Cap::for_tests(10)),
             Err(ReadError::NotRegular)
         ));
     }
@@ -1121,11 +1291,11 @@ mod tests {
         let link = dir.path().join("zero");
         symlink("/dev/zero", &link).unwrap();
         assert!(matches!(
-            read_bounded(&link, 1 << 30),
+            read_bounded(&link, crate::edge::files::Cap::for_tests(1 << 30)),
             Err(ReadError::NotRegular)
         ));
         assert!(matches!(
-            read_bounded(dir.path(), 10),
+            read_bounded(dir.path(), crate::edge::files::Cap::for_tests(10)),
             Err(ReadError::NotRegular)
         ));
     }
@@ -1136,12 +1306,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("doc");
         fs::write(&path, "abcdef").unwrap();
-        assert_eq!(read_prefix(&path, 4).unwrap(), (b"abcd".to_vec(), 6));
+        assert_eq!(
+            read_prefix(&path, crate::edge::files::Cap::for_tests(4)).unwrap(),
+            (b"abcd".to_vec(), 6)
+        );
         let fifo = dir.path().join("fifo");
         mkfifo(&fifo);
-        assert!(matches!(read_prefix(&fifo, 4), Err(ReadError::NotRegular)));
         assert!(matches!(
-            read_prefix(Path::new("/dev/zero"), 4),
+            read_prefix(&fifo, crate::edge::files::Cap::for_tests(4)),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            read_prefix(
+                Path::new("/dev/zero"),
+                crate::edge::files::Cap::for_tests(4)
+            ),
             Err(ReadError::NotRegular)
         ));
     }
@@ -1151,7 +1330,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad");
         fs::write(&path, b"ok\xffok").unwrap();
-        assert_eq!(read_bounded_string(&path, 10).unwrap(), "ok\u{fffd}ok");
+        assert_eq!(
+            read_bounded_string(&path, crate::edge::files::Cap::for_tests(10)).unwrap(),
+            "ok\u{fffd}ok"
+        );
     }
 
     #[test]
@@ -1200,8 +1382,8 @@ mod tests {
     fn atomic_write_replaces_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.json");
-        write_atomic(&path, b"old").unwrap();
-        write_atomic(&path, b"new").unwrap();
+        write_atomic(&path, b"old", crate::edge::files::caps::STATE).unwrap();
+        write_atomic(&path, b"new", crate::edge::files::caps::STATE).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert_eq!(names(dir.path()), vec!["out.json"]);
     }
@@ -1210,7 +1392,7 @@ mod tests {
     fn atomic_write_creates_the_parent_folder() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/out");
-        write_atomic(&path, b"x").unwrap();
+        write_atomic(&path, b"x", crate::edge::files::caps::STATE).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"x");
     }
 
@@ -1221,11 +1403,11 @@ mod tests {
         let path = dir.path().join("settings.json");
         fs::write(&path, "{}").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-        write_atomic(&path, b"{\"a\":1}").unwrap();
+        write_atomic(&path, b"{\"a\":1}", crate::edge::files::caps::STATE).unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o600);
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
-        write_atomic(&path, b"{}").unwrap();
+        write_atomic(&path, b"{}", crate::edge::files::caps::STATE).unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o640);
     }
@@ -1235,7 +1417,7 @@ mod tests {
     fn new_files_are_0600_in_0700_folders_and_backups_keep_a_mode() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/new.json");
-        write_atomic(&path, b"{}").unwrap();
+        write_atomic(&path, b"{}", crate::edge::files::caps::STATE).unwrap();
         let mode = |p: &Path| fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode(&path), 0o600);
         assert_eq!(mode(&dir.path().join("a")), 0o700);
@@ -1249,11 +1431,11 @@ mod tests {
         create_private_dir_all(&dir.path().join("a/c/d")).unwrap();
         // A backup gets the original's mode, new or replaced.
         let backup = dir.path().join("bk/last.json");
-        write_backup(&backup, b"x", 0o640).unwrap();
+        write_backup(&backup, b"x", crate::edge::files::caps::STATE, 0o640).unwrap();
         assert_eq!(mode(&backup), 0o640);
-        write_backup(&backup, b"y", 0o604).unwrap();
+        write_backup(&backup, b"y", crate::edge::files::caps::STATE, 0o604).unwrap();
         assert_eq!(mode(&backup), 0o604);
-        write_backup(&backup, b"z", 0o4755).unwrap();
+        write_backup(&backup, b"z", crate::edge::files::caps::STATE, 0o4755).unwrap();
         assert_eq!(mode(&backup), 0o755, "no set-id bit is copied");
         assert_eq!(own_mode(&backup), Some(0o755));
         let link = dir.path().join("link");
@@ -1269,12 +1451,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ours = |b: &[u8]| b.starts_with(b"#ours");
         let path = dir.path().join("x.tsv");
-        replace_generated(&path, b"#ours 1", 100, ours).unwrap();
-        replace_generated(&path, b"#ours 2", 100, ours).unwrap();
+        replace_generated(
+            &path,
+            b"#ours 1",
+            crate::edge::files::Cap::for_tests(100),
+            ours,
+        )
+        .unwrap();
+        replace_generated(
+            &path,
+            b"#ours 2",
+            crate::edge::files::Cap::for_tests(100),
+            ours,
+        )
+        .unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"#ours 2");
         let foreign = dir.path().join("f.tsv");
         fs::write(&foreign, "API_KEY=1").unwrap();
-        let err = replace_generated(&foreign, b"#ours", 100, ours).unwrap_err();
+        let err = replace_generated(
+            &foreign,
+            b"#ours",
+            crate::edge::files::Cap::for_tests(100),
+            ours,
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert!(
             err.to_string().contains("not generated by sophia-hook"),
@@ -1284,17 +1484,37 @@ mod tests {
         let big = dir.path().join("big.tsv");
         fs::write(&big, format!("#ours{}", "x".repeat(200))).unwrap();
         assert!(
-            replace_generated(&big, b"#ours", 100, ours).is_err(),
+            replace_generated(
+                &big,
+                b"#ours",
+                crate::edge::files::Cap::for_tests(100),
+                ours
+            )
+            .is_err(),
             "over the cap"
         );
         let link = dir.path().join("l.tsv");
         symlink(&path, &link).unwrap();
-        let err = replace_generated(&link, b"#ours 3", 100, ours).unwrap_err();
+        let err = replace_generated(
+            &link,
+            b"#ours 3",
+            crate::edge::files::Cap::for_tests(100),
+            ours,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("symlink"), "{err}");
         assert_eq!(fs::read(&path).unwrap(), b"#ours 2");
         let fifo = dir.path().join("p.tsv");
         mkfifo(&fifo);
-        assert!(replace_generated(&fifo, b"#ours", 100, ours).is_err());
+        assert!(
+            replace_generated(
+                &fifo,
+                b"#ours",
+                crate::edge::files::Cap::for_tests(100),
+                ours
+            )
+            .is_err()
+        );
     }
 
     #[test]
@@ -1307,7 +1527,7 @@ mod tests {
             return;
         }
         symlink(&victim, &link).unwrap();
-        let err = write_atomic(&link, b"evil").unwrap_err();
+        let err = write_atomic(&link, b"evil", crate::edge::files::caps::STATE).unwrap_err();
         assert!(err.to_string().contains("symlink"), "{err}");
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
         assert!(
@@ -1324,9 +1544,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
         mkfifo(&fifo);
-        assert!(write_atomic(&fifo, b"x").is_err());
+        assert!(write_atomic(&fifo, b"x", crate::edge::files::caps::STATE).is_err());
         fs::create_dir(dir.path().join("d")).unwrap();
-        assert!(write_atomic(&dir.path().join("d"), b"x").is_err());
+        assert!(
+            write_atomic(&dir.path().join("d"), b"x", crate::edge::files::caps::STATE).is_err()
+        );
     }
 
     /// Every one-character temporary name but one is a planted symlink to the victim: the
@@ -1377,7 +1599,7 @@ mod tests {
             .unwrap();
         }
         let path = dir.path().join("out");
-        write_atomic(&path, b"new").unwrap();
+        write_atomic(&path, b"new", crate::edge::files::caps::STATE).unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert!(fs::symlink_metadata(&path).unwrap().is_file());
@@ -1418,12 +1640,18 @@ mod tests {
         // (`.sophia/`, `.codex/`), a backup folder, and one of the state files `update_json` keeps.
         type Write = fn(&Path);
         let writers: [(&str, Write); 5] = [
-            ("out", |p| write_atomic(p, b"new").unwrap()),
-            ("new/deeper/out", |p| write_atomic(p, b"new").unwrap()),
-            (".sophia/skills-index.tsv", |p| {
-                write_atomic(p, b"new").unwrap()
+            ("out", |p| {
+                write_atomic(p, b"new", crate::edge::files::caps::STATE).unwrap()
             }),
-            ("bk/out", |p| write_backup(p, b"new", 0o600).unwrap()),
+            ("new/deeper/out", |p| {
+                write_atomic(p, b"new", crate::edge::files::caps::STATE).unwrap()
+            }),
+            (".sophia/skills-index.tsv", |p| {
+                write_atomic(p, b"new", crate::edge::files::caps::STATE).unwrap()
+            }),
+            ("bk/out", |p| {
+                write_backup(p, b"new", crate::edge::files::caps::STATE, 0o600).unwrap()
+            }),
             ("state/out.json", |p| {
                 update_json(p, |v: &mut Vec<u32>| {
                     v.push(1);
@@ -1699,7 +1927,7 @@ mod tests {
         // Another length, so that the Windows check (length and modification time) tells
         // them apart too.
         fs::write(&b, "another file").unwrap();
-        let opened = open_bounded(&a, 100).unwrap();
+        let opened = open_bounded(&a, crate::edge::files::Cap::for_tests(100)).unwrap();
         assert!(opened.is_same_file(&fs::symlink_metadata(&a).unwrap()));
         assert!(!opened.is_same_file(&fs::symlink_metadata(&b).unwrap()));
         // The path swapped for another file after the open. Not on Windows: there (Wine 8, and
@@ -1760,7 +1988,13 @@ mod tests {
             return;
         }
         symlink(&real, &link).unwrap();
-        let err = replace_generated(&link, b"#ours 2", 100, ours).unwrap_err();
+        let err = replace_generated(
+            &link,
+            b"#ours 2",
+            crate::edge::files::Cap::for_tests(100),
+            ours,
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
         assert!(err.to_string().contains("it is a symlink"), "{err}");
         assert_eq!(fs::read(&real).unwrap(), b"#ours 1");

@@ -553,19 +553,18 @@ pub fn write(target: &Path, backups: Option<&Path>, plan: &Plan) -> anyhow::Resu
             ),
         };
         if !kept {
-            write_backup(file, bytes, mode)
+            write_backup(file, bytes, caps::SETTINGS, mode)
                 .with_context(|| format!("keeping a backup in {}", file.shown()))?;
         }
     }
     if let (Some(bytes), Some(dir)) = (&current, backups) {
         let last = dir.join("last.json");
-        write_backup(&last, bytes, mode)
+        write_backup(&last, bytes, caps::SETTINGS, mode)
             .with_context(|| format!("keeping a backup in {}", last.shown()))?;
     }
     match (current, next) {
-        (_, Some(bytes)) => {
-            write_atomic(target, bytes).with_context(|| format!("writing {}", target.shown()))
-        }
+        (_, Some(bytes)) => write_atomic(target, bytes, caps::SETTINGS)
+            .with_context(|| format!("writing {}", target.shown())),
         (None, None) => Ok(()),
         (Some(_), None) => {
             fs::remove_file(target).with_context(|| format!("removing {}", target.shown()))
@@ -595,7 +594,7 @@ pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<
         _ => false,
     };
     let keep = |file: &Path, bytes: &[u8]| {
-        write_backup(file, bytes, mode)
+        write_backup(file, bytes, caps::SETTINGS, mode)
             .with_context(|| format!("keeping a backup in {}", file.shown()))
     };
     if !ours_before {

@@ -53,7 +53,7 @@ pub fn run(args: &ReportArgs, settings: &Settings, clock: &dyn Clock) -> anyhow:
     };
     let input = gather(args, settings, clock)?;
     let html = crate::report::render(&input);
-    files::write_atomic(&out, html.as_bytes())
+    files::write_atomic(&out, html.as_bytes(), files::caps::PAGE)
         .with_context(|| format!("writing {}", out.shown()))?;
     Ok(out)
 }

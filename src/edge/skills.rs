@@ -22,7 +22,7 @@ use crate::edge::files::{
 use crate::edge::platform;
 use crate::payload::Host;
 use crate::skills::catalog::{
-    CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexSource, IndexView, apply_limits, compile,
+    CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexSource, IndexView, Origin, apply_limits, compile,
     parse_skill_md, validate_compiled,
 };
 use crate::skills::default_catalog;
@@ -526,10 +526,14 @@ fn fingerprint(files: &[SourceFile]) -> String {
 /// warning; a name already taken by a folder of higher precedence is shadowed, with a warning
 /// naming both files (the host would list the first one).
 /// A skill over a limit is cut with a warning. `None` when `over_budget` said stop first.
+/// Compiles the skill files into a catalog for a file of `origin` (the project's index, or this
+/// machine's copy): a skill the file's reader would refuse ([`Origin::holds`]) is skipped with a
+/// warning, and the catalog fits the file's cap ([`fit_index`]).
 fn scan(
     files: &[SourceFile],
     fingerprint: String,
     over_budget: &dyn Fn() -> bool,
+    origin: Origin,
 ) -> Option<CompiledCatalog> {
     let mut defs = Vec::new();
     let mut bodies = Vec::new();
@@ -548,12 +552,14 @@ fn scan(
             }
         };
         match parse_skill_md(&text) {
-            Ok(def)
-                if f.scope == SkillScope::Project && !crate::charset::is_project_id(&def.id) =>
-            {
+            Ok(def) if !origin.holds(&def.id, &format!("{}:", f.scope.as_str())) => {
                 warnings.push(format!(
-                    "skill-skipped:{}: a project skill's name is at most {} words and {} characters (it is named to the model)",
+                    "skill-skipped:{}: {} is at most {} words and {} characters (it is named to the model)",
                     f.rel,
+                    match f.scope {
+                        SkillScope::Project => "a project skill's name",
+                        SkillScope::User => "a skill's name in the project's index",
+                    },
                     crate::charset::PROJECT_ID_WORDS,
                     crate::charset::PROJECT_ID_CHARS
                 ));
@@ -577,15 +583,63 @@ fn scan(
             Err(why) => warnings.push(format!("skill-skipped:{}: {why}", f.rel)),
         }
     }
-    if over_budget() {
-        return None;
+    fit_index(&defs, &bodies, &sources, fingerprint, warnings, over_budget)
+}
+
+/// Compiles the skills read by [`scan`] into a catalog whose compiled index fits
+/// [`caps::INDEX`], the cap it is read back under (by the hook, from `skills index`'s file or the
+/// machine's copy): while it would not, the last skills in walk order (the host's folders in
+/// turn, each by name) are left out, with a `skills-index-cap` warning. Real skills compile to 3–6 KB each, so about 700 to 1,000 fit;
+/// skills at every limit of `docs/skills.md` are far larger. `None` past the budget.
+fn fit_index(
+    defs: &[crate::skills::catalog::SkillDef],
+    bodies: &[String],
+    sources: &[String],
+    fingerprint: String,
+    warnings: Vec<String>,
+    over_budget: &dyn Fn() -> bool,
+) -> Option<CompiledCatalog> {
+    let total = defs.len();
+    let mut keep = total;
+    loop {
+        let mut catalog = crate::skills::catalog::compile_within(
+            &defs[..keep],
+            &bodies[..keep],
+            fingerprint.clone(),
+            warnings.clone(),
+            over_budget,
+        )?;
+        for (skill, source) in catalog.skills.iter_mut().zip(sources) {
+            skill.source.clone_from(source);
+        }
+        if keep < total {
+            catalog.warnings.push(format!(
+                "skills-index-cap:{keep}/{total}: a compiled index holds at most {} bytes; the last skills in walk order (the folders in turn, each by name) were left out",
+                caps::INDEX
+            ));
+        }
+        let (text, sizes) = catalog.to_lines_sized();
+        let size = text.len() as u64;
+        if caps::INDEX.admits(size) || keep == 0 {
+            return Some(catalog);
+        }
+        if over_budget() {
+            return None;
+        }
+        // The longest run of first skills that fits, with 1% to spare for what compiling fewer
+        // skills moves (document frequencies, the warning), and always one fewer.
+        let overhead = size - sizes.iter().sum::<u64>();
+        let room = (caps::INDEX.bytes() - caps::INDEX.bytes() / 100).saturating_sub(overhead);
+        let mut used = 0;
+        let fits = sizes
+            .iter()
+            .take_while(|&&b| {
+                used += b;
+                used <= room
+            })
+            .count();
+        keep = fits.min(keep - 1);
     }
-    let mut catalog =
-        crate::skills::catalog::compile_with_bodies(&defs, &bodies, fingerprint, warnings);
-    for (skill, source) in catalog.skills.iter_mut().zip(sources) {
-        skill.source = source;
-    }
-    Some(catalog)
 }
 
 /// Where the compiled index of `root` lives (`.sophia-hook.yaml` may move it inside the
@@ -1011,7 +1065,7 @@ impl Stamp {
             inventory_warnings: proved.inventory_warnings,
         };
         if let Some(text) = stamp.to_text() {
-            let _ = write_atomic(path, text.as_bytes());
+            let _ = write_atomic(path, text.as_bytes(), caps::STATE);
         }
     }
 
@@ -1150,8 +1204,12 @@ impl Stamp {
             _ => return None,
         };
         // Opened, not read: the view reads the header, the postings and the records it decodes.
+        let origin = match self.source {
+            CatalogSource::Index => Origin::Project,
+            _ => Origin::Machine,
+        };
         let file = open_bounded(&file, caps::INDEX).ok()?;
-        let view = IndexView::open(Box::new(file)).ok()?;
+        let view = IndexView::open(Box::new(file), origin).ok()?;
         if view.source_fingerprint != self.fingerprint
             || view.schema_version != CATALOG_SCHEMA_VERSION
         {
@@ -1186,7 +1244,7 @@ fn load_inventory(
         };
     }
     let fp = fingerprint(&inventory.files);
-    let index_warning = match read_index(&index()) {
+    let index_warning = match read_index(&index(), Origin::Project) {
         Ok(index)
             if index.source_fingerprint == fp && index.schema_version == CATALOG_SCHEMA_VERSION =>
         {
@@ -1205,7 +1263,7 @@ fn load_inventory(
     };
     let mut warnings = vec![index_warning.to_owned()];
     warnings.extend(inventory.warnings.iter().cloned());
-    if let Some(Ok(cached)) = cache.as_deref().map(read_index)
+    if let Some(Ok(cached)) = cache.as_deref().map(|c| read_index(c, Origin::Machine))
         && cached.source_fingerprint == fp
         && cached.schema_version == CATALOG_SCHEMA_VERSION
     {
@@ -1218,7 +1276,7 @@ fn load_inventory(
             degraded: None,
         };
     }
-    let Some(catalog) = scan(&inventory.files, fp, over_budget) else {
+    let Some(catalog) = scan(&inventory.files, fp, over_budget, Origin::Machine) else {
         warnings.push("skills-scan-over-budget".to_owned());
         return LoadedCatalog {
             catalog: compile(&[], String::new(), Vec::new()),
@@ -1229,7 +1287,7 @@ fn load_inventory(
         };
     };
     if let Some(cache) = &cache {
-        let _ = write_atomic(cache, catalog.to_lines().as_bytes());
+        let _ = write_atomic(cache, catalog.to_lines().as_bytes(), caps::INDEX);
     }
     warnings.extend(catalog.warnings.iter().cloned());
     LoadedCatalog {
@@ -1258,7 +1316,7 @@ fn degraded_catalog(
         _ => format!("skills-walk-stopped:{cut}: the cached or embedded catalog is used"),
     }];
     warnings.extend(inventory.warnings.iter().cloned());
-    let (catalog, source) = match cache.map(read_index) {
+    let (catalog, source) = match cache.map(|c| read_index(c, Origin::Machine)) {
         Some(Ok(cached)) if cached.schema_version == CATALOG_SCHEMA_VERSION => {
             warnings.extend(cached.warnings.iter().cloned());
             (cached, CatalogSource::Cache)
@@ -1278,7 +1336,7 @@ fn degraded_catalog(
 /// index with a copied fingerprint line is refused). Its text is leaked on purpose: the catalog
 /// borrows its strings from it instead of allocating one per term, and the hook is a short-lived
 /// process.
-fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
+fn read_index(path: &Path, origin: Origin) -> Result<CompiledCatalog, &'static str> {
     let text = read_bounded_string(path, caps::INDEX).map_err(|e| match e {
         ReadError::Missing => "skills-index-missing",
         ReadError::TooLarge { .. } => "skills-index-too-large",
@@ -1292,15 +1350,7 @@ fn read_index(path: &Path) -> Result<CompiledCatalog, &'static str> {
     }
     let text: &'static str = Box::leak(text.into_boxed_str());
     let catalog = CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")?;
-    validate_compiled(&catalog).map_err(|_| "skills-index-invalid")?;
-    // A project's skill ids are bounded like the sources they were compiled from.
-    if catalog
-        .skills
-        .iter()
-        .any(|s| s.source.starts_with("project:") && !crate::charset::is_project_id(&s.id))
-    {
-        return Err("skills-index-invalid");
-    }
+    validate_compiled(&catalog, origin).map_err(|_| "skills-index-invalid")?;
     Ok(catalog)
 }
 
@@ -1323,8 +1373,13 @@ pub fn build_index(
             root.shown()
         );
     }
-    let mut catalog = scan(&inventory.files, fingerprint(&inventory.files), &|| false)
-        .ok_or_else(|| anyhow::anyhow!("compiling the skills was interrupted"))?;
+    let mut catalog = scan(
+        &inventory.files,
+        fingerprint(&inventory.files),
+        &|| false,
+        Origin::Project,
+    )
+    .ok_or_else(|| anyhow::anyhow!("compiling the skills was interrupted"))?;
     catalog.warnings.extend(inventory.warnings.iter().cloned());
     let out = match out {
         // A path on the command line is the user's choice.
@@ -1372,6 +1427,7 @@ pub fn ignore_folder(dir: &Path) {
         let _ = write_atomic(
             &gitignore,
             b"# Generated by sophia-hook; never committed.\n*\n",
+            caps::STATE,
         );
     }
 }
@@ -1600,6 +1656,47 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert!(build_index(dir.path(), Host::Codex, &Homes::default(), None).is_err());
         assert!(!dir.path().join(".sophia").exists());
+    }
+
+    /// One deadline (issue 29): a scan asks the budget before reading each skill and before each
+    /// skill of each pass of compiling it (1,000 skills at the limits were compiled for 0.3 s
+    /// after the last check), and stops at the first check that says it is over: whichever check
+    /// that is, no catalog comes out.
+    #[test]
+    fn a_scan_stops_at_whichever_check_of_the_deadline_says_it_is_over() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for i in 0..5 {
+            mk(&root.join("skills"), &format!("probe-{i}"));
+        }
+        let homes = Homes {
+            home: None,
+            host_homes: Default::default(),
+        };
+        let inv = inventory(skill_folders(Host::Codex, root, root, &homes), root);
+        assert_eq!(inv.files.len(), 5);
+        let checks = std::cell::Cell::new(0usize);
+        let counting = || {
+            checks.set(checks.get() + 1);
+            false
+        };
+        let catalog = scan(&inv.files, "fp".into(), &counting, Origin::Machine).unwrap();
+        assert_eq!(catalog.skills.len(), 5);
+        let total = checks.get();
+        // Reading, then the three passes of compiling: each asks once per skill.
+        assert!(total >= 4 * inv.files.len(), "{total} checks for 5 skills");
+        for over_at in 0..total {
+            let n = std::cell::Cell::new(0usize);
+            let deadline = || {
+                n.set(n.get() + 1);
+                n.get() > over_at
+            };
+            assert!(
+                scan(&inv.files, "fp".into(), &deadline, Origin::Machine).is_none(),
+                "over at check {over_at} of {total}"
+            );
+            assert_eq!(n.get(), over_at + 1, "asked again after it was over");
+        }
     }
 
     fn mk(dir: &Path, name: &str) {
@@ -2569,7 +2666,7 @@ mod tests {
                     prop_assert_eq!(loaded.source, CatalogSource::Embedded);
                     prop_assert!(loaded.warnings.iter().any(|w| w.contains(cut)));
                 }
-                prop_assert!(validate_compiled(&loaded.catalog).is_ok());
+                prop_assert!(validate_compiled(&loaded.catalog, Origin::Machine).is_ok());
             }
         }
 

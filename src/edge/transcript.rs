@@ -66,7 +66,7 @@ pub fn last_user_text(path: &str, project_root: Option<&Path>) -> Result<String,
         }
     }
     // Any size: only the tail is read, each read cut at the length found on the handle.
-    let file = files::open_bounded(path, u64::MAX).map_err(|_| Skip::Unreadable)?;
+    let file = files::open_bounded(path, files::caps::TAIL_ONLY).map_err(|_| Skip::Unreadable)?;
     if !file.is_same_file(&link) {
         // Swapped for something else between the check and the open.
         return Err(Skip::Symlink);

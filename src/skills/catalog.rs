@@ -150,6 +150,12 @@ impl CompiledCatalog {
     /// terms (BM25's mean length). The header and the postings first let [`IndexView`] read and
     /// decode only the skills a prompt's words reach.
     pub fn to_lines(&self) -> String {
+        self.to_lines_sized().0
+    }
+
+    /// [`CompiledCatalog::to_lines`], and the bytes each skill takes in it: its `S` and `T`
+    /// lines and its `P` lines (for keeping a compiled index within its cap).
+    pub fn to_lines_sized(&self) -> (String, Vec<u64>) {
         let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
         let mut records = String::new();
         let mut offsets = Vec::with_capacity(self.skills.len());
@@ -185,22 +191,31 @@ impl CompiledCatalog {
                 ));
             }
         }
+        let records_end = records.len();
         for w in &self.warnings {
             records.push_str(&format!("W\t{}\n", clean(w)));
         }
         // The end marker: a truncated file is refused rather than read as a smaller catalog.
         records.push_str(&format!("E\t{}\n", self.skills.len()));
+        let mut sizes: Vec<u64> = offsets
+            .iter()
+            .zip(offsets.iter().skip(1).chain([&records_end]))
+            .map(|(start, end)| (end - start) as u64)
+            .collect();
         let mut lines = String::new();
         for (stem, si) in skill_postings(&postings(&self.skills)) {
+            let before = lines.len();
             lines.push_str(&format!("P\t{stem}\t{}\n", offsets[si as usize]));
+            sizes[si as usize] += (lines.len() - before) as u64;
         }
-        format!(
+        let text = format!(
             "#\t{}\t{}\nH\t{}\t{lengths}\t{}\n{lines}{records}",
             self.schema_version,
             clean(&self.source_fingerprint),
             self.skills.len(),
             lines.len(),
-        )
+        );
+        (text, sizes)
     }
 
     /// Rust source for the catalog as static data (`FINGERPRINT`, `TEXT`, `SKILLS`, `TERMS`,
@@ -532,6 +547,9 @@ impl IndexSource for &'static [u8] {
 /// record that fails is left out, never trusted and never a panic. The records read are leaked
 /// (the catalog borrows its strings): this is for short-lived processes.
 pub struct IndexView {
+    /// Who could have written the file: which ids a record may carry ([`validate_compiled`]'s
+    /// rule, asked of each record decoded).
+    origin: Origin,
     pub schema_version: u32,
     pub source_fingerprint: String,
     source: Box<dyn IndexSource>,
@@ -558,7 +576,7 @@ const RECORD_READ: usize = 2048;
 impl IndexView {
     /// Reads and checks the two header lines, the postings and the end marker; decodes nothing
     /// else.
-    pub fn open(source: Box<dyn IndexSource>) -> Result<IndexView, String> {
+    pub fn open(source: Box<dyn IndexSource>, origin: Origin) -> Result<IndexView, String> {
         let total = source.byte_len();
         let head = source.read_at(0, 1024).ok_or("unreadable")?;
         let newline = |from: usize| {
@@ -604,6 +622,7 @@ impl IndexView {
             return Err("no end marker: the index is truncated".into());
         }
         Ok(IndexView {
+            origin,
             schema_version,
             source_fingerprint,
             source,
@@ -711,7 +730,7 @@ impl IndexView {
             f.next();
             skill.terms.push(parse_term_line(f)?);
         }
-        validate_skill(&skill).ok()?;
+        validate_skill(&skill, self.origin).ok()?;
         Some(skill)
     }
 
@@ -747,10 +766,13 @@ impl IndexView {
             .split('\n')
             .filter_map(|line| {
                 let mut f = line.split('\t');
-                (f.next() == Some("S")).then(|| f.next()).flatten()
+                if f.next() != Some("S") {
+                    return None;
+                }
+                let id = f.next()?;
+                let source = f.nth(2).unwrap_or_default();
+                (is_valid_id(id) && self.origin.holds(id, source)).then(|| id.to_owned())
             })
-            .filter(|id| is_valid_id(id))
-            .map(str::to_owned)
             .collect()
     }
 }
@@ -968,10 +990,38 @@ pub fn apply_limits(def: &mut SkillDef) -> Option<String> {
     (!cut.is_empty()).then(|| cut.join(", "))
 }
 
+/// Who could have written a compiled catalog file, which decides which of its skill ids are held
+/// to the project bound ([`crate::charset::is_project_id`]: they are named to the model). The
+/// writer ([`Origin::holds`] in `edge::skills`' compile) and both readers (the full read and
+/// [`IndexView`]) ask the same question, so nothing written is refused when read back and the lazy
+/// read refuses what the full read refuses (issue 29: a 10-word id reached the context through the
+/// lazy read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A file in the project (`.sophia/skills-index.tsv`): a repository may have written any of
+    /// it, its `source` fields too, so every id is held to the bound.
+    Project,
+    /// This machine's compiled copy in the user's cache, written by sophia-hook from the sources
+    /// it labelled itself: the skills from project folders are held to the bound, the user's own
+    /// are not.
+    Machine,
+}
+
+impl Origin {
+    /// Whether a skill id compiled from a source labelled `source` (`project:…`, `user:…`) may be
+    /// in a file of this origin.
+    pub fn holds(self, id: &str, source: &str) -> bool {
+        match self {
+            Origin::Project => crate::charset::is_project_id(id),
+            Origin::Machine => !source.starts_with("project:") || crate::charset::is_project_id(id),
+        }
+    }
+}
+
 /// Checks a compiled catalog read back from a file against what compiling sources can produce:
 /// skill ids in the id grammar, bounded counts and lengths, no control characters, postings that
 /// point at real terms. An index that fails is refused and the sources are compiled instead.
-pub fn validate_compiled(catalog: &CompiledCatalog) -> Result<(), String> {
+pub fn validate_compiled(catalog: &CompiledCatalog, origin: Origin) -> Result<(), String> {
     if catalog.skills.len() > limits::SKILLS {
         return Err(format!(
             "{} skills (at most {})",
@@ -980,7 +1030,7 @@ pub fn validate_compiled(catalog: &CompiledCatalog) -> Result<(), String> {
         ));
     }
     for skill in &catalog.skills {
-        validate_skill(skill)?;
+        validate_skill(skill, origin)?;
     }
     for p in &catalog.postings {
         let term = catalog
@@ -996,11 +1046,17 @@ pub fn validate_compiled(catalog: &CompiledCatalog) -> Result<(), String> {
 
 /// One skill of a compiled catalog read back from a file: id in the id grammar, bounded
 /// phases and terms, no control characters.
-fn validate_skill(skill: &CompiledSkill) -> Result<(), String> {
+fn validate_skill(skill: &CompiledSkill, origin: Origin) -> Result<(), String> {
     let clean = |s: &str, max: usize| s.len() <= max && !s.chars().any(char::is_control);
     if !is_valid_id(&skill.id) {
         return Err(format!(
             "skill id {:?} is not a valid id",
+            truncate(&skill.id)
+        ));
+    }
+    if !origin.holds(&skill.id, &skill.source) {
+        return Err(format!(
+            "skill id {:?} is longer than a project's skill name may be",
             truncate(&skill.id)
         ));
     }
@@ -1156,8 +1212,29 @@ pub fn compile_with_bodies(
     defs: &[SkillDef],
     bodies: &[String],
     source_fingerprint: String,
-    mut warnings: Vec<String>,
+    warnings: Vec<String>,
 ) -> CompiledCatalog {
+    compile_within(defs, bodies, source_fingerprint, warnings, &|| false).unwrap_or_else(|| {
+        CompiledCatalog {
+            schema_version: CATALOG_SCHEMA_VERSION,
+            source_fingerprint: String::new(),
+            skills: Vec::new(),
+            warnings: Vec::new(),
+            postings: Vec::new(),
+        }
+    })
+}
+
+/// [`compile_with_bodies`] under the hook's deadline: `over_budget` is asked before each skill
+/// of each pass over the definitions, and `None` is returned once it says so (issue 29: 1,000
+/// skills at the limits compiled for 0.3 s after the last check of the budget).
+pub fn compile_within(
+    defs: &[SkillDef],
+    bodies: &[String],
+    source_fingerprint: String,
+    mut warnings: Vec<String>,
+    over_budget: &dyn Fn() -> bool,
+) -> Option<CompiledCatalog> {
     let mut seen = std::collections::BTreeSet::new();
     let (defs, bodies): (Vec<&SkillDef>, Vec<&str>) = defs
         .iter()
@@ -1171,8 +1248,10 @@ pub fn compile_with_bodies(
         })
         .map(|(i, d)| (d, bodies.get(i).map_or("", String::as_str)))
         .unzip();
-    let body_words: Vec<Vec<(String, String, bool)>> =
-        bodies.iter().map(|b| body_words(b)).collect();
+    let body_words: Vec<Vec<(String, String, bool)>> = bodies
+        .iter()
+        .map(|b| (!over_budget()).then(|| body_words(b)))
+        .collect::<Option<_>>()?;
     // Name and description words as (stem, field, word).
     let soft = |d: &SkillDef, clauses: &[(String, Field)]| {
         let mut out: Vec<(String, Field, String)> = Vec::new();
@@ -1206,10 +1285,12 @@ pub fn compile_with_bodies(
     let words: Vec<Words> = defs
         .iter()
         .map(|d| {
-            let clauses = description_clauses(&fold(&d.description));
-            (soft(d, &clauses), pairs(&clauses))
+            (!over_budget()).then(|| {
+                let clauses = description_clauses(&fold(&d.description));
+                (soft(d, &clauses), pairs(&clauses))
+            })
         })
-        .collect();
+        .collect::<Option<_>>()?;
     let mut df: BTreeMap<&str, usize> = BTreeMap::new();
     for (soft_words, pair_words) in &words {
         let mut unique: Vec<&str> = soft_words.iter().map(|(s, _, _)| s.as_str()).collect();
@@ -1237,6 +1318,9 @@ pub fn compile_with_bodies(
         .zip(&words)
         .zip(&body_words)
         .map(|((d, (soft_words, pair_words)), body)| {
+            if over_budget() {
+                return None;
+            }
             let mut out: Vec<Term> = Vec::new();
             // The field each stems string holds in `out`: one term per stems, the strongest
             // field wins (a set, so a long description is not compared term by term).
@@ -1334,23 +1418,23 @@ pub fn compile_with_bodies(
                 });
                 kept += 1;
             }
-            CompiledSkill {
+            Some(CompiledSkill {
                 id: d.id.clone(),
                 source: String::new(),
                 phases: d.phases.clone(),
                 scope: d.scope,
                 terms: out,
-            }
+            })
         })
-        .collect();
-    let skills: Vec<CompiledSkill> = skills;
-    CompiledCatalog {
+        .collect::<Option<_>>();
+    let skills: Vec<CompiledSkill> = skills?;
+    Some(CompiledCatalog {
         schema_version: CATALOG_SCHEMA_VERSION,
         source_fingerprint,
         postings: postings(&skills),
         skills,
         warnings,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -1512,7 +1596,7 @@ mod tests {
     fn an_index_view_decodes_only_the_skills_a_stem_reaches() {
         let catalog = catalog_of(40);
         let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
-        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+        let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
         assert_eq!(view.len(), 40);
         assert_eq!(view.source_fingerprint, "fp");
         let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
@@ -1553,7 +1637,7 @@ mod tests {
         let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
         let record = text.lines().filter(|l| l.starts_with("T\t")).count();
         assert!(record > 60, "{record}");
-        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+        let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
         assert_eq!(view.subset(["kw07"]).skills, [catalog.skills[1].clone()]);
         // The last record ends at the warnings and end marker.
         assert_eq!(
@@ -1575,7 +1659,7 @@ mod tests {
         ] {
             let text: &'static str = Box::leak(bad.to_owned().into_boxed_str());
             assert!(
-                IndexView::open(Box::new(text.as_bytes())).is_err(),
+                IndexView::open(Box::new(text.as_bytes()), Origin::Machine).is_err(),
                 "{bad:?}"
             );
         }
@@ -1583,7 +1667,7 @@ mod tests {
         let forged = full.replacen("S\tskill-002\t", "S\tSKILL 002\t", 1);
         assert_ne!(forged, full);
         let text: &'static str = Box::leak(forged.into_boxed_str());
-        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+        let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
         assert!(view.subset(["zeta2x"]).skills.is_empty());
         assert_eq!(view.subset(["zeta1x"]).skills.len(), 1);
         assert!(!view.ids().iter().any(|id| id.contains("002")));
@@ -1592,7 +1676,7 @@ mod tests {
         let at = full.find("T\tk\tzeta3x\t").unwrap() + 4;
         bytes[at] = 0xff;
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-        let view = IndexView::open(Box::new(bytes)).unwrap();
+        let view = IndexView::open(Box::new(bytes), Origin::Machine).unwrap();
         assert!(view.subset(["zeta3x", "topic3"]).skills.is_empty());
         assert_eq!(view.subset(["zeta4x"]).skills.len(), 1);
     }
@@ -1765,7 +1849,7 @@ pub static POSTINGS: [StaticPosting; 2] = [
             catalog.warnings,
             [format!("skill-terms-cut:{}: 656 terms kept", def.id)]
         );
-        assert_eq!(validate_compiled(&catalog), Ok(()));
+        assert_eq!(validate_compiled(&catalog, Origin::Machine), Ok(()));
 
         // Without `apply_limits` (the embedded defaults), extra `not_for` entries are cut too.
         def.not_for = (0..100).map(|i| format!("notfor{i}")).collect();
@@ -1778,7 +1862,7 @@ pub static POSTINGS: [StaticPosting; 2] = [
             field: Field::Keyword,
             label: "extra".into(),
         });
-        let err = validate_compiled(&over).unwrap_err();
+        let err = validate_compiled(&over, Origin::Machine).unwrap_err();
         assert!(err.ends_with(": 657 terms"), "{err}");
         // Body terms have their own bound.
         over.skills[0].terms.pop();
@@ -1789,10 +1873,10 @@ pub static POSTINGS: [StaticPosting; 2] = [
                 label: "body".into(),
             });
         }
-        let err = validate_compiled(&over).unwrap_err();
+        let err = validate_compiled(&over, Origin::Machine).unwrap_err();
         assert!(err.ends_with(": 65 body terms"), "{err}");
         over.skills[0].terms.pop();
-        assert_eq!(validate_compiled(&over), Ok(()));
+        assert_eq!(validate_compiled(&over, Origin::Machine), Ok(()));
     }
 
     #[test]
@@ -1844,7 +1928,7 @@ pub static POSTINGS: [StaticPosting; 2] = [
                 .iter()
                 .all(|t| t.field != Field::Body)
         );
-        assert_eq!(validate_compiled(&catalog), Ok(()));
+        assert_eq!(validate_compiled(&catalog, Origin::Machine), Ok(()));
         // The line format keeps the body fields.
         let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
         assert_eq!(CompiledCatalog::from_lines(text).unwrap(), catalog);
@@ -1867,9 +1951,9 @@ pub static POSTINGS: [StaticPosting; 2] = [
             warnings: vec![],
             postings: vec![],
         };
-        assert_eq!(validate_compiled(&of(1000)), Ok(()));
+        assert_eq!(validate_compiled(&of(1000), Origin::Machine), Ok(()));
         assert_eq!(
-            validate_compiled(&of(1001)).unwrap_err(),
+            validate_compiled(&of(1001), Origin::Machine).unwrap_err(),
             "1001 skills (at most 1000)"
         );
     }
@@ -1889,7 +1973,7 @@ pub static POSTINGS: [StaticPosting; 2] = [
             let mut c = base.clone();
             change(&mut c.skills[0]);
             c.postings = postings(&c.skills);
-            validate_compiled(&c)
+            validate_compiled(&c, Origin::Machine)
         };
         // 80 characters of 4 bytes: the longest phase, stems or label compiling can give.
         let long = "😀".repeat(80);
@@ -2036,6 +2120,55 @@ mod index_tests {
         (text[body..records].split_inclusive('\n').collect(), records)
     }
 
+    /// One validation path (issue 29: a 10-word id refused by the full read reached the context
+    /// through the lazy one). Over id shapes of 1 to 10 words × every source label × both
+    /// origins, a one-skill index passes the full read exactly when the lazy view decodes the
+    /// skill and lists its id, and exactly when the rule says: a file in the project bounds every
+    /// id (its `source` fields are the repository's to write), this machine's copy the project
+    /// skills only.
+    #[test]
+    fn the_full_and_the_lazy_read_refuse_the_same_ids() {
+        let mut seen = [false; 2];
+        for words in 1..=10usize {
+            for len in [1usize, 5] {
+                let id = vec!["w".repeat(len); words].join("-");
+                for source in [
+                    "project:skills/x/SKILL.md",
+                    "user:~/.agents/skills/x/SKILL.md",
+                    "",
+                ] {
+                    for origin in [Origin::Project, Origin::Machine] {
+                        let def = SkillDef {
+                            id: id.clone(),
+                            description: "Zebra stripes".into(),
+                            keywords: vec!["zebra".into()],
+                            not_for: vec![],
+                            phases: vec![],
+                            scope: Scope::Specialist,
+                        };
+                        let mut catalog = compile(&[def], "fp".into(), vec![]);
+                        catalog.skills[0].source = source.to_owned();
+                        let text: &'static str = Box::leak(catalog.to_lines().into_boxed_str());
+                        let full = CompiledCatalog::from_lines(text)
+                            .is_ok_and(|c| validate_compiled(&c, origin).is_ok());
+                        let view = IndexView::open(Box::new(text.as_bytes()), origin).unwrap();
+                        let lazy = view.subset([stem("zebra").as_str()]).skills.len() == 1;
+                        let listed = view.ids() == [id.clone()];
+                        let want = crate::charset::is_project_id(&id)
+                            || (origin == Origin::Machine && !source.starts_with("project:"));
+                        assert_eq!(
+                            (full, lazy, listed),
+                            (want, want, want),
+                            "{id} {source:?} {origin:?}"
+                        );
+                        seen[usize::from(want)] = true;
+                    }
+                }
+            }
+        }
+        assert_eq!(seen, [true, true]);
+    }
+
     #[test]
     fn from_lines_refuses_a_line_out_of_place() {
         let full = catalog_of(5).to_lines();
@@ -2121,13 +2254,17 @@ mod index_tests {
     fn an_index_view_of_no_skills_and_of_the_skill_bound() {
         let text = leak(compile(&[], "fp".into(), vec![]).to_lines());
         assert_eq!(text, "#\t7\tfp\nH\t0\t0\t0\nE\t0\n");
-        let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+        let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
         assert!(view.is_empty());
         assert_eq!(view.len(), 0);
         assert_eq!(view.mean_length(), 1.0);
         assert!(view.subset(["", "x"]).skills.is_empty());
         assert!(view.ids().is_empty());
-        let view = IndexView::open(Box::new(leak(catalog_of(2).to_lines()).as_bytes())).unwrap();
+        let view = IndexView::open(
+            Box::new(leak(catalog_of(2).to_lines()).as_bytes()),
+            Origin::Machine,
+        )
+        .unwrap();
         assert!(!view.is_empty());
         assert_eq!(
             format!("{view:?}"),
@@ -2136,13 +2273,13 @@ mod index_tests {
         // The header may claim up to 1,000 skills (each is checked when it is read), no more.
         let at_bound = leak("#\t5\tfp\nH\t1000\t0\t0\nE\t1000\n".into());
         assert_eq!(
-            IndexView::open(Box::new(at_bound.as_bytes()))
+            IndexView::open(Box::new(at_bound.as_bytes()), Origin::Machine)
                 .unwrap()
                 .len(),
             1000
         );
         let over = leak("#\t5\tfp\nH\t1001\t0\t0\nE\t1001\n".into());
-        assert!(IndexView::open(Box::new(over.as_bytes())).is_err());
+        assert!(IndexView::open(Box::new(over.as_bytes()), Origin::Machine).is_err());
     }
 
     #[test]
@@ -2159,7 +2296,7 @@ mod index_tests {
             let text = with_header(&full.replacen(line, &forged, 1), |n| {
                 n[2] = n[2] + forged.len() - line.len()
             });
-            let view = IndexView::open(Box::new(leak(text).as_bytes())).unwrap();
+            let view = IndexView::open(Box::new(leak(text).as_bytes()), Origin::Machine).unwrap();
             assert!(view.subset(["zeta1x"]).skills.is_empty(), "{offset}");
             assert_eq!(view.subset(["zeta2x"]).skills, [catalog.skills[2].clone()]);
         }
@@ -2201,7 +2338,7 @@ mod index_tests {
             let (_, records) = p_lines(text);
             let cut = records + RECORD_READ - gap;
             assert_eq!(&text[cut - 1..cut + 2], "\nT\t", "gap {gap}");
-            let view = IndexView::open(Box::new(text.as_bytes())).unwrap();
+            let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
             assert_eq!(view.subset(["pad00"]).skills, catalog.skills, "gap {gap}");
         }
     }

@@ -1794,7 +1794,9 @@ mod tests {
         let lazy = |defs: &[SkillDef]| {
             let text = compile(defs, "fp".into(), vec![]).to_lines();
             let bytes: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
-            SkillRouter::from_index(IndexView::open(Box::new(bytes)).unwrap())
+            SkillRouter::from_index(
+                IndexView::open(Box::new(bytes), crate::skills::catalog::Origin::Machine).unwrap(),
+            )
         };
         let prompts = [
             "",
