@@ -716,7 +716,17 @@ fn materialise_for_bench() {
     for (name, layout) in layouts() {
         let base = out.join(&name);
         let dirs = Dirs::new(&base);
-        let (args, stdin, env) = materialise(&layout, &dirs);
+        let (mut args_env, stdin) = {
+            let (args, stdin, env) = materialise(&layout, &dirs);
+            ((args, env), stdin)
+        };
+        // The bench measures the default budget (100 ms), the one users run with: the test's
+        // 1,000 ms is for debug builds. Measured with it, a layout that compiles for 0.9 s read as
+        // a hook that takes 0.9 s.
+        args_env
+            .1
+            .retain(|(k, _)| k != "SOPHIA_TIME_BUDGET_MS" || layout.env.contains_key(k));
+        let (args, env) = args_env;
         let nul = |items: Vec<String>| items.join("\0").into_bytes();
         fs::write(base.join("args"), nul(args)).unwrap();
         fs::write(
