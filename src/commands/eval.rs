@@ -90,6 +90,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
             warnings: Vec::new(),
             inventory: skills::Inventory::default(),
             degraded: None,
+            read_state: None,
         },
     };
     let skill_ids: std::collections::BTreeSet<String> =

@@ -257,6 +257,12 @@ pub fn open_bounded(path: &Path, cap: Cap) -> Result<BoundedFile, ReadError> {
 }
 
 impl BoundedFile {
+    /// The metadata of the opened file (`fstat` on the handle, not a look-up of its name): what a
+    /// freshness check compares is the file that is read.
+    pub fn metadata(&self) -> io::Result<fs::Metadata> {
+        self.file.metadata()
+    }
+
     /// The length of the file when it was opened.
     pub fn len(&self) -> u64 {
         self.len

@@ -64,6 +64,11 @@ pub struct LoadedCatalog {
     /// Why the inventory could not be walked to the end (`skills-walk-cap`, `time-budget`): the
     /// catalog is then this machine's cached copy or the embedded default, not the sources.
     pub degraded: Option<&'static str>,
+    /// The identity of the file the catalog was read from (the index or this machine's copy),
+    /// taken from the handle that was read before reading it ([`read_index`]): what the freshness
+    /// stamp records, so it vouches for the bytes that were validated, not for whatever the name
+    /// points at later.
+    pub read_state: Option<String>,
 }
 
 /// Whose skill folder a `SKILL.md` came from. Project folders win over user folders.
@@ -820,6 +825,8 @@ pub struct HookSkills {
     pub proof: Proof,
     /// Why the skill folders could not be walked to the end ([`LoadedCatalog::degraded`]).
     pub degraded: Option<&'static str>,
+    /// [`LoadedCatalog::read_state`]: the state of the handle the catalog was read from.
+    pub read_state: Option<String>,
 }
 
 /// How the hook's catalog was proved fresh.
@@ -914,6 +921,7 @@ pub fn load_router_within(
                     warnings: loaded.warnings,
                     proof: Proof::Full,
                     degraded: loaded.degraded,
+                    read_state: loaded.read_state,
                 },
                 warnings,
                 fingerprint,
@@ -921,20 +929,16 @@ pub fn load_router_within(
         }
     };
     // A degraded catalog is never stamped: the next prompt walks again (within the caps).
-    if let (Some(stamp), Some(cache)) = (&stamp_path, &cache)
+    if let (Some(stamp), Some(read_state)) = (&stamp_path, &hook.read_state)
         && hook.degraded.is_none()
         && matches!(hook.source, CatalogSource::Index | CatalogSource::Cache)
     {
-        let catalog_file = match hook.source {
-            CatalogSource::Index => index_path(),
-            _ => cache.clone(),
-        };
         Stamp::write(
             stamp,
             &roots,
             &watched,
             &index_path(),
-            &catalog_file,
+            read_state,
             Proved {
                 source: hook.source,
                 fingerprint,
@@ -971,20 +975,30 @@ impl IndexSource for BoundedFile {
 /// removed or renamed; a file rewritten by rename gets a new inode.
 fn file_state(path: &Path) -> (String, Option<i64>) {
     match fs::metadata(path) {
-        Ok(m) => {
-            // Windows asks an opened handle; one that cannot be opened still has size and time.
-            let id = platform::file_id(path, &m).unwrap_or(platform::FileId {
-                device: 0,
-                index: 0,
-            });
-            let (secs, nanos) = platform::mtime(&m);
-            (
-                format!("{}.{}.{}.{}.{}", id.device, id.index, m.len(), secs, nanos),
-                Some(secs),
-            )
-        }
+        Ok(m) => (state_of(path, &m), Some(platform::mtime(&m).0)),
         Err(_) => ("-".to_owned(), None),
     }
+}
+
+/// The state of the file `meta` describes: device, inode, size, modification time and the change
+/// stamp ([`platform::change_stamp`]: on Unix the inode change time, which a writer that puts the
+/// modification time back cannot set back). A file whose bytes changed has another state.
+fn state_of(path: &Path, meta: &fs::Metadata) -> String {
+    // Windows asks an opened handle; one that cannot be opened still has size and time.
+    let id = platform::file_id(path, meta).unwrap_or(platform::FileId {
+        device: 0,
+        index: 0,
+    });
+    let (secs, nanos) = platform::mtime(meta);
+    let [a, b, c] = platform::change_stamp(path, meta);
+    format!(
+        "{}.{}.{}.{}.{}.{a}.{b}.{c}",
+        id.device,
+        id.index,
+        meta.len(),
+        secs,
+        nanos
+    )
 }
 
 /// A path as stamp text: `None` when it cannot be written back exactly on one field.
@@ -1017,14 +1031,15 @@ struct Stamp {
 }
 
 impl Stamp {
-    const VERSION: &'static str = "1";
+    /// 2: states carry the change stamp and are taken from the handle read.
+    const VERSION: &'static str = "2";
 
     fn write(
         path: &Path,
         roots: &[PathBuf],
         watched: &[PathBuf],
         index: &Path,
-        catalog_file: &Path,
+        read_state: &str,
         proved: Proved,
         now: i64,
     ) {
@@ -1057,8 +1072,13 @@ impl Stamp {
             source: proved.source,
             fingerprint: proved.fingerprint,
             index_path: index_text.to_owned(),
-            index_state: file_state(index).0,
-            catalog_state: file_state(catalog_file).0,
+            // The index as read when it is the catalog; else its state now (missing or stale),
+            // so that a new one is seen.
+            index_state: match proved.source {
+                CatalogSource::Index => read_state.to_owned(),
+                _ => file_state(index).0,
+            },
+            catalog_state: read_state.to_owned(),
             roots,
             dirs,
             warnings: proved.warnings,
@@ -1193,22 +1213,23 @@ impl Stamp {
         proof: Proof,
     ) -> Option<HookSkills> {
         let index = index();
-        if stamp_text(&index) != Some(self.index_path.as_str())
-            || file_state(&index).0 != self.index_state
-        {
+        if stamp_text(&index) != Some(self.index_path.as_str()) {
             return None;
         }
-        let file = match self.source {
-            CatalogSource::Index => index,
-            _ if file_state(cache).0 == self.catalog_state => cache.to_path_buf(),
-            _ => return None,
+        let (path, origin) = match self.source {
+            CatalogSource::Index => (index, Origin::Project),
+            // A new or changed index is used instead of the copy: a full check.
+            _ if file_state(&index).0 != self.index_state => return None,
+            _ => (cache.to_path_buf(), Origin::Machine),
         };
         // Opened, not read: the view reads the header, the postings and the records it decodes.
-        let origin = match self.source {
-            CatalogSource::Index => Origin::Project,
-            _ => Origin::Machine,
-        };
-        let file = open_bounded(&file, caps::INDEX).ok()?;
+        // The state compared is the opened handle's, so the file vouched for is the file read (a
+        // name swapped between a check and an open would otherwise be read unvalidated).
+        let file = open_bounded(&path, caps::INDEX).ok()?;
+        let state = state_of(&path, &file.metadata().ok()?);
+        if state != self.catalog_state {
+            return None;
+        }
         let view = IndexView::open(Box::new(file), origin).ok()?;
         if view.source_fingerprint != self.fingerprint
             || view.schema_version != CATALOG_SCHEMA_VERSION
@@ -1221,6 +1242,7 @@ impl Stamp {
             warnings: self.warnings.clone(),
             proof,
             degraded: None,
+            read_state: Some(state),
         })
     }
 }
@@ -1241,11 +1263,12 @@ fn load_inventory(
             warnings: inventory.warnings.clone(),
             inventory,
             degraded: None,
+            read_state: None,
         };
     }
     let fp = fingerprint(&inventory.files);
     let index_warning = match read_index(&index(), Origin::Project) {
-        Ok(index)
+        Ok((index, state))
             if index.source_fingerprint == fp && index.schema_version == CATALOG_SCHEMA_VERSION =>
         {
             let mut warnings = inventory.warnings.clone();
@@ -1256,6 +1279,7 @@ fn load_inventory(
                 warnings,
                 inventory,
                 degraded: None,
+                read_state: Some(state),
             };
         }
         Ok(_) => "skills-index-stale",
@@ -1263,7 +1287,7 @@ fn load_inventory(
     };
     let mut warnings = vec![index_warning.to_owned()];
     warnings.extend(inventory.warnings.iter().cloned());
-    if let Some(Ok(cached)) = cache.as_deref().map(|c| read_index(c, Origin::Machine))
+    if let Some(Ok((cached, state))) = cache.as_deref().map(|c| read_index(c, Origin::Machine))
         && cached.source_fingerprint == fp
         && cached.schema_version == CATALOG_SCHEMA_VERSION
     {
@@ -1274,6 +1298,7 @@ fn load_inventory(
             warnings,
             inventory,
             degraded: None,
+            read_state: Some(state),
         };
     }
     let Some(catalog) = scan(&inventory.files, fp, over_budget, Origin::Machine) else {
@@ -1284,6 +1309,7 @@ fn load_inventory(
             warnings,
             inventory,
             degraded: None,
+            read_state: None,
         };
     };
     if let Some(cache) = &cache {
@@ -1296,6 +1322,7 @@ fn load_inventory(
         warnings,
         inventory,
         degraded: None,
+        read_state: None,
     }
 }
 
@@ -1317,7 +1344,7 @@ fn degraded_catalog(
     }];
     warnings.extend(inventory.warnings.iter().cloned());
     let (catalog, source) = match cache.map(|c| read_index(c, Origin::Machine)) {
-        Some(Ok(cached)) if cached.schema_version == CATALOG_SCHEMA_VERSION => {
+        Some(Ok((cached, _))) if cached.schema_version == CATALOG_SCHEMA_VERSION => {
             warnings.extend(cached.warnings.iter().cloned());
             (cached, CatalogSource::Cache)
         }
@@ -1329,6 +1356,7 @@ fn degraded_catalog(
         warnings,
         inventory,
         degraded: Some(cut),
+        read_state: None,
     }
 }
 
@@ -1336,13 +1364,30 @@ fn degraded_catalog(
 /// index with a copied fingerprint line is refused). Its text is leaked on purpose: the catalog
 /// borrows its strings from it instead of allocating one per term, and the hook is a short-lived
 /// process.
-fn read_index(path: &Path, origin: Origin) -> Result<CompiledCatalog, &'static str> {
-    let text = read_bounded_string(path, caps::INDEX).map_err(|e| match e {
+///
+/// Returns the catalog and the state ([`state_of`]) of the handle it was read from, taken before
+/// the read: a file changed while or after it is read has another state, so a stamp of this one
+/// never vouches for bytes that were not validated.
+fn read_index(path: &Path, origin: Origin) -> Result<(CompiledCatalog, String), &'static str> {
+    let file = open_bounded(path, caps::INDEX).map_err(|e| match e {
         ReadError::Missing => "skills-index-missing",
         ReadError::TooLarge { .. } => "skills-index-too-large",
         ReadError::NotRegular => "skills-index-not-a-file",
         ReadError::Io(_) | ReadError::Secret => "skills-index-unreadable",
     })?;
+    let state = file
+        .metadata()
+        .map(|meta| state_of(path, &meta))
+        .map_err(|_| "skills-index-unreadable")?;
+    let bytes = file
+        .read_at(0, file.len() as usize)
+        .ok()
+        .filter(|b| b.len() as u64 == file.len())
+        .ok_or("skills-index-unreadable")?;
+    let text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
     // An index of another schema comes from another version: stale, not corrupt.
     let schema = text.split(['\t', '\n']).nth(1);
     if text.starts_with("#\t") && schema != Some(&CATALOG_SCHEMA_VERSION.to_string()) {
@@ -1351,7 +1396,7 @@ fn read_index(path: &Path, origin: Origin) -> Result<CompiledCatalog, &'static s
     let text: &'static str = Box::leak(text.into_boxed_str());
     let catalog = CompiledCatalog::from_lines(text).map_err(|_| "skills-index-corrupt")?;
     validate_compiled(&catalog, origin).map_err(|_| "skills-index-invalid")?;
-    Ok(catalog)
+    Ok((catalog, state))
 }
 
 /// Builds the compiled index of the skills `host` sees in project `root` (`sophia-hook skills
@@ -2307,6 +2352,63 @@ mod tests {
     /// modification time is set back to the old one. Every way to do it (rewritten in place,
     /// saved by rename, with or without a compiled index, either skill), checked in full
     /// (`explain`) or by the hook past the window: the new text routes.
+    /// Freshness a concurrent writer cannot satisfy (issue 29: an index rewritten in place with
+    /// its modification time put back was trusted). Each compiled file the stamp vouches for (the
+    /// index, or this machine's copy when there is none), changed within the window in place or by
+    /// rename, with the same size and modification time: the next prompt never reads it as
+    /// stamped, but checks it in full. On Windows only the rename is seen (no change time).
+    #[test]
+    fn a_compiled_file_changed_after_its_stamp_is_never_read_as_stamped() {
+        let ways: &[bool] = if cfg!(windows) {
+            &[true]
+        } else {
+            &[false, true]
+        };
+        for with_index in [true, false] {
+            for &by_rename in ways {
+                let case = format!("index={with_index} rename={by_rename}");
+                let (dir, cache, now) = stamped_project();
+                if !with_index {
+                    fs::remove_file(dir.path().join(INDEX_PATH)).unwrap();
+                }
+                hook_load(dir.path(), cache.path(), now, Freshness::Quick);
+                hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
+                let vouched = hook_load(dir.path(), cache.path(), now + 2, Freshness::Quick);
+                assert_eq!(vouched.proof, Proof::Stamp, "{case}");
+                let file = match with_index {
+                    true => dir.path().join(INDEX_PATH),
+                    false => cache_path(cache.path(), Host::Codex, dir.path(), dir.path()),
+                };
+                let before = fs::metadata(&file).unwrap();
+                let text = fs::read_to_string(&file).unwrap();
+                // Same length, still valid: a rename of one skill.
+                let changed = text.replace("S\tzebra-tools\t", "S\tzebra-toolz\t");
+                assert_ne!(changed, text, "{case}");
+                if by_rename {
+                    let tmp = file.with_extension("new");
+                    fs::write(&tmp, &changed).unwrap();
+                    fs::rename(&tmp, &file).unwrap();
+                } else {
+                    fs::write(&file, &changed).unwrap();
+                }
+                fs::File::options()
+                    .write(true)
+                    .open(&file)
+                    .unwrap()
+                    .set_modified(before.modified().unwrap())
+                    .unwrap();
+                let after = fs::metadata(&file).unwrap();
+                assert_eq!(
+                    (after.len(), after.modified().unwrap()),
+                    (before.len(), before.modified().unwrap()),
+                    "{case}"
+                );
+                let loaded = hook_load(dir.path(), cache.path(), now + 3, Freshness::Quick);
+                assert_ne!(loaded.proof, Proof::Stamp, "{case}: read as stamped");
+            }
+        }
+    }
+
     #[test]
     fn a_swap_that_keeps_size_and_mtime_is_seen_by_a_full_check() {
         let swaps: [(&str, &str, &str, &str, &str); 2] = [
@@ -2421,12 +2523,13 @@ mod tests {
         let stamp =
             cache_path(cache.path(), Host::Codex, dir.path(), dir.path()).with_extension("fresh");
         let good = fs::read_to_string(&stamp).unwrap();
-        assert!(good.starts_with("F\t1\t"), "{good}");
+        assert!(good.starts_with("F\t2\t"), "{good}");
         for bad in [
             String::new(),
             "garbage".to_owned(),
             good[..good.len() - 3].to_owned(),
-            good.replacen("F\t1\t", "F\t9\t", 1),
+            good.replacen("F\t2\t", "F\t9\t", 1),
+            good.replacen("F\t2\t", "F\t1\t", 1),
             good.replacen("\nE\n", "\nW\tinjected\u{7}\nE\n", 1),
         ] {
             fs::write(&stamp, &bad).unwrap();
@@ -2436,8 +2539,9 @@ mod tests {
             assert_eq!(selected(&loaded, "shave the yak"), ["yak-shaver"]);
             fs::write(&stamp, &good).unwrap();
         }
-        // The index damaged in place with its identity kept (same size, same time): the stamp
-        // matches, the lazy reader refuses the file, the full check finds it corrupt.
+        // The index damaged in place with its size and time kept: the stamp no longer matches
+        // (the change time moved; on Windows, where it would match, the lazy reader refuses the
+        // file), and the full check finds it corrupt.
         let index = dir.path().join(INDEX_PATH);
         let text = fs::read_to_string(&index).unwrap();
         let mtime = fs::metadata(&index).unwrap().modified().unwrap();
