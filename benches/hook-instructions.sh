@@ -63,7 +63,7 @@ row "1,000 skills, fresh index" "$work/fresh.json"
   export SOPHIA_CACHE_DIR=$work/expired
   "$bin" <"$work/fresh.json" >/dev/null 2>&1
   stamp=$(find "$work/expired" -name '*.fresh')
-  sed -i -E 's/^F\t1\t[0-9]+/F\t1\t1000/' "$stamp"
+  sed -i -E 's/^F\t([0-9]+)\t[0-9]+/F\t\1\t1000/' "$stamp"
   n=$(count "$work/fresh.json" "$bin")
   awk -v c="$n" -v f="$base" 'BEGIN { printf "| 1,000 skills, fresh index, stamp expired | %d | %.2f× |\n", c, c / f }'
 )

@@ -533,13 +533,15 @@ fn fingerprint(files: &[SourceFile]) -> String {
 /// A skill over a limit is cut with a warning. `None` when `over_budget` said stop first.
 /// Compiles the skill files into a catalog for a file of `origin` (the project's index, or this
 /// machine's copy): a skill the file's reader would refuse ([`Origin::holds`]) is skipped with a
-/// warning, and the catalog fits the file's cap ([`fit_index`]).
+/// warning, and the catalog fits the file's cap ([`fit_index`]). `trailing` warnings go after
+/// the compile's own. Returns the catalog and its compiled text, to be written as it is.
 fn scan(
     files: &[SourceFile],
     fingerprint: String,
     over_budget: &dyn Fn() -> bool,
     origin: Origin,
-) -> Option<CompiledCatalog> {
+    trailing: &[String],
+) -> Option<(CompiledCatalog, String)> {
     let mut defs = Vec::new();
     let mut bodies = Vec::new();
     let mut sources = Vec::new();
@@ -588,7 +590,15 @@ fn scan(
             Err(why) => warnings.push(format!("skill-skipped:{}: {why}", f.rel)),
         }
     }
-    fit_index(&defs, &bodies, &sources, fingerprint, warnings, over_budget)
+    fit_index(
+        &defs,
+        &bodies,
+        &sources,
+        fingerprint,
+        warnings,
+        trailing,
+        over_budget,
+    )
 }
 
 /// Compiles the skills read by [`scan`] into a catalog whose compiled index fits
@@ -602,8 +612,9 @@ fn fit_index(
     sources: &[String],
     fingerprint: String,
     warnings: Vec<String>,
+    trailing: &[String],
     over_budget: &dyn Fn() -> bool,
-) -> Option<CompiledCatalog> {
+) -> Option<(CompiledCatalog, String)> {
     let total = defs.len();
     let mut keep = total;
     loop {
@@ -617,6 +628,7 @@ fn fit_index(
         for (skill, source) in catalog.skills.iter_mut().zip(sources) {
             skill.source.clone_from(source);
         }
+        catalog.warnings.extend(trailing.iter().cloned());
         if keep < total {
             catalog.warnings.push(format!(
                 "skills-index-cap:{keep}/{total}: a compiled index holds at most {} bytes; the last skills in walk order (the folders in turn, each by name) were left out",
@@ -626,7 +638,7 @@ fn fit_index(
         let (text, sizes) = catalog.to_lines_sized();
         let size = text.len() as u64;
         if caps::INDEX.admits(size) || keep == 0 {
-            return Some(catalog);
+            return Some((catalog, text));
         }
         if over_budget() {
             return None;
@@ -1301,7 +1313,8 @@ fn load_inventory(
             read_state: Some(state),
         };
     }
-    let Some(catalog) = scan(&inventory.files, fp, over_budget, Origin::Machine) else {
+    let Some((catalog, lines)) = scan(&inventory.files, fp, over_budget, Origin::Machine, &[])
+    else {
         warnings.push("skills-scan-over-budget".to_owned());
         return LoadedCatalog {
             catalog: compile(&[], String::new(), Vec::new()),
@@ -1313,7 +1326,7 @@ fn load_inventory(
         };
     };
     if let Some(cache) = &cache {
-        let _ = write_atomic(cache, catalog.to_lines().as_bytes(), caps::INDEX);
+        let _ = write_atomic(cache, lines.as_bytes(), caps::INDEX);
     }
     warnings.extend(catalog.warnings.iter().cloned());
     LoadedCatalog {
@@ -1418,14 +1431,14 @@ pub fn build_index(
             root.shown()
         );
     }
-    let mut catalog = scan(
+    let (catalog, lines) = scan(
         &inventory.files,
         fingerprint(&inventory.files),
         &|| false,
         Origin::Project,
+        &inventory.warnings,
     )
     .ok_or_else(|| anyhow::anyhow!("compiling the skills was interrupted"))?;
-    catalog.warnings.extend(inventory.warnings.iter().cloned());
     let out = match out {
         // A path on the command line is the user's choice.
         Some(out) => out.to_path_buf(),
@@ -1446,13 +1459,8 @@ pub fn build_index(
             (None, None) => anyhow::bail!("refusing to write the index outside the project"),
         },
     };
-    crate::edge::files::replace_generated(
-        &out,
-        catalog.to_lines().as_bytes(),
-        caps::INDEX,
-        is_generated_index,
-    )
-    .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.shown()))?;
+    crate::edge::files::replace_generated(&out, lines.as_bytes(), caps::INDEX, is_generated_index)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.shown()))?;
     if let Some(dir) = out.parent() {
         ignore_folder(dir);
     }
@@ -1725,7 +1733,7 @@ mod tests {
             checks.set(checks.get() + 1);
             false
         };
-        let catalog = scan(&inv.files, "fp".into(), &counting, Origin::Machine).unwrap();
+        let (catalog, _) = scan(&inv.files, "fp".into(), &counting, Origin::Machine, &[]).unwrap();
         assert_eq!(catalog.skills.len(), 5);
         let total = checks.get();
         // Reading, then the three passes of compiling: each asks once per skill.
@@ -1737,7 +1745,7 @@ mod tests {
                 n.get() > over_at
             };
             assert!(
-                scan(&inv.files, "fp".into(), &deadline, Origin::Machine).is_none(),
+                scan(&inv.files, "fp".into(), &deadline, Origin::Machine, &[]).is_none(),
                 "over at check {over_at} of {total}"
             );
             assert_eq!(n.get(), over_at + 1, "asked again after it was over");
