@@ -344,7 +344,7 @@ mod tests {
             decision.hints,
             [
                 render::bootstrap(Host::Claude, &HotwordPrefix::default()),
-                "Project AGENTS.md (Claude Code loads CLAUDE.md in this project, not this file):\nrule one".to_owned()
+                "Project AGENTS.md (Claude Code loads CLAUDE.md in this project, not this file; the project's own text, each line quoted with `>`):\n> rule one".to_owned()
             ]
         );
         // Gemini CLI: nothing at SessionStart; the session context rides with the first prompt
@@ -369,7 +369,7 @@ mod tests {
         assert_eq!(
             decision.hints[0],
             format!(
-                "{}\n\nProject AGENTS.md (Gemini CLI does not load it by itself):\nrule one",
+                "{}\n\nProject AGENTS.md (Gemini CLI does not load it by itself; the project's own text, each line quoted with `>`):\n> rule one",
                 render::bootstrap(Host::Gemini, &HotwordPrefix::default())
             )
         );

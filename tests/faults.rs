@@ -206,7 +206,8 @@ fn hostile_agents_md_files() {
     fs::write(p.path().join("AGENTS.md"), "regola ".repeat(300_000)).unwrap();
     let (ctx, _) = session(p.path());
     assert!(
-        ctx.contains("[AGENTS.md truncated: first 6000 characters of a 2100000-byte file"),
+        // One line: 6,000 characters once quoted, `> ` and 5,998 of the file.
+        ctx.contains("[AGENTS.md truncated: first 5998 characters of a 2100000-byte file"),
         "{}",
         &ctx[ctx.len() - 200..]
     );

@@ -52,6 +52,46 @@ fn text_of(len: usize, seed: &[usize]) -> String {
         .collect()
 }
 
+/// The project text of the `AGENTS.md` block in `context`: the lines after its header that start
+/// with `>`, the `>` (and the space after it) taken off. `None` when there is no such block.
+fn unquoted(context: &str) -> Option<String> {
+    let mut lines = context
+        .split('\n')
+        .skip_while(|l| !l.starts_with("Project AGENTS.md ("));
+    lines.next()?;
+    let quoted: Vec<&str> = lines
+        .take_while(|l| l.starts_with('>'))
+        .map(|l| l.strip_prefix("> ").unwrap_or(&l[1..]))
+        .collect();
+    Some(quoted.join("\n"))
+}
+
+/// How many first characters of `text` fit in `cap` characters once every line is quoted with
+/// `> ` (by binary search over the quoted length, which grows with the prefix).
+fn longest_quoted_prefix(text: &str, cap: usize) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    let quoted_len = |n: usize| {
+        let prefix: String = chars[..n].iter().collect();
+        prefix
+            .split('\n')
+            .map(|l| format!("> {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .chars()
+            .count()
+    };
+    let (mut lo, mut hi) = (0, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if quoted_len(mid) <= cap {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// Runs the session's first context for `host` in a project whose `AGENTS.md` is `text`;
 /// returns the context. That is SessionStart, except on Gemini CLI, where the session context
 /// rides with the first prompt of a conversation whose file does not carry it yet
@@ -92,7 +132,9 @@ proptest! {
     #![proptest_config(config(64))]
 
     /// Any `AGENTS.md` of multi-byte text around and over the cap, on Gemini CLI (which does not
-    /// load it itself) and Claude Code with a `CLAUDE.md`.
+    /// load it itself) and Claude Code with a `CLAUDE.md`: what arrives is the longest beginning
+    /// of the file whose quoted form (`> ` before each line) is at most 6,000 characters, quoted,
+    /// then a note that counts the characters kept.
     #[test]
     fn agents_md_is_cut_at_characters_and_the_note_counts_characters(
         len in prop_oneof![1usize..200, 5_990usize..6_010, 6_010usize..9_000],
@@ -103,17 +145,17 @@ proptest! {
         let (host, claude_md) = if claude { (Host::Claude, true) } else { (Host::Gemini, false) };
         let context = session_start_context(host, &text, claude_md);
         prop_assert!(context.chars().count() <= HOST_CAP);
-        let kept: String = text.chars().take(AGENTS_MD_CAP).collect();
-        if len <= AGENTS_MD_CAP {
-            prop_assert!(context.contains(&text), "the whole file, {} chars / {} bytes", len, text.len());
-            prop_assert!(!context.contains("truncated"), "{} chars are not over the cap", len);
+        let n = longest_quoted_prefix(&text, AGENTS_MD_CAP);
+        let kept: String = text.chars().take(n).collect();
+        let arrived = unquoted(&context);
+        if n == len {
+            prop_assert_eq!(arrived.as_deref(), Some(text.as_str()), "the whole file, {} chars / {} bytes", len, text.len());
+            prop_assert!(!context.contains("truncated"), "{} chars fit once quoted", len);
         } else {
-            // The kept text is the first 6,000 characters, then the note.
-            let at = context.find("\n[AGENTS.md truncated");
-            prop_assert!(at.is_some(), "no truncation note");
-            prop_assert!(context[..at.unwrap()].ends_with(kept.trim_end()));
+            prop_assert!(n + 1000 > AGENTS_MD_CAP / 3, "{n} kept");
+            prop_assert_eq!(arrived.as_deref(), Some(kept.trim_end()));
             let note = format!(
-                "[AGENTS.md truncated: first {AGENTS_MD_CAP} characters of a {}-byte file; read the file for the rest.]",
+                "[AGENTS.md truncated: first {n} characters of a {}-byte file; read the file for the rest.]",
                 text.len()
             );
             let end: String = context.chars().skip(context.chars().count().saturating_sub(120)).collect();

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::edge::files::{ReadError, caps, inside_project, read_prefix};
 use crate::render::ProjectDoc;
 
-/// `AGENTS.md` is cut to this many characters before it is injected (Claude Code caps hook
-/// context at 10,000 characters; the bootstrap block needs the rest).
+/// `AGENTS.md` is cut so that it takes at most this many characters once quoted
+/// (`render::quote_lines`: two more per line) before it is injected (Claude Code caps hook context
+/// at 10,000 characters; the bootstrap block needs the rest).
 pub const AGENTS_MD_CAP_CHARS: usize = 6_000;
 
 /// The project root for a working directory: the nearest ancestor with a `.git` entry (a folder,
@@ -52,13 +53,27 @@ pub fn read_doc(
     }
     let len = len as usize;
     let text = String::from_utf8_lossy(&bytes);
-    let fits = bytes.len() == len && text.chars().count() <= cap_chars;
+    // The longest prefix whose quoted form fits: each character costs one, each line two more.
+    let mut cost = crate::render::QUOTE_CHARS_PER_LINE;
+    let mut kept = 0;
+    for c in text.chars() {
+        cost += 1 + if c == '\n' {
+            crate::render::QUOTE_CHARS_PER_LINE
+        } else {
+            0
+        };
+        if cost > cap_chars {
+            break;
+        }
+        kept += 1;
+    }
+    let fits = bytes.len() == len && kept == text.chars().count();
     Ok(ProjectDoc {
         name,
         text: if fits {
             text.into_owned()
         } else {
-            text.chars().take(cap_chars).collect()
+            text.chars().take(kept).collect()
         },
         truncated_from: (!fits).then_some(len),
     })
@@ -91,8 +106,15 @@ mod tests {
         assert_eq!((doc.text.as_str(), doc.truncated_from), ("rules\n", None));
         fs::write(root.join("AGENTS.md"), "é".repeat(300)).unwrap();
         let doc = read_doc(root, "AGENTS.md", 100).unwrap();
-        assert_eq!(doc.text.chars().count(), 100);
+        // One line: 100 characters once quoted are `> ` and 98 of it.
+        assert_eq!(doc.text.chars().count(), 98);
         assert_eq!(doc.truncated_from, Some(600));
+        // Ten lines of 9: the first quote costs 2, each line 9 and its break 1 and the next
+        // line's quote 2: 8 lines take 2 + 8 * 12 = 98 of the 100, and 2 characters of the ninth.
+        fs::write(root.join("AGENTS.md"), "abcdefghi\n".repeat(10)).unwrap();
+        let doc = read_doc(root, "AGENTS.md", 100).unwrap();
+        assert_eq!(doc.text, format!("{}ab", "abcdefghi\n".repeat(8)));
+        assert_eq!(doc.truncated_from, Some(100));
         fs::write(root.join("AGENTS.md"), b"abc\0def").unwrap();
         assert_eq!(read_doc(root, "AGENTS.md", 100), Err("binary"));
         fs::write(root.join("AGENTS.md"), "x".repeat(200_000)).unwrap();
