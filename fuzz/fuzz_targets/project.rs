@@ -56,7 +56,10 @@ fn check_output(host: &str, text: &str) {
     if text.is_empty() {
         return;
     }
-    assert!(text.ends_with('\n') && text.matches('\n').count() == 1, "{host}: one line");
+    assert!(
+        text.ends_with('\n') && text.matches('\n').count() == 1,
+        "{host}: one line"
+    );
     let value: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
     let obj = value.as_object().expect("an object");
     if let Some(specific) = obj.get("hookSpecificOutput") {
@@ -66,6 +69,21 @@ fn check_output(host: &str, text: &str) {
             .find(|&c| c != '\n' && c != '\t' && is_forbidden_char(c))
         {
             panic!("{host}: additionalContext carries {c:?}");
+        }
+        // Project text is quoted: after the AGENTS.md header, every line starts with `>` until
+        // the block ends (an empty line before the next block) or our truncation note.
+        let mut lines = context
+            .split('\n')
+            .skip_while(|l| !l.starts_with("Project AGENTS.md ("));
+        if lines.next().is_some() {
+            for line in
+                lines.take_while(|l| !l.is_empty() && !l.starts_with("[AGENTS.md truncated"))
+            {
+                assert!(
+                    line.starts_with('>'),
+                    "{host}: an unquoted project line {line:?}"
+                );
+            }
         }
     }
 }
@@ -113,7 +131,14 @@ fuzz_target!(|data: &[u8]| {
             ];
             let mut stdout = Vec::new();
             let mut stderr = Vec::new();
-            let code = sophia_hook::cli::run(args, &mut &bytes[..], &mut stdout, &mut stderr, &settings, &clock);
+            let code = sophia_hook::cli::run(
+                args,
+                &mut &bytes[..],
+                &mut stdout,
+                &mut stderr,
+                &settings,
+                &clock,
+            );
             assert_eq!(code, 0);
             check_output(host, &String::from_utf8(stdout).expect("UTF-8 output"));
         }
