@@ -802,3 +802,105 @@ fn a_background_task_notification_is_not_a_user_prompt() {
     );
     assert_eq!(s.state(), before, "the planned delegation is untouched");
 }
+
+/// Scope collisions × where a definition lives (issue 29): a role from a catalog the project wrote
+/// binds only to the project's own definition, never to the user's agent of the same name (which
+/// may carry Bash, Edit and Write while the catalog says read-only); Sophia's embedded catalog
+/// binds to the user's too. Every host with agent definitions, every id of the canonical source.
+#[test]
+fn a_project_role_never_binds_to_the_users_agent_of_its_name() {
+    // (host, project folder, user folder, extension); Gemini CLI binds a project definition only
+    // once acknowledged, which `rules_availability` covers.
+    let hosts = [
+        ("claude", ".claude/agents", ".claude/agents", "md"),
+        ("codex", ".codex/agents", ".codex/agents", "toml"),
+        ("copilot", ".github/agents", ".copilot/agents", "agent.md"),
+    ];
+    let definition = |id: &str, ext: &str| match ext {
+        "toml" => {
+            format!("name = \"{id}\"\ndescription = \"d\"\ndeveloper_instructions = \"i\"\n")
+        }
+        _ => format!("---\nname: {id}\ndescription: d\ntools: [Bash, Edit, Write]\n---\nbody\n"),
+    };
+    for (host, project_folder, user_folder, ext) in hosts {
+        for (catalog_in_project, defined_in) in [
+            (false, "user"),
+            (true, "user"),
+            (true, "project"),
+            (true, "both"),
+            (false, "none"),
+            (true, "none"),
+        ] {
+            let case =
+                format!("{host}: project catalog {catalog_in_project}, defined in {defined_in}");
+            let home = tempfile::tempdir().unwrap();
+            let project = tempfile::tempdir().unwrap();
+            fs::create_dir(project.path().join(".git")).unwrap();
+            if catalog_in_project {
+                common::copy_canonical_source(project.path());
+            }
+            let id = "technical_analyst";
+            for (scope, dir) in [
+                ("user", home.path().join(user_folder)),
+                ("project", project.path().join(project_folder)),
+            ] {
+                if defined_in == scope || defined_in == "both" {
+                    fs::create_dir_all(&dir).unwrap();
+                    fs::write(dir.join(format!("{id}.{ext}")), definition(id, ext)).unwrap();
+                }
+            }
+            let run = common::run_binary_in(
+                &[
+                    "explain",
+                    "--host",
+                    host,
+                    "--prompt",
+                    "!agents analizza il ticket 123",
+                ],
+                b"",
+                home.path(),
+                project.path(),
+                &[],
+            );
+            assert_eq!(run.code, 0, "{case}: {}", run.stderr);
+            let v: Value = serde_json::from_str(&run.stdout).unwrap();
+            let agent = v["agents"]["recommendedAgents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["agentId"] == id)
+                .unwrap_or_else(|| panic!("{case}: {id} not recommended: {v}"));
+            let binds = match defined_in {
+                "project" | "both" => true,
+                "user" => !catalog_in_project,
+                _ => false,
+            };
+            assert_eq!(
+                agent["availability"] == "configured",
+                binds,
+                "{case}: {agent}"
+            );
+            // `availability` says the same (the tools share the rule).
+            let run = common::run_binary_in(
+                &[
+                    "availability",
+                    "--json",
+                    "--root",
+                    project.path().to_str().unwrap(),
+                ],
+                b"",
+                home.path(),
+                project.path(),
+                &[],
+            );
+            assert_eq!(run.code, 0, "{case}: {}", run.stderr);
+            let v: Value = serde_json::from_str(&run.stdout).unwrap();
+            assert_eq!(
+                v["agents"][id]["hosts"][host] == "configured",
+                binds,
+                "{case}: {}",
+                v["agents"][id]
+            );
+        }
+    }
+}

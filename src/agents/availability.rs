@@ -68,6 +68,52 @@ pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest, host: Option<&st
 /// Narrows availability to what `host` can spawn: an agent that is not unavailable is
 /// `configured` exactly when the host has a runtime definition of that name (`defined`), and
 /// `unknown` otherwise, so a hint never names a type the host lacks.
+/// The agent definitions a host can spawn here, by scope: the names in the project's agent folder
+/// and in the user's. Which of them a catalog's role may bind to is decided here only
+/// ([`HostDefinitions::bindable`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostDefinitions {
+    pub project: std::collections::BTreeSet<String>,
+    pub user: std::collections::BTreeSet<String>,
+}
+
+impl HostDefinitions {
+    /// The names a catalog's roles bind to (made `configured`, named to the model as the agent
+    /// type to spawn). A catalog the project wrote (its canonical source or generated catalog)
+    /// binds to the project's definitions only: a project role named like the user's own agent
+    /// must not resolve to that agent and its tools (issue 29: the hint said `read-only` and
+    /// named the user's agent with Bash, Edit and Write). Sophia's embedded catalog binds to
+    /// both, the user's own definitions included.
+    pub fn bindable(&self, catalog_from_project: bool) -> std::collections::BTreeSet<String> {
+        binding_scopes(catalog_from_project)
+            .iter()
+            .flat_map(|scope| match scope {
+                DefinitionScope::Project => &self.project,
+                DefinitionScope::User => &self.user,
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+/// The scopes whose agent definitions a catalog's roles bind to: the one rule the hook
+/// ([`HostDefinitions::bindable`]) and the tools (`availability`, `report`, through
+/// `edge::agents::definition_dirs`) share. A catalog the project wrote: the project's only.
+pub fn binding_scopes(catalog_from_project: bool) -> &'static [DefinitionScope] {
+    if catalog_from_project {
+        &[DefinitionScope::Project]
+    } else {
+        &[DefinitionScope::Project, DefinitionScope::User]
+    }
+}
+
+/// Where an agent definition lives: the project's folder or the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefinitionScope {
+    Project,
+    User,
+}
+
 pub fn apply_host_definitions(
     catalog: &mut AgentCatalog,
     defined: &std::collections::BTreeSet<String>,

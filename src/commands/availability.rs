@@ -34,7 +34,11 @@ pub fn availability(
     let root = project_root_arg(args.root.clone())?;
     let now = crate::edge::hook::timestamp(clock.now());
     let effective = crate::edge::agents::load_catalog(&root, &skill_ids_of(&root), now.clone());
-    let dirs = crate::edge::agents::definition_dirs(&root, settings);
+    let dirs = crate::edge::agents::definition_dirs(
+        &root,
+        settings,
+        effective.source != crate::edge::agents::AgentCatalogSource::Embedded,
+    );
     let states = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
     let hosts: Vec<&'static str> = crate::payload::Host::with_agents()
         .into_iter()

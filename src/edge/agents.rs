@@ -215,13 +215,15 @@ pub struct DefinitionDir {
 /// The folders availability reads, project first: for every host with an agent runtime the very
 /// folders the hook lists ([`crate::edge::agents_sync::agents_dir`], so `$CODEX_HOME/agents`
 /// replaces `~/.codex/agents` exactly as in the hook and in `agents sync`). A folder reached
-/// twice (a project at the home) is read once.
+/// twice (a project at the home) is read once. For a catalog the project wrote, only the
+/// project's folders: its roles bind to no user-scope definition, as in the hook
+/// ([`crate::agents::availability::HostDefinitions::bindable`]).
 pub fn definition_dirs(
     root: &Path,
     settings: &crate::edge::settings::Settings,
+    catalog_from_project: bool,
 ) -> Vec<DefinitionDir> {
     use crate::edge::agents_sync::agents_dir;
-    use crate::install::Scope;
     use crate::payload::Host;
     let mut dirs: Vec<DefinitionDir> = Vec::new();
     let mut push = |host, dir: PathBuf, ext| {
@@ -229,7 +231,11 @@ pub fn definition_dirs(
             dirs.push(DefinitionDir { host, dir, ext });
         }
     };
-    for scope in [Scope::Project, Scope::User] {
+    for &scope in crate::agents::availability::binding_scopes(catalog_from_project) {
+        let scope = match scope {
+            crate::agents::availability::DefinitionScope::Project => crate::install::Scope::Project,
+            crate::agents::availability::DefinitionScope::User => crate::install::Scope::User,
+        };
         for host in Host::with_agents() {
             if let Ok(dir) = agents_dir(host, scope, root, settings) {
                 push(host.as_str(), dir, definition_ext(host));
@@ -810,7 +816,8 @@ mod tests {
             home: Some(home.path().to_owned()),
             ..Default::default()
         };
-        let states = compute_availability(&default_catalog(), &definition_dirs(p, &settings));
+        let states =
+            compute_availability(&default_catalog(), &definition_dirs(p, &settings, false));
         let state = |id: &str| states[id].0;
         assert_eq!(state("code_reviewer"), Availability::Configured);
         assert_eq!(state("scout"), Availability::Configured);

@@ -402,7 +402,7 @@ pub fn load_project(
         }
 
         let debug_catalog = debug.as_deref_mut();
-        project.host_agents = Some(host_agents(request.host, &root, settings));
+        let definitions = host_agents(request.host, &root, settings);
         // Every skill id, only when a project or machine agent catalog needs them (a lazily read
         // index decodes them on demand).
         let router = project.skills.as_ref();
@@ -428,13 +428,19 @@ pub fn load_project(
                     let _ = writeln!(err, "[mcp-agent-catalog] warning {warning}");
                 }
             }
+            project.host_agents = Some(
+                definitions.bindable(effective.source != agents::AgentCatalogSource::Embedded),
+            );
             project.agents = Some(effective.catalog);
             project.agent_warnings = effective.warnings;
-        } else if let Some(err) = debug_catalog {
-            let _ = writeln!(
-                err,
-                "[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)"
-            );
+        } else {
+            project.host_agents = Some(definitions.bindable(false));
+            if let Some(err) = debug_catalog {
+                let _ = writeln!(
+                    err,
+                    "[mcp-agent-catalog] catalog=embedded (parsed only when delegation is on)"
+                );
+            }
         }
         if let (Some(session), Some(cache), false) = (
             &request.payload.session_id,
@@ -538,14 +544,21 @@ fn load_agents(
     Some(effective)
 }
 
-/// The agent types `host` can spawn here: the names of its runtime definitions in the project
-/// and in the user's folders (listed, not read).
-fn host_agents(host: Host, root: &Path, settings: &Settings) -> BTreeSet<String> {
+/// The agent types `host` can spawn here: the names of its runtime definitions in the project's
+/// and in the user's folders (listed, not read), each scope apart.
+fn host_agents(
+    host: Host,
+    root: &Path,
+    settings: &Settings,
+) -> crate::agents::availability::HostDefinitions {
     use crate::edge::agents_sync::agents_dir;
     use crate::install::Scope;
     let dir = |scope| agents_dir(host, scope, root, settings).ok();
     let user: Vec<_> = dir(Scope::User).into_iter().collect();
-    let mut ids = agents::host_definition_ids(host, &user);
+    let mut ids = crate::agents::availability::HostDefinitions {
+        user: agents::host_definition_ids(host, &user),
+        ..Default::default()
+    };
     if let Some(project) = dir(Scope::Project) {
         let found = agents::host_definition_ids(host, std::slice::from_ref(&project));
         if host
@@ -556,10 +569,10 @@ fn host_agents(host: Host, root: &Path, settings: &Settings) -> BTreeSet<String>
         {
             // Gemini CLI registers a project agent only once the user acknowledged it.
             if let Some(home) = &settings.home {
-                ids.extend(agents::gemini_acknowledged(home, root, &project, found));
+                ids.project = agents::gemini_acknowledged(home, root, &project, found);
             }
         } else {
-            ids.extend(found);
+            ids.project = found;
         }
     }
     ids

@@ -273,7 +273,11 @@ fn agents_view(
         }
     }
     drift.extend(runtime_drift(root, settings, args.host));
-    let dirs = agents::definition_dirs(root, settings);
+    let dirs = agents::definition_dirs(
+        root,
+        settings,
+        effective.source != agents::AgentCatalogSource::Embedded,
+    );
     let computed = agents::compute_availability(&effective.catalog, &dirs);
     // What `availability --write` would record now (the user's own definitions, over the
     // embedded roles): the manifest the hook reads is stale exactly when it differs from that,
