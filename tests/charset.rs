@@ -204,6 +204,10 @@ fn no_name_breaks_a_line_of_any_command() {
             "---\nname: zz-weather-radar\ndescription: Render weather radar maps.\n---\n",
         )
         .unwrap();
+        // A skill that is skipped: the warning names its folder (found by the blind pass, case 47).
+        let broken = root.join("skills").join(format!("broken\n{forged}"));
+        fs::create_dir_all(&broken).unwrap();
+        fs::write(broken.join("SKILL.md"), "no frontmatter\n").unwrap();
         let home = tmp.path().join("home");
         fs::create_dir_all(&home).unwrap();
         let state = tmp.path().join("state");

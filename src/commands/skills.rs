@@ -78,6 +78,8 @@ pub fn skills_index(
                     catalog.source_fingerprint
                 )?;
                 for warning in &catalog.warnings {
+                    // A warning names files: one line, whatever their names hold.
+                    let warning = crate::charset::terminal(warning);
                     writeln!(stderr, "sophia-hook: warning: {}: {warning}", host.as_str())?;
                 }
             }

@@ -366,7 +366,10 @@ impl Walk<'_> {
                 self.inv.cut = Some(WALK_BUDGET);
                 return;
             }
-            let name = name.to_string_lossy();
+            // The name as it appears in labels, warnings and source labels (text for people and
+            // the model): one line, every hidden character escaped. The path uses the real name.
+            let lossy = name.to_string_lossy();
+            let name = crate::charset::terminal(&lossy);
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
