@@ -41,6 +41,16 @@ pub fn read_doc(
     cap_chars: usize,
 ) -> Result<ProjectDoc, &'static str> {
     let path = inside_project(root, Path::new(name)).map_err(|why| why.code())?;
+    // Where the name really leads (`inside_project` resolves links): a document, never anything
+    // else. `CLAUDE.md -> AGENTS.md` and `AGENTS.md -> docs/rules.md` are read; a link to
+    // `.envrc`, `id_rsa.bak`, `prod.env` or any file not named `*.md` is refused, whatever a list
+    // of secret names would miss (blind pass, cases 1, 2 and 4).
+    if !path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+    {
+        return Err("link-not-a-document");
+    }
     let (bytes, len) = read_prefix(&path, caps::AGENTS_MD).map_err(|e| match e {
         ReadError::Missing => "missing",
         ReadError::NotRegular => "not-a-file",
@@ -94,6 +104,47 @@ mod tests {
         assert_eq!(project_root(&sub), sub);
         fs::create_dir(dir.path().join(".git")).unwrap();
         assert_eq!(project_root(&sub), dir.path());
+    }
+
+    /// Links kinds × targets: a project document read through a link is read only when the link
+    /// (direct or a chain) ends at a `*.md` file inside the project.
+    #[cfg(unix)]
+    #[test]
+    fn a_document_link_is_read_only_when_it_ends_at_a_document() {
+        let targets = [
+            (".envrc", false),
+            ("id_rsa.bak", false),
+            (".env~", false),
+            (".env ", false),
+            ("prod.env", false),
+            ("kubeconfig", false),
+            ("terraform.tfvars", false),
+            ("notes.txt", false),
+            ("README", false),
+            ("docs/rules.md", true),
+            ("docs/RULES.MD", true),
+            ("CLAUDE.md", true),
+        ];
+        for (target, read) in targets {
+            for chain in [false, true] {
+                let dir = tempfile::tempdir().unwrap();
+                let root = dir.path();
+                let file = root.join(target);
+                fs::create_dir_all(file.parent().unwrap()).unwrap();
+                fs::write(&file, "SECRET-OR-RULES\n").unwrap();
+                if chain {
+                    std::os::unix::fs::symlink(&file, root.join("hop")).unwrap();
+                    std::os::unix::fs::symlink(root.join("hop"), root.join("AGENTS.md")).unwrap();
+                } else {
+                    std::os::unix::fs::symlink(&file, root.join("AGENTS.md")).unwrap();
+                }
+                let got = read_doc(root, "AGENTS.md", 1000);
+                assert_eq!(got.is_ok(), read, "{target:?} chain={chain}: {got:?}");
+                if !read {
+                    assert_eq!(got, Err("link-not-a-document"), "{target:?}");
+                }
+            }
+        }
     }
 
     #[test]
