@@ -230,11 +230,15 @@ pub fn read_prefix(path: &Path, cap: Cap) -> Result<(Vec<u8>, u64), ReadError> {
 
 /// [`read_bounded`], decoded as UTF-8 with invalid sequences replaced.
 pub fn read_bounded_string(path: &Path, cap: Cap) -> Result<String, ReadError> {
-    let bytes = read_bounded(path, cap)?;
-    Ok(match String::from_utf8(bytes) {
+    Ok(lossy_utf8(read_bounded(path, cap)?))
+}
+
+/// Bytes as UTF-8, invalid sequences replaced (no copy when they are valid).
+fn lossy_utf8(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    }
 }
 
 /// A regular file of at most a cap's bytes, opened for reads at offsets: a compiled skills index
@@ -279,6 +283,12 @@ impl BoundedFile {
         self.file
             .metadata()
             .is_ok_and(|open| same_identity(&open, meta))
+    }
+
+    /// The whole file as opened (its length then), as UTF-8 with invalid sequences replaced, like
+    /// [`read_bounded_string`]. A file that shrank since it was opened is an error.
+    pub fn read_to_string(&self) -> io::Result<String> {
+        Ok(lossy_utf8(self.read_at(0, self.len as usize)?))
     }
 
     /// Up to `len` bytes from `offset`: fewer at the end of the file, none past it. A file that

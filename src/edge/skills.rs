@@ -1395,15 +1395,9 @@ fn read_index(path: &Path, origin: Origin) -> Result<(CompiledCatalog, String), 
         .metadata()
         .map(|meta| state_of(path, &meta))
         .map_err(|_| "skills-index-unreadable")?;
-    let bytes = file
-        .read_at(0, file.len() as usize)
-        .ok()
-        .filter(|b| b.len() as u64 == file.len())
-        .ok_or("skills-index-unreadable")?;
-    let text = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
+    let text = file
+        .read_to_string()
+        .map_err(|_| "skills-index-unreadable")?;
     // An index of another schema comes from another version: stale, not corrupt.
     let schema = text.split(['\t', '\n']).nth(1);
     if text.starts_with("#\t") && schema != Some(&CATALOG_SCHEMA_VERSION.to_string()) {
@@ -2363,6 +2357,32 @@ mod tests {
     /// modification time is set back to the old one. Every way to do it (rewritten in place,
     /// saved by rename, with or without a compiled index, either skill), checked in full
     /// (`explain`) or by the hook past the window: the new text routes.
+    /// Replaces `file`'s contents with `text` of the same length, in place or saved by rename, and
+    /// puts its modification time back: what a stamp of size and time alone cannot see.
+    fn rewrite_keeping_size_and_mtime(file: &Path, text: &str, by_rename: bool, case: &str) {
+        let before = fs::metadata(file).unwrap();
+        assert_eq!(before.len(), text.len() as u64, "{case}: same size");
+        if by_rename {
+            let tmp = file.with_extension("new");
+            fs::write(&tmp, text).unwrap();
+            fs::rename(&tmp, file).unwrap();
+        } else {
+            fs::write(file, text).unwrap();
+        }
+        fs::File::options()
+            .write(true)
+            .open(file)
+            .unwrap()
+            .set_modified(before.modified().unwrap())
+            .unwrap();
+        let after = fs::metadata(file).unwrap();
+        assert_eq!(
+            (after.len(), after.modified().unwrap()),
+            (before.len(), before.modified().unwrap()),
+            "{case}"
+        );
+    }
+
     /// Freshness a concurrent writer cannot satisfy (issue 29: an index rewritten in place with
     /// its modification time put back was trusted). Each compiled file the stamp vouches for (the
     /// index, or this machine's copy when there is none), changed within the window in place or by
@@ -2392,30 +2412,11 @@ mod tests {
                     true => dir.path().join(INDEX_PATH),
                     false => cache_path(cache.path(), Host::Codex, dir.path(), dir.path()),
                 };
-                let before = fs::metadata(&file).unwrap();
                 let text = fs::read_to_string(&file).unwrap();
                 // Same length, still valid: a rename of one skill.
                 let changed = text.replace("S\tzebra-tools\t", "S\tzebra-toolz\t");
                 assert_ne!(changed, text, "{case}");
-                if by_rename {
-                    let tmp = file.with_extension("new");
-                    fs::write(&tmp, &changed).unwrap();
-                    fs::rename(&tmp, &file).unwrap();
-                } else {
-                    fs::write(&file, &changed).unwrap();
-                }
-                fs::File::options()
-                    .write(true)
-                    .open(&file)
-                    .unwrap()
-                    .set_modified(before.modified().unwrap())
-                    .unwrap();
-                let after = fs::metadata(&file).unwrap();
-                assert_eq!(
-                    (after.len(), after.modified().unwrap()),
-                    (before.len(), before.modified().unwrap()),
-                    "{case}"
-                );
+                rewrite_keeping_size_and_mtime(&file, &changed, by_rename, &case);
                 let loaded = hook_load(dir.path(), cache.path(), now + 3, Freshness::Quick);
                 assert_ne!(loaded.proof, Proof::Stamp, "{case}: read as stamped");
             }
@@ -2462,27 +2463,7 @@ mod tests {
                         let first = hook_load(dir.path(), cache.path(), now + 1, Freshness::Quick);
                         assert!(!selected(&first, old_prompt).is_empty(), "{case}");
                         let file = dir.path().join(rel);
-                        let before = fs::metadata(&file).unwrap();
-                        assert_eq!(before.len(), text.len() as u64, "{case}: same size");
-                        if by_rename {
-                            let tmp = file.with_extension("new");
-                            fs::write(&tmp, text).unwrap();
-                            fs::rename(&tmp, &file).unwrap();
-                        } else {
-                            fs::write(&file, text).unwrap();
-                        }
-                        fs::File::options()
-                            .write(true)
-                            .open(&file)
-                            .unwrap()
-                            .set_modified(before.modified().unwrap())
-                            .unwrap();
-                        let after = fs::metadata(&file).unwrap();
-                        assert_eq!(
-                            (after.len(), after.modified().unwrap()),
-                            (before.len(), before.modified().unwrap()),
-                            "{case}"
-                        );
+                        rewrite_keeping_size_and_mtime(&file, text, by_rename, &case);
                         let later = match freshness {
                             Freshness::Full => now + 2,
                             Freshness::Quick => now + 2 + FRESHNESS_WINDOW_SECS,
