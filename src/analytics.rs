@@ -53,15 +53,35 @@ pub struct AnalyticsEvent {
 /// a word the user types — as `project:` and the first 12 hex digits of its id's SHA-256, so
 /// the log, `stats` and the report carry no text a repository put there. `source` is the
 /// skill's `source` (`project:…`, `user:…`, none for the embedded catalog).
-pub fn skill_label(id: &str, source: Option<&str>) -> String {
-    match source {
-        Some(s) if s.starts_with("project:") => {
-            let digest = crate::fingerprint::sha256(id.as_bytes());
-            let hex = digest.strip_prefix("sha256:").unwrap_or(&digest);
-            format!("project:{}", &hex[..12])
-        }
-        _ => id.to_owned(),
+///
+/// The label follows the file the id was read from, not what that file says of it: a record of
+/// the project's index file (`from_project_file`) is the repository's to write, `user:` source and
+/// all, so every id read from it is a project id here.
+pub fn skill_label(id: &str, source: Option<&str>, from_project_file: bool) -> String {
+    if from_project_file || source.is_some_and(|s| s.starts_with("project:")) {
+        project_label(id)
+    } else {
+        id.to_owned()
     }
+}
+
+/// How the analytics line names a recommended agent: by its id when the catalog is Sophia's
+/// embedded one, or when the id is one of that catalog's (a fixed word of ours, whichever file
+/// repeats it); any other id of a project's catalog as `project:` and a hash, like a project
+/// skill.
+pub fn agent_label(id: &str, catalog_from_project: bool) -> String {
+    if catalog_from_project && !crate::agents::is_embedded_id(id) {
+        project_label(id)
+    } else {
+        id.to_owned()
+    }
+}
+
+/// `project:` and the first 12 hex digits of the id's SHA-256.
+fn project_label(id: &str) -> String {
+    let digest = crate::fingerprint::sha256(id.as_bytes());
+    let hex = digest.strip_prefix("sha256:").unwrap_or(&digest);
+    format!("project:{}", &hex[..12])
 }
 
 impl AnalyticsEvent {
@@ -98,7 +118,7 @@ impl AnalyticsEvent {
                 .agents
                 .recommended_agents
                 .iter()
-                .map(|a| a.agent_id.clone())
+                .map(|a| agent_label(&a.agent_id, decision.provenance.agents_from_project))
                 .collect(),
             agent_reason_codes,
             carry_forward: decision
@@ -110,7 +130,13 @@ impl AnalyticsEvent {
                 .skills
                 .selected
                 .iter()
-                .map(|s| skill_label(&s.skill_id, s.source.as_deref()))
+                .map(|s| {
+                    skill_label(
+                        &s.skill_id,
+                        s.source.as_deref(),
+                        decision.provenance.skills_from_project_file,
+                    )
+                })
                 .collect(),
             planning: decision.planning,
             degraded: decision.degraded,
@@ -184,6 +210,8 @@ pub(crate) struct LoggedRun {
 
 #[cfg(test)]
 mod tests {
+    // Tests parse what the code under test printed.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
     use crate::decision::{HookRequest, Project, decide};
     use crate::payload::{Event, Host, Payload};

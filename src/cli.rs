@@ -177,6 +177,10 @@ fn hook(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> u8 {
+    // Hook mode's stderr (the `SOPHIA_DEBUG=1` lines, which name folders and warnings a
+    // repository chose) goes through the same filter as every tool's output.
+    let mut safe_err = crate::charset::TerminalSafe::new(stderr);
+    let stderr: &mut dyn Write = &mut safe_err;
     if settings.stdin_is_terminal {
         let _ = writeln!(stderr, "{}", cmd::TERMINAL_HINT);
         return 2;

@@ -62,6 +62,8 @@ pub struct Project {
     pub hotword_prefix: crate::config::HotwordPrefix,
     /// The project's analytics configuration (`.sophia-hook.yaml`).
     pub analytics: crate::config::AnalyticsConfig,
+    /// Whose files the catalogs above were read from.
+    pub provenance: Provenance,
     /// Degraded run (the time budget was exceeded): routing control only, no skills or agents.
     pub degraded: Option<&'static str>,
     /// The skill folders could not be walked to the end (`skills-walk-cap`, `time-budget`): the
@@ -100,6 +102,21 @@ pub struct Decision {
     /// embedded skill catalog (`skills-walk-cap`), if it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<&'static str>,
+    /// Whose files the skill and agent catalogs were read from: how the analytics line may name
+    /// their ids (`analytics::skill_label`, `analytics::agent_label`).
+    #[serde(skip)]
+    pub provenance: Provenance,
+}
+
+/// Whether this run's catalogs came from files a repository can write, so that the ids in them
+/// (and every label those files carry, such as a skill record's `user:` source) are the
+/// repository's words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Provenance {
+    /// The skill catalog is the project's index file (`.sophia/skills-index*.tsv`).
+    pub skills_from_project_file: bool,
+    /// The agent catalog is the project's (its canonical source or generated catalog).
+    pub agents_from_project: bool,
 }
 
 /// Chooses the event: the command line wins, then the payload's `hook_event_name`; with neither,
@@ -282,6 +299,7 @@ fn finish(
         hints,
         output,
         degraded: project.degraded.or(project.skills_degraded),
+        provenance: project.provenance,
     }
 }
 

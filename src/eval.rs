@@ -125,8 +125,8 @@ fn parse_cases_with(
         if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with("//") {
             continue;
         }
-        let raw: CaseLine =
-            serde_json::from_str(trimmed).map_err(|e| format!("line {line_no}: {e}"))?;
+        let raw: CaseLine = crate::bounded::json_str(trimmed, crate::bounded::FILE)
+            .map_err(|e| format!("line {line_no}: {e}"))?;
         let payload = match (&raw.prompt, &raw.payload) {
             (Some(prompt), None) => Payload {
                 hook_event_name: None,
@@ -150,7 +150,7 @@ fn parse_cases_with(
             let path = base_dir.join(manifest);
             let text = read(&path)
                 .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.shown()))?;
-            let m: Manifest = serde_json::from_str(&text)
+            let m: Manifest = crate::bounded::json_str(&text, crate::bounded::FILE)
                 .map_err(|e| format!("line {line_no}: manifest {}: {e}", path.shown()))?;
             availability.extend(m.agents);
         }

@@ -408,6 +408,14 @@ pub fn codex_event_label(event: &str) -> String {
 /// Gemini entry that only borrows our `name`, or our command with extra shell syntax is not ours:
 /// `uninstall` leaves it, and `doctor` never runs it.
 pub fn is_ours(handler: &Value, host: Host) -> bool {
+    // Only the keys install writes: an `env`, `cwd` or any other key changes what the host runs
+    // (a `PATH` that finds a repository's own `sophia-hook` first), so such an entry is not ours.
+    if !handler
+        .as_object()
+        .is_some_and(|h| h.keys().all(|k| INSTALL_KEYS.contains(&k.as_str())))
+    {
+        return false;
+    }
     let key = host.spec().settings.handler.command_key();
     let Some(command) = handler.get(key).and_then(Value::as_str) else {
         return false;
@@ -468,10 +476,35 @@ fn is_current_on(command: &str, host: Host, windows: bool) -> bool {
     })
 }
 
-/// A path whose file name is exactly `sophia-hook` (or `sophia-hook.exe`).
+/// The keys of a handler object `install` writes, in every form ([`handler_for`]).
+const INSTALL_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "commandWindows",
+    "bash",
+    "powershell",
+    "timeout",
+    "timeoutSec",
+    "name",
+    "description",
+];
+
+/// The bare name `sophia-hook` (or `sophia-hook.exe`), which the host finds on PATH, or an
+/// absolute path whose file name is that: what `install` writes. A relative path
+/// (`tools/sophia-hook`, `./sophia-hook`) starts a repository's own file, and is never ours.
 fn is_our_program(program: &str) -> bool {
     let name = program.rsplit(['/', '\\']).next().unwrap_or("");
-    !program.is_empty() && (name == "sophia-hook" || name == "sophia-hook.exe")
+    let ours = name == "sophia-hook" || name == "sophia-hook.exe";
+    let bare = program == name;
+    let bytes = program.as_bytes();
+    let absolute = program.starts_with('/')
+        || program.starts_with("\\\\")
+        || (bytes.len() > 2
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && (bytes[2] == b'\\' || bytes[2] == b'/'));
+    ours && (bare || absolute)
 }
 
 /// The events sophia-hook registers for `host`: SessionStart and the prompt event everywhere,
@@ -738,6 +771,77 @@ pub fn uninstall_over(
     Ok(Some(doc))
 }
 
+/// Every command handler of a hook settings document of `host` that is not exactly one of ours
+/// ([`is_ours`]): its event and what the host runs — the command line (`command` and `args`;
+/// Copilot CLI's `bash`, and `powershell` when it differs), with any other key that changes it
+/// (`env`, `cwd`) — wherever in the document it sits: a handler is any object holding a
+/// `command`, `bash` or `powershell` string, found under every event of every layout the hosts
+/// accept (matcher groups, flat lists, nested groups in a hook file, other named entries, and
+/// handlers slipped into our own named entry). What trusting the folder also lets run: `install`
+/// and `doctor` name them next to their trust advice.
+pub fn other_handlers(doc: &Value, host: Host) -> Vec<(String, String)> {
+    fn describe(h: &Map<String, Value>) -> Option<String> {
+        let text = |k: &str| h.get(k).and_then(Value::as_str);
+        let line = text("command").or(text("bash")).or(text("powershell"))?;
+        let mut out = line.to_owned();
+        let args: Vec<&str> = h
+            .get("args")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if !args.is_empty() {
+            out.push(' ');
+            out.push_str(&args.join(" "));
+        }
+        if let (Some(ps), Some(first)) = (text("powershell"), text("bash").or(text("command")))
+            && ps != first
+        {
+            out.push_str(&format!(" (on Windows: {ps})"));
+        }
+        for (k, v) in h {
+            if !INSTALL_KEYS.contains(&k.as_str()) && k != "matcher" {
+                out.push_str(&format!(" ({k}: {v})"));
+            }
+        }
+        Some(out)
+    }
+    fn walk(v: &Value, event: &str, host: Host, depth: usize, out: &mut Vec<(String, String)>) {
+        if depth > 32 {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                let is_handler = ["command", "bash", "powershell"]
+                    .iter()
+                    .any(|k| m.get(*k).is_some_and(Value::is_string));
+                if is_handler {
+                    if !is_ours(v, host)
+                        && let Some(line) = describe(m)
+                    {
+                        out.push((event.to_owned(), line));
+                    }
+                    return;
+                }
+                for (k, child) in m {
+                    let next = if k == "hooks" { event } else { k.as_str() };
+                    walk(child, next, host, depth + 1, out);
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    walk(item, event, host, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(doc, "", host, 0, &mut out);
+    out
+}
+
 /// One of our handlers as found in a settings document (for `doctor`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registered {
@@ -830,6 +934,8 @@ fn grouped_registered(events: Option<&Value>, host: Host) -> Vec<Registered> {
 
 #[cfg(test)]
 mod tests {
+    // Tests parse what the code under test printed.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
 
     const BIN: &str = "/usr/local/bin/sophia-hook";
@@ -1258,7 +1364,8 @@ mod tests {
             dir in "[^\\x00]{0,20}(\\\\|'|\u{2018}|\u{2019}|\\$|`| |C:)[^\\x00/\\\\]{0,8}",
             event in proptest::sample::select(vec![Event::SessionStart, Event::UserPromptSubmit]),
         ) {
-            let path = format!("{dir}\\sophia-hook.exe");
+            // An absolute path, as install writes (a relative one starts a repository's file).
+            let path = format!("C:\\{dir}\\sophia-hook.exe");
             let wire = Host::Gemini.event_name(event);
             let line = shell_line(&path, Host::Gemini, event, true);
             proptest::prop_assert_eq!(

@@ -10,6 +10,7 @@
 
 pub mod agents;
 pub mod analytics;
+pub mod bounded;
 pub mod charset;
 pub mod cli;
 pub mod clock;

@@ -67,124 +67,21 @@ impl PayloadError {
 /// materialised: parsing stops at the first value past it.
 pub const MAX_PAYLOAD_NODES: usize = 100_000;
 
-/// Parses one JSON document into a `Value`, counting values as it goes: past
-/// [`MAX_PAYLOAD_NODES`] it stops with `TooComplex`, so memory stays proportional to the bound,
-/// not to the input's nesting. Depth is bounded by serde_json's recursion limit (128).
-fn bounded_value<'de, R: serde_json::de::Read<'de>>(
-    de: &mut serde_json::Deserializer<R>,
-) -> Result<Value, PayloadError> {
-    use serde::de::DeserializeSeed;
-    let left = std::cell::Cell::new(MAX_PAYLOAD_NODES);
-    let value = BoundedValue { left: &left }
-        .deserialize(&mut *de)
-        .map_err(|e| {
-            if left.get() == 0 && e.to_string().starts_with(TOO_COMPLEX) {
-                PayloadError::TooComplex
-            } else {
-                PayloadError::InvalidJson
-            }
-        })?;
-    de.end().map_err(|_| PayloadError::InvalidJson)?;
-    Ok(value)
-}
+/// The payload's budget: [`MAX_PAYLOAD_NODES`] values, serde_json's depth, and strings kept up
+/// to [`PROMPT_BYTES`] (no string the hook reads is longer than the prompt bound, so a 16 MiB
+/// prompt is never copied whole). Parsing stops at the first value past it, so memory stays
+/// proportional to the bound, not to the input's nesting.
+const PAYLOAD: crate::bounded::Limits = crate::bounded::Limits {
+    values: MAX_PAYLOAD_NODES,
+    depth: 128,
+    string_bytes: PROMPT_BYTES,
+};
 
-const TOO_COMPLEX: &str = "payload-too-complex";
-
-/// A `Value` seed that counts each value it builds against a shared budget.
-#[derive(Clone, Copy)]
-struct BoundedValue<'a> {
-    left: &'a std::cell::Cell<usize>,
-}
-
-impl BoundedValue<'_> {
-    fn tick<E: serde::de::Error>(self) -> Result<(), E> {
-        match self.left.get() {
-            0 => Err(E::custom(TOO_COMPLEX)),
-            n => {
-                self.left.set(n - 1);
-                Ok(())
-            }
-        }
-    }
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for BoundedValue<'_> {
-    type Value = Value;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for BoundedValue<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value, E> {
-        self.tick()?;
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value, E> {
-        self.tick()?;
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
-        self.tick()?;
-        Ok(Value::from(v))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
-        self.tick()?;
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    // No string the hook reads is longer than the prompt bound: a longer one is kept only up to
-    // it, so a 16 MiB prompt is never copied whole.
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
-        self.tick()?;
-        Ok(Value::String(
-            crate::text::prefix(v, PROMPT_BYTES).to_owned(),
-        ))
-    }
-
-    fn visit_string<E: serde::de::Error>(self, mut v: String) -> Result<Value, E> {
-        self.tick()?;
-        v.truncate(crate::text::prefix(&v, PROMPT_BYTES).len());
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
-        self.tick()?;
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
-        self.visit_unit()
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        self.tick()?;
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(self)? {
-            out.push(v);
-        }
-        Ok(Value::Array(out))
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        self.tick()?;
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(self)?;
-            out.insert(key, value);
-        }
-        Ok(Value::Object(out))
-    }
+fn bounded_value(bytes: &[u8]) -> Result<Value, PayloadError> {
+    crate::bounded::json_value(bytes, PAYLOAD).map_err(|e| match e {
+        crate::bounded::Refused::TooComplex(_) => PayloadError::TooComplex,
+        _ => PayloadError::InvalidJson,
+    })
 }
 
 /// Fields that may carry the prompt text, in order of preference.
@@ -211,12 +108,12 @@ impl Payload {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(PayloadError::Empty);
         }
-        let value: Value = match bounded_value(&mut serde_json::Deserializer::from_slice(bytes)) {
+        let value: Value = match bounded_value(bytes) {
             Ok(value) => value,
             Err(e) if e == PayloadError::TooComplex => return Err(e),
             Err(_) => {
                 let lossy = String::from_utf8_lossy(bytes);
-                bounded_value(&mut serde_json::Deserializer::from_str(&lossy))?
+                bounded_value(lossy.as_bytes())?
             }
         };
         match value {

@@ -111,7 +111,7 @@ pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
     let mut prompt_runs = 0usize;
     let mut carried = 0usize;
     for raw in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(line) = serde_json::from_str::<LoggedRun>(raw) else {
+        let Ok(line) = crate::bounded::json_str::<LoggedRun>(raw, crate::bounded::FILE) else {
             s.corrupt_lines += 1;
             continue;
         };

@@ -78,8 +78,21 @@ fn tool_output_never_carries_a_terminal_escape() {
         ],
     ];
     let mut named = 0;
+    // Hook mode too, with its debug lines on stderr (issue 29, class 6): every host, both events.
+    let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": root_s,
+        "session_id": "s", "prompt": "zebra"})
+    .to_string();
+    let mut runs: Vec<(Vec<&str>, common::Run)> = Vec::new();
+    for host in sophia_hook::hosts::Host::ALL {
+        let args = vec!["--host", host.as_str()];
+        let run = common::run_binary(&args, payload.as_bytes(), &home, &[("SOPHIA_DEBUG", "1")]);
+        assert!(!run.stderr.is_empty(), "{args:?}: no debug lines");
+        runs.push((args, run));
+    }
     for args in &commands {
-        let run = common::run_binary(args, b"", &home, &[]);
+        runs.push((args.clone(), common::run_binary(args, b"", &home, &[])));
+    }
+    for (args, run) in &runs {
         for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
             let bad: Vec<char> = text
                 .chars()
@@ -243,8 +256,24 @@ fn no_name_breaks_a_line_of_any_command() {
             ]);
         }
         let mut escaped = 0;
+        // Hook mode's debug lines too (issue 29, class 6), on every host.
+        let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "cwd": root_s,
+            "session_id": "s", "prompt": "weather radar maps"})
+        .to_string();
+        let debug = [env[0], env[1], ("SOPHIA_DEBUG", "1")];
+        let mut runs: Vec<(Vec<&str>, common::Run)> = Vec::new();
+        for host in Host::ALL {
+            let args = vec!["--host", host.as_str()];
+            let run = common::run_binary_in(&args, payload.as_bytes(), &home, &root, &debug);
+            runs.push((args, run));
+        }
         for args in &commands {
-            let run = common::run_binary_in(args, b"", &home, &root, &env);
+            runs.push((
+                args.clone(),
+                common::run_binary_in(args, b"", &home, &root, &env),
+            ));
+        }
+        for (args, run) in &runs {
             for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
                 for line in text.lines() {
                     assert!(
@@ -260,8 +289,39 @@ fn no_name_breaks_a_line_of_any_command() {
         }
         // The names are there, as text: the commands did print them.
         assert!(
-            escaped > commands.len() / 2,
+            escaped > runs.len() / 2,
             "{forged:?}: only {escaped} outputs named the folder"
         );
     }
+}
+
+/// Every skill name of the sixteen third-party catalogs in `fixtures/` (its folder and its
+/// `name:`) is within the bound: the bound refuses sentences, not real names.
+#[test]
+fn every_real_catalog_name_is_a_project_id() {
+    fn walk(dir: &std::path::Path, names: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, names);
+            } else if path.file_name().is_some_and(|n| n == "SKILL.md") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let folder = path.parent().unwrap().file_name().unwrap();
+                names.push(folder.to_string_lossy().into_owned());
+                if let Some(name) = text.lines().find_map(|l| l.strip_prefix("name:")) {
+                    names.push(name.trim().trim_matches(['"', '\'']).to_owned());
+                }
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut names = Vec::new();
+    walk(&root.join("catalogs"), &mut names);
+    walk(&root.join("unseen/catalogs"), &mut names);
+    assert!(names.len() > 800, "{}", names.len());
+    let refused: Vec<&String> = names
+        .iter()
+        .filter(|n| !sophia_hook::charset::is_project_id(n))
+        .collect();
+    assert!(refused.is_empty(), "{refused:?}");
 }

@@ -69,7 +69,17 @@ impl Machine {
 
     /// The SQL server configured at `place` under the key `key`.
     fn configure(&self, place: Place, key: &str) {
-        let servers = format!(r#"{{"{key}": {SQL}}}"#);
+        self.configure_padded(place, key, None);
+    }
+
+    /// [`Machine::configure`], the server's entry holding one more member, `pad`, of this value
+    /// (written so it is both JSON and TOML).
+    fn configure_padded(&self, place: Place, key: &str, pad: Option<&str>) {
+        let entry = match pad {
+            Some(pad) => format!("{}, \"pad\": {pad}}}", SQL.trim_end_matches('}')),
+            None => SQL.to_owned(),
+        };
+        let servers = format!(r#"{{"{key}": {entry}}}"#);
         let (h, p) = (&self.home, &self.project);
         match place {
             Place::ClaudeUser => self.write(
@@ -88,9 +98,12 @@ impl Machine {
                 &format!(r#"{{"mcpServers": {servers}}}"#),
             ),
             Place::CodexUser | Place::CodexProject => {
-                let toml = format!(
+                let mut toml = format!(
                     "model = \"x\"\n\n[mcp_servers.{key}]\ncommand = \"node\"\nargs = [\"/opt/mcp-servers/sql-node/index.js\"]\n"
                 );
+                if let Some(pad) = pad {
+                    toml.push_str(&format!("pad = {pad}\n"));
+                }
                 let file = match place {
                     Place::CodexUser => h.join(".codex/config.toml"),
                     _ => p.join(".codex/config.toml"),
@@ -208,6 +221,53 @@ fn a_server_grounds_its_skill_only_for_the_host_whose_file_names_it() {
             }
         }
     }
+}
+
+/// A settings file is parsed within a value budget (docs/security.md, "Bounded parsing"): a
+/// server entry holding a few thousand more values still grounds its skill, in every file of
+/// every host; the same entry holding 150,000 (the shapes that cost 100 MB or 0.3 s to parse
+/// whole: empty arrays, empty tables, numbers) is not read at all, so it grounds nothing.
+/// `~/.claude.json` keeps every project's state, so its own size is no fault: only what is kept
+/// of it counts.
+#[test]
+fn a_settings_file_past_the_value_budget_grounds_nothing_and_within_it_grounds_as_ever() {
+    let shapes = |n: usize| {
+        [
+            format!("[{}]", vec!["[]"; n].join(",")),
+            format!("[{}]", vec!["{}"; n].join(",")),
+            format!("[{}]", vec!["0"; n].join(",")),
+        ]
+    };
+    for (place, host) in PLACES {
+        for (n, grounds) in [(3_000, true), (150_000, false)] {
+            for pad in shapes(n) {
+                let m = Machine::new();
+                m.configure_padded(place, "sql-mcp-server", Some(&pad));
+                let (stdout, decision) = m.ask(host, SQL_PROMPT, &[]);
+                let grounded =
+                    decision["skills"]["grounding"]["servers"]["sql-mcp-server"].is_string();
+                assert_eq!(grounded, grounds, "{place:?} {n} × {}", &pad[..4]);
+                assert_eq!(
+                    named(&stdout).is_some(),
+                    grounds,
+                    "{place:?} {n} × {}: {stdout}",
+                    &pad[..4]
+                );
+            }
+        }
+    }
+    let m = Machine::new();
+    let state = format!(
+        r#"{{"history": [{}], "mcpServers": {{"sql-mcp-server": {SQL}}}}}"#,
+        vec!["[]"; 150_000].join(",")
+    );
+    m.write(m.home.join(".claude.json"), &state);
+    let (stdout, _) = m.ask(Host::Claude, SQL_PROMPT, &[]);
+    assert_eq!(
+        named(&stdout).as_deref(),
+        Some("mcp-database-expert"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -1199,3 +1199,80 @@ fn gemini_settings_with_comments_keep_every_comment() {
         assert_eq!(parse(&back), json!({}), "{scope}: {back}");
     }
 }
+
+/// Issue 29, class 5: the backups of a project's settings file are keyed by its path and by the
+/// project folder's identity. A clone removed without an uninstall and cloned again at the same
+/// path is another project: the backup folder `doctor` points to for the second never holds the
+/// first clone's file, and uninstall gives the second clone back its own file. Every host with a
+/// project settings file × what the second clone holds there (nothing, or a file of its own); and
+/// uninstall removes the restore points it kept for that install (only `last.json` stays).
+#[test]
+fn a_new_clone_at_the_same_path_never_gets_the_last_clones_settings() {
+    const FIRST: &str = "{\"first\": \"FIRST CLONE'S OWN SETTINGS\"}\n";
+    const SECOND: &str = "{\"second\": \"mine\"}\n";
+    let restore_points = |dir: &Path| -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "last.json")
+            .collect()
+    };
+    let mut failures = Vec::new();
+    for &(host, scope, rel) in SETTINGS_FILES {
+        if scope != "project" {
+            continue;
+        }
+        for second in [None, Some(SECOND)] {
+            let sb = Sandbox::new();
+            let path = sb.settings(scope, rel);
+            let clone = |text: Option<&str>| {
+                let _ = fs::remove_dir_all(sb.project());
+                fs::create_dir_all(sb.project().join(".git")).unwrap();
+                if let Some(text) = text {
+                    fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    fs::write(&path, text).unwrap();
+                }
+            };
+            clone(Some(FIRST));
+            let install = sb.change("install", host, scope, &[]);
+            assert_eq!(install.code, 0, "{host}: {}", install.stderr);
+            // The clone is removed, not uninstalled, and cloned again at the same path.
+            clone(second);
+            let install = sb.change("install", host, scope, &[]);
+            assert_eq!(install.code, 0, "{host}: {}", install.stderr);
+            let installed = fs::read_to_string(&path).unwrap();
+            // The file breaks: doctor's fix names the backup folder of this clone.
+            fs::write(&path, "{ not json").unwrap();
+            let doctor = sb.run(&["doctor", "--host", host, "--json"]);
+            let checks: Value = serde_json::from_str(&doctor.stdout).unwrap();
+            let folder = checks["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|c| c["fix"].as_str())
+                .find_map(|fix| fix.split("restore a backup from ").nth(1))
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| panic!("{host}: no backup named in {}", doctor.stdout));
+            for name in restore_points(&folder) {
+                let text = fs::read_to_string(folder.join(&name)).unwrap_or_default();
+                if text.contains("FIRST CLONE") {
+                    failures.push(format!(
+                        "{host} ({second:?}): {name} is the first clone's file"
+                    ));
+                }
+            }
+            fs::write(&path, &installed).unwrap();
+            let uninstall = sb.change("uninstall", host, scope, &[]);
+            assert_eq!(uninstall.code, 0, "{host}: {}", uninstall.stderr);
+            let after = fs::read_to_string(&path).ok();
+            if after.as_deref() != second {
+                failures.push(format!("{host} ({second:?}): uninstall left {after:?}"));
+            }
+            let left = restore_points(&folder);
+            if !left.is_empty() {
+                failures.push(format!("{host} ({second:?}): uninstall kept {left:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

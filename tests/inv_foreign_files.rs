@@ -64,8 +64,17 @@ const WRITERS: &[Writer] = &[
     },
 ];
 
+/// A fresh project: the folder emptied, not replaced, so it stays the same project (the backups
+/// of its settings are keyed by the folder's identity, `docs/security.md`).
 fn project(s: &Sandbox) {
-    let _ = fs::remove_dir_all(&s.project);
+    for entry in fs::read_dir(&s.project).into_iter().flatten() {
+        let path = entry.unwrap().path();
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            fs::remove_dir_all(&path).unwrap();
+        } else {
+            fs::remove_file(&path).unwrap();
+        }
+    }
     fs::create_dir_all(s.project.join(".git")).unwrap();
     s.file("skills/zebra-tools/SKILL.md", SKILL);
     s.file(

@@ -229,3 +229,82 @@ fn a_plan_is_carried_forward_only_within_its_project() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Issue 29, class 5 (blind pass cases 07 and 08): what one project leaves in the user's state is
+/// that clone's, not its path's. For every state the hook keeps per project — this machine's
+/// compiled copy of its skills (with the freshness stamp beside it) and a planned delegation to
+/// carry forward — the state made in one clone is used again in that clone, and never in another
+/// clone made at the same path after the first was removed (a new folder: another identity).
+/// (The settings backups: `tests/install.rs::a_new_clone_at_the_same_path_never_gets_the_last_clones_settings`.)
+#[test]
+fn a_new_clone_at_the_same_path_never_gets_the_last_clones_state() {
+    const PRIVATE: &str = "payroll-bank-export";
+    let skill = format!(
+        "---\nname: {PRIVATE}\ndescription: Export the payroll ledger to the bank\n---\nPayroll ledger export.\n"
+    );
+    // A skill folder past the walk's cap: the walk stops and the hook falls back to this
+    // machine's copy of the project's skills.
+    let past_the_cap = |dir: &Path| {
+        for folder in [".agents/skills", ".codex/skills", "skills"] {
+            for i in 0..3_000 {
+                fs::create_dir_all(dir.join(format!("{folder}/e{i:05}"))).unwrap();
+            }
+        }
+    };
+    let prompt = "export the payroll ledger to the bank";
+    for reclone in [false, true] {
+        let s = Sandbox::new();
+        trust::write(
+            &s.project.join(format!(".agents/skills/{PRIVATE}/SKILL.md")),
+            &skill,
+        );
+        let first = s.prompt(&s.project, prompt);
+        assert!(first.stdout.contains(PRIVATE), "{}", first.stdout);
+        if reclone {
+            fs::remove_dir_all(&s.project).unwrap();
+            fs::create_dir_all(s.project.join(".git")).unwrap();
+        } else {
+            fs::remove_dir_all(s.project.join(".agents")).unwrap();
+        }
+        past_the_cap(&s.project);
+        let next = s.prompt(&s.project, prompt);
+        assert_eq!(
+            next.stdout.contains(PRIVATE),
+            !reclone,
+            "reclone={reclone}: the machine's copy {} the first clone's skills:\n{}",
+            if reclone { "gave" } else { "did not give" },
+            next.stdout
+        );
+    }
+    // A plan made in one clone, approved in the same session after a new clone at the path.
+    for reclone in [false, true] {
+        let s = Sandbox::new();
+        let turn = |prompt: &str, mode: &str| {
+            let payload = serde_json::json!({
+                "hook_event_name": "UserPromptSubmit", "session_id": "s-42", "cwd": s.project,
+                "permission_mode": mode, "prompt": prompt,
+            });
+            s.run(
+                &s.project,
+                &["--host", "claude", "--event", "UserPromptSubmit"],
+                payload.to_string().as_bytes(),
+            )
+            .stdout
+        };
+        let plan = turn(
+            "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+            "plan",
+        );
+        assert!(plan.contains("technical_analyst"), "{plan}");
+        if reclone {
+            fs::remove_dir_all(&s.project).unwrap();
+            fs::create_dir_all(s.project.join(".git")).unwrap();
+        }
+        let next = turn("procedi", "default");
+        assert_eq!(
+            next.contains("Planned delegation carried forward"),
+            !reclone,
+            "reclone={reclone}: {next}"
+        );
+    }
+}

@@ -167,3 +167,124 @@ fn the_users_own_source_feeds_user_scope() {
         "project scope uses the project's source"
     );
 }
+
+/// Issue 29, class 5: nothing from user scope is written under the project. The user's own
+/// skills (in every host's user skill folder), with a project skill beside them, through `skills
+/// index` for each host and for all of them, and a hook run: no file of the project holds a byte
+/// of the user's skills (name, description, the folder's label), whatever the project's
+/// `.gitignore` says; the hook still routes the user's skill, from this machine's copy.
+#[test]
+fn the_users_own_skills_are_never_written_under_the_project() {
+    const MARK: &str = "zqxprivate";
+    const SKILL_FOLDERS: &[(&str, &str, &str)] = &[
+        ("codex", ".agents/skills", ".agents/skills"),
+        ("claude", ".claude/skills", ".claude/skills"),
+        ("gemini", ".gemini/skills", ".gemini/skills"),
+        ("copilot", ".github/skills", ".copilot/skills"),
+        ("antigravity", ".agent/skills", ".gemini/antigravity/skills"),
+    ];
+    for &(host, project_folder, user_folder) in SKILL_FOLDERS {
+        for args in [vec!["--host", host], vec![]] {
+            let s = Sandbox::new();
+            let (home, project) = (s.home.clone(), s.project.clone());
+            let skill = |base: &Path, folder: &str, name: &str, words: &str| {
+                let dir = base.join(folder).join(name);
+                fs::create_dir_all(&dir).unwrap();
+                fs::write(
+                    dir.join("SKILL.md"),
+                    format!("---\nname: {name}\ndescription: {words}\n---\nUse it for {words}.\n"),
+                )
+                .unwrap();
+            };
+            skill(
+                &project,
+                project_folder,
+                "team-weather",
+                "weather forecasts",
+            );
+            skill(
+                &home,
+                user_folder,
+                &format!("{MARK}-ledger"),
+                &format!("{MARK} household ledger"),
+            );
+            // A committed `.gitignore` that would stage everything under `.sophia/`.
+            fs::create_dir_all(project.join(".sophia")).unwrap();
+            fs::write(project.join(".sophia/.gitignore"), "!*\n").unwrap();
+            let mut run_args = vec!["skills", "index", "--root", project.to_str().unwrap()];
+            run_args.extend(args.iter().copied());
+            let run = s.run(&project, &run_args, b"");
+            assert_eq!(run.code, 0, "{host} {args:?}: {}{}", run.stdout, run.stderr);
+            let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit",
+                "cwd": project, "session_id": "s", "prompt": format!("update my {MARK} household ledger")});
+            let hook = s.run(&project, &["--host", host], payload.to_string().as_bytes());
+            assert!(
+                hook.stdout.contains(&format!("{MARK}-ledger")),
+                "{host} {args:?}: the user's skill no longer routes: {}",
+                hook.stdout
+            );
+            for (path, (_, bytes)) in tree(&project) {
+                let text = String::from_utf8_lossy(bytes.as_deref().unwrap_or_default());
+                assert!(
+                    !text.contains(MARK),
+                    "{host} {args:?}: {} holds the user's skill",
+                    path.to_string_lossy()
+                );
+            }
+        }
+    }
+}
+
+/// Issue 29, class 2 (blind pass case 19): a file the user names on the command line to be
+/// written, inside the project, goes through the project's door. The repository commits `build`
+/// as a link to a folder of the user's (absolute, and relative out of the project); every writer
+/// with an `--out` (catalog build, skills index, report, man, plugin build) is pointed into it,
+/// as a user in the project would: the command writes nothing there and says why; the user's
+/// folder is byte for byte as it was.
+#[test]
+fn a_committed_folder_link_never_carries_an_out_file_out_of_the_project() {
+    for relative in [false, true] {
+        let s = Sandbox::new();
+        let victim = s.home.join(".config/autostart");
+        fs::create_dir_all(&victim).unwrap();
+        trust::write(&victim.join("keep.desktop"), "[Desktop Entry]\n");
+        let target = if relative {
+            PathBuf::from("../home/.config/autostart")
+        } else {
+            victim.clone()
+        };
+        std::os::unix::fs::symlink(&target, s.project.join("build")).unwrap();
+        trust::write(
+            &s.project.join("skills/weather/SKILL.md"),
+            "---\nname: weather\ndescription: Weather forecasts\n---\n",
+        );
+        let before = tree(&victim);
+        let writers: [&[&str]; 5] = [
+            &["catalog", "build", "--out", "build/agents.json"],
+            &[
+                "skills",
+                "index",
+                "--host",
+                "codex",
+                "--out",
+                "build/skills.tsv",
+            ],
+            &["report", "--out", "build/report.html"],
+            &["man", "--out", "build"],
+            &["plugin", "build", "--out", "build/plugin"],
+        ];
+        for args in writers {
+            let run = s.run(&s.project, args, b"");
+            assert_ne!(
+                run.code, 0,
+                "relative={relative} {args:?} wrote: {}",
+                run.stdout
+            );
+            assert_eq!(
+                tree(&victim),
+                before,
+                "relative={relative} {args:?}: written into the user's folder"
+            );
+        }
+    }
+}

@@ -31,7 +31,8 @@ fn an_eval_manifest_is_read_through_the_bounded_reader() {
         .unwrap();
     // The reader `eval` gives the pure stage (src/commands/eval.rs).
     let read_manifest = |path: &Path| {
-        sophia_hook::edge::files::read_bounded_string(path, sophia_hook::edge::files::caps::CATALOG)
+        sophia_hook::edge::files::Place::user(path)
+            .read_string(sophia_hook::edge::files::caps::CATALOG)
             .map_err(|e| e.to_string())
     };
     for (name, why) in [
@@ -67,12 +68,13 @@ fn definition_folders_are_read_once_for_every_agent() {
         fs::write(dir.join(format!("{real}.md")), "---\nname: real\n---\n").unwrap();
         let dirs = [DefinitionDir {
             host: "claude",
-            dir: dir.clone(),
+            dir: sophia_hook::edge::files::Place::user(dir.clone()),
             ext: ".md",
+            only_synced: false,
         }];
         let index = DefinitionIndex::read(&dirs);
         assert_eq!(index.reads, n + 1, "{n} definitions");
-        let states = compute_availability(&catalog, &dirs);
+        let (states, _) = compute_availability(&catalog, &dirs);
         assert_eq!(states[real].1.len(), 1, "{n}: {:?}", states[real]);
     }
     // A folder larger than the cap is read up to it.
@@ -85,8 +87,9 @@ fn definition_folders_are_read_once_for_every_agent() {
     }
     let index = DefinitionIndex::read(&[DefinitionDir {
         host: "claude",
-        dir,
+        dir: sophia_hook::edge::files::Place::user(dir),
         ext: ".md",
+        only_synced: false,
     }]);
     assert_eq!(index.reads, max);
 }

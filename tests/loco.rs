@@ -146,9 +146,16 @@ fn catalogs() -> Vec<Catalog> {
                 ranges.push((file, start..cases.len()));
             }
             let root = base.join("fixtures/catalogs").join(&name);
-            let router = SkillRouter::new(sophia_hook::edge::skills::load(&root).catalog);
+            let router = SkillRouter::new(
+                sophia_hook::edge::skills::load(
+                    &sophia_hook::edge::files::ProjectRoot::open(&root).unwrap(),
+                )
+                .catalog,
+            );
             let bm25f = Bm25f::new(
-                &sophia_hook::edge::skills::documents(&root),
+                &sophia_hook::edge::skills::documents(
+                    &sophia_hook::edge::files::ProjectRoot::open(&root).unwrap(),
+                ),
                 Bm25fParams::BASELINE,
             );
             Some(Catalog {
@@ -1179,7 +1186,9 @@ fn backbone_with(catalogs: &[Catalog], tokenize: Tokenizer) {
         .iter()
         .map(|c| {
             let bm = Bm25f::with_tokenizer(
-                &sophia_hook::edge::skills::documents(&c.root),
+                &sophia_hook::edge::skills::documents(
+                    &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
+                ),
                 Bm25fParams::BASELINE,
                 tokenize,
             );
@@ -1578,9 +1587,16 @@ fn index_bm25f_with(catalogs: &[Catalog], label: &str, b: f64) {
     let all: Vec<Vec<Rec>> = catalogs
         .iter()
         .map(|c| {
-            let ix = IndexBm25f::new(&sophia_hook::edge::skills::load(&c.root).catalog);
+            let ix = IndexBm25f::new(
+                &sophia_hook::edge::skills::load(
+                    &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
+                )
+                .catalog,
+            );
             let bm = Bm25f::new(
-                &sophia_hook::edge::skills::documents(&c.root),
+                &sophia_hook::edge::skills::documents(
+                    &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
+                ),
                 Bm25fParams::BASELINE,
             );
             recs(c, &bm)
@@ -1736,21 +1752,23 @@ fn sorted(mut v: Vec<(f64, String)>) -> Vec<(f64, String)> {
 }
 
 fn emb_recs(c: &Catalog, recs: Vec<Rec>, table: &Embeddings, cfg: EmbedConfig) -> Vec<EmbRec> {
-    let skills: Vec<(String, Vec<f32>)> = sophia_hook::edge::skills::documents(&c.root)
-        .into_iter()
-        .map(|(def, body)| {
-            let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
-            let mut v = table.embed(&head, false);
-            if cfg.body_lead > 0.0 {
-                let lead = sophia_hook::skills::body::split_body(&body).emphasis;
-                let l = table.embed(&lead, false);
-                for (a, x) in v.iter_mut().zip(l) {
-                    *a += cfg.body_lead * x;
-                }
+    let skills: Vec<(String, Vec<f32>)> = sophia_hook::edge::skills::documents(
+        &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
+    )
+    .into_iter()
+    .map(|(def, body)| {
+        let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
+        let mut v = table.embed(&head, false);
+        if cfg.body_lead > 0.0 {
+            let lead = sophia_hook::skills::body::split_body(&body).emphasis;
+            let l = table.embed(&lead, false);
+            for (a, x) in v.iter_mut().zip(l) {
+                *a += cfg.body_lead * x;
             }
-            (def.id, normalised(v))
-        })
-        .collect();
+        }
+        (def.id, normalised(v))
+    })
+    .collect();
     c.cases
         .iter()
         .zip(recs)

@@ -320,6 +320,22 @@ fn doctor_modes_agree(cell: &str, text: &common::Run, json: &common::Run) -> Val
     doc
 }
 
+/// Every folder under `dir` (`.git` aside).
+fn dirs_under(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            out.extend(dirs_under(&path));
+            out.insert(path);
+        }
+    }
+    out
+}
+
 #[test]
 fn every_host_and_install_state_reads_the_same_in_text_and_json() {
     for host in Host::ALL {
@@ -404,27 +420,55 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
             // report: the page's Setup row says what doctor says, the commands it runs aside.
             report_agrees_with_doctor(&cell, &m, h, state, &doc);
 
-            // skills index, run as doctor's fix names it: one index per host with skills, this
-            // host's counting the project and the user skill; then doctor, in both modes, and the
-            // report call it fresh with the fingerprint the command printed.
+            // skills index, run as doctor's fix names it: one project index per host with skills,
+            // holding the project's skill only (issue 29: the user's own skill is never compiled
+            // into the project), and for this host, whose folder holds the user's skill, this
+            // machine's copy under the home counting both; then doctor, in both modes, and the
+            // report call it fresh with the fingerprint the command printed for that copy.
             let fix = skills["fix"].as_str().unwrap();
             let words: Vec<&str> = fix.split_whitespace().collect();
             assert_eq!(words[0], "sophia-hook", "{cell}: fix {fix:?}");
             let ahead = m.files();
+            let dirs_ahead = dirs_under(m.project.parent().unwrap());
             let run = m.run(&words[1..]);
             assert_eq!(run.code, 0, "{cell}: {fix}: {}", run.stderr);
-            let mut written = BTreeMap::new();
-            for line in run.stdout.lines() {
+            let mut written: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+            for line in run.stdout.lines().filter(|l| !l.starts_with("note: ")) {
                 let (host_name, rest) = line
                     .split_once(": wrote ")
                     .unwrap_or_else(|| panic!("{cell}: {fix} printed {line:?}"));
                 let (path, figures) = rest.split_once(" (").unwrap();
-                written.insert(host_name.to_owned(), (path.to_owned(), figures.to_owned()));
+                written
+                    .entry(host_name.to_owned())
+                    .or_default()
+                    .push((path.to_owned(), figures.to_owned()));
             }
             let hosts: BTreeSet<&str> = written.keys().map(String::as_str).collect();
             let all: BTreeSet<&str> = Host::ALL.iter().map(|h| h.as_str()).collect();
             assert_eq!(hosts, all, "{cell}: {fix}:\n{}", run.stdout);
-            let (index_path, figures) = &written[h];
+            let ours = &written[h];
+            let in_project = |p: &str| Path::new(p).starts_with(&m.project);
+            let project_index: Vec<_> = ours.iter().filter(|(p, _)| in_project(p)).collect();
+            let machine: Vec<_> = ours.iter().filter(|(p, _)| !in_project(p)).collect();
+            assert_eq!(
+                (project_index.len(), machine.len()),
+                (1, 1),
+                "{cell}: {fix}:\n{}",
+                run.stdout
+            );
+            assert!(
+                project_index[0]
+                    .1
+                    .starts_with("1 skills, 0 skipped, fingerprint "),
+                "{cell}: the project's index holds only the project's skill: {:?}",
+                project_index[0]
+            );
+            let index_text = fs::read_to_string(&project_index[0].0).unwrap();
+            assert!(
+                !index_text.contains("user:"),
+                "{cell}: the user's skill was compiled into the project's index"
+            );
+            let (index_path, figures) = machine[0];
             assert!(
                 figures.starts_with("2 skills, 0 skipped, fingerprint "),
                 "{cell}: {figures}"
@@ -442,6 +486,7 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
                 .collect();
             let printed: BTreeSet<String> = written
                 .values()
+                .flatten()
                 .map(|(p, _)| {
                     Path::new(p)
                         .strip_prefix(m.project.parent().unwrap())
@@ -482,6 +527,15 @@ fn every_host_and_install_state_reads_the_same_in_text_and_json() {
             with_index.clear();
             for k in made.iter().rev() {
                 fs::remove_file(m.project.parent().unwrap().join(k)).unwrap();
+            }
+            // The folders the copy was written in, if `skills index` made them.
+            let mut made_dirs: Vec<PathBuf> = dirs_under(m.project.parent().unwrap())
+                .into_iter()
+                .filter(|d| !dirs_ahead.contains(d))
+                .collect();
+            made_dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+            for d in made_dirs {
+                let _ = fs::remove_dir(d);
             }
             let sophia = m.project.join(".sophia");
             if sophia.is_dir() && fs::read_dir(&sophia).unwrap().next().is_none() {

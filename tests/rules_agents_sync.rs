@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 use sophia_hook::agents::runtime::sync_hosts;
 use sophia_hook::edge::agents_sync::{SyncTarget, check, plan, remove_generated, sync};
+use sophia_hook::edge::files::ProjectRoot;
 use sophia_hook::edge::settings::Settings;
 use sophia_hook::fingerprint::sha256;
 use sophia_hook::install::Scope;
@@ -120,7 +121,7 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
             let target = SyncTarget {
                 hosts: sync_hosts(),
                 scope: Scope::Project,
-                root: root.path().to_path_buf(),
+                root: ProjectRoot::open(root.path()).unwrap(),
             };
             // What sync would write for each (host, role), on an empty project.
             let (agents, _) = sophia_hook::edge::agents_sync::load_runtime(&target, &s).unwrap();
@@ -133,8 +134,8 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
             for (j, e) in entries.iter().enumerate() {
                 let state = STATES[(j + shift) % STATES.len()];
                 let elsewhere = home.path().join(format!("elsewhere-{j}"));
-                let before = put(&e.path, state, &e.fresh, &elsewhere);
-                placed.push((e.path.clone(), e.fresh.clone(), state, before, e.host));
+                let before = put(&e.place.path(), state, &e.fresh, &elsewhere);
+                placed.push((e.place.path(), e.fresh.clone(), state, before, e.host));
             }
             let why = format!("shift {shift} force {force}");
 
@@ -167,7 +168,7 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
             let copy_home = tempfile::tempdir().unwrap();
             let cs = settings(copy_home.path());
             let copy_target = SyncTarget {
-                root: copy.path().to_path_buf(),
+                root: ProjectRoot::open(copy.path()).unwrap(),
                 ..target.clone()
             };
             for (path, fresh, state, _, _) in &placed {

@@ -230,14 +230,199 @@ fn every_field_of_the_analytics_line_says_what_the_decision_did() {
 /// installed it (user scope) and as `project:` and a hash when the repository holds it; no line
 /// of the log holds the name's words; `stats --json` counts the same names; and the report
 /// still counts the project skill on its own row (it joins its inventory to the hash).
+/// `project:` and the first 12 hex digits of the SHA-256 of `id`, computed here (docs/security.md,
+/// "I6"), not by the code under test.
+fn project_hash(id: &str) -> String {
+    use sha2::Digest;
+    let hex: String = sha2::Sha256::digest(id.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("project:{}", &hex[..12])
+}
+
+/// The analytics line, `stats` and the report name an id by the file it was read from, not by
+/// what that file says of it (blind pass, cases 40 and 44). Generated over the class: every
+/// host's project index with the record's source rewritten to each label a repository could
+/// write (`user:` of a folder that does not exist, none as if embedded, `project:`), and a
+/// project agent catalog whose agent is renamed to free text or keeps an embedded id. A free-text
+/// id from a project file is logged as `project:` and its hash, and its words are in no line of
+/// the log, `stats` or the report; an embedded agent id stays readable.
+#[test]
+fn an_id_read_from_a_project_file_is_logged_by_its_hash_whatever_the_file_labels_it() {
+    const NAME: &str = "wire-transfer-approval";
+    const PROMPT: &str = "draft the wire transfer approval memo";
+    let words = ["wire", "transfer", "approval"];
+    let mut cells = 0;
+    for (host, project_folder, user_folder) in common::SKILL_FOLDERS {
+        for label in [
+            format!("user:~/{user_folder}/{NAME}/SKILL.md"),
+            String::new(),
+            format!("project:{project_folder}/{NAME}/SKILL.md"),
+        ] {
+            let cell = format!("{host} label {label:?}");
+            let (dir, home, project) = common::home_and_project();
+            let folder = project.join(project_folder).join(NAME);
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(
+                folder.join("SKILL.md"),
+                format!(
+                    "---\nname: {NAME}\ndescription: Draft wire transfer approval memos.\n---\n"
+                ),
+            )
+            .unwrap();
+            let root = project.to_str().unwrap();
+            let run = common::run_binary_in(
+                &["skills", "index", "--host", host, "--root", root],
+                b"",
+                &home,
+                &project,
+                &[],
+            );
+            assert_eq!(run.code, 0, "{cell}: {}", run.stderr);
+            let index = std::fs::read_dir(project.join(".sophia"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.to_string_lossy().contains("skills-index"))
+                .expect("skills index writes an index");
+            let text = std::fs::read_to_string(&index).unwrap();
+            let written = format!("project:{project_folder}/{NAME}/SKILL.md");
+            assert!(text.contains(&written), "{cell}: {text}");
+            std::fs::write(&index, text.replace(&written, &label)).unwrap();
+            let log = dir.path().join("analytics.jsonl");
+            let env = [("SOPHIA_ANALYTICS_FILE", log.to_str().unwrap())];
+            let payload = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
+                "cwd": project, "prompt": PROMPT});
+            let run = common::run_binary_in(
+                &["--host", host],
+                payload.to_string().as_bytes(),
+                &home,
+                &project,
+                &env,
+            );
+            assert_eq!(run.code, 0, "{cell}: {}", run.stderr);
+            assert!(
+                run.stdout.contains(&format!("skill={NAME}")),
+                "{cell}: the hook did not name the skill from the index: {}",
+                run.stdout
+            );
+            let logged = std::fs::read_to_string(&log).unwrap();
+            let line: Value = serde_json::from_str(logged.lines().last().unwrap()).unwrap();
+            assert_eq!(
+                line["skills"],
+                json!([project_hash(NAME)]),
+                "{cell}: {logged}"
+            );
+            let stats = common::run_binary_in(
+                &["stats", "--file", log.to_str().unwrap()],
+                b"",
+                &home,
+                &project,
+                &env,
+            );
+            let report = common::run_binary_in(
+                &["report", "--host", host, "--file", log.to_str().unwrap()],
+                b"",
+                &home,
+                &project,
+                &env,
+            );
+            assert_eq!(report.code, 0, "{cell}: {}", report.stderr);
+            for word in words {
+                assert!(
+                    !logged.contains(word),
+                    "{cell}: {word:?} in the log: {logged}"
+                );
+                assert!(!stats.stdout.contains(word), "{cell}: {word:?} in stats");
+            }
+            cells += 1;
+        }
+    }
+    // Agents: the embedded catalog's source, with `scout` renamed to free text or kept.
+    for (renamed, logged_as) in [
+        (
+            Some("wire-transfer-approver"),
+            project_hash("wire-transfer-approver"),
+        ),
+        (None, "scout".to_owned()),
+    ] {
+        for host in ["claude", "codex"] {
+            let cell = format!("{host} agent {renamed:?}");
+            let (dir, home, project) = common::home_and_project();
+            let mut source = sophia_hook::agents::DEFAULT_SOURCE.to_owned();
+            if let Some(id) = renamed {
+                assert!(source.contains("  - id: scout\n"));
+                source = source.replace("  - id: scout\n", &format!("  - id: {id}\n"));
+            }
+            std::fs::create_dir_all(project.join("docs/agents")).unwrap();
+            std::fs::write(project.join("docs/agents/canonical-subagents.yaml"), source).unwrap();
+            let root = project.to_str().unwrap();
+            let run = common::run_binary_in(
+                &["catalog", "build", "--root", root],
+                b"",
+                &home,
+                &project,
+                &[],
+            );
+            assert_eq!(run.code, 0, "{cell}: {}", run.stderr);
+            let log = dir.path().join("analytics.jsonl");
+            let env = [("SOPHIA_ANALYTICS_FILE", log.to_str().unwrap())];
+            let payload = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
+                "cwd": project, "prompt": "!agents find where the config is loaded"});
+            let run = common::run_binary_in(
+                &["--host", host],
+                payload.to_string().as_bytes(),
+                &home,
+                &project,
+                &env,
+            );
+            assert_eq!(run.code, 0, "{cell}: {}", run.stderr);
+            let agent = renamed.unwrap_or("scout");
+            assert!(
+                run.stdout.contains(&format!("agent={agent}")),
+                "{cell}: the hook did not recommend the catalog's scout: {}",
+                run.stdout
+            );
+            let logged = std::fs::read_to_string(&log).unwrap();
+            let line: Value = serde_json::from_str(logged.lines().last().unwrap()).unwrap();
+            assert_eq!(
+                line["recommendedAgents"][0],
+                json!(logged_as),
+                "{cell}: {logged}"
+            );
+            let stats = common::run_binary_in(
+                &["stats", "--file", log.to_str().unwrap()],
+                b"",
+                &home,
+                &project,
+                &env,
+            );
+            assert!(
+                stats.stdout.contains(&logged_as),
+                "{cell}: {}",
+                stats.stdout
+            );
+            if renamed.is_some() {
+                for word in ["wire", "transfer", "approver"] {
+                    assert!(
+                        !logged.contains(word),
+                        "{cell}: {word:?} in the log: {logged}"
+                    );
+                    assert!(!stats.stdout.contains(word), "{cell}: {word:?} in stats");
+                }
+            }
+            cells += 1;
+        }
+    }
+    assert_eq!(cells, 19);
+}
+
 #[test]
 fn a_project_skill_is_logged_by_a_hash_and_a_users_skill_by_its_id() {
     const NAME: &str = "supplier-invoices";
     const SKILL: &str = "---\nname: supplier-invoices\ndescription: Extract totals and line items from supplier invoices.\n---\n# Invoices\n";
     const PROMPT: &str = "extract totals and line items from these supplier invoices";
-    let hashed = sophia_hook::analytics::skill_label(NAME, Some("project:skills/x/SKILL.md"));
-    assert!(hashed.starts_with("project:") && hashed.len() == "project:".len() + 12);
-    assert!(!hashed.contains("supplier") && !hashed.contains("invoice"));
+    let hashed = project_hash(NAME);
     let mut cases = 0;
     for (host, project_folder, user_folder) in common::SKILL_FOLDERS {
         for user_scope in [false, true] {

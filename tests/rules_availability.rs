@@ -153,17 +153,19 @@ fn a_role_is_configured_while_any_definition_is_enabled_read_from_files() {
                             let dirs = vec![
                                 DefinitionDir {
                                     host: h1,
-                                    dir: dir1,
+                                    dir: sophia_hook::edge::files::Place::user(dir1),
                                     ext: e1,
+                                    only_synced: false,
                                 },
                                 DefinitionDir {
                                     host: h2,
-                                    dir: dir2,
+                                    dir: sophia_hook::edge::files::Place::user(dir2),
                                     ext: e2,
+                                    only_synced: false,
                                 },
                             ];
                             for order in [dirs.clone(), dirs.iter().rev().cloned().collect()] {
-                                let states = compute_availability(&default_catalog(), &order);
+                                let (states, _) = compute_availability(&default_catalog(), &order);
                                 let (state, defs) = &states[id];
                                 let why =
                                     format!("{h1}/{naming1:?}/{l1:?} + {h2}/{naming2:?}/{l2:?}");
@@ -203,8 +205,13 @@ fn each_disabling_line_and_each_look_alike() {
                 let tmp = tempfile::tempdir().unwrap();
                 let dir = tmp.path().join(host);
                 write_definition(&dir, ext, "code_reviewer", Naming::Hyphen, line, 0);
-                let dirs = [DefinitionDir { host, dir, ext }];
-                let states = compute_availability(&default_catalog(), &dirs);
+                let dirs = [DefinitionDir {
+                    host,
+                    dir: sophia_hook::edge::files::Place::user(dir),
+                    ext,
+                    only_synced: false,
+                }];
+                let (states, _) = compute_availability(&default_catalog(), &dirs);
                 assert_eq!(states["code_reviewer"].0, want, "{host} {line:?}");
             }
         }

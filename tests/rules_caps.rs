@@ -22,7 +22,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use sophia_hook::edge::files::{ReadError, caps, read_bounded, read_bounded_string, read_prefix};
+use sophia_hook::edge::files::{Place, ProjectRoot, ReadError, caps};
 use sophia_hook::edge::skills::{Homes, MAX_DIR_ENTRIES, MAX_SKILLS, inventory, skill_folders};
 use sophia_hook::payload::Host;
 
@@ -65,7 +65,7 @@ proptest! {
         let path = dir.path().join("f");
         let content = vec![byte; size as usize];
         fs::write(&path, &content).unwrap();
-        match read_bounded(&path, sophia_hook::edge::files::Cap::for_tests(cap)) {
+        match Place::user(&path).read(sophia_hook::edge::files::Cap::for_tests(cap)) {
             Ok(bytes) => {
                 prop_assert!(size <= cap, "{} bytes read under a {}-byte cap", size, cap);
                 prop_assert_eq!(bytes, content.clone());
@@ -78,9 +78,11 @@ proptest! {
             }
             Err(e) => prop_assert!(false, "{e}"),
         }
-        let string = read_bounded_string(&path, sophia_hook::edge::files::Cap::for_tests(cap));
+        let string = Place::user(&path).read_string(sophia_hook::edge::files::Cap::for_tests(cap));
         prop_assert_eq!(string.is_ok() || matches!(string, Err(ReadError::Io(_))), size <= cap);
-        let (prefix, total) = read_prefix(&path, sophia_hook::edge::files::Cap::for_tests(cap)).unwrap();
+        let (prefix, total) = Place::user(&path)
+            .read_prefix(sophia_hook::edge::files::Cap::for_tests(cap))
+            .unwrap();
         prop_assert_eq!(total, size);
         prop_assert_eq!(prefix, content[..size.min(cap) as usize].to_vec());
     }
@@ -98,10 +100,12 @@ fn project() -> tempfile::TempDir {
 }
 
 fn claude_inventory(root: &Path) -> sophia_hook::edge::skills::Inventory {
-    inventory(
-        skill_folders(Host::Claude, root, root, &Homes::default()),
+    inventory(skill_folders(
+        Host::Claude,
         root,
-    )
+        &ProjectRoot::open(root).unwrap(),
+        &Homes::default(),
+    ))
 }
 
 /// At 4,096 entries every entry is looked at and nothing warns; one more and the folder warns
@@ -267,8 +271,13 @@ fn nested_skills_are_found_down_to_three_levels_and_no_deeper() {
             skill.push("alpha");
             fs::create_dir_all(&skill).unwrap();
             fs::write(skill.join("SKILL.md"), skill_md("alpha")).unwrap();
-            let folders = skill_folders(Host::Codex, dir.path(), dir.path(), &Homes::default());
-            let inv = inventory(folders, dir.path());
+            let folders = skill_folders(
+                Host::Codex,
+                dir.path(),
+                &ProjectRoot::open(dir.path()).unwrap(),
+                &Homes::default(),
+            );
+            let inv = inventory(folders);
             assert_eq!(
                 inv.len(),
                 usize::from(level <= 3),

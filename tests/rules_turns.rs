@@ -66,7 +66,7 @@ proptest! {
         let mut model = Model::default();
         // Fill the log with distinct turns first, one second apart, to reach the bound.
         for i in 0..fill {
-            let key = TurnLog::key("filler", Some(i as u64), "x");
+            let key = TurnLog::key(b"secret", "filler", Some(i as u64), "x");
             prop_assert!(log.first_time(key, now));
             model.turns.insert((200, Some((i % 250) as u8), (i / 250) as u8), now);
             now += Duration::seconds(1);
@@ -75,6 +75,7 @@ proptest! {
         for ((conv, start, text), advance) in steps {
             now += Duration::seconds(advance);
             let key = TurnLog::key(
+                b"secret",
                 ["conv-a", "conv-b", "conv-c"][conv as usize],
                 start.map(u64::from),
                 ["!quick spiegami", "altro", "!quick spiegami ", "x"][text as usize],

@@ -36,12 +36,19 @@ fn thousand_skills_route_correctly_by_index_and_by_scan() {
     let dir = tempfile::tempdir().unwrap();
     generate(dir.path(), 1_000);
 
-    let scanned = load(dir.path());
+    let scanned = load(&sophia_hook::edge::files::ProjectRoot::open(dir.path()).unwrap());
     assert_eq!(scanned.source, CatalogSource::Scan);
     assert_eq!(scanned.catalog.skills.len(), 1_000);
 
-    build_index(dir.path(), Host::Codex, &Homes::default(), None).unwrap();
-    let indexed = load(dir.path());
+    build_index(
+        &sophia_hook::edge::files::ProjectRoot::open(dir.path()).unwrap(),
+        Host::Codex,
+        &Homes::default(),
+        None,
+        None,
+    )
+    .unwrap();
+    let indexed = load(&sophia_hook::edge::files::ProjectRoot::open(dir.path()).unwrap());
     assert_eq!(indexed.source, CatalogSource::Index);
     assert_eq!(indexed.catalog, scanned.catalog);
 
@@ -100,7 +107,12 @@ fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
         "marketing",
         "scientific-python",
     ] {
-        let loaded = load(&manifest.join("fixtures/catalogs").join(c));
+        let loaded = load(
+            &sophia_hook::edge::files::ProjectRoot::open(
+                &manifest.join("fixtures/catalogs").join(c),
+            )
+            .unwrap(),
+        );
         assert_eq!(loaded.source, CatalogSource::Scan, "{c}");
         let mut all = prompts(&format!("catalogs/{c}.dev.jsonl"));
         all.extend(prompts(&format!("catalogs/{c}.holdout.jsonl")));
@@ -118,7 +130,10 @@ fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
         })
         .chain(["generated files, reports and data".to_owned()])
         .collect();
-    cases.push((load(dir.path()).catalog, thousand));
+    cases.push((
+        load(&sophia_hook::edge::files::ProjectRoot::open(dir.path()).unwrap()).catalog,
+        thousand,
+    ));
     let mut routed = 0;
     for (catalog, prompts) in cases {
         let lazy = lazy(&catalog);

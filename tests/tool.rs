@@ -443,6 +443,21 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
         let install = run(&["install", "--host", host, "--root", root]);
         assert_eq!(install.code, 0, "{host}: {}", install.stderr);
     }
+    // install created the files: the backup records that there was none, not our own content.
+    let backups = home.path().join(".local/state/sophia-hook/backups");
+    for dir in fs::read_dir(&backups).unwrap() {
+        let dir = dir.unwrap().path();
+        assert!(
+            dir.join("original.absent").exists(),
+            "{}",
+            dir.to_string_lossy()
+        );
+        assert!(
+            !dir.join("original.json").exists(),
+            "{}",
+            dir.to_string_lossy()
+        );
+    }
     let configured = |host: &str| -> usize {
         let value = json(&fs::read_to_string(&manifest).unwrap());
         value["hosts"][host]
@@ -495,20 +510,12 @@ fn uninstall_restores_the_folders_the_backup_and_the_manifest() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(after, before, "the empty host folders are gone");
-    // install created the files: the backup records that there was none, not our own content.
-    let backups = home.path().join(".local/state/sophia-hook/backups");
+    // The restore points went with the uninstall that spent them.
     for dir in fs::read_dir(&backups).unwrap() {
         let dir = dir.unwrap().path();
-        assert!(
-            dir.join("original.absent").exists(),
-            "{}",
-            dir.to_string_lossy()
-        );
-        assert!(
-            !dir.join("original.json").exists(),
-            "{}",
-            dir.to_string_lossy()
-        );
+        for name in ["original.absent", "original.json"] {
+            assert!(!dir.join(name).exists(), "{}", dir.to_string_lossy());
+        }
     }
     // A folder with the user's own file in it stays.
     fs::create_dir_all(proj.path().join(".claude")).unwrap();

@@ -65,30 +65,36 @@ pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest, host: Option<&st
     warnings
 }
 
-/// Narrows availability to what `host` can spawn: an agent that is not unavailable is
-/// `configured` exactly when the host has a runtime definition of that name (`defined`), and
-/// `unknown` otherwise, so a hint never names a type the host lacks.
 /// The agent definitions a host can spawn here, by scope: the names in the project's agent folder
 /// and in the user's. Which of them a catalog's role may bind to is decided here only
 /// ([`HostDefinitions::bindable`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostDefinitions {
     pub project: std::collections::BTreeSet<String>,
+    /// The project's definitions that are byte for byte what `agents sync` writes there for
+    /// Sophia's own roles ([`crate::agents::runtime::is_synced_embedded`]): the only project
+    /// definitions Sophia's embedded roles bind to.
+    pub project_synced: std::collections::BTreeSet<String>,
     pub user: std::collections::BTreeSet<String>,
+    /// The scopes whose folder held more definitions than are looked at (`project`, `user`).
+    pub cut: Vec<&'static str>,
 }
 
 impl HostDefinitions {
     /// The names a catalog's roles bind to (made `configured`, named to the model as the agent
-    /// type to spawn). A catalog the project wrote (its canonical source or generated catalog)
-    /// binds to the project's definitions only: a project role named like the user's own agent
-    /// must not resolve to that agent and its tools (issue 29: the hint said `read-only` and
-    /// named the user's agent with Bash, Edit and Write). Sophia's embedded catalog binds to
-    /// both, the user's own definitions included.
+    /// type to spawn, with the role's write policy). A catalog the project wrote (its canonical
+    /// source or generated catalog) binds to the project's definitions only: a project role named
+    /// like the user's own agent must not resolve to that agent and its tools (issue 29: the hint
+    /// said `read-only` and named the user's agent with Bash, Edit and Write). Sophia's embedded
+    /// catalog binds to the user's own definitions and, in the project, only to the definitions
+    /// `agents sync` wrote for those very roles: a repository's own `code_reviewer.md` with
+    /// Bash and Write is not the read-only reviewer the hint would call it (blind pass case 09).
     pub fn bindable(&self, catalog_from_project: bool) -> std::collections::BTreeSet<String> {
         binding_scopes(catalog_from_project)
             .iter()
             .flat_map(|scope| match scope {
                 DefinitionScope::Project => &self.project,
+                DefinitionScope::ProjectSynced => &self.project_synced,
                 DefinitionScope::User => &self.user,
             })
             .cloned()
@@ -99,21 +105,30 @@ impl HostDefinitions {
 /// The scopes whose agent definitions a catalog's roles bind to: the one rule the hook
 /// ([`HostDefinitions::bindable`]) and the tools (`availability`, `report`, through
 /// `edge::agents::definition_dirs`) share. A catalog the project wrote: the project's only.
+/// Sophia's embedded catalog: the project's definitions `agents sync` wrote for its roles, and
+/// the user's.
 pub fn binding_scopes(catalog_from_project: bool) -> &'static [DefinitionScope] {
     if catalog_from_project {
         &[DefinitionScope::Project]
     } else {
-        &[DefinitionScope::Project, DefinitionScope::User]
+        &[DefinitionScope::ProjectSynced, DefinitionScope::User]
     }
 }
 
 /// Where an agent definition lives: the project's folder or the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DefinitionScope {
+    /// Any definition in the project's folder.
     Project,
+    /// A definition in the project's folder that is exactly what `agents sync` writes there for
+    /// an embedded role ([`crate::agents::runtime::is_synced_embedded`]).
+    ProjectSynced,
     User,
 }
 
+/// Narrows availability to what `host` can spawn: an agent that is not unavailable is
+/// `configured` exactly when the host has a runtime definition of that name (`defined`), and
+/// `unknown` otherwise, so a hint never names a type the host lacks.
 pub fn apply_host_definitions(
     catalog: &mut AgentCatalog,
     defined: &std::collections::BTreeSet<String>,
@@ -131,6 +146,8 @@ pub fn apply_host_definitions(
 
 #[cfg(test)]
 mod tests {
+    // Tests parse what the code under test printed.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
     use crate::agents::catalog::{AgentCatalog, AgentRecord};
 

@@ -167,6 +167,13 @@ pub fn build(
     if parsed.agents.is_empty() {
         return Err(BuildError::NoAgents);
     }
+    if parsed.agents.len() > limits::AGENTS {
+        return Err(BuildError::Format(format!(
+            "{} agents (at most {})",
+            parsed.agents.len(),
+            limits::AGENTS
+        )));
+    }
     let mut seen = BTreeSet::new();
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
@@ -230,7 +237,14 @@ pub fn build(
             ("skillAffinities", a.skill_affinities.iter().collect()),
         ];
         for (field, values) in routing_fields {
+            if values.len() > limits::LIST {
+                return Err(field_err(field, "has too many entries".into()));
+            }
             for value in values {
+                // Bounded first: the patterns below never see more than a routing value holds.
+                if value.chars().count() > limits::TEXT_CHARS {
+                    return Err(field_err(field, "is too long".into()));
+                }
                 if let Some(problem) = forbidden_content(value) {
                     return Err(field_err(field, problem));
                 }
@@ -374,9 +388,12 @@ pub fn is_forbidden_char(c: char) -> bool {
     crate::charset::is_hidden(c)
 }
 
+// Every pattern is ASCII (`-u`): the tokens it looks for are, and a Unicode word boundary or
+// class would make the regex crate fall back to its slow engines on non-ASCII text (issue 29,
+// blind pass cases 23–25: 64 summaries of `é ` cost 0.4 s on every prompt).
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?ix)
+        r"(?ix-u)
         (api[_-]?key|secret|passw(or)?d|token|bearer|credential)s?\s*[:=]
         | \b(sk|pk|rk)-[a-z0-9_-]{16,}
         | \bgh[pousr]_[a-z0-9]{20,}
@@ -390,10 +407,10 @@ static SECRET: LazyLock<Regex> = LazyLock::new(|| {
     .expect("secret pattern")
 });
 static LONG_TOKEN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_=-]{32,}").expect("token pattern"));
+    LazyLock::new(|| Regex::new(r"(?-u)[A-Za-z0-9+/_=-]{32,}").expect("token pattern"));
 static USER_PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?ix)
+        r"(?ix-u)
         (^|[\s'\x22(=])(/home/|/Users/|/root/|/var/|/etc/|/opt/|/tmp/|~/|~\\)
         | [a-z]:\\
         | %userprofile%
@@ -426,6 +443,44 @@ pub(crate) fn forbidden_content(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 29, blind pass cases 23–25: the content patterns never see more than a routing
+    /// value may hold, and run on non-ASCII text as on ASCII. A source whose every summary is
+    /// thousands of non-ASCII words is refused as too long; one whose values are at the limit, in
+    /// any script, builds and validates (the patterns are ASCII-only, so the regex crate keeps its
+    /// fast engines: a Unicode word boundary made 64 such summaries cost 0.4 s per prompt).
+    #[test]
+    fn routing_values_are_bounded_before_any_pattern_sees_them() {
+        let source = |summary: &str| {
+            let mut y = String::from("schemaVersion: 1\nagents:\n");
+            for a in 0..limits::AGENTS {
+                y.push_str(&format!(
+                    "  - id: role{a}\n    summary: {summary}\n    routingRole: discovery\n    taskPhases: [discovery]\n    runtime:\n      permissions:\n        sandbox: read-only\n      instructions: x\n"
+                ));
+            }
+            y
+        };
+        let ids = BTreeSet::new();
+        for word in ["é ", "ж ", "word "] {
+            let long = word.repeat(4_000);
+            let err = build(&source(long.trim()), &ids, String::new()).unwrap_err();
+            assert!(err.to_string().contains("too long"), "{word:?}: {err}");
+            let at_limit: String = word
+                .repeat(limits::TEXT_CHARS)
+                .chars()
+                .take(limits::TEXT_CHARS)
+                .collect();
+            let catalog = build(&source(at_limit.trim()), &ids, String::new()).unwrap();
+            validate(&catalog).unwrap();
+        }
+        // More agents than a catalog holds are refused before any is looked at.
+        let mut many = source("a role");
+        many.push_str("  - id: extra\n    summary: x\n    routingRole: discovery\n    taskPhases: [discovery]\n    runtime:\n      permissions:\n        sandbox: read-only\n      instructions: x\n");
+        assert!(build(&many, &ids, String::new()).is_err());
+        // The patterns are ASCII: every non-ASCII word character passes, as a word boundary would.
+        assert_eq!(forbidden_content("clé secrète token"), None);
+        assert!(forbidden_content("é token: abc").is_some());
+    }
 
     #[test]
     fn the_embedded_default_passes_validation() {

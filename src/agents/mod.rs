@@ -41,6 +41,11 @@ pub const SOURCE_PATH: &str = "docs/agents/canonical-subagents.yaml";
 /// definitions from it in a project that has no source of its own.
 pub const DEFAULT_SOURCE: &str = include_str!("../../docs/agents/canonical-subagents.yaml");
 
+/// Whether `id` is an agent of the embedded default catalog.
+pub fn is_embedded_id(id: &str) -> bool {
+    defaults::catalog::AGENTS.iter().any(|a| a.id == id)
+}
+
 /// The embedded default agent catalog, copied from static data (no parsing).
 pub fn default_catalog() -> AgentCatalog {
     let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();

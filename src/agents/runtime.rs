@@ -358,6 +358,31 @@ pub fn render(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
     format!("{head}{marker}{rest}")
 }
 
+/// The file `agents sync` writes for `agent` on `host` at project scope: no model of the user's
+/// map (a project's definitions are files a team shares; their roles inherit the session's
+/// model). The one rendering both sync and [`is_synced_embedded`] use.
+pub fn render_for_project(host: Host, agent: &RuntimeAgent) -> String {
+    render(host, agent, &ModelMap::new())
+}
+
+/// Sophia's embedded roles as runtime agents, parsed once.
+fn embedded() -> &'static [RuntimeAgent] {
+    static EMBEDDED: std::sync::LazyLock<Vec<RuntimeAgent>> =
+        std::sync::LazyLock::new(|| parse(crate::agents::DEFAULT_SOURCE).unwrap_or_default());
+    &EMBEDDED
+}
+
+/// Whether `text`, a project definition file of `host` named for `id`, is byte for byte what
+/// `agents sync` writes at project scope for the embedded role `id` — so its tools, sandbox and
+/// instructions are the ones the role's write policy describes. A marker alone proves nothing (a
+/// repository can write one, with its fingerprint); an edited or stale file is not it.
+pub fn is_synced_embedded(host: Host, id: &str, text: &str) -> bool {
+    embedded()
+        .iter()
+        .find(|a| a.id == id)
+        .is_some_and(|agent| render_for_project(host, agent) == text)
+}
+
 /// What a file on disk is, compared with the one sync would write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -422,6 +447,8 @@ pub fn classify(existing: Option<&str>, fresh: &str) -> FileState {
 
 #[cfg(test)]
 mod tests {
+    // Tests parse what the code under test printed.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
 
     fn agents() -> Vec<RuntimeAgent> {

@@ -1,13 +1,14 @@
 //! `sophia-hook agents sync` and `agents check`: the hosts' runtime agent definitions.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 
 use super::Verdict;
 use crate::agents::runtime::FileState;
 use crate::edge::agents_sync::{SyncTarget, agents_dir, check, load_runtime, plan, sync};
+use crate::edge::files::ProjectRoot;
 use crate::edge::settings::Settings;
 use crate::install::Scope;
 use crate::payload::Host;
@@ -151,7 +152,7 @@ pub fn run(
 fn default_hosts(
     host: Option<AgentsHost>,
     scope: Scope,
-    root: &Path,
+    root: &ProjectRoot,
     settings: &Settings,
 ) -> (Vec<Host>, Vec<Host>) {
     match host {
@@ -175,7 +176,7 @@ fn nothing_there(verb: &str, scope: Scope) -> String {
 }
 
 /// Sophia-hook installed for the host in this scope, or its agents folder there.
-fn relevant_hosts(scope: Scope, root: &Path, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
+fn relevant_hosts(scope: Scope, root: &ProjectRoot, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
     crate::agents::runtime::sync_hosts()
         .into_iter()
         .partition(|host| {
@@ -228,7 +229,7 @@ fn check_hosts(
             serde_json::json!({
                 "host": e.host.as_str(),
                 "id": e.id,
-                "path": e.path.to_string_lossy(),
+                "path": e.place.path().to_string_lossy(),
                 "state": e.state.as_str(),
             })
         })

@@ -39,7 +39,7 @@ pub fn availability(
         settings,
         effective.source != crate::edge::agents::AgentCatalogSource::Embedded,
     );
-    let states = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
+    let (states, warnings) = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
     let hosts: Vec<&'static str> = crate::payload::Host::with_agents()
         .into_iter()
         .map(crate::payload::Host::as_str)
@@ -88,6 +88,7 @@ pub fn availability(
             "catalog": effective.catalog.fingerprint,
             "source": effective.source.as_str(),
             "agents": agents,
+            "warnings": warnings,
             "manifest": write.then(|| settings.availability_file.as_ref().map(|p| p.shown().to_string())).flatten(),
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
@@ -129,6 +130,9 @@ pub fn availability(
                 }
             )?;
         }
+        for warning in &warnings {
+            writeln!(stdout, "warning: {warning}")?;
+        }
     }
     if write {
         let path = settings
@@ -138,7 +142,8 @@ pub fn availability(
         let manifest = crate::edge::agents::user_manifest(settings, now);
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');
-        crate::edge::files::write_atomic(&path, json.as_bytes(), crate::edge::files::caps::CATALOG)
+        crate::edge::files::Place::user(&path)
+            .write_atomic(json.as_bytes(), crate::edge::files::caps::CATALOG)
             .with_context(|| format!("writing {}", path.shown()))?;
         if !as_json {
             writeln!(

@@ -1,6 +1,7 @@
 //! `sophia-hook catalog build` and `catalog check`: the agent catalog v1.
 
 use crate::charset::Shown as _;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -9,6 +10,7 @@ use clap::Subcommand;
 
 use super::{CheckFailed, Verdict, project_root_arg, skill_ids_of};
 use crate::clock::Clock;
+use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::skills;
 
 #[derive(Debug, Subcommand)]
@@ -66,8 +68,9 @@ pub fn run(stdout: &mut dyn Write, command: CatalogCommand, clock: &dyn Clock) -
             json,
         } => {
             let root = project_root_arg(root)?;
-            let path = project_catalog_path(&root, catalog)?;
-            let result = catalog_check(&root, &path, source, skills_root)?;
+            let place = project_catalog_path(&root, catalog)?;
+            let path = place.path();
+            let result = catalog_check(&root, &place, source, skills_root)?;
             let (reason, message) = match &result {
                 Ok(fingerprint) => (None, format!("fingerprint valid and fresh ({fingerprint})")),
                 Err((reason, message)) => (Some(*reason), message.clone()),
@@ -111,17 +114,34 @@ fn reason_text(reason: &str) -> &'static str {
     }
 }
 
-fn read_source(path: &std::path::Path) -> anyhow::Result<String> {
-    use crate::edge::files::{caps, read_bounded_string};
-    read_bounded_string(path, caps::CATALOG)
-        .with_context(|| format!("reading the canonical source {}", path.shown()))
+fn read_source(place: &Place) -> anyhow::Result<String> {
+    place
+        .read_string(crate::edge::files::caps::CATALOG)
+        .with_context(|| format!("reading the canonical source {}", place.path().shown()))
+}
+
+/// The canonical source: `--source` as given (the user's choice), else the project's, through
+/// its door.
+fn source_place(root: &ProjectRoot, given: Option<PathBuf>) -> Place {
+    given.map_or_else(|| root.at(crate::edge::agents::SOURCE_PATH), Place::user)
+}
+
+/// The skill ids affinities resolve against: `--skills-root`'s project, else this one.
+fn skill_ids_for(
+    root: &ProjectRoot,
+    skills_root: Option<PathBuf>,
+) -> anyhow::Result<BTreeSet<String>> {
+    Ok(match skills_root {
+        Some(path) => skill_ids_of(&project_root_arg(Some(path))?),
+        None => skill_ids_of(root),
+    })
 }
 
 /// The generated catalog's path for `catalog build`/`check`: `--out`/`--catalog` from the
 /// command line as given (the user's choice), else the project's, which must stay inside it.
-fn project_catalog_path(root: &std::path::Path, given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+fn project_catalog_path(root: &ProjectRoot, given: Option<PathBuf>) -> anyhow::Result<Place> {
     if let Some(path) = given {
-        return Ok(path);
+        return Ok(crate::edge::project::flag_place(Some(root), &path));
     }
     match crate::edge::agents::catalog_location(root) {
         (Some(path), None) => Ok(path),
@@ -141,41 +161,36 @@ pub fn catalog_build(
     clock: &dyn Clock,
 ) -> anyhow::Result<()> {
     let root = project_root_arg(root)?;
-    let source = match source {
-        Some(source) => source,
-        None => crate::edge::files::inside_project(
-            &root,
-            std::path::Path::new(crate::edge::agents::SOURCE_PATH),
-        )
-        .map_err(|why| {
+    let source = source_place(&root, source);
+    if let Place::Project(_, rel) = &source {
+        root.resolve_file(rel).map_err(|why| {
             anyhow::anyhow!(
                 "refusing {}: {why}; nothing was written",
                 crate::edge::agents::SOURCE_PATH
             )
-        })?,
-    };
+        })?;
+    }
     let out = project_catalog_path(&root, out)?;
     let text = read_source(&source)?;
-    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(&root));
+    let skill_ids = skill_ids_for(&root, skills_root)?;
     let catalog =
         crate::agents::catalog::build(&text, &skill_ids, crate::edge::hook::timestamp(clock.now()))
-            .with_context(|| format!("refusing {}; nothing was written", source.shown()))?;
+            .with_context(|| format!("refusing {}; nothing was written", source.path().shown()))?;
     let mut json = serde_json::to_string_pretty(&catalog)?;
     json.push('\n');
-    crate::edge::files::replace_generated(
-        &out,
+    out.replace_generated(
         json.as_bytes(),
         crate::edge::files::caps::CATALOG,
         crate::edge::agents::is_generated_catalog,
     )
-    .with_context(|| format!("writing {}", out.shown()))?;
+    .with_context(|| format!("writing {}", out.path().shown()))?;
     if let Some(dir) = out.parent() {
-        skills::ignore_folder(dir);
+        skills::ignore_folder(&dir);
     }
     writeln!(
         stdout,
         "wrote {} ({} agents, fingerprint {})",
-        out.shown(),
+        out.path().shown(),
         catalog.agents.len(),
         catalog.fingerprint
     )?;
@@ -186,20 +201,20 @@ pub fn catalog_build(
 /// its source, `Ok(Err((reason code, message)))` when the check failed, `Err` when it could not
 /// run (the source cannot be read or does not build).
 pub fn catalog_check(
-    root: &std::path::Path,
-    path: &std::path::Path,
+    root: &ProjectRoot,
+    place: &Place,
     source: Option<PathBuf>,
     skills_root: Option<PathBuf>,
 ) -> anyhow::Result<Result<String, (&'static str, String)>> {
-    let generated = match crate::edge::agents::read_catalog(path) {
+    let generated = match crate::edge::agents::read_catalog(Some(place)) {
         Ok(generated) => generated,
         Err(reason) => return Ok(Err((reason, format!("{reason}: {}", reason_text(reason))))),
     };
-    let source = source.unwrap_or_else(|| root.join(crate::edge::agents::SOURCE_PATH));
+    let source = source_place(root, source);
     let text = read_source(&source)?;
-    let skill_ids = skill_ids_of(skills_root.as_deref().unwrap_or(root));
+    let skill_ids = skill_ids_for(root, skills_root)?;
     let fresh = crate::agents::catalog::build(&text, &skill_ids, String::new())
-        .with_context(|| format!("the source {} does not build", source.shown()))?;
+        .with_context(|| format!("the source {} does not build", source.path().shown()))?;
     if fresh.fingerprint != generated.fingerprint {
         return Ok(Err((
             "agent-catalog-stale",

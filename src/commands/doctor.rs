@@ -33,7 +33,7 @@ pub fn doctor(stdout: &mut dyn Write, args: &DoctorArgs, settings: &Settings) ->
     let binary = match args.binary.as_deref().map(|b| b.to_string_lossy()) {
         Some(name) if crate::edge::program::is_bare(&name) => {
             let found =
-                crate::edge::program::resolve(&name, settings.search_path.as_deref(), &root)
+                crate::edge::program::resolve(&name, settings.search_path.as_deref(), root.given())
                     .map_err(|why| anyhow::anyhow!("--binary {name}: {why}"))?;
             binary_path(Some(&found))?
         }

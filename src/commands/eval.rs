@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::decision::Project;
+use crate::edge::files::ProjectRoot;
 use crate::edge::skills;
 use crate::skills::router::SkillRouter;
 
@@ -70,19 +71,36 @@ pub struct EvalArgs {
 pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
     // The case file may sit in a repository too: regular files only, never blocking on a FIFO,
     // at most `caps::CASES` (issue 18's second pass: a FIFO hung, `/dev/zero` grew without end).
-    let text =
-        crate::edge::files::read_bounded_string(&args.cases, crate::edge::files::caps::CASES)
-            .map_err(|e| anyhow::anyhow!("reading {}: {e}", args.cases.shown()))?;
-    let base = args.cases.parent().unwrap_or(std::path::Path::new("."));
-    // A case file may sit in a repository: its manifests are read like any project file
-    // (regular files only, never blocking on a FIFO, at most the catalog cap).
-    let read_manifest = |path: &std::path::Path| {
-        crate::edge::files::read_bounded_string(path, crate::edge::files::caps::CATALOG)
-            .map_err(|e| e.to_string())
+    let text = crate::edge::files::Place::user(&args.cases)
+        .read_string(crate::edge::files::caps::CASES)
+        .map_err(|e| anyhow::anyhow!("reading {}: {e}", args.cases.shown()))?;
+    let base = match args.cases.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
     };
+    // A case file may sit in a repository: its manifests are files of the case file's folder,
+    // read through that folder's door like any project file (never out of it, a link only to a
+    // document, regular files only, at most the catalog cap).
+    let folder =
+        ProjectRoot::open(base).map_err(|e| anyhow::anyhow!("opening {}: {e}", base.shown()))?;
+    let read_manifest = |path: &std::path::Path| {
+        folder
+            .relative(path.strip_prefix(base).unwrap_or(path))
+            .map_err(|why| why.to_string())
+            .and_then(|rel| {
+                folder
+                    .read_string(&rel, crate::edge::files::caps::CATALOG)
+                    .map_err(|e| e.to_string())
+            })
+    };
+    let root = args
+        .root
+        .clone()
+        .map(|r| super::project_root_arg(Some(r)))
+        .transpose()?;
     let cases = crate::eval::parse_cases_in(&text, base, &read_manifest)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.shown()))?;
-    let loaded = match &args.root {
+    let loaded = match &root {
         Some(root) => skills::load(root),
         None => skills::LoadedCatalog {
             catalog: crate::skills::default_catalog(),
@@ -95,7 +113,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
     };
     let skill_ids: std::collections::BTreeSet<String> =
         loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
-    let agents = match &args.root {
+    let agents = match &root {
         Some(root) => crate::edge::agents::load_catalog(root, &skill_ids, String::new()).catalog,
         None => crate::agents::default_catalog(),
     };
@@ -112,7 +130,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         ..Project::default()
     };
     let mut report = crate::eval::run(&cases, &mut project);
-    let documents = match &args.root {
+    let documents = match &root {
         Some(root) => skills::documents(root),
         None => crate::skills::default_documents(),
     };

@@ -197,7 +197,8 @@ pub fn man(
         let mut roff = Vec::new();
         clap_mangen::Man::new(page).render(&mut roff)?;
         let path = dir.join(&file);
-        crate::edge::files::write_atomic(&path, &roff, crate::edge::files::caps::PAGE)
+        crate::edge::project::flag_place(None, &path)
+            .write_atomic(&roff, crate::edge::files::caps::PAGE)
             .with_context(|| format!("writing {}", path.shown()))?;
         writeln!(stdout, "wrote {}", path.shown())?;
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::{binary_path, project_root_arg, settings_path};
 use crate::clock::Clock;
+use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::install::Scope;
 use crate::payload::Host;
@@ -198,13 +199,13 @@ fn each_host(
 /// each said in one line with why; an error when there is none.
 fn found_hosts(
     lines: &mut Lines<'_>,
-    root: &std::path::Path,
+    root: &ProjectRoot,
     settings: &Settings,
 ) -> anyhow::Result<Vec<Host>> {
     let mut found = Vec::new();
     let mut missing = Vec::new();
     for host in Host::ALL {
-        match crate::edge::program::detect(host, settings, root) {
+        match crate::edge::program::detect(host, settings, root.given()) {
             Some(why) => {
                 writeln!(lines.main(), "{}: found ({why})", host.as_str())?;
                 found.push(host);
@@ -292,8 +293,9 @@ fn change(
         )?;
         return Ok(());
     }
-    let path = settings_path(host, args.scope, &root, settings)?;
-    let target = hostconfig::write_target(&path, args.scope, &root)?;
+    let place = settings_path(host, args.scope, &root, settings)?;
+    let path = place.path();
+    let target = hostconfig::write_target(&place)?;
     let before = hostconfig::read_for(&target, host)?;
     let after = if let Some(binary) = binary {
         Some(
@@ -306,8 +308,10 @@ fn change(
         let original = settings
             .state_dir
             .as_deref()
-            .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path).join("original.json"))
-            .and_then(|p| hostconfig::read_for(&p, host).ok())
+            .map(|dir| {
+                hostconfig::backup_dir(dir, host, args.scope, &path, &root).join("original.json")
+            })
+            .and_then(|p| hostconfig::read_for(&Place::user(p), host).ok())
             .filter(serde_json::Value::is_object);
         crate::install::uninstall_over(before.clone(), host, original.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}; it was left untouched", path.shown()))?
@@ -317,15 +321,15 @@ fn change(
         None => before.is_null(),
     };
     if !unchanged {
-        hostconfig::refuse_read_only(&path, &target)?;
+        hostconfig::refuse_read_only(&place, &target)?;
     }
     let backups = settings
         .state_dir
         .as_deref()
-        .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path));
-    let mut plan = hostconfig::plan(&path, &target, after.as_ref())?;
+        .map(|dir| hostconfig::backup_dir(dir, host, args.scope, &path, &root));
+    let mut plan = hostconfig::plan(&place, &target, after.as_ref())?;
     if !add {
-        plan = hostconfig::restore_pre_install(&path, backups.as_deref(), host, plan);
+        plan = hostconfig::restore_pre_install(&place, backups.as_deref(), host, plan);
     }
     if args.dry_run {
         if unchanged {
@@ -334,19 +338,23 @@ fn change(
             write!(
                 lines.document(),
                 "{}",
-                hostconfig::unified_diff(&path, &plan)
+                hostconfig::unified_diff(&place, &plan)
             )?;
         }
         return Ok(());
     }
     // What install is about to create, for uninstall to take away again (and nothing else).
     let mut created = if add {
-        missing_folders(path.parent())
+        missing_folders(place.parent())
     } else {
         Vec::new()
     };
     // Records beside the backups carry the settings file's mode, as the backups do.
-    let record_mode = crate::edge::files::own_mode(&target).unwrap_or(0o600);
+    let record_mode = target
+        .symlink_metadata()
+        .ok()
+        .filter(crate::edge::files::FileMeta::is_file)
+        .map_or(0o600, |m| m.mode);
     let verb = if add { "installed" } else { "uninstalled" };
     if unchanged {
         writeln!(
@@ -394,13 +402,13 @@ fn change(
         }
         let recorded = backups.as_deref().and_then(take_created);
         if let Some(folders) = &recorded {
-            remove_created_folders(folders);
+            remove_created_folders(&root, folders);
         } else if args.scope == Scope::Project {
             // A name inside the agents folder, so the folder itself is tried first.
             let agents = crate::edge::agents_sync::agents_dir(host, args.scope, &root, settings)
                 .ok()
                 .map(|dir| dir.join("-"));
-            remove_empty_folders(&root, [Some(path.as_path()), agents.as_deref()]);
+            remove_empty_folders([Some(place.clone()), agents]);
         }
         if args.scope == Scope::User {
             refresh_availability(lines.detail(), &root, settings, clock)?;
@@ -413,12 +421,13 @@ fn change(
             crate::install::Scope::User => crate::install::Scope::Project,
             crate::install::Scope::Project => crate::install::Scope::User,
         };
-        let other_path = settings_path(host, other, &root, settings)?;
-        let lines_at = |file: &std::path::Path| {
+        let other_place = settings_path(host, other, &root, settings)?;
+        let other_path = other_place.path();
+        let lines_at = |file: &Place| {
             let doc = hostconfig::read_for(file, host).unwrap_or(serde_json::Value::Null);
             crate::install::command_lines(&crate::install::registered(&doc, host))
         };
-        let (here, there) = (lines_at(&path), lines_at(&other_path));
+        let (here, there) = (lines_at(&place), lines_at(&other_place));
         let (project, user) = match args.scope {
             crate::install::Scope::Project => (&here, &there),
             crate::install::Scope::User => (&there, &here),
@@ -439,6 +448,12 @@ fn change(
     let next = if unchanged { None } else { Some(host) };
     if let Some(host) = next {
         writeln!(lines.main(), "{}", (host.spec().install_next)(args.scope))?;
+        // The folder the next step asks the user to trust may run more than our hook.
+        if args.scope == Scope::Project
+            && let Some(sentence) = crate::edge::doctor::other_hooks_sentence(host, &root)
+        {
+            writeln!(lines.main(), "note: {sentence}")?;
+        }
     }
     let prefix = crate::edge::config::hotword_prefix(&root, settings.hotword_prefix.as_ref());
     writeln!(
@@ -449,7 +464,7 @@ fn change(
     if let Some(target) = &roles {
         for &h in &target.hosts {
             if let Ok(dir) = crate::edge::agents_sync::agents_dir(h, args.scope, &root, settings) {
-                created.extend(missing_folders(Some(&dir)));
+                created.extend(missing_folders(Some(dir)));
             }
         }
     }
@@ -460,7 +475,7 @@ fn change(
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         crate::edge::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
     }
-    let has_source = root.join(crate::edge::agents::SOURCE_PATH).is_file();
+    let has_source = root.at(crate::edge::agents::SOURCE_PATH).is_file();
     if has_source || roles.is_some() {
         writeln!(
             lines.detail(),
@@ -469,7 +484,7 @@ fn change(
         if has_source {
             super::catalog::catalog_build(
                 lines.detail(),
-                Some(root.clone()),
+                Some(root.path().to_path_buf()),
                 None,
                 None,
                 None,
@@ -484,7 +499,7 @@ fn change(
             note_created_manifest(settings)?;
         }
         let args = super::availability::AvailabilityArgs {
-            root: Some(root),
+            root: Some(root.path().to_path_buf()),
             write,
             json: false,
         };
@@ -506,9 +521,10 @@ pub const BARE_NAME: &str = "sophia-hook";
 fn program_for(
     explicit: Option<&std::path::Path>,
     scope: Scope,
-    root: &std::path::Path,
+    root: &ProjectRoot,
     settings: &Settings,
 ) -> anyhow::Result<(String, Option<PathBuf>)> {
+    let root = root.given();
     use crate::edge::program::{is_bare, resolve, same_file};
     let search = settings.search_path.as_deref();
     if let Some(given) = explicit {
@@ -551,20 +567,20 @@ fn program_for(
 /// roles are still configured: rewritten from what is on disk now, when there is one.
 fn refresh_availability(
     stdout: &mut dyn Write,
-    root: &std::path::Path,
+    root: &ProjectRoot,
     settings: &Settings,
     clock: &dyn Clock,
 ) -> anyhow::Result<()> {
     let exists = settings
         .availability_file
         .as_deref()
-        .is_some_and(|p| std::fs::symlink_metadata(p).is_ok());
+        .is_some_and(|p| Place::user(p).exists());
     if !exists {
         return Ok(());
     }
     writeln!(stdout, "refreshing the availability manifest:")?;
     let args = super::availability::AvailabilityArgs {
-        root: Some(root.to_path_buf()),
+        root: Some(root.path().to_path_buf()),
         write: true,
         json: false,
     };
@@ -576,15 +592,23 @@ fn refresh_availability(
 }
 
 /// The folders that do not exist yet among `dir` and its parents, outermost first: what writing
-/// a file in `dir` creates.
-fn missing_folders(dir: Option<&std::path::Path>) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = dir
-        .into_iter()
-        .flat_map(std::path::Path::ancestors)
-        .filter(|d| !d.as_os_str().is_empty())
-        .take_while(|d| std::fs::symlink_metadata(d).is_err())
-        .map(std::path::Path::to_path_buf)
-        .collect();
+/// a file in `dir` creates (each looked at through the door of the place).
+fn missing_folders(dir: Option<Place>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut at = dir;
+    while let Some(place) = at {
+        if place.path().as_os_str().is_empty() || place.exists() {
+            break;
+        }
+        if place
+            .project_rel()
+            .is_some_and(|r| r.as_os_str().is_empty())
+        {
+            break;
+        }
+        out.push(place.path());
+        at = place.parent();
+    }
     out.reverse();
     out
 }
@@ -597,8 +621,8 @@ const CREATED: &str = "created.json";
 fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> anyhow::Result<()> {
     use anyhow::Context;
     let file = backups.join(CREATED);
-    let mut all: Vec<PathBuf> = crate::edge::files::read_json_or_default(&file);
-    if folders.is_empty() && std::fs::symlink_metadata(&file).is_ok() {
+    let mut all: Vec<PathBuf> = Place::user(&file).read_json_or_default();
+    if folders.is_empty() && Place::user(&file).exists() {
         return Ok(());
     }
     for folder in folders {
@@ -607,9 +631,10 @@ fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> an
         }
     }
     let json = serde_json::to_vec(&all)?;
-    crate::edge::files::create_private_dir_all(backups)
+    Place::user(backups)
+        .create_dir_all()
         .and_then(|()| {
-            crate::edge::files::write_backup(&file, &json, crate::edge::files::caps::STATE, mode)
+            Place::user(&file).write_backup(&json, crate::edge::files::caps::STATE, mode)
         })
         .with_context(|| format!("keeping a record in {}", file.shown()))
 }
@@ -617,21 +642,23 @@ fn keep_created(backups: &std::path::Path, folders: &[PathBuf], mode: u32) -> an
 /// The folders install recorded as created for a settings file, and the record removed; `None`
 /// when there is no record (an install by an earlier version).
 fn take_created(backups: &std::path::Path) -> Option<Vec<PathBuf>> {
-    let file = backups.join(CREATED);
-    std::fs::symlink_metadata(&file).ok()?;
-    let folders: Vec<PathBuf> = crate::edge::files::read_json_or_default(&file);
-    let _ = std::fs::remove_file(&file);
+    let file = Place::user(backups.join(CREATED));
+    file.symlink_metadata().ok()?;
+    let folders: Vec<PathBuf> = file.read_json_or_default();
+    let _ = file.remove_file();
     Some(folders)
 }
 
 /// Removes the folders install created, innermost first, each only when it is an empty real
-/// folder now: a folder that holds anything of the user's stays, and so do its parents.
-fn remove_created_folders(folders: &[PathBuf]) {
+/// folder now: a folder that holds anything of the user's stays, and so do its parents. A folder
+/// in the project is removed through its door.
+fn remove_created_folders(root: &ProjectRoot, folders: &[PathBuf]) {
     let mut folders = folders.to_vec();
     folders.sort_by_key(|f| std::cmp::Reverse(f.components().count()));
     for dir in folders {
-        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_dir()) {
-            let _ = std::fs::remove_dir(&dir);
+        let place = root.place_of(&dir);
+        if place.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            let _ = place.remove_dir();
         }
     }
 }
@@ -653,16 +680,18 @@ fn note_created_manifest(settings: &Settings) -> anyhow::Result<()> {
     else {
         return Ok(());
     };
-    if std::fs::symlink_metadata(manifest).is_ok() || std::fs::symlink_metadata(&record).is_ok() {
+    if Place::user(manifest).exists() || Place::user(&record).exists() {
         return Ok(());
     }
     let mut paths = vec![manifest.clone()];
-    paths.extend(missing_folders(manifest.parent()));
+    paths.extend(missing_folders(manifest.parent().map(Place::user)));
     if let Some(dir) = record.parent() {
-        crate::edge::files::create_private_dir_all(dir)
+        Place::user(dir)
+            .create_dir_all()
             .with_context(|| format!("creating {}", dir.shown()))?;
     }
-    crate::edge::files::write_json_atomic(&record, &paths)
+    Place::user(&record)
+        .write_json_atomic(&paths)
         .with_context(|| format!("keeping a record in {}", record.shown()))
 }
 
@@ -670,13 +699,13 @@ fn note_created_manifest(settings: &Settings) -> anyhow::Result<()> {
 /// folders it created for it, once sophia-hook is registered at user scope for no host at all.
 fn remove_created_manifest(
     stdout: &mut dyn Write,
-    root: &std::path::Path,
+    root: &ProjectRoot,
     settings: &Settings,
 ) -> anyhow::Result<()> {
     let Some(record) = manifest_record(settings) else {
         return Ok(());
     };
-    if std::fs::symlink_metadata(&record).is_err() {
+    if !Place::user(&record).exists() {
         return Ok(());
     }
     let still_installed = Host::ALL.iter().any(|&h| {
@@ -688,39 +717,39 @@ fn remove_created_manifest(
     if still_installed {
         return Ok(());
     }
-    let paths: Vec<PathBuf> = crate::edge::files::read_json_or_default(&record);
+    let paths: Vec<PathBuf> = Place::user(&record).read_json_or_default();
     if let Some((manifest, folders)) = paths.split_first()
-        && std::fs::symlink_metadata(manifest).is_ok_and(|m| m.is_file())
+        && Place::user(manifest)
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_file())
     {
-        std::fs::remove_file(manifest)
+        Place::user(manifest)
+            .remove_file()
             .map_err(|e| anyhow::anyhow!("removing {}: {e}", manifest.shown()))?;
         writeln!(
             stdout,
             "removed {} (install created it; no host has sophia-hook at user scope now)",
             manifest.shown()
         )?;
-        remove_created_folders(folders);
+        remove_created_folders(root, folders);
     }
-    let _ = std::fs::remove_file(&record);
+    let _ = Place::user(&record).remove_file();
     Ok(())
 }
 
-/// Removes the folders that held `files` (`.codex/`, `.claude/agents/`, …) when they are empty
-/// now, up to but not including `root`: what install created and uninstall emptied goes. A
-/// folder with anything left in it, a symlink, or `root` itself is kept.
-fn remove_empty_folders<'a>(
-    root: &std::path::Path,
-    files: impl IntoIterator<Item = Option<&'a std::path::Path>>,
-) {
+/// Removes the folders of the project that held `files` (`.codex/`, `.claude/agents/`, …) when
+/// they are empty now, up to but not including the root: what install created and uninstall
+/// emptied goes. A folder with anything left in it, a symlink, or the root itself is kept.
+fn remove_empty_folders(files: impl IntoIterator<Item = Option<Place>>) {
     for file in files.into_iter().flatten() {
         let mut dir = file.parent();
         while let Some(d) = dir {
-            if d == root || !d.starts_with(root) {
+            if !d.is_project() || d.project_rel().is_some_and(|r| r.as_os_str().is_empty()) {
                 break;
             }
-            let real_dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_dir());
+            let real_dir = d.symlink_metadata().is_ok_and(|m| m.is_dir());
             // `remove_dir` removes only an empty folder; a non-empty one ends the walk.
-            if !real_dir || std::fs::remove_dir(d).is_err() {
+            if !real_dir || d.remove_dir().is_err() {
                 break;
             }
             dir = d.parent();

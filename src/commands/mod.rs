@@ -22,22 +22,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::project::project_root;
 use crate::edge::settings::Settings;
 use crate::install::Scope;
 use crate::payload::Host;
 
-pub fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    match root {
+/// The project a tool command works on (`--root`, else the git root above the current folder),
+/// opened: every file of it is reached through this handle (`edge::files::ProjectRoot`).
+pub fn project_root_arg(root: Option<PathBuf>) -> anyhow::Result<ProjectRoot> {
+    let path = match root {
         Some(root) => {
             existing_dir("--root", &root)?;
-            Ok(root)
+            root
         }
         None => {
             let cwd = std::env::current_dir().context("reading the current directory")?;
-            Ok(project_root(&cwd))
+            project_root(&cwd)
         }
-    }
+    };
+    ProjectRoot::open(&path).with_context(|| format!("opening the project {}", path.shown()))
 }
 
 /// The absolute path of the binary to register.
@@ -59,14 +63,14 @@ pub fn binary_path(explicit: Option<&std::path::Path>) -> anyhow::Result<PathBuf
 pub fn settings_path(
     host: Host,
     scope: Scope,
-    root: &std::path::Path,
+    root: &ProjectRoot,
     settings: &Settings,
-) -> anyhow::Result<PathBuf> {
+) -> anyhow::Result<Place> {
     let home = settings
         .home
         .as_deref()
         .context("the home directory is unknown (HOME is not set)")?;
-    Ok(crate::install::config_path(
+    Ok(crate::edge::hostconfig::settings_place(
         host,
         scope,
         root,
@@ -75,7 +79,7 @@ pub fn settings_path(
     ))
 }
 
-pub fn skill_ids_of(root: &std::path::Path) -> std::collections::BTreeSet<String> {
+pub fn skill_ids_of(root: &ProjectRoot) -> std::collections::BTreeSet<String> {
     crate::edge::skills::load(root)
         .catalog
         .skills
@@ -161,11 +165,16 @@ impl Write for PipeSafe<'_> {
 /// A folder the user named on the command line (`--root`, `--cwd`) must exist: a typo is an
 /// error, not a run against nothing.
 pub fn existing_dir(flag: &str, path: &Path) -> anyhow::Result<()> {
-    if !path.is_dir() {
+    let place = Place::user(path);
+    if !place.is_dir() {
         bail!(
             "{flag} {}: no such folder{}",
             path.shown(),
-            if path.exists() { " (it is a file)" } else { "" }
+            if place.exists() {
+                " (it is a file)"
+            } else {
+                ""
+            }
         );
     }
     Ok(())

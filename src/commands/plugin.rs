@@ -74,7 +74,8 @@ pub fn run(stdout: &mut dyn Write, command: PluginCommand) -> Outcome {
 fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
     refuse_non_empty(&args.out)?;
     let binary = super::binary_path(args.binary.as_deref())?;
-    let bytes = crate::edge::files::read_bounded(&binary, BINARY_CAP)
+    let bytes = crate::edge::files::Place::user(&binary)
+        .read(BINARY_CAP)
         .map_err(|e| anyhow::anyhow!("reading the binary {}: {e}", binary.shown()))?;
     let files = crate::plugin::files(args.os == TargetOs::Windows)?;
     for file in &files {
@@ -90,7 +91,8 @@ fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
             Contents::Text(_) => crate::edge::files::caps::SETTINGS,
             Contents::Binary => BINARY_CAP,
         };
-        crate::edge::files::write_atomic_mode(&path, contents, cap, mode)
+        crate::edge::project::flag_place(None, &path)
+            .write_atomic_mode(contents, cap, mode)
             .with_context(|| format!("writing {}", path.shown()))?;
     }
     // Absolute, so that the paths printed can be pasted into `copilot plugin marketplace add`.
@@ -124,12 +126,13 @@ fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
 
 /// `--out` must be missing or an empty folder: a previous build is not merged or replaced.
 fn refuse_non_empty(out: &Path) -> anyhow::Result<()> {
-    match std::fs::symlink_metadata(out) {
+    match crate::edge::project::flag_place(None, out).symlink_metadata() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e).with_context(|| format!("--out {}", out.shown())),
         Ok(meta) if !meta.is_dir() => bail!("--out {}: not a folder", out.shown()),
         Ok(_) => {
-            let mut entries = crate::edge::files::list_dir(out, 1)
+            let mut entries = crate::edge::project::flag_place(None, out)
+                .list_dir(1)
                 .with_context(|| format!("--out {}", out.shown()))?;
             if entries.next().is_some() {
                 bail!(

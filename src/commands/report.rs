@@ -44,13 +44,13 @@ pub fn report_page(
 ) -> super::Outcome {
     // Named on the command line: a typo is an error, and no folder is made for it.
     if let Some(file) = &args.file
-        && std::fs::symlink_metadata(file).is_err()
+        && !crate::edge::files::Place::user(file).exists()
     {
         bail!("--file {}: no such file", file.shown());
     }
     if let Some(out) = &args.out {
         let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
-        if let Some(dir) = parent.filter(|d| !d.is_dir()) {
+        if let Some(dir) = parent.filter(|d| !crate::edge::files::Place::user(*d).is_dir()) {
             bail!(
                 "--out {}: the folder {} does not exist (create it first); nothing was written",
                 out.shown(),

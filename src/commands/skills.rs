@@ -64,27 +64,45 @@ pub fn skills_index(
     };
     let mut built = 0;
     let mut last_error = None;
+    let mut machine = false;
     for host in hosts {
-        match skills::build_index(&root, host, &homes, out.as_deref()) {
-            Ok((catalog, path)) => {
-                built += 1;
-                writeln!(
-                    stdout,
-                    "{}: wrote {} ({} skills, {} skipped, fingerprint {})",
-                    host.as_str(),
-                    path.shown(),
-                    catalog.skills.len(),
-                    catalog.warnings.len(),
-                    catalog.source_fingerprint
-                )?;
-                for warning in &catalog.warnings {
-                    // A warning names files: one line, whatever their names hold.
-                    let warning = crate::charset::terminal(warning);
-                    writeln!(stderr, "sophia-hook: warning: {}: {warning}", host.as_str())?;
+        match skills::build_index(
+            &root,
+            host,
+            &homes,
+            out.as_deref()
+                .map(|o| crate::edge::project::flag_place(Some(&root), o)),
+            settings.cache_dir.as_deref(),
+        ) {
+            Ok(files) => {
+                for file in files {
+                    built += 1;
+                    machine |= file.machine;
+                    let catalog = &file.catalog;
+                    writeln!(
+                        stdout,
+                        "{}: wrote {} ({} skills, {} skipped, fingerprint {})",
+                        host.as_str(),
+                        file.place.path().shown(),
+                        catalog.skills.len(),
+                        catalog.warnings.len(),
+                        catalog.source_fingerprint
+                    )?;
+                    for warning in &catalog.warnings {
+                        // A warning names files: one line, whatever their names hold.
+                        let warning = crate::charset::terminal(warning);
+                        writeln!(stderr, "sophia-hook: warning: {}: {warning}", host.as_str())?;
+                    }
                 }
             }
             Err(e) => last_error = Some(e),
         }
+    }
+    if machine {
+        writeln!(
+            stdout,
+            "note: your own skills are compiled into this machine's copy in your cache folder, never into the project"
+        )?;
     }
     match (built, last_error) {
         (0, Some(e)) if host.is_some() => Err(e),
@@ -92,7 +110,7 @@ pub fn skills_index(
         (0, Some(e)) if e.to_string().starts_with("refusing") => Err(e),
         (0, _) => anyhow::bail!(
             "no skills found in {} for any host (the hook uses the embedded default catalog)",
-            root.shown()
+            root.path().shown()
         ),
         _ => Ok(()),
     }

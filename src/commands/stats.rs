@@ -38,15 +38,16 @@ pub fn stats(
         .map(|s| crate::stats::parse_since(&s, clock.now()))
         .transpose()
         .map_err(|e| anyhow::anyhow!(e))?;
-    let text =
-        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::ANALYTICS) {
-            Ok(text) => text,
-            Err(crate::edge::files::ReadError::Missing) if !explicit => String::new(),
-            Err(crate::edge::files::ReadError::Missing) => {
-                anyhow::bail!("--file {}: no such file", path.shown())
-            }
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.shown())),
-        };
+    let text = match crate::edge::files::Place::user(&path)
+        .read_string(crate::edge::files::caps::ANALYTICS)
+    {
+        Ok(text) => text,
+        Err(crate::edge::files::ReadError::Missing) if !explicit => String::new(),
+        Err(crate::edge::files::ReadError::Missing) => {
+            anyhow::bail!("--file {}: no such file", path.shown())
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.shown())),
+    };
     let summary = crate::stats::summarise(&text, since);
     if json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;

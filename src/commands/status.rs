@@ -66,7 +66,7 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
             .map(|scope| Registration {
                 scope: scope.as_str(),
                 file: settings_path(host, *scope, &root, settings)
-                    .map(|p| p.shown().to_string())
+                    .map(|p| p.path().shown().to_string())
                     .unwrap_or_default(),
             })
             .collect();
@@ -134,12 +134,13 @@ fn last_runs(settings: &Settings) -> std::collections::BTreeMap<String, String> 
         return out;
     };
     let Ok(text) =
-        crate::edge::files::read_bounded_string(path, crate::edge::files::caps::ANALYTICS)
+        crate::edge::files::Place::user(path).read_string(crate::edge::files::caps::ANALYTICS)
     else {
         return out;
     };
     for line in text.lines() {
-        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
+        let Ok(event) = crate::bounded::json_str::<serde_json::Value>(line, crate::bounded::FILE)
+        else {
             continue;
         };
         if let (Some(host), Some(ts)) = (

@@ -4,17 +4,13 @@
 //! hook: problems become warnings.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::agents::availability::{Availability, Manifest, overlay};
 use crate::agents::catalog::{AgentCatalog, build, validate};
 use crate::agents::default_catalog;
-use crate::edge::files::{
-    ReadError, caps, inside_project, read_bounded, read_bounded_string, read_json_or_default,
-    write_json_atomic,
-};
+use crate::edge::files::{Place, ProjectRoot, ReadError, caps};
 use crate::planning::CarryForwardState;
 
 pub use crate::agents::SOURCE_PATH;
@@ -46,14 +42,14 @@ pub struct EffectiveCatalog {
     pub warnings: Vec<String>,
 }
 
-fn mtime(path: &Path) -> Option<SystemTime> {
-    fs::metadata(path).and_then(|m| m.modified()).ok()
+fn mtime(place: Option<&Place>) -> Option<SystemTime> {
+    place?.metadata().ok()?.modified
 }
 
 /// Where the generated catalog of `root` lives (`.sophia-hook.yaml` may move it inside the
 /// project), with a warning when the configured path was refused; `None` when even the default
 /// leads out of the project.
-pub fn catalog_location(root: &Path) -> (Option<PathBuf>, Option<String>) {
+pub fn catalog_location(root: &ProjectRoot) -> (Option<Place>, Option<String>) {
     let (config, _) = crate::edge::config::load(root);
     crate::edge::config::artifact_path(
         root,
@@ -63,15 +59,15 @@ pub fn catalog_location(root: &Path) -> (Option<PathBuf>, Option<String>) {
     )
 }
 
-/// [`catalog_location`] for reading: an empty path (which reads as missing) when refused.
-pub fn catalog_path(root: &Path) -> PathBuf {
-    catalog_location(root).0.unwrap_or_default()
+/// [`catalog_location`] for reading: `None` (which reads as missing) when refused.
+pub fn catalog_path(root: &ProjectRoot) -> Option<Place> {
+    catalog_location(root).0
 }
 
 /// Whether bytes are an agent catalog that sophia-hook wrote: a JSON object with our
 /// `schemaVersion`, `fingerprint` and `agents` members, so `catalog build` may replace it.
 pub fn is_generated_catalog(bytes: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+    crate::bounded::json_value(bytes, crate::bounded::FILE).is_ok_and(|v| {
         ["schemaVersion", "fingerprint", "agents"]
             .iter()
             .all(|k| v.get(k).is_some())
@@ -81,14 +77,17 @@ pub fn is_generated_catalog(bytes: &[u8]) -> bool {
 /// Reads and verifies a generated catalog: bounded, parsed, its fingerprint checked, then
 /// validated like the source `catalog build` accepts (a matching fingerprint proves nothing
 /// about who wrote the file).
-pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
-    let bytes = read_bounded(path, caps::CATALOG).map_err(|e| match e {
+pub fn read_catalog(place: Option<&Place>) -> Result<AgentCatalog, &'static str> {
+    let Some(place) = place else {
+        return Err("agent-catalog-missing");
+    };
+    let bytes = place.read(caps::CATALOG).map_err(|e| match e {
         ReadError::Missing => "agent-catalog-missing",
         ReadError::TooLarge { .. } => "agent-catalog-too-large",
         _ => "agent-catalog-unreadable",
     })?;
     let catalog: AgentCatalog =
-        serde_json::from_slice(&bytes).map_err(|_| "agent-catalog-corrupt")?;
+        crate::bounded::json(&bytes, crate::bounded::FILE).map_err(|_| "agent-catalog-corrupt")?;
     if !catalog.fingerprint_is_valid() {
         return Err("agent-catalog-fingerprint-mismatch");
     }
@@ -99,9 +98,13 @@ pub fn read_catalog(path: &Path) -> Result<AgentCatalog, &'static str> {
 /// The catalog the hook uses for `root`, before availability: the generated catalog when it is
 /// valid and not older than the project's canonical source; else the source, built in memory
 /// against `skill_ids`; else the embedded default.
-pub fn load_catalog(root: &Path, skill_ids: &BTreeSet<String>, now: String) -> EffectiveCatalog {
+pub fn load_catalog(
+    root: &ProjectRoot,
+    skill_ids: &BTreeSet<String>,
+    now: String,
+) -> EffectiveCatalog {
     let (path, refused) = catalog_location(root);
-    let mut effective = load_catalog_at(root, &path.unwrap_or_default(), skill_ids, now);
+    let mut effective = load_catalog_at(root, path.as_ref(), skill_ids, now);
     // A catalog path that leads out of the project is not read; say why.
     effective.warnings.splice(0..0, refused);
     effective
@@ -109,21 +112,22 @@ pub fn load_catalog(root: &Path, skill_ids: &BTreeSet<String>, now: String) -> E
 
 /// [`load_catalog`] with the generated catalog's path already resolved by the caller.
 pub fn load_catalog_at(
-    root: &Path,
-    generated: &Path,
+    root: &ProjectRoot,
+    generated: Option<&Place>,
     skill_ids: &BTreeSet<String>,
     now: String,
 ) -> EffectiveCatalog {
     let mut warnings = Vec::new();
-    // The canonical source must be a file of the project (no symlink out of it, not in .git/).
-    let source = match inside_project(root, Path::new(SOURCE_PATH)) {
-        Ok(source) => source,
+    // The canonical source must be a file of the project (no symlink out of it, not in .git/,
+    // a link only to a document).
+    let source = match root.resolve_file(Path::new(SOURCE_PATH)) {
+        Ok(source) => Some(root.at(source)),
         Err(why) => {
             warnings.push(format!("agent-catalog-source-{}", why.code()));
-            PathBuf::new()
+            None
         }
     };
-    let source_time = mtime(&source);
+    let source_time = mtime(source.as_ref());
     // A project's agent ids are named to the model ("briefs the child as the … role"): names,
     // never sentences.
     let named = |c: &AgentCatalog| {
@@ -144,8 +148,9 @@ pub fn load_catalog_at(
         Err("agent-catalog-missing") if source_time.is_none() => {}
         Err(reason) => warnings.push(reason.to_owned()),
     }
-    if source_time.is_some() {
-        match read_bounded_string(&source, caps::CATALOG)
+    if let (Some(source), Some(_)) = (&source, source_time) {
+        match source
+            .read_string(caps::CATALOG)
             .map_err(|e| e.to_string())
             .and_then(|text| build(&text, skill_ids, now).map_err(|e| e.to_string()))
         {
@@ -172,7 +177,7 @@ pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>, hos
     let Some(path) = path else {
         return;
     };
-    let bytes = match crate::edge::files::read_bounded(path, crate::edge::files::caps::STATE) {
+    let bytes = match Place::user(path).read(caps::STATE) {
         Ok(bytes) => bytes,
         Err(crate::edge::files::ReadError::Missing) => return,
         Err(_) => {
@@ -182,7 +187,7 @@ pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>, hos
             return;
         }
     };
-    match serde_json::from_slice::<Manifest>(&bytes) {
+    match crate::bounded::json::<Manifest>(&bytes, crate::bounded::FILE) {
         Ok(manifest) => {
             let warnings = overlay(&mut effective.catalog, &manifest, host);
             effective.warnings.extend(warnings);
@@ -205,11 +210,14 @@ pub struct Definition {
 const DEFINITION_CAP: crate::edge::files::Cap = crate::edge::files::caps::DEFINITION;
 
 /// One folder where a host keeps its agent definitions, and how their file names end there.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct DefinitionDir {
     pub host: &'static str,
-    pub dir: PathBuf,
+    pub dir: Place,
     pub ext: &'static str,
+    /// Only the files that are exactly what `agents sync` writes for an embedded role count
+    /// ([`crate::agents::availability::DefinitionScope::ProjectSynced`]).
+    pub only_synced: bool,
 }
 
 /// The folders availability reads, project first: for every host with an agent runtime the very
@@ -219,26 +227,33 @@ pub struct DefinitionDir {
 /// project's folders: its roles bind to no user-scope definition, as in the hook
 /// ([`crate::agents::availability::HostDefinitions::bindable`]).
 pub fn definition_dirs(
-    root: &Path,
+    root: &ProjectRoot,
     settings: &crate::edge::settings::Settings,
     catalog_from_project: bool,
 ) -> Vec<DefinitionDir> {
+    use crate::agents::availability::DefinitionScope;
     use crate::edge::agents_sync::agents_dir;
     use crate::payload::Host;
     let mut dirs: Vec<DefinitionDir> = Vec::new();
-    let mut push = |host, dir: PathBuf, ext| {
-        if !dirs.iter().any(|d| d.dir == dir) {
-            dirs.push(DefinitionDir { host, dir, ext });
-        }
-    };
     for &scope in crate::agents::availability::binding_scopes(catalog_from_project) {
-        let scope = match scope {
-            crate::agents::availability::DefinitionScope::Project => crate::install::Scope::Project,
-            crate::agents::availability::DefinitionScope::User => crate::install::Scope::User,
+        let (at, only_synced) = match scope {
+            DefinitionScope::Project => (crate::install::Scope::Project, false),
+            DefinitionScope::ProjectSynced => (crate::install::Scope::Project, true),
+            DefinitionScope::User => (crate::install::Scope::User, false),
         };
         for host in Host::with_agents() {
-            if let Ok(dir) = agents_dir(host, scope, root, settings) {
-                push(host.as_str(), dir, definition_ext(host));
+            let Ok(dir) = agents_dir(host, at, root, settings) else {
+                continue;
+            };
+            match dirs.iter_mut().find(|d| d.dir.path() == dir.path()) {
+                // The user's folder is the user's, whoever else reaches it.
+                Some(seen) => seen.only_synced &= only_synced,
+                None => dirs.push(DefinitionDir {
+                    host: host.as_str(),
+                    dir,
+                    ext: definition_ext(host),
+                    only_synced,
+                }),
             }
         }
     }
@@ -252,25 +267,56 @@ fn definition_ext(host: crate::payload::Host) -> &'static str {
 
 /// The names `host` can spawn as agent types from `dirs` (its agent folders, project and user):
 /// the file stems of its definition files, among the first [`MAX_DEFINITIONS_PER_DIR`] entries
-/// of each folder. Listing only, no file is read.
-pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTreeSet<String> {
+/// of each folder. Listing only, no file is read. The flag says whether a folder held more (the
+/// rest was not looked at: its caller warns `agent-definitions-cut`).
+pub fn host_definition_ids(host: crate::payload::Host, dirs: &[Place]) -> (BTreeSet<String>, bool) {
     if host.spec().agents.is_none() {
-        return BTreeSet::new();
+        return (BTreeSet::new(), false);
     }
     let ext = definition_ext(host);
     let mut ids = BTreeSet::new();
+    let mut cut = false;
     for dir in dirs {
-        let Ok(entries) = crate::edge::files::list_dir(dir, MAX_DEFINITIONS_PER_DIR) else {
+        let Ok(mut entries) = dir.list_dir(MAX_DEFINITIONS_PER_DIR) else {
             continue;
         };
-        for entry in entries {
-            let name = entry.file_name();
-            if let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(ext)) {
+        for entry in entries.by_ref() {
+            if let Some(stem) = entry.name.to_str().and_then(|n| n.strip_suffix(ext)) {
                 ids.insert(stem.to_owned());
             }
         }
+        cut |= entries.over_cap();
     }
-    ids
+    (ids, cut)
+}
+
+/// Of `ids` (names in `host`'s project agent folder `dir`), those whose file is exactly what
+/// `agents sync` writes there for the embedded role of that name
+/// ([`crate::agents::runtime::is_synced_embedded`]). Only files named for an embedded role are
+/// read, so a project without them costs nothing.
+pub fn synced_embedded(
+    host: crate::payload::Host,
+    dir: &Place,
+    ids: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    ids.iter()
+        .filter(|id| crate::agents::is_embedded_id(id))
+        .filter(|id| {
+            dir.join(crate::agents::runtime::file_name(host, id))
+                .read_string(DEFINITION_CAP)
+                .is_ok_and(|text| crate::agents::runtime::is_synced_embedded(host, id, &text))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The warning for an agent definition folder of more than [`MAX_DEFINITIONS_PER_DIR`] entries:
+/// `where` names it without a path (`claude:project`) or as [`charset::Shown`] text.
+pub fn cut_warning(place: &str) -> String {
+    format!(
+        "agent-definitions-cut:{place}: the folder holds more than {MAX_DEFINITIONS_PER_DIR} \
+         entries; the rest were not looked at"
+    )
 }
 
 /// The project agents Gemini CLI will load: those the user acknowledged in its TUI, as recorded
@@ -279,15 +325,14 @@ pub fn host_definition_ids(host: crate::payload::Host, dirs: &[PathBuf]) -> BTre
 pub fn gemini_acknowledged(
     home: &Path,
     root: &Path,
-    dir: &Path,
+    dir: &Place,
     ids: BTreeSet<String>,
 ) -> BTreeSet<String> {
-    use crate::edge::files::{caps, read_bounded};
     let path = home.join(".gemini/acknowledgments/agents.json");
-    let Ok(bytes) = read_bounded(&path, caps::STATE) else {
+    let Ok(bytes) = Place::user(path).read(caps::STATE) else {
         return BTreeSet::new();
     };
-    let Ok(acks) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+    let Ok(acks) = crate::bounded::json_value(&bytes, crate::bounded::FILE) else {
         return BTreeSet::new();
     };
     let Some(project) = acks.get(root.to_string_lossy().as_ref()) else {
@@ -298,9 +343,11 @@ pub fn gemini_acknowledged(
             let Some(want) = project.get(id).and_then(serde_json::Value::as_str) else {
                 return false;
             };
-            read_bounded(&dir.join(format!("{id}.md")), DEFINITION_CAP).is_ok_and(|content| {
-                crate::fingerprint::sha256(&content).strip_prefix("sha256:") == Some(want)
-            })
+            dir.join(format!("{id}.md"))
+                .read(DEFINITION_CAP)
+                .is_ok_and(|content| {
+                    crate::fingerprint::sha256(&content).strip_prefix("sha256:") == Some(want)
+                })
         })
         .collect()
 }
@@ -317,6 +364,8 @@ pub struct DefinitionIndex {
     files: Vec<IndexedDefinition>,
     /// Files read, for tests that count work.
     pub reads: usize,
+    /// A warning per folder cut at [`MAX_DEFINITIONS_PER_DIR`] entries ([`cut_warning`]).
+    pub warnings: Vec<String>,
 }
 
 struct IndexedDefinition {
@@ -330,23 +379,40 @@ struct IndexedDefinition {
 
 impl DefinitionIndex {
     pub fn read(dirs: &[DefinitionDir]) -> DefinitionIndex {
+        use crate::charset::Shown as _;
         let mut index = DefinitionIndex {
             files: Vec::new(),
             reads: 0,
+            warnings: Vec::new(),
         };
-        for DefinitionDir { host, dir, ext } in dirs {
-            let Ok(entries) = crate::edge::files::list_dir(dir, MAX_DEFINITIONS_PER_DIR) else {
+        for DefinitionDir {
+            host,
+            dir,
+            ext,
+            only_synced,
+        } in dirs
+        {
+            let synced_host = crate::payload::Host::with_agents()
+                .into_iter()
+                .find(|h| h.as_str() == *host);
+            let Ok(mut entries) = dir.list_dir(MAX_DEFINITIONS_PER_DIR) else {
                 continue;
             };
-            for entry in entries {
-                let path = entry.path();
-                let file = entry.file_name().to_string_lossy().into_owned();
+            for entry in entries.by_ref() {
+                let place = dir.join(&entry.name);
+                let file = entry.name.to_string_lossy().into_owned();
                 let Some(stem) = file.strip_suffix(ext) else {
                     continue;
                 };
                 index.reads += 1;
-                let text = crate::edge::files::read_bounded_string(&path, DEFINITION_CAP)
-                    .unwrap_or_default();
+                let text = place.read_string(DEFINITION_CAP).unwrap_or_default();
+                if *only_synced
+                    && !synced_host
+                        .is_some_and(|h| crate::agents::runtime::is_synced_embedded(h, stem, &text))
+                {
+                    continue;
+                }
+                let path = place.path();
                 index.files.push(IndexedDefinition {
                     host,
                     stem: stem.to_owned(),
@@ -354,6 +420,11 @@ impl DefinitionIndex {
                     enabled: !is_disabled(&text),
                     path,
                 });
+            }
+            if entries.over_cap() {
+                index
+                    .warnings
+                    .push(cut_warning(&format!("{host}: {}", dir.path().shown())));
             }
         }
         index
@@ -418,35 +489,39 @@ pub fn state_of<'a>(defs: impl IntoIterator<Item = &'a Definition>) -> Availabil
     }
 }
 
+/// Each catalog agent's state and the definitions that gave it.
+pub type AgentStates = BTreeMap<String, (Availability, Vec<Definition>)>;
+
 /// Availability per catalog agent: `configured` when an enabled definition exists for some host,
 /// `unavailable` when definitions exist and all are disabled, `unknown` otherwise.
+/// With them, the warnings of the folders read ([`DefinitionIndex::warnings`]).
 pub fn compute_availability(
     catalog: &AgentCatalog,
     dirs: &[DefinitionDir],
-) -> BTreeMap<String, (Availability, Vec<Definition>)> {
+) -> (AgentStates, Vec<String>) {
     let index = DefinitionIndex::read(dirs);
-    catalog
+    let states = catalog
         .agents
         .iter()
         .map(|a| {
             let defs = index.find(&a.id);
             (a.id.clone(), (state_of(&defs), defs))
         })
-        .collect()
+        .collect();
+    (states, index.warnings)
 }
 
 /// The user's agent folders only ([`definition_dirs`] without the project's).
 pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<DefinitionDir> {
-    use crate::edge::agents_sync::agents_dir;
-    use crate::install::Scope;
     use crate::payload::Host;
     let mut dirs = Vec::new();
     for host in Host::with_agents() {
-        if let Ok(dir) = agents_dir(host, Scope::User, Path::new(""), settings) {
+        if let Ok(dir) = crate::edge::agents_sync::user_agents_dir(host, settings) {
             dirs.push(DefinitionDir {
                 host: host.as_str(),
                 dir,
                 ext: definition_ext(host),
+                only_synced: false,
             });
         }
     }
@@ -465,7 +540,7 @@ pub fn user_manifest(
 ) -> crate::agents::availability::Manifest {
     let catalog = default_catalog();
     let dirs = user_definition_dirs(settings);
-    let states = compute_availability(&catalog, &dirs);
+    let (states, _) = compute_availability(&catalog, &dirs);
     let hosts = crate::payload::Host::with_agents()
         .into_iter()
         .map(crate::payload::Host::as_str)
@@ -493,12 +568,12 @@ pub fn state_path(cache_dir: &Path) -> PathBuf {
 
 /// Reads the carry-forward state; a missing or corrupt file is an empty state.
 pub fn read_state(path: &Path) -> CarryForwardState {
-    read_json_or_default(path)
+    Place::user(path).read_json_or_default()
 }
 
 /// Writes the carry-forward state atomically; best effort.
 pub fn write_state(path: &Path, state: &CarryForwardState) -> std::io::Result<()> {
-    write_json_atomic(path, state)
+    Place::user(path).write_json_atomic(state)
 }
 
 #[cfg(test)]
@@ -506,6 +581,11 @@ mod tests {
     // Tests set up their files and folders directly.
     #![allow(clippy::disallowed_methods)]
     use super::*;
+    use std::fs;
+
+    fn pr(root: &Path) -> ProjectRoot {
+        ProjectRoot::open(root).unwrap()
+    }
 
     /// Every lister of agent definition folders stops at [`MAX_DEFINITIONS_PER_DIR`] entries per
     /// folder (issue 29: 250,000 files in `.claude/agents/` cost every prompt 0.7 s and 80 MiB):
@@ -521,19 +601,41 @@ mod tests {
                 for i in 0..size {
                     fs::write(dir.path().join(format!("role{i:05}{ext}")), "").unwrap();
                 }
-                let dirs = [dir.path().to_path_buf()];
-                let ids = host_definition_ids(host, &dirs);
+                let dirs = [Place::user(dir.path())];
+                let (ids, cut) = host_definition_ids(host, &dirs);
                 assert_eq!(ids.len(), size.min(max), "{host:?}: {size} files");
+                assert_eq!(cut, size > max, "{host:?}: {size} files");
                 let index = DefinitionIndex::read(&[DefinitionDir {
                     host: host.as_str(),
-                    dir: dir.path().to_path_buf(),
+                    dir: Place::user(dir.path()),
                     ext,
+                    only_synced: false,
                 }]);
                 assert_eq!(index.reads, size.min(max), "{host:?}: {size} files");
+                assert_eq!(
+                    index.warnings.len(),
+                    usize::from(size > max),
+                    "{host:?}: {size} files: {:?}",
+                    index.warnings
+                );
+                if size > max {
+                    assert!(
+                        index.warnings[0]
+                            .starts_with(&format!("agent-definitions-cut:{}: ", host.as_str())),
+                        "{:?}",
+                        index.warnings
+                    );
+                }
             }
         }
     }
-    use crate::edge::files::write_atomic;
+    fn write_atomic(
+        path: &Path,
+        bytes: &[u8],
+        cap: crate::edge::files::Cap,
+    ) -> std::io::Result<()> {
+        Place::user(path).write_atomic(bytes, cap)
+    }
 
     fn skill_ids() -> BTreeSet<String> {
         crate::skills::default_catalog()
@@ -546,7 +648,7 @@ mod tests {
     #[test]
     fn embedded_when_the_project_has_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(e.source, AgentCatalogSource::Embedded);
         assert!(e.warnings.is_empty());
         assert_eq!(e.catalog, default_catalog());
@@ -558,7 +660,7 @@ mod tests {
         let yaml = include_str!("../../docs/agents/canonical-subagents.yaml");
         fs::create_dir_all(dir.path().join("docs/agents")).unwrap();
         fs::write(dir.path().join(SOURCE_PATH), yaml).unwrap();
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(e.source, AgentCatalogSource::Source);
         assert_eq!(e.warnings, ["agent-catalog-missing"]);
 
@@ -569,7 +671,7 @@ mod tests {
             crate::edge::files::caps::STATE,
         )
         .unwrap();
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(e.source, AgentCatalogSource::Generated);
 
         let mut tampered = e.catalog.clone();
@@ -580,7 +682,7 @@ mod tests {
             crate::edge::files::caps::STATE,
         )
         .unwrap();
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(
             (e.source, e.warnings[0].as_str()),
             (
@@ -591,7 +693,7 @@ mod tests {
 
         fs::write(dir.path().join(CATALOG_PATH), "{ torn").unwrap();
         assert_eq!(
-            load_catalog(dir.path(), &skill_ids(), "t".into()).warnings,
+            load_catalog(&pr(dir.path()), &skill_ids(), "t".into()).warnings,
             ["agent-catalog-corrupt"]
         );
 
@@ -600,7 +702,7 @@ mod tests {
             "schemaVersion: 1\nagents: []\n",
         )
         .unwrap();
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(e.source, AgentCatalogSource::Embedded);
         assert!(
             e.warnings
@@ -632,7 +734,7 @@ mod tests {
                 crate::edge::files::caps::STATE,
             )
             .unwrap();
-            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
             assert_eq!(e.source, AgentCatalogSource::Embedded, "forgery {n}");
             assert_eq!(e.warnings, ["agent-catalog-invalid"], "forgery {n}");
         }
@@ -655,7 +757,7 @@ mod tests {
                 yaml.replacen("  - id: scout\n", &format!("  - id: {id}\n"), 1),
             )
             .unwrap();
-            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
             assert_eq!(
                 e.source == AgentCatalogSource::Source,
                 named,
@@ -674,7 +776,7 @@ mod tests {
                 crate::edge::files::caps::STATE,
             )
             .unwrap();
-            let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+            let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
             assert_eq!(
                 e.source == AgentCatalogSource::Generated,
                 named,
@@ -694,7 +796,7 @@ mod tests {
         fs::create_dir_all(dir.path().join(".sophia")).unwrap();
         // A symlink out of the project (here to /dev/zero) is refused before any read.
         std::os::unix::fs::symlink("/dev/zero", dir.path().join(CATALOG_PATH)).unwrap();
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(
             (e.source, e.warnings),
             (
@@ -709,7 +811,7 @@ mod tests {
                 .unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         assert_eq!(
             (e.source, e.warnings),
             (
@@ -722,7 +824,7 @@ mod tests {
     #[test]
     fn manifest_missing_unreadable_and_applied() {
         let dir = tempfile::tempdir().unwrap();
-        let mut e = load_catalog(dir.path(), &skill_ids(), "t".into());
+        let mut e = load_catalog(&pr(dir.path()), &skill_ids(), "t".into());
         apply_manifest(&mut e, Some(&dir.path().join("none.json")), None);
         assert!(e.warnings.is_empty());
         let bad = dir.path().join("bad.json");
@@ -750,7 +852,14 @@ mod tests {
         fs::write(dir.join("scout.md"), "---\nname: scout\n---\nbody\n").unwrap();
         fs::write(dir.join("implementer.md"), "---\nname: implementer\n---\n").unwrap();
         let ids: BTreeSet<String> = ["scout".to_owned(), "implementer".to_owned()].into();
-        let acked = || gemini_acknowledged(home.path(), root.path(), &dir, ids.clone());
+        let acked = || {
+            gemini_acknowledged(
+                home.path(),
+                root.path(),
+                &pr(root.path()).at(".gemini/agents"),
+                ids.clone(),
+            )
+        };
         assert!(acked().is_empty(), "no acknowledgements file");
         // What Gemini CLI records when the user accepts the new agents: the SHA-256 of the file.
         let scout_hash = "e0b3b7b8a0a1ed9e4a1c9b3f3d6c6b2b0c8b4f6c2b5c8f1f9c3e3f1e4e9d1c2a";
@@ -816,15 +925,35 @@ mod tests {
             home: Some(home.path().to_owned()),
             ..Default::default()
         };
-        let states =
-            compute_availability(&default_catalog(), &definition_dirs(p, &settings, false));
+        // These roles as a project's own catalog (its definitions bind to them): the project's
+        // folders only.
+        let (states, _) = compute_availability(
+            &default_catalog(),
+            &definition_dirs(&pr(p), &settings, true),
+        );
         let state = |id: &str| states[id].0;
         assert_eq!(state("code_reviewer"), Availability::Configured);
-        assert_eq!(state("scout"), Availability::Configured);
         assert_eq!(state("implementer"), Availability::Unavailable);
         assert_eq!(state("test_writer"), Availability::Configured);
         // Not `.copilot/agents/technical_analyst.agent.md`: no host reads that folder.
         assert_eq!(state("technical_analyst"), Availability::Unknown);
+        assert_eq!(state("scout"), Availability::Unknown, "the user's");
+        // As Sophia's embedded roles: the user's definitions, and none of these project files
+        // (not what `agents sync` writes).
+        let (states, _) = compute_availability(
+            &default_catalog(),
+            &definition_dirs(&pr(p), &settings, false),
+        );
+        let state = |id: &str| states[id].0;
+        assert_eq!(state("scout"), Availability::Configured);
         assert_eq!(states["scout"].1[0].host, "gemini");
+        for id in [
+            "code_reviewer",
+            "implementer",
+            "test_writer",
+            "technical_analyst",
+        ] {
+            assert_eq!(state(id), Availability::Unknown, "{id}");
+        }
     }
 }

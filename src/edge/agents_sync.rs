@@ -9,12 +9,12 @@
 
 use crate::charset::Shown as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
 use crate::agents::runtime::{self, FileState, RuntimeAgent, sync_hosts};
-use crate::edge::files::{ReadError, read_bounded_string, write_atomic, write_backup};
+use crate::edge::files::{Place, ProjectRoot, ReadError};
 use crate::edge::settings::Settings;
 use crate::install::Scope;
 use crate::payload::Host;
@@ -29,7 +29,7 @@ const DEFINITION_CAP: crate::edge::files::Cap = crate::edge::files::caps::DEFINI
 pub struct SyncTarget {
     pub hosts: Vec<Host>,
     pub scope: Scope,
-    pub root: PathBuf,
+    pub root: ProjectRoot,
 }
 
 impl SyncTarget {
@@ -55,28 +55,34 @@ impl SyncTarget {
 pub fn agents_dir(
     host: Host,
     scope: Scope,
-    root: &Path,
+    root: &ProjectRoot,
     settings: &Settings,
-) -> anyhow::Result<PathBuf> {
-    let home = || {
-        settings
-            .home
-            .clone()
-            .context("the home directory is unknown (HOME is not set)")
-    };
+) -> anyhow::Result<Place> {
     let Some(runtime) = &host.spec().agents else {
         bail!("{} has no runtime agent definitions", host.display());
     };
-    Ok(match scope {
-        Scope::Project => root.join(runtime.project_dir),
-        Scope::User => match runtime
-            .user_dir
-            .resolve(settings.home.as_deref(), &settings.host_homes)
-        {
-            Some(dir) => dir,
-            None => home()?,
-        },
-    })
+    match scope {
+        Scope::Project => Ok(root.at(runtime.project_dir)),
+        Scope::User => user_agents_dir(host, settings),
+    }
+}
+
+/// The user's folder of `host`'s agent definitions (`$CODEX_HOME/agents`, `~/.claude/agents`, …).
+pub fn user_agents_dir(host: Host, settings: &Settings) -> anyhow::Result<Place> {
+    let Some(runtime) = &host.spec().agents else {
+        bail!("{} has no runtime agent definitions", host.display());
+    };
+    match runtime
+        .user_dir
+        .resolve(settings.home.as_deref(), &settings.host_homes)
+    {
+        Some(dir) => Ok(Place::user(dir)),
+        None => settings
+            .home
+            .clone()
+            .map(Place::user)
+            .context("the home directory is unknown (HOME is not set)"),
+    }
 }
 
 /// The user's own canonical source, `<config_dir>/canonical-subagents.yaml` (default
@@ -105,13 +111,14 @@ pub fn load_runtime(
     settings: &Settings,
 ) -> anyhow::Result<(Vec<RuntimeAgent>, String)> {
     let (path, project_skills) = match target.scope {
-        Scope::Project => (Some(target.root.join(crate::agents::SOURCE_PATH)), true),
-        Scope::User => (user_source_path(settings), false),
+        Scope::Project => (Some(target.root.at(crate::agents::SOURCE_PATH)), true),
+        Scope::User => (user_source_path(settings).map(Place::user), false),
     };
     let read = match &path {
-        Some(path) => read_bounded_string(path, SOURCE_CAP),
+        Some(path) => path.read_string(SOURCE_CAP),
         None => Err(ReadError::Missing),
     };
+    let shown = path.as_ref().map(Place::path).unwrap_or_default();
     let (text, label, skill_ids) = match read {
         Ok(text) => {
             let ids = if project_skills {
@@ -124,18 +131,14 @@ pub fn load_runtime(
             } else {
                 embedded_skill_ids()
             };
-            let shown = path.as_deref().unwrap_or(Path::new("")).shown();
-            (text, shown.to_string(), ids)
+            (text, shown.shown().to_string(), ids)
         }
         Err(ReadError::Missing) => (
             crate::agents::DEFAULT_SOURCE.to_owned(),
             "the embedded default roles".to_owned(),
             embedded_skill_ids(),
         ),
-        Err(e) => bail!(
-            "reading the canonical source {}: {e}",
-            path.as_deref().unwrap_or(Path::new("")).shown()
-        ),
+        Err(e) => bail!("reading the canonical source {}: {e}", shown.shown()),
     };
     crate::agents::catalog::build(&text, &skill_ids, String::new())
         .and_then(|_| runtime::parse(&text))
@@ -156,7 +159,7 @@ fn embedded_skill_ids() -> std::collections::BTreeSet<String> {
 pub struct Entry {
     pub host: Host,
     pub id: String,
-    pub path: PathBuf,
+    pub place: Place,
     pub fresh: String,
     /// The file's text, when it is a regular file sync may read (and, with `--force`, replace).
     pub existing: Option<String>,
@@ -166,19 +169,23 @@ pub struct Entry {
     pub state: FileState,
 }
 
-/// Refuses a project folder chain that leaves the project through a symlink (a repository could
-/// commit `.codex/agents` as a link to anywhere).
-fn check_project_dir(root: &Path, dir: &Path) -> anyhow::Result<()> {
-    let rel = dir.strip_prefix(root).unwrap_or(dir);
-    let mut at = root.to_path_buf();
+/// Refuses a project folder chain with a symlink in it (a repository could commit
+/// `.codex/agents` as a link; the door keeps any write inside the project, and sync writes only
+/// into the project's own folders, not through a link to another).
+fn check_project_dir(dir: &Place) -> anyhow::Result<()> {
+    let Place::Project(root, rel) = dir else {
+        return Ok(());
+    };
+    let mut at = PathBuf::new();
     for part in rel.components() {
         at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => bail!(
+        let place = root.at(&at);
+        match place.symlink_metadata() {
+            Ok(m) if m.is_symlink() => bail!(
                 "refusing to write through {}: it is a symlink; sync writes only inside the project's own folders",
-                at.shown()
+                place.path().shown()
             ),
-            Ok(m) if !m.is_dir() => bail!("{} is not a folder", at.shown()),
+            Ok(m) if !m.is_dir() => bail!("{} is not a folder", place.path().shown()),
             _ => {}
         }
     }
@@ -192,33 +199,41 @@ pub fn plan(
     settings: &Settings,
 ) -> anyhow::Result<Vec<Entry>> {
     let mut entries = Vec::new();
+    // The user's model map is the user's: a project's definitions (files a team shares) carry
+    // none of it, so a teammate's host is never told a model of this user's choosing (blind pass
+    // of issue 29, case 35); their roles inherit the session's model.
     for &host in &target.hosts {
         let dir = agents_dir(host, target.scope, &target.root, settings)?;
-        if target.scope == Scope::Project {
-            check_project_dir(&target.root, &dir)?;
-        }
+        check_project_dir(&dir)?;
         for agent in agents {
             runtime::check_name(host, &agent.id)
                 .map_err(|rule| anyhow::anyhow!("agent {:?}: {rule}", agent.id))?;
-            let path = dir.join(runtime::file_name(host, &agent.id));
-            let fresh = runtime::render(host, agent, &settings.models);
-            let (existing, state) = match read_bounded_string(&path, DEFINITION_CAP) {
+            let place = dir.join(runtime::file_name(host, &agent.id));
+            let fresh = match target.scope {
+                Scope::Project => runtime::render_for_project(host, agent),
+                Scope::User => runtime::render(host, agent, &settings.models),
+            };
+            let (existing, state) = match place.read_string(DEFINITION_CAP) {
                 Ok(text) => {
                     let state = runtime::classify(Some(&text), &fresh);
                     (Some(text), state)
                 }
                 Err(ReadError::Missing) => (None, FileState::Missing),
                 // Not a regular file, or far too large to be ours: somebody else's, never replaced.
-                Err(ReadError::NotRegular | ReadError::TooLarge { .. }) => {
+                Err(ReadError::NotRegular | ReadError::TooLarge { .. } | ReadError::Refused(_)) => {
                     (None, FileState::Foreign)
                 }
-                Err(e) => bail!("reading {}: {e}", path.shown()),
+                Err(e) => bail!("reading {}: {e}", place.path().shown()),
             };
-            let mode = crate::edge::files::own_mode(&path);
+            let mode = place
+                .symlink_metadata()
+                .ok()
+                .filter(crate::edge::files::FileMeta::is_file)
+                .map(|m| m.mode);
             entries.push(Entry {
                 host,
                 id: agent.id.clone(),
-                path,
+                place,
                 fresh,
                 existing,
                 mode,
@@ -236,7 +251,7 @@ fn backup_path(settings: &Settings, entry: &Entry, stamp: &str) -> anyhow::Resul
         .as_ref()
         .context("no state folder for the backup: set XDG_STATE_HOME or HOME")?;
     let name = entry
-        .path
+        .place
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -273,7 +288,8 @@ pub fn sync(
     )?;
     let mut summary = SyncSummary::default();
     for entry in &entries {
-        let shown = entry.path.shown();
+        let path = entry.place.path();
+        let shown = path.shown();
         match entry.state {
             FileState::UpToDate => {
                 summary.unchanged += 1;
@@ -302,20 +318,21 @@ pub fn sync(
                 let old = entry.existing.as_deref().unwrap_or_default();
                 // Never through a symlink (`mode` is the file's own), and with the file's mode.
                 let mode = entry.mode.unwrap_or(0o600);
-                write_backup(&backup, old.as_bytes(), DEFINITION_CAP, mode)
+                Place::user(&backup)
+                    .write_backup(old.as_bytes(), DEFINITION_CAP, mode)
                     .with_context(|| format!("writing the backup {}", backup.shown()))?;
                 writeln!(out, "  backed up   {shown} -> {}", backup.shown())?;
             }
             FileState::Missing | FileState::Stale => {}
         }
-        if let Some(dir) = entry.path.parent() {
-            crate::edge::files::create_private_dir_all(dir)
-                .with_context(|| format!("creating {}", dir.shown()))?;
-            if target.scope == Scope::Project {
-                check_project_dir(&target.root, dir)?;
-            }
+        if let Some(dir) = entry.place.parent() {
+            dir.create_dir_all()
+                .with_context(|| format!("creating {}", dir.path().shown()))?;
+            check_project_dir(&dir)?;
         }
-        write_atomic(&entry.path, entry.fresh.as_bytes(), DEFINITION_CAP)
+        entry
+            .place
+            .write_atomic(entry.fresh.as_bytes(), DEFINITION_CAP)
             .with_context(|| format!("writing {shown}"))?;
         summary.written += 1;
         let verb = match entry.state {
@@ -345,7 +362,12 @@ pub fn check(
     for entry in &entries {
         if entry.state != FileState::UpToDate {
             ok = false;
-            writeln!(out, "{:<13} {}", entry.state.as_str(), entry.path.shown())?;
+            writeln!(
+                out,
+                "{:<13} {}",
+                entry.state.as_str(),
+                entry.place.path().shown()
+            )?;
         }
     }
     if ok {
@@ -372,17 +394,15 @@ pub fn remove_generated(
 ) -> anyhow::Result<()> {
     let (agents, _) = load_runtime(target, settings)?;
     for entry in plan(target, &agents, settings)? {
+        let path = entry.place.path();
         if entry.state.is_unchanged_generated() {
-            std::fs::remove_file(&entry.path)
-                .with_context(|| format!("removing {}", entry.path.shown()))?;
-            writeln!(out, "removed {}", entry.path.shown())?;
+            entry
+                .place
+                .remove_file()
+                .with_context(|| format!("removing {}", path.shown()))?;
+            writeln!(out, "removed {}", path.shown())?;
         } else if entry.state != FileState::Missing {
-            writeln!(
-                out,
-                "kept {} ({})",
-                entry.path.shown(),
-                entry.state.as_str()
-            )?;
+            writeln!(out, "kept {} ({})", path.shown(), entry.state.as_str())?;
         }
     }
     Ok(())
@@ -394,6 +414,7 @@ mod tests {
     #![allow(clippy::disallowed_methods)]
     use super::*;
     use std::fs;
+    use std::path::Path;
 
     fn settings(home: &Path) -> Settings {
         let home = home.to_string_lossy().into_owned();
@@ -404,7 +425,7 @@ mod tests {
         SyncTarget {
             hosts,
             scope,
-            root: root.to_path_buf(),
+            root: ProjectRoot::open(root).unwrap(),
         }
     }
 
@@ -489,6 +510,52 @@ mod tests {
         sync(&mut Vec::new(), &t, false, &s, "t").unwrap();
         assert!(home.path().join(".claude/agents/implementer.md").is_file());
         assert!(!root.path().join(".claude").exists());
+    }
+
+    /// Issue 29, class 5 (blind pass case 35): the user's model map (their `config.yaml`) is
+    /// written into the user's own definitions only: every host's project-scope definitions carry
+    /// no model of it, so no file a team shares names what one user chose.
+    #[test]
+    fn the_users_model_map_never_reaches_the_projects_definitions() {
+        const MODEL: &str = "users-own-model-7";
+        for host in crate::agents::runtime::sync_hosts() {
+            let root = tempfile::tempdir().unwrap();
+            let home = tempfile::tempdir().unwrap();
+            let mut s = settings(home.path());
+            for tier in [crate::config::Tier::Economy, crate::config::Tier::Default] {
+                s.models
+                    .entry(host.as_str().to_owned())
+                    .or_default()
+                    .insert(tier, MODEL.to_owned());
+            }
+            for scope in [Scope::Project, Scope::User] {
+                let t = target(root.path(), vec![host], scope);
+                sync(&mut Vec::new(), &t, false, &s, "t").unwrap();
+            }
+            let text = |dir: &Path| -> String {
+                fn walk(d: &Path, out: &mut String) {
+                    for e in fs::read_dir(d).into_iter().flatten().flatten() {
+                        let p = e.path();
+                        if p.is_dir() {
+                            walk(&p, out);
+                        } else {
+                            out.push_str(&fs::read_to_string(&p).unwrap_or_default());
+                        }
+                    }
+                }
+                let mut out = String::new();
+                walk(dir, &mut out);
+                out
+            };
+            assert!(
+                !text(root.path()).contains(MODEL),
+                "{host:?}: the project's files name it"
+            );
+            assert!(
+                text(home.path()).contains(MODEL),
+                "{host:?}: the user's files lost it"
+            );
+        }
     }
 
     #[cfg(unix)]

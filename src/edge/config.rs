@@ -6,20 +6,11 @@
 use std::path::Path;
 
 use crate::config::{FILE_NAME, ProjectConfig, USER_FILE_NAME, UserConfig};
-use crate::edge::files::{ReadError, caps, inside_project, read_bounded_string};
+use crate::edge::files::{Place, ProjectRoot, ReadError, caps};
 
 /// The project's configuration and, when the file is broken, why it was ignored.
-pub fn load(root: &Path) -> (ProjectConfig, Option<String>) {
-    let path = match inside_project(root, Path::new(FILE_NAME)) {
-        Ok(path) => path,
-        Err(why) => {
-            return (
-                ProjectConfig::default(),
-                Some(format!("{FILE_NAME} ignored: {why}")),
-            );
-        }
-    };
-    let text = match read_bounded_string(&path, caps::CONFIG) {
+pub fn load(root: &ProjectRoot) -> (ProjectConfig, Option<String>) {
+    let text = match root.read_string(Path::new(FILE_NAME), caps::CONFIG) {
         Ok(text) => text,
         Err(ReadError::Missing) => return (ProjectConfig::default(), None),
         Err(why) => {
@@ -41,7 +32,8 @@ pub fn load(root: &Path) -> (ProjectConfig, Option<String>) {
 /// The user-level configuration in `config_dir` (trusted: the user's own folder); a missing,
 /// unreadable or invalid file is the default.
 pub fn load_user(config_dir: &Path) -> UserConfig {
-    read_bounded_string(&config_dir.join(USER_FILE_NAME), caps::CONFIG)
+    Place::user(config_dir.join(USER_FILE_NAME))
+        .read_string(caps::CONFIG)
         .ok()
         .and_then(|text| UserConfig::parse(&text).ok())
         .unwrap_or_default()
@@ -80,24 +72,17 @@ pub fn own_artifact_name(configured: &Path, default: &str) -> Result<(), &'stati
     Ok(())
 }
 
-/// The resolved path (after symlinks) must still be a file of ours in the project's own
-/// `.sophia/`: `.sophia/skills-index.tsv -> ../.env` is refused, not followed onto `.env`.
-pub fn resolved_in_artifact_dir(
-    root: &Path,
-    resolved: &Path,
-    default: &str,
-) -> Result<(), &'static str> {
-    let canon_root = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let rel = resolved
-        .strip_prefix(&canon_root)
-        .map_err(|_| "not-in-sophia-folder")?;
-    own_artifact_name(rel, default)
+/// The resolved path (after symlinks, relative to the root) must still be a file of ours in the
+/// project's own `.sophia/`: `.sophia/skills-index.tsv -> ../.env` is refused, not followed onto
+/// `.env`.
+pub fn resolved_in_artifact_dir(resolved: &Path, default: &str) -> Result<(), &'static str> {
+    own_artifact_name(resolved, default)
 }
 
 /// The effective second hotword prefix for the project at `root`: its `.sophia-hook.yaml`, else
 /// the user's `config.yaml` (`user`, as the settings read it), else `+`.
 pub fn hotword_prefix(
-    root: &Path,
+    root: &ProjectRoot,
     user: Option<&crate::config::HotwordPrefix>,
 ) -> crate::config::HotwordPrefix {
     let (config, _) = load(root);
@@ -108,27 +93,30 @@ pub fn hotword_prefix(
 /// `agent_catalog:`) when it stays inside the project and out of `.git/` after resolving
 /// symlinks, else the default path under the same check. `Err` says why the configured path (or
 /// the default) was refused; when the configured one was refused but the default is fine, the
-/// default comes back with the warning. A path that cannot be used at all is `None`.
+/// default comes back with the warning. A path that cannot be used at all is `None`. The place is
+/// the resolved one: read or write that.
 pub fn artifact_path(
-    root: &Path,
+    root: &ProjectRoot,
     key: &str,
     configured: Option<&Path>,
     default: &str,
-) -> (Option<std::path::PathBuf>, Option<String>) {
+) -> (Option<Place>, Option<String>) {
     let mut warning = None;
     if let Some(configured) = configured {
-        match inside_project(root, configured) {
+        match root.resolve(configured) {
             Err(why) => warning = Some(format!("config-ignored:{key}:{}", why.code())),
-            Ok(path) => match own_artifact_name(configured, default)
-                .and_then(|()| resolved_in_artifact_dir(root, &path, default))
+            Ok(resolved) => match own_artifact_name(configured, default)
+                .and_then(|()| resolved_in_artifact_dir(&resolved, default))
             {
-                Ok(()) => return (Some(path), None),
+                Ok(()) => return (Some(root.at(resolved)), None),
                 Err(why) => warning = Some(format!("config-ignored:{key}:{why}")),
             },
         }
     }
-    match inside_project(root, Path::new(default)) {
-        Ok(path) if resolved_in_artifact_dir(root, &path, default).is_ok() => (Some(path), warning),
+    match root.resolve(Path::new(default)) {
+        Ok(resolved) if resolved_in_artifact_dir(&resolved, default).is_ok() => {
+            (Some(root.at(resolved)), warning)
+        }
         Ok(_) => (
             None,
             warning.or_else(|| Some(format!("{default}:not-in-sophia-folder"))),
@@ -152,9 +140,11 @@ mod tests {
     #[test]
     fn artifact_paths_stay_inside_the_project() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let canon = dunce::canonicalize(root).unwrap();
+        let root = &ProjectRoot::open(dir.path()).unwrap();
+        let canon = dunce::canonicalize(dir.path()).unwrap();
+        let path_of = |p: Option<Place>| p.map(|p| p.path());
         let (path, warning) = artifact_path(root, "skills_index", None, ".sophia/i.tsv");
+        let path = path_of(path);
         assert_eq!((path, warning), (Some(canon.join(".sophia/i.tsv")), None));
         let (path, warning) = artifact_path(
             root,
@@ -162,6 +152,7 @@ mod tests {
             Some(Path::new(".sophia/b.tsv")),
             ".sophia/i.tsv",
         );
+        let path = path_of(path);
         assert_eq!((path, warning), (Some(canon.join(".sophia/b.tsv")), None));
         for (bad, why) in [
             ("b/i.tsv", "not-in-sophia-folder"),
@@ -178,7 +169,7 @@ mod tests {
         ] {
             let (path, warning) =
                 artifact_path(root, "skills_index", Some(Path::new(bad)), ".sophia/i.tsv");
-            assert_eq!(path, Some(canon.join(".sophia/i.tsv")), "{bad}");
+            assert_eq!(path_of(path), Some(canon.join(".sophia/i.tsv")), "{bad}");
             assert_eq!(
                 warning.as_deref(),
                 Some(format!("config-ignored:skills_index:{why}").as_str()),
@@ -188,16 +179,16 @@ mod tests {
         for bad in ["../.profile", "/home/u/.bashrc", ".git/hooks/pre-commit"] {
             let (path, warning) =
                 artifact_path(root, "skills_index", Some(Path::new(bad)), ".sophia/i.tsv");
-            assert_eq!(path, Some(canon.join(".sophia/i.tsv")), "{bad}");
+            assert_eq!(path_of(path), Some(canon.join(".sophia/i.tsv")), "{bad}");
             assert!(
                 warning.unwrap().starts_with("config-ignored:skills_index:"),
                 "{bad}"
             );
         }
         let outside = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.join(".sophia")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".sophia")).unwrap();
         let (path, warning) = artifact_path(root, "skills_index", None, ".sophia/i.tsv");
-        assert_eq!(path, None);
+        assert_eq!(path_of(path), None);
         assert_eq!(warning.as_deref(), Some(".sophia/i.tsv:outside-project"));
     }
 
@@ -206,7 +197,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::os::unix::fs::symlink("/dev/zero", root.join(FILE_NAME)).unwrap();
-        let (config, why) = load(root);
+        let (config, why) = load(&ProjectRoot::open(root).unwrap());
         assert_eq!(config, ProjectConfig::default());
         assert!(why.unwrap().contains("ignored"));
         fs::remove_file(root.join(FILE_NAME)).unwrap();
@@ -215,7 +206,7 @@ mod tests {
             "#".repeat(caps::CONFIG.bytes() as usize + 1),
         )
         .unwrap();
-        let (_, why) = load(root);
+        let (_, why) = load(&ProjectRoot::open(root).unwrap());
         assert!(why.unwrap().contains("cap"));
     }
 }

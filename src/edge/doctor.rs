@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
 use crate::hosts::{HandlerForm, Layout, OutputShape, Trust, UserPath};
-use crate::install::{Registered, Scope, config_path, registered};
+use crate::install::{Registered, Scope, registered};
 use crate::payload::{Event, Host};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -63,7 +64,7 @@ fn check(
 }
 
 pub struct DoctorInput<'a> {
-    pub root: &'a Path,
+    pub root: &'a crate::edge::files::ProjectRoot,
     pub settings: &'a Settings,
     pub binary: &'a Path,
     pub hosts: Vec<Host>,
@@ -229,13 +230,15 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     };
     let mut installed: Vec<(Scope, PathBuf, Vec<Registered>)> = Vec::new();
     for scope in [Scope::Project, Scope::User] {
-        let path = config_path(host, scope, input.root, home, &input.settings.host_homes);
+        let place =
+            hostconfig::settings_place(host, scope, input.root, home, &input.settings.host_homes);
+        let path = place.path();
         let area = format!("{name} {}", scope.as_str());
         let install = format!(
             "sophia-hook install --host {name} --scope {}",
             scope.as_str()
         );
-        let doc = match hostconfig::read_for(&path, host) {
+        let doc = match hostconfig::read_for(&place, host) {
             Ok(Value::Null) => continue,
             Ok(doc) => doc,
             Err(e) => {
@@ -247,7 +250,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                         "fix the JSON (the host ignores the whole file), or restore a backup from {}",
                         input.settings.state_dir.as_deref().map_or_else(
                             || "the sophia-hook state folder".to_owned(),
-                            |d| hostconfig::backup_dir(d, host, scope, &path)
+                            |d| hostconfig::backup_dir(d, host, scope, &path, input.root)
                                 .shown()
                                 .to_string()
                         )
@@ -312,7 +315,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             let resolved = crate::edge::program::resolve(
                 &program,
                 input.settings.search_path.as_deref(),
-                input.root,
+                input.root.path(),
             );
             let bare = crate::edge::program::is_bare(&program);
             match &resolved {
@@ -462,14 +465,22 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     }
     let trust = host.spec().trust;
     if let Trust::HandlerHashes { config } = trust {
-        check_codex_trust(config, input.settings, home, input.root, &installed, out);
+        check_codex_trust(
+            host,
+            config,
+            input.settings,
+            home,
+            input.root,
+            &installed,
+            out,
+        );
     }
     if matches!(trust, Trust::TrustedFolders)
         && installed
             .iter()
             .any(|(scope, _, _)| *scope == Scope::Project)
     {
-        check_gemini_folder_trust(home, input.root, out);
+        check_gemini_folder_trust(host, home, input.root, out);
     }
     if let Trust::TrustedFolderList { config, fix } = trust
         && installed
@@ -508,7 +519,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 *scope,
                 event,
                 reg,
-                input.root,
+                input.root.path(),
                 input.binary,
                 input.settings.search_path.as_deref(),
             ));
@@ -604,6 +615,151 @@ pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<Str
     ))
 }
 
+/// The other hooks of `root` that `host` runs once the user trusts the folder, and the MCP
+/// servers it starts: every handler of the project's hook settings file that is not exactly ours
+/// ([`crate::install::other_handlers`]: any layout, nested groups, extra keys such as `env`), of
+/// the host's other project files that hold hooks (`Settings::other_hook_files`), for a host that
+/// reads a folder of hook files (Copilot CLI's `.github/hooks/`) of every other file of that
+/// folder, and of the project's MCP settings files (`HostSpec::mcp`). Each as `` `<file>`
+/// <event>: <command> `` through [`crate::charset::terminal`], cut at [`SHOWN_COMMAND`] characters
+/// with what was cut said; a file that cannot be read or parsed names none. A folder of hook
+/// files with more than [`OTHER_HOOK_FILES`] entries is looked at up to that and said so: the
+/// second value (the advice then says not to trust the folder unread).
+pub fn other_project_hooks(host: Host, root: &ProjectRoot) -> (Vec<String>, bool) {
+    use crate::edge::files::caps;
+    use crate::hosts::{Layout, McpFormat, PluginPlace};
+    let spec = host.spec();
+    let settings = root.at(spec.settings.project);
+    let mut files: Vec<(Place, bool)> = vec![(settings.clone(), false)];
+    let mut unread = false;
+    if let (Layout::HookFile { .. }, Some(dir)) = (spec.settings.layout, settings.parent())
+        && let Ok(mut entries) = dir.list_dir(OTHER_HOOK_FILES)
+    {
+        let own = settings.file_name().map(std::ffi::OsStr::to_os_string);
+        let mut more: Vec<_> = entries
+            .by_ref()
+            .map(|e| e.name)
+            .filter(|n| {
+                Some(n) != own.as_ref() && Path::new(n).extension().is_some_and(|e| e == "json")
+            })
+            .collect();
+        unread = entries.over_cap();
+        more.sort();
+        files.extend(more.into_iter().map(|n| (dir.join(n), false)));
+    }
+    files.extend(
+        spec.settings
+            .other_hook_files
+            .iter()
+            .map(|f| (root.at(f), false)),
+    );
+    for mcp in spec.mcp {
+        if let PluginPlace::Project(rel) = mcp.place {
+            files.push((root.at(rel), matches!(mcp.format, McpFormat::Toml(_))));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for (file, toml) in files {
+        if !seen.insert(file.path()) {
+            continue;
+        }
+        let Ok(text) = file.read_string(caps::SETTINGS) else {
+            continue;
+        };
+        let doc = if toml {
+            crate::bounded::toml::<toml::Table>(&text, crate::bounded::FILE)
+                .ok()
+                .and_then(|t| serde_json::to_value(t).ok())
+        } else {
+            crate::bounded::jsonc_value(&text, crate::bounded::FILE, &Default::default()).ok()
+        };
+        let Some(doc) = doc else {
+            continue;
+        };
+        let name = file
+            .project_rel()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        for (event, command) in crate::install::other_handlers(&doc, host) {
+            let line =
+                crate::charset::terminal(&format!("`{name}` {event}: {command}")).into_owned();
+            let total = line.chars().count();
+            out.push(if total > SHOWN_COMMAND {
+                let kept: String = line.chars().take(SHOWN_COMMAND).collect();
+                format!(
+                    "{kept}… (cut: {} more characters; read the file)",
+                    total - SHOWN_COMMAND
+                )
+            } else {
+                line
+            });
+        }
+    }
+    (out, unread)
+}
+
+/// Characters of one other hook's line shown in trust advice; a longer one says what was cut.
+pub const SHOWN_COMMAND: usize = 400;
+
+/// Hook files of a hook folder looked at for [`other_project_hooks`], at most.
+pub const OTHER_HOOK_FILES: usize = 64;
+
+/// Trust advice for `root` on `host`: `base` (how to trust the folder), then what trusting it
+/// also lets run — every other hook of the project ([`other_project_hooks`]), with its command,
+/// and plainly that the folder is better not trusted when those are not known; or that the
+/// project's hook settings hold no other hook. Every piece of trust advice `install` and
+/// `doctor` give is made here.
+pub fn trust_advice(host: Host, root: &ProjectRoot, base: &str) -> String {
+    match other_hooks_sentence(host, root) {
+        Some(sentence) => format!("{base}. {sentence}"),
+        None => format!("{base} (the project's hook settings run no other hook)"),
+    }
+}
+
+/// What trusting `root` also lets run, when the project has other hooks ([`trust_advice`]).
+pub fn other_hooks_sentence(host: Host, root: &ProjectRoot) -> Option<String> {
+    const SHOWN: usize = 8;
+    let (others, unread) = other_project_hooks(host, root);
+    if unread {
+        return Some(format!(
+            "The project's hook folder holds more than {OTHER_HOOK_FILES} files, not all of them read here: trusting the folder lets every one of them run. Do not trust the folder before reading them: install at user scope instead (`sophia-hook install --host {} --scope user`){}",
+            host.as_str(),
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; among those read: {}",
+                    others
+                        .iter()
+                        .take(SHOWN)
+                        .map(|o| o.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
+            }
+        ));
+    }
+    if others.is_empty() {
+        return None;
+    }
+    let mut listed: Vec<String> = others.iter().take(SHOWN).cloned().collect();
+    if others.len() > SHOWN {
+        listed.push(format!(
+            "and {} more (read the files)",
+            others.len() - SHOWN
+        ));
+    }
+    Some(format!(
+        "Trusting the folder also lets the project run {} other command{} (hooks and MCP servers): {}. If you do not know {}, do not trust the folder: install at user scope instead (`sophia-hook install --host {} --scope user`)",
+        others.len(),
+        if others.len() == 1 { "" } else { "s" },
+        listed.join("; "),
+        if others.len() == 1 { "it" } else { "them" },
+        host.as_str()
+    ))
+}
+
 /// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
 /// "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}`): a `TRUST_FOLDER` entry covers that folder
 /// and everything below it, a `TRUST_PARENT` entry the folder above it (and everything below
@@ -624,11 +780,13 @@ pub fn gemini_trusts(trusted_folders: &Value, root: &Path) -> bool {
 }
 
 /// Gemini CLI loads a project's hooks only in a trusted folder (`gemini -p` exits 55 otherwise).
-fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
+fn check_gemini_folder_trust(host: Host, home: &Path, project: &ProjectRoot, out: &mut Vec<Check>) {
+    let root = project.given();
     let path = home.join(".gemini/trustedFolders.json");
-    let doc = crate::edge::files::read_bounded(&path, crate::edge::files::caps::SETTINGS)
+    let doc = Place::user(&path)
+        .read(crate::edge::files::caps::SETTINGS)
         .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|b| crate::bounded::json_value(&b, crate::bounded::FILE).ok())
         .unwrap_or(Value::Null);
     let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if gemini_trusts(&doc, root) || gemini_trusts(&doc, &canonical) {
@@ -647,7 +805,11 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
                 root.shown(),
                 path.shown()
             ),
-            Some("start `gemini` in the project once and trust the folder".into()),
+            Some(trust_advice(
+                host,
+                project,
+                "start `gemini` in the project once and trust the folder",
+            )),
         ));
     }
 }
@@ -656,17 +818,14 @@ fn check_gemini_folder_trust(home: &Path, root: &Path, out: &mut Vec<Check>) {
 /// `root`: the folder itself or one of its parents. `text` is the file, JSON with comments; an
 /// error when it does not parse as such.
 pub fn trusted_folder_entry(text: &str, root: &Path) -> Result<Option<String>, String> {
-    #[derive(serde::Deserialize)]
-    struct Config {
-        #[serde(default, rename = "trustedFolders")]
-        trusted_folders: Option<Value>,
-    }
-    let config: Option<Config> =
-        jsonc_parser::parse_to_serde_value(text, &jsonc_parser::ParseOptions::default())
-            .map_err(|e| e.to_string())?;
+    let config = crate::bounded::jsonc_value(
+        text,
+        crate::bounded::FILE,
+        &jsonc_parser::ParseOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
     Ok(config
-        .and_then(|c| c.trusted_folders)
-        .as_ref()
+        .get("trustedFolders")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -681,27 +840,27 @@ fn check_folder_list_trust(
     (config, fix): (UserPath, &str),
     settings: &Settings,
     home: &Path,
-    root: &Path,
+    project: &ProjectRoot,
     out: &mut Vec<Check>,
 ) {
+    let root = project.given();
     let area = format!("{} project trust", host.as_str());
     let path = config
         .resolve(Some(home), &settings.host_homes)
         .unwrap_or_default();
-    let text =
-        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::SETTINGS) {
-            Ok(text) => text,
-            Err(crate::edge::files::ReadError::Missing) => String::new(),
-            Err(e) => {
-                out.push(check(
-                    Status::Warn,
-                    area,
-                    format!("{}: cannot be read ({e})", path.shown()),
-                    Some(fix.into()),
-                ));
-                return;
-            }
-        };
+    let text = match Place::user(&path).read_string(crate::edge::files::caps::SETTINGS) {
+        Ok(text) => text,
+        Err(crate::edge::files::ReadError::Missing) => String::new(),
+        Err(e) => {
+            out.push(check(
+                Status::Warn,
+                area,
+                format!("{}: cannot be read ({e})", path.shown()),
+                Some(fix.into()),
+            ));
+            return;
+        }
+    };
     let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let found = trusted_folder_entry(&text, root).and_then(|hit| match hit {
         Some(entry) => Ok(Some(entry)),
@@ -727,7 +886,7 @@ fn check_folder_list_trust(
                 path.shown(),
                 host.display()
             ),
-            Some(fix.into()),
+            Some(trust_advice(host, project, fix)),
         )),
         Err(e) => out.push(check(
             Status::Warn,
@@ -748,15 +907,13 @@ fn codex_config(
     let path = config
         .resolve(Some(home), &settings.host_homes)
         .unwrap_or_default();
-    let parsed =
-        match crate::edge::files::read_bounded_string(&path, crate::edge::files::caps::SETTINGS) {
-            Ok(text) => text
-                .parse::<toml::Table>()
-                .map(Some)
-                .map_err(|e| e.message().to_owned()),
-            Err(crate::edge::files::ReadError::Missing) => Ok(None),
-            Err(e) => Err(e.to_string()),
-        };
+    let parsed = match Place::user(&path).read_string(crate::edge::files::caps::SETTINGS) {
+        Ok(text) => crate::bounded::toml::<toml::Table>(&text, crate::bounded::FILE)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+        Err(crate::edge::files::ReadError::Missing) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    };
     (path, parsed)
 }
 
@@ -769,13 +926,15 @@ fn table<'a>(t: &'a toml::Table, key: &str) -> Option<&'a toml::Table> {
 /// `hooks` feature, folder trust for the project scope, each handler's `trusted_hash` recomputed
 /// and compared, and both scopes installed at once (Codex runs both: every block twice).
 fn check_codex_trust(
+    host: Host,
     config: UserPath,
     settings: &Settings,
     home: &Path,
-    root: &Path,
+    project: &ProjectRoot,
     installed: &[(Scope, PathBuf, Vec<Registered>)],
     out: &mut Vec<Check>,
 ) {
+    let root = project.given();
     let (config_path, config) = codex_config(config, settings, home);
     let config = match config {
         Ok(c) => c.unwrap_or_default(),
@@ -827,7 +986,11 @@ fn check_codex_trust(
                         root.shown(),
                         path.shown()
                     ),
-                    Some("open the Codex TUI in the project and choose \"Trust this folder\" (or run `codex exec --trust` once there)".into()),
+                    Some(trust_advice(
+                        host,
+                        project,
+                        "open the Codex TUI in the project and choose \"Trust this folder\" (or run `codex exec --trust` once there)",
+                    )),
                 ));
             }
         }
@@ -1117,8 +1280,8 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     if trimmed.is_empty() {
         return Err("printed nothing for a prompt that should get context".into());
     }
-    let value: Value =
-        serde_json::from_str(trimmed).map_err(|e| format!("not one JSON object ({e})"))?;
+    let value: Value = crate::bounded::json_value(trimmed.as_bytes(), crate::bounded::FILE)
+        .map_err(|e| format!("not one JSON object ({e})"))?;
     let obj = value.as_object().ok_or("not a JSON object")?;
     let strict = match host.spec().output.shape {
         OutputShape::InjectSteps => return validate_inject_steps(wire, obj),
@@ -1232,11 +1395,18 @@ fn validate_inject_steps(
 /// The skill inventory each host would see from the project root: its folders with what they
 /// hold, and whether the compiled index is fresh. With no inventory the embedded default catalog
 /// applies, and the check says so.
-fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<Check>) {
+fn check_skills(root: &ProjectRoot, hosts: &[Host], settings: &Settings, out: &mut Vec<Check>) {
     let homes = skills::Homes::from_settings(settings);
     for &host in hosts {
         let area = format!("skills ({})", host.as_str());
-        let loaded = skills::load_for_host(host, root, root, &homes, || skills::index_path(root));
+        let loaded = skills::load_for_host_seen(
+            host,
+            root.path(),
+            root,
+            &homes,
+            || skills::index_path(root),
+            settings.cache_dir.as_deref(),
+        );
         let inv = &loaded.inventory;
         let folders: Vec<String> = inv
             .folders
@@ -1252,8 +1422,14 @@ fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<
         match loaded.source {
             skills::CatalogSource::Embedded => {
                 let (config, _) = crate::edge::config::load(root);
-                let grounding =
-                    crate::edge::mcp::grounding(host, root, root, settings, &config, &|| false);
+                let grounding = crate::edge::mcp::grounding(
+                    host,
+                    root.path(),
+                    root,
+                    settings,
+                    &config,
+                    &|| false,
+                );
                 let silent = crate::skills::grounding::known_skills()
                     .all(|s| grounding.grounds(s).is_none());
                 out.push(check(
@@ -1272,17 +1448,38 @@ fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<
                         }),
                 ))
             }
-            skills::CatalogSource::Index | skills::CatalogSource::Cache => out.push(check(
-                Status::Ok,
-                area,
-                format!(
+            skills::CatalogSource::Index | skills::CatalogSource::Cache => {
+                // A skill shadowed by another of its id (a repository's copy of the user's own
+                // `deploy-prod`): the one routed, and the one the host loads first, is the
+                // first; the user should know which.
+                let shadowed: Vec<&String> = loaded
+                    .warnings
+                    .iter()
+                    .filter(|w| w.starts_with("duplicate-skill-id:"))
+                    .collect();
+                let fresh = format!(
                     "{} skills: {}; index fresh ({})",
                     loaded.catalog.skills.len(),
                     folders.join(", "),
                     loaded.catalog.source_fingerprint
-                ),
-                None,
-            )),
+                );
+                out.push(if shadowed.is_empty() {
+                    check(Status::Ok, area, fresh, None)
+                } else {
+                    let list: Vec<&str> = shadowed.iter().map(|w| w.as_str()).collect();
+                    check(
+                        Status::Warn,
+                        area,
+                        format!("{fresh}; {}", list.join(", ")),
+                        Some(
+                            "the first file of an id is the skill routed and named (a project's \
+                             folder before the user's): rename or remove the other if it is not \
+                             the one you mean"
+                                .into(),
+                        ),
+                    )
+                });
+            }
             skills::CatalogSource::Scan => out.push(check(
                 Status::Warn,
                 area,
@@ -1299,7 +1496,10 @@ fn check_skills(root: &Path, hosts: &[Host], settings: &Settings, out: &mut Vec<
     }
 }
 
-fn check_agent_catalog(root: &Path, out: &mut Vec<Check>) -> crate::agents::catalog::AgentCatalog {
+fn check_agent_catalog(
+    root: &ProjectRoot,
+    out: &mut Vec<Check>,
+) -> crate::agents::catalog::AgentCatalog {
     let skill_ids = skills::load(root)
         .catalog
         .skills
@@ -1351,7 +1551,7 @@ fn check_manifest(
     let Some(path) = &settings.availability_file else {
         return;
     };
-    let text = match crate::edge::files::read_bounded(path, crate::edge::files::caps::CATALOG) {
+    let text = match Place::user(path).read(crate::edge::files::caps::CATALOG) {
         Ok(t) => t,
         Err(crate::edge::files::ReadError::Missing) => {
             out.push(check(
@@ -1372,7 +1572,8 @@ fn check_manifest(
             return;
         }
     };
-    match serde_json::from_slice::<crate::agents::availability::Manifest>(&text) {
+    match crate::bounded::json::<crate::agents::availability::Manifest>(&text, crate::bounded::FILE)
+    {
         Err(e) => out.push(check(
             Status::Fail,
             "availability",
@@ -1433,7 +1634,7 @@ fn check_analytics(settings: &Settings, out: &mut Vec<Check>) {
         out.push(check(Status::Info, "analytics", "off", None));
         return;
     };
-    let writable = crate::edge::files::appendable(path, settings.analytics_default);
+    let writable = Place::user(path).appendable(settings.analytics_default);
     match writable {
         Ok(()) => out.push(check(
             Status::Ok,

@@ -10,7 +10,7 @@ use crate::clock::Clock;
 use crate::decision::{self, Decision, HookRequest, Project};
 use crate::edge::agents;
 use crate::edge::config::artifact_path;
-use crate::edge::files::append_line;
+use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
@@ -110,9 +110,9 @@ pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEven
     if settings.analytics_default
         && let Some(parent) = path.parent()
     {
-        let _ = crate::edge::files::create_private_dir_all(parent);
+        let _ = Place::user(parent).create_dir_all();
     }
-    if let Err(err) = append_line(path, &event.to_line())
+    if let Err(err) = Place::user(path).append_line(&event.to_line())
         && settings.debug
     {
         let _ = writeln!(
@@ -205,6 +205,7 @@ fn decide_from_stdin(
         && let Some(cache) = &settings.cache_dir
     {
         let key = turns::TurnLog::key(
+            &turns::secret(cache),
             payload.session_id.as_deref().unwrap_or(""),
             payload.initial_num_steps,
             payload.prompt.as_deref().unwrap_or(""),
@@ -246,8 +247,9 @@ pub fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn
     let Some(path) = payload.transcript_path.as_deref().filter(|p| !p.is_empty()) else {
         return;
     };
-    let root = working_dir(payload.cwd.as_deref()).map(|cwd| project_root(&cwd));
-    match crate::edge::transcript::last_user_text(path, root.as_deref()) {
+    let root = working_dir(payload.cwd.as_deref())
+        .map(|cwd| ProjectRoot::open_or_empty(&project_root(&cwd)));
+    match crate::edge::transcript::last_user_text(path, root.as_ref()) {
         // The same prefix as a prompt in the payload (`payload::PROMPT_BYTES`, I1).
         Ok(text) => {
             payload.prompt =
@@ -262,14 +264,16 @@ pub fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn
 }
 
 /// The carry-forward key of `session` in the project of the working folder `cwd`: a plan
-/// belongs to the project it was made in (its root, resolved), so the same session id in another
-/// project never finds it (`docs/security.md` `### I3`). The state stores only a hash of it.
+/// belongs to the project it was made in — its root, resolved, and the root folder's identity
+/// ([`ProjectRoot::identity`]) — so the same session id in another project, or in another clone
+/// at the same path, never finds it (`docs/security.md` `### I3`; blind pass of issue 29, case
+/// 08). The state stores only a hash of it.
 fn plan_key(cwd: Option<&str>, session: &str) -> String {
     let root = working_dir(cwd)
-        .map(|cwd| project_root(&cwd))
-        .map(|root| dunce::canonicalize(&root).unwrap_or(root))
+        .map(|cwd| ProjectRoot::open_or_empty(&project_root(&cwd)))
+        .map(|root| format!("{}\0{}", root.path().to_string_lossy(), root.identity()))
         .unwrap_or_default();
-    format!("{}\0{session}", root.to_string_lossy())
+    format!("{root}\0{session}")
 }
 
 /// Records a planning turn's delegation for the session, or consumes it once it has been carried
@@ -287,7 +291,7 @@ fn update_carry_forward(
         return;
     }
     // Under the state's lock: concurrent sessions never lose each other's entries.
-    let _ = crate::edge::files::update_json(path, |state: &mut planning::CarryForwardState| {
+    let _ = Place::user(path).update_json(|state: &mut planning::CarryForwardState| {
         state.prune(now);
         match planned {
             Some(p) => state.insert(session, p),
@@ -321,7 +325,9 @@ pub fn load_project(
     let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
         return project;
     };
-    let root = project_root(&cwd);
+    // The project's one door: every file of it is read through this handle (a folder that
+    // cannot be opened holds nothing; the user's and the embedded material still route).
+    let root = ProjectRoot::open_or_empty(&project_root(&cwd));
     let cwd_text = cwd.to_string_lossy().into_owned();
     let (config, config_warning) = crate::edge::config::load(&root);
     project.hotword_prefix = crate::config::HotwordPrefix::effective(
@@ -350,7 +356,7 @@ pub fn load_project(
                     skills::INDEX_PATH,
                 );
                 index_warning = warning;
-                path.unwrap_or_default()
+                path
             },
             settings.cache_dir.as_deref(),
             over_budget,
@@ -365,7 +371,6 @@ pub fn load_project(
             agents::CATALOG_PATH,
         );
         project.skill_warnings.extend(catalog_warning);
-        let generated = generated.unwrap_or_default();
         if let Some(err) = debug.as_deref_mut() {
             let _ = writeln!(
                 err,
@@ -375,10 +380,17 @@ pub fn load_project(
                 loaded.warnings.len()
             );
             for warning in project.skill_warnings.iter().chain(&loaded.warnings) {
-                let _ = writeln!(err, "[mcp-skills] warning {warning}");
+                // One line per warning, whatever a name in it holds.
+                let _ = writeln!(
+                    err,
+                    "[mcp-skills] warning {}",
+                    crate::charset::terminal(warning)
+                );
             }
         }
         project.skill_source = Some(loaded.source.as_str());
+        project.provenance.skills_from_project_file =
+            loaded.source == crate::edge::skills::CatalogSource::Index;
         if loaded.source == skills::CatalogSource::Embedded {
             let grounding = crate::edge::mcp::grounding(
                 request.host,
@@ -413,9 +425,14 @@ pub fn load_project(
                 .into_iter()
                 .collect()
         };
-        if let Some(effective) =
-            load_agents(&root, &generated, skill_ids, settings, request.host, now)
-        {
+        if let Some(effective) = load_agents(
+            &root,
+            generated.as_ref(),
+            skill_ids,
+            settings,
+            request.host,
+            now,
+        ) {
             if let Some(err) = debug_catalog {
                 let _ = writeln!(
                     err,
@@ -425,12 +442,16 @@ pub fn load_project(
                     effective.warnings.len()
                 );
                 for warning in &effective.warnings {
-                    let _ = writeln!(err, "[mcp-agent-catalog] warning {warning}");
+                    let _ = writeln!(
+                        err,
+                        "[mcp-agent-catalog] warning {}",
+                        crate::charset::terminal(warning)
+                    );
                 }
             }
-            project.host_agents = Some(
-                definitions.bindable(effective.source != agents::AgentCatalogSource::Embedded),
-            );
+            let from_project = effective.source != agents::AgentCatalogSource::Embedded;
+            project.host_agents = Some(definitions.bindable(from_project));
+            project.provenance.agents_from_project = from_project;
             project.agents = Some(effective.catalog);
             project.agent_warnings = effective.warnings;
         } else {
@@ -442,6 +463,12 @@ pub fn load_project(
                 );
             }
         }
+        project.agent_warnings.extend(
+            definitions
+                .cut
+                .iter()
+                .map(|scope| agents::cut_warning(&format!("{}:{scope}", request.host.as_str()))),
+        );
         if let (Some(session), Some(cache), false) = (
             &request.payload.session_id,
             &settings.cache_dir,
@@ -468,7 +495,6 @@ pub fn load_project(
                 config.agent_catalog.as_deref(),
                 agents::CATALOG_PATH,
             );
-            let generated = generated.unwrap_or_default();
             let skill_ids = || {
                 crate::skills::default_catalog()
                     .skills
@@ -476,12 +502,21 @@ pub fn load_project(
                     .map(|s| s.id)
                     .collect()
             };
-            project.agents = load_agents(&root, &generated, skill_ids, settings, request.host, now)
-                .map(|e| e.catalog);
+            let effective = load_agents(
+                &root,
+                generated.as_ref(),
+                skill_ids,
+                settings,
+                request.host,
+                now,
+            );
+            project.provenance.agents_from_project = effective
+                .as_ref()
+                .is_some_and(|e| e.source != agents::AgentCatalogSource::Embedded);
+            project.agents = effective.map(|e| e.catalog);
         }
     }
-    let has_claude_md =
-        request.host.reads_claude_md() && std::fs::symlink_metadata(root.join("CLAUDE.md")).is_ok();
+    let has_claude_md = request.host.reads_claude_md() && root.at("CLAUDE.md").exists();
     project.session_context_due = request.event == Event::UserPromptSubmit
         && request.host.session_context_on_prompt()
         && !request.payload.not_from_user()
@@ -514,7 +549,7 @@ fn transcript_carries_bootstrap(path: Option<&str>) -> bool {
     let Some(path) = path.filter(|p| !p.is_empty()) else {
         return false;
     };
-    match crate::edge::files::read_bounded(Path::new(path), crate::edge::files::caps::TRANSCRIPT) {
+    match Place::user(path).read(crate::edge::files::caps::TRANSCRIPT) {
         Ok(bytes) => bytes
             .windows(crate::render::BOOTSTRAP_MARKER.len())
             .any(|w| w == crate::render::BOOTSTRAP_MARKER.as_bytes()),
@@ -527,15 +562,19 @@ fn transcript_carries_bootstrap(path: Option<&str>) -> bool {
 /// generated catalog, an availability manifest); `None` means the embedded default, which the
 /// pipeline parses only when it needs it.
 fn load_agents(
-    root: &Path,
-    generated: &Path,
+    root: &ProjectRoot,
+    generated: Option<&Place>,
     skill_ids: impl FnOnce() -> BTreeSet<String>,
     settings: &Settings,
     host: Host,
     now: DateTime<Utc>,
 ) -> Option<agents::EffectiveCatalog> {
-    let manifest = settings.availability_file.as_deref().filter(|p| p.exists());
-    let project_catalog = root.join(agents::SOURCE_PATH).exists() || generated.exists();
+    let manifest = settings
+        .availability_file
+        .as_deref()
+        .filter(|p| Place::user(*p).exists());
+    let project_catalog =
+        root.at(agents::SOURCE_PATH).exists() || generated.is_some_and(Place::exists);
     if manifest.is_none() && !project_catalog {
         return None;
     }
@@ -548,19 +587,26 @@ fn load_agents(
 /// and in the user's folders (listed, not read), each scope apart.
 fn host_agents(
     host: Host,
-    root: &Path,
+    root: &ProjectRoot,
     settings: &Settings,
 ) -> crate::agents::availability::HostDefinitions {
     use crate::edge::agents_sync::agents_dir;
     use crate::install::Scope;
     let dir = |scope| agents_dir(host, scope, root, settings).ok();
     let user: Vec<_> = dir(Scope::User).into_iter().collect();
+    let (user, user_cut) = agents::host_definition_ids(host, &user);
     let mut ids = crate::agents::availability::HostDefinitions {
-        user: agents::host_definition_ids(host, &user),
+        user,
         ..Default::default()
     };
+    if user_cut {
+        ids.cut.push("user");
+    }
     if let Some(project) = dir(Scope::Project) {
-        let found = agents::host_definition_ids(host, std::slice::from_ref(&project));
+        let (found, cut) = agents::host_definition_ids(host, std::slice::from_ref(&project));
+        if cut {
+            ids.cut.push("project");
+        }
         if host
             .spec()
             .agents
@@ -569,11 +615,12 @@ fn host_agents(
         {
             // Gemini CLI registers a project agent only once the user acknowledged it.
             if let Some(home) = &settings.home {
-                ids.project = agents::gemini_acknowledged(home, root, &project, found);
+                ids.project = agents::gemini_acknowledged(home, root.given(), &project, found);
             }
         } else {
             ids.project = found;
         }
+        ids.project_synced = agents::synced_embedded(host, &project, &ids.project);
     }
     ids
 }

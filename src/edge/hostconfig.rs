@@ -5,9 +5,11 @@
 //! - A symlinked settings file (dotfiles) is written through to its target: for the project
 //!   scope the target must resolve inside the project and out of `.git/` (a repository's
 //!   `.codex -> ~/.codex` is refused); for the user scope it may be anywhere the user pointed it.
-//! - Backups go to `<state>/backups/<host>-<scope>-<hash of the path>/`: `original.json` (the
-//!   file before sophia-hook first changed it, never overwritten) and `last.json` (the file
-//!   before the latest change). Never next to the settings file, which may be in a repository.
+//! - Backups go to `<state>/backups/<host>-<scope>-<hash>/`, the hash of the path and, for the
+//!   project scope, of the project folder's identity (a new clone at the same path is another
+//!   project): `original.json` (the file before sophia-hook first changed it, never overwritten
+//!   while installed, removed by the uninstall that spends it) and `last.json` (the file before
+//!   the latest change). Never next to the settings file, which may be in a repository.
 //! - Members that sophia-hook does not change are written back byte for byte as they were (so a
 //!   number such as `18446744073709551616` or `1e-400` is never rewritten), elements of a changed
 //!   array included; only the changed members are re-serialised. A file with comments, for a host
@@ -16,8 +18,8 @@
 //!   `pre-install.json` beside the backups let uninstall give back the file before install byte
 //!   for byte while nothing else changed it.
 
+use crate::bounded::{self, Refused};
 use crate::charset::Shown as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -25,27 +27,46 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::edge::files::{
-    ReadError, caps, inside_project, read_bounded, write_atomic, write_backup,
-};
+use crate::edge::files::{Place, ProjectRoot, ReadError, caps};
 use crate::install::Scope;
 use crate::payload::Host;
+
+/// The settings file of `host` for `scope`: a project's through its door, the user's by path.
+pub fn settings_place(
+    host: Host,
+    scope: Scope,
+    root: &ProjectRoot,
+    home: &Path,
+    host_homes: &crate::hosts::HostHomes,
+) -> Place {
+    match scope {
+        Scope::Project => root.at(host.spec().settings.project),
+        Scope::User => Place::user(crate::install::config_path(
+            host,
+            scope,
+            root.path(),
+            home,
+            host_homes,
+        )),
+    }
+}
 
 /// Reads a settings file: `Value::Null` when it does not exist, an error when it cannot be read
 /// or parsed (strict JSON: comments and trailing commas are refused, as the hosts refuse them).
 /// Regular files only, at most `caps::SETTINGS` bytes.
-pub fn read(path: &Path) -> anyhow::Result<Value> {
+pub fn read(path: &Place) -> anyhow::Result<Value> {
     read_with(path, false)
 }
 
 /// [`read`] for `host`'s settings file: where the host reads comments in it (JSONC, Gemini CLI),
 /// a file with comments is read too.
-pub fn read_for(path: &Path, host: Host) -> anyhow::Result<Value> {
+pub fn read_for(path: &Place, host: Host) -> anyhow::Result<Value> {
     read_with(path, host.spec().settings.comments)
 }
 
-fn read_with(path: &Path, comments: bool) -> anyhow::Result<Value> {
-    let bytes = match read_bounded(path, caps::SETTINGS) {
+fn read_with(place: &Place, comments: bool) -> anyhow::Result<Value> {
+    let path = &place.path();
+    let bytes = match place.read(caps::SETTINGS) {
         Ok(bytes) => bytes,
         Err(ReadError::Missing) => return Ok(Value::Null),
         Err(e) => bail!("{} is {e}; it was left untouched", path.shown()),
@@ -54,8 +75,12 @@ fn read_with(path: &Path, comments: bool) -> anyhow::Result<Value> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
     }
-    let value: Value = match serde_json::from_slice(bytes) {
+    let value: Value = match bounded::json_value(bytes, bounded::FILE) {
         Ok(value) => value,
+        Err(e @ (Refused::TooComplex(_) | Refused::TooDeep(_))) => bail!(
+            "{} {e}, more than a settings file of a host holds; it was left untouched",
+            path.shown()
+        ),
         Err(_) if comments && let Some(value) = parse_jsonc(bytes) => value,
         Err(e) => bail!(
             "{} is not valid JSON ({e}{}); it was left untouched — fix it, or move it away and run again",
@@ -96,7 +121,7 @@ fn jsonc_options() -> jsonc_parser::ParseOptions {
 /// `bytes` as JSON with comments ([`jsonc_options`]), when they are.
 fn parse_jsonc(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
-    jsonc_parser::parse_to_serde_value::<Value>(text, &jsonc_options()).ok()
+    bounded::jsonc_value(text, bounded::FILE, &jsonc_options()).ok()
 }
 
 /// The text of a JSON-with-comments file (`text`, which holds `before`) edited to hold `after`,
@@ -104,8 +129,7 @@ fn parse_jsonc(bytes: &[u8]) -> Option<Value> {
 /// change keep their text and every comment around them; removed ones go; new ones are added.
 /// `None` when the edit does not give back exactly `after` (then nothing is written).
 fn edit_jsonc(text: &str, before: &Value, after: &Value) -> Option<String> {
-    use jsonc_parser::cst::CstRootNode;
-    let root = CstRootNode::parse(text, &jsonc_options()).ok()?;
+    let root = bounded::jsonc_tree(text, bounded::FILE, &jsonc_options()).ok()?;
     let (Value::Object(old), Value::Object(new)) = (before, after) else {
         return None;
     };
@@ -234,8 +258,9 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// Refuses to change the settings file at `target` (the file [`write_target`] gives for `path`)
 /// when its owner may not write it: a read-only file is the user's way of saying "do not touch",
 /// and an atomic rename would replace it all the same. Nothing is written.
-pub fn refuse_read_only(path: &Path, target: &Path) -> anyhow::Result<()> {
-    if crate::edge::files::is_read_only(target) {
+pub fn refuse_read_only(path: &Place, target: &Place) -> anyhow::Result<()> {
+    if target.is_read_only() {
+        let (path, target) = (&path.path(), &target.path());
         let shown = if path == target {
             path.shown().to_string()
         } else {
@@ -249,48 +274,61 @@ pub fn refuse_read_only(path: &Path, target: &Path) -> anyhow::Result<()> {
 }
 
 /// The file to actually write for the settings file at `path`: the path itself, or the target of
-/// a symlink there (the project scope's target must stay inside the project, out of `.git/`).
-pub fn write_target(path: &Path, scope: Scope, project_root: &Path) -> anyhow::Result<PathBuf> {
-    if scope == Scope::Project {
-        let resolved = inside_project(project_root, path).map_err(|why| {
-            anyhow::anyhow!(
-                "refusing to write {}: it is {why} (a repository's settings file may not lead elsewhere); nothing was written",
-                path.shown()
-            )
-        })?;
-        // Inside the project, a link must lead back to the host's own settings file: the same
-        // path under the resolved root. A `.codex/hooks.json -> ../package.json` (or a folder
-        // link onto `.vscode/`, another host's file, a copy in a subfolder) would have us merge
-        // hooks into a file of the user's (`docs/security.md` `### I4`).
-        let own = path
-            .strip_prefix(project_root)
-            .ok()
-            .zip(dunce::canonicalize(project_root).ok())
-            .map(|(rel, root)| root.join(rel));
-        if own.as_deref() != Some(resolved.as_path()) {
-            anyhow::bail!(
-                "refusing to write {}: it leads to {}, which is not the host's settings file (a repository's settings file may not lead elsewhere); nothing was written",
-                path.shown(),
-                resolved.shown()
-            );
+/// a symlink there. A project's settings file is written only at its own path: a link that leads
+/// anywhere else — out of the project, into `.git/`, onto another file of it (a
+/// `.codex/hooks.json -> ../package.json`, a folder link onto `.vscode/`, another host's file, a
+/// copy in a subfolder) — would have us merge hooks into a file of the user's
+/// (`docs/security.md` `### I4`).
+pub fn write_target(path: &Place) -> anyhow::Result<Place> {
+    match path {
+        Place::Project(root, rel) => {
+            let resolved = root.resolve(rel).map_err(|why| {
+                anyhow::anyhow!(
+                    "refusing to write {}: it is {why} (a repository's settings file may not lead elsewhere); nothing was written",
+                    path.path().shown()
+                )
+            })?;
+            if resolved != *rel {
+                anyhow::bail!(
+                    "refusing to write {}: it leads to {}, which is not the host's settings file (a repository's settings file may not lead elsewhere); nothing was written",
+                    path.path().shown(),
+                    root.path().join(&resolved).shown()
+                );
+            }
+            Ok(path.clone())
         }
-        return Ok(resolved);
-    }
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => dunce::canonicalize(path).with_context(|| {
-            format!(
-                "{} is a symlink whose target cannot be resolved; nothing was written",
-                path.shown()
-            )
-        }),
-        _ => Ok(path.to_path_buf()),
+        Place::User(p) => match path.symlink_metadata() {
+            Ok(meta) if meta.is_symlink() => {
+                dunce::canonicalize(p).map(Place::user).with_context(|| {
+                    format!(
+                        "{} is a symlink whose target cannot be resolved; nothing was written",
+                        p.shown()
+                    )
+                })
+            }
+            _ => Ok(path.clone()),
+        },
     }
 }
 
 /// The folder holding the backups of the settings file at `path`, under the user's state folder
-/// (`state_dir`, e.g. `~/.local/state`).
-pub fn backup_dir(state_dir: &Path, host: Host, scope: Scope, path: &Path) -> PathBuf {
-    let hash = crate::fingerprint::sha256(path.to_string_lossy().as_bytes());
+/// (`state_dir`, e.g. `~/.local/state`). A project's is keyed by the path and by the identity of
+/// the project folder `root` ([`project_identity`]): a clone removed and cloned again at the same
+/// path is another project, so the first clone's saved file never becomes the restore point of
+/// the next.
+pub fn backup_dir(
+    state_dir: &Path,
+    host: Host,
+    scope: Scope,
+    path: &Path,
+    root: &ProjectRoot,
+) -> PathBuf {
+    let mut key = path.to_string_lossy().into_owned();
+    if scope == Scope::Project {
+        key.push('\0');
+        key.push_str(&root.identity());
+    }
+    let hash = crate::fingerprint::sha256(key.as_bytes());
     let short: String = hash
         .trim_start_matches("sha256:")
         .chars()
@@ -329,11 +367,11 @@ pub fn render_over(original: Option<&[u8]>, doc: &Value) -> String {
 
 fn render_value(value: &Value, raw: Option<&str>, depth: usize) -> String {
     if let Some(raw) = raw
-        && serde_json::from_str::<Value>(raw).is_ok_and(|before| before == *value)
+        && bounded::json_value(raw.as_bytes(), bounded::FILE).is_ok_and(|before| before == *value)
     {
         return raw.trim().to_owned();
     }
-    let members = raw.and_then(|r| serde_json::from_str::<Members>(r).ok());
+    let members = raw.and_then(|r| bounded::json_str::<Members>(r, bounded::FILE).ok());
     match (value, members) {
         (Value::Object(map), Some(Members(members))) if !map.is_empty() => {
             let pad = "  ".repeat(depth + 1);
@@ -361,7 +399,7 @@ fn render_value(value: &Value, raw: Option<&str>, depth: usize) -> String {
         }
         (Value::Array(items), _) if !items.is_empty() => {
             let elements = raw
-                .and_then(|r| serde_json::from_str::<Vec<Box<RawValue>>>(r).ok())
+                .and_then(|r| bounded::json_str::<Vec<Box<RawValue>>>(r, bounded::FILE).ok())
                 .unwrap_or_default();
             render_array(items, &elements, depth)
         }
@@ -383,7 +421,7 @@ const ARRAY_WINDOW: usize = 16;
 fn render_array(items: &[Value], elements: &[Box<RawValue>], depth: usize) -> String {
     let parsed: Vec<Option<Value>> = elements
         .iter()
-        .map(|e| serde_json::from_str::<Value>(e.get()).ok())
+        .map(|e| bounded::json_value(e.get().as_bytes(), bounded::FILE).ok())
         .collect();
     let pad = "  ".repeat(depth + 1);
     let mut out = String::from("[\n");
@@ -466,16 +504,21 @@ pub struct Plan {
 /// A file that is JSON with comments (read by [`read_for`] for a host that reads them) is edited
 /// keeping every comment ([`edit_jsonc`]); with nothing of the user's left it is kept as `{}` and
 /// its comments rather than removed.
-pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<Plan> {
-    let current = match read_bounded(target, caps::SETTINGS) {
+pub fn plan(place: &Place, target: &Place, doc: Option<&Value>) -> anyhow::Result<Plan> {
+    let path = &place.path();
+    let current = match target.read(caps::SETTINGS) {
         Ok(bytes) => Some(bytes),
         Err(ReadError::Missing) => None,
-        Err(e) => bail!("{} is {e}; it was left untouched", target.shown()),
+        Err(e) => bail!("{} is {e}; it was left untouched", target.path().shown()),
     };
     if let Some(bytes) = &current {
         let body = strip_bom(bytes);
-        let strict = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
-            || body.iter().all(u8::is_ascii_whitespace);
+        // Too complex counts as strict JSON here: the read that follows refuses it by name,
+        // and the comment-tolerant parser (which has no budget) never sees it.
+        let strict = !matches!(
+            bounded::json::<serde::de::IgnoredAny>(body, bounded::FILE),
+            Err(Refused::Invalid(_))
+        ) || body.iter().all(u8::is_ascii_whitespace);
         if !strict && let Some(before) = parse_jsonc(body) {
             let empty = Value::Object(serde_json::Map::new());
             let text = std::str::from_utf8(body).unwrap_or_default();
@@ -494,9 +537,7 @@ pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<P
     }
     let next = match doc {
         Some(doc) => Some(render_over(current.as_deref(), doc).into_bytes()),
-        None if current.is_some()
-            && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) =>
-        {
+        None if current.is_some() && place.symlink_metadata().is_ok_and(|m| m.is_symlink()) => {
             Some(b"{}\n".to_vec())
         }
         None => None,
@@ -507,7 +548,7 @@ pub fn plan(path: &Path, target: &Path, doc: Option<&Value>) -> anyhow::Result<P
 /// A unified diff (`similar`, three lines of context) from the file's bytes now to the bytes
 /// `plan` writes, headed with `path` (`/dev/null` on the side where there is no file): applied to
 /// today's file, it gives exactly the file `install` then writes. Empty when nothing changes.
-pub fn unified_diff(path: &Path, plan: &Plan) -> String {
+pub fn unified_diff(path: &Place, plan: &Plan) -> String {
     fn text(b: &Option<Vec<u8>>) -> Option<std::borrow::Cow<'_, str>> {
         b.as_deref().map(String::from_utf8_lossy)
     }
@@ -515,7 +556,7 @@ pub fn unified_diff(path: &Path, plan: &Plan) -> String {
     if old == new {
         return String::new();
     }
-    let name = path.shown().to_string();
+    let name = path.path().shown().to_string();
     let header = |side: &Option<std::borrow::Cow<str>>| {
         if side.is_some() {
             name.clone()
@@ -535,16 +576,21 @@ pub fn unified_diff(path: &Path, plan: &Plan) -> String {
 /// Carries out `plan` on the settings file at `target` (from [`write_target`]), after copying
 /// its current bytes to `backups` (`original.json` once, `last.json` every time). Atomic and
 /// mode-keeping (`write_atomic`).
-pub fn write(target: &Path, backups: Option<&Path>, plan: &Plan) -> anyhow::Result<()> {
+pub fn write(target: &Place, backups: Option<&Path>, plan: &Plan) -> anyhow::Result<()> {
     let Plan { current, next } = plan;
     // The backups keep the original's mode: a 0600 settings file never becomes readable.
-    let mode = crate::edge::files::own_mode(target).unwrap_or(0o600);
+    let mode = target
+        .symlink_metadata()
+        .ok()
+        .filter(crate::edge::files::FileMeta::is_file)
+        .map_or(0o600, |m| m.mode);
+    let shown = target.path();
     // The first change keeps what was there before: the file (`original.json`), or the fact
     // that there was none (`original.absent`), so the "original" never holds our own entries.
     if let (true, Some(dir)) = (current.is_some() || next.is_some(), backups) {
         let original = dir.join("original.json");
         let absent = dir.join("original.absent");
-        let kept = fs::symlink_metadata(&original).is_ok() || fs::symlink_metadata(&absent).is_ok();
+        let kept = Place::user(&original).exists() || Place::user(&absent).exists();
         let (file, bytes): (&Path, &[u8]) = match &current {
             Some(bytes) => (&original, bytes),
             None => (
@@ -553,22 +599,25 @@ pub fn write(target: &Path, backups: Option<&Path>, plan: &Plan) -> anyhow::Resu
             ),
         };
         if !kept {
-            write_backup(file, bytes, caps::SETTINGS, mode)
+            Place::user(file)
+                .write_backup(bytes, caps::SETTINGS, mode)
                 .with_context(|| format!("keeping a backup in {}", file.shown()))?;
         }
     }
     if let (Some(bytes), Some(dir)) = (&current, backups) {
         let last = dir.join("last.json");
-        write_backup(&last, bytes, caps::SETTINGS, mode)
+        Place::user(&last)
+            .write_backup(bytes, caps::SETTINGS, mode)
             .with_context(|| format!("keeping a backup in {}", last.shown()))?;
     }
     match (current, next) {
-        (_, Some(bytes)) => write_atomic(target, bytes, caps::SETTINGS)
-            .with_context(|| format!("writing {}", target.shown())),
+        (_, Some(bytes)) => target
+            .write_atomic(bytes, caps::SETTINGS)
+            .with_context(|| format!("writing {}", shown.shown())),
         (None, None) => Ok(()),
-        (Some(_), None) => {
-            fs::remove_file(target).with_context(|| format!("removing {}", target.shown()))
-        }
+        (Some(_), None) => target
+            .remove_file()
+            .with_context(|| format!("removing {}", shown.shown())),
     }
 }
 
@@ -589,12 +638,13 @@ pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<
         return Ok(());
     };
     let installed = backups.join(INSTALLED);
-    let ours_before = match (&plan.current, read_bounded(&installed, caps::SETTINGS)) {
+    let ours_before = match (&plan.current, Place::user(&installed).read(caps::SETTINGS)) {
         (Some(current), Ok(last)) => *current == last,
         _ => false,
     };
     let keep = |file: &Path, bytes: &[u8]| {
-        write_backup(file, bytes, caps::SETTINGS, mode)
+        Place::user(file)
+            .write_backup(bytes, caps::SETTINGS, mode)
             .with_context(|| format!("keeping a backup in {}", file.shown()))
     };
     if !ours_before {
@@ -612,7 +662,7 @@ pub fn record_install(backups: &Path, plan: &Plan, mode: u32) -> anyhow::Result<
 
 /// Removes one of our records in the backups folder, if it is there.
 fn remove_record(file: &Path) -> anyhow::Result<()> {
-    match fs::remove_file(file) {
+    match Place::user(file).remove_file() {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             Err(e).with_context(|| format!("removing {}", file.shown()))
         }
@@ -622,7 +672,15 @@ fn remove_record(file: &Path) -> anyhow::Result<()> {
 
 /// After uninstall: the records of the install are spent.
 pub fn forget_install(backups: &Path) -> anyhow::Result<()> {
-    for name in [INSTALLED, PRE_INSTALL, PRE_INSTALL_ABSENT] {
+    // The restore point goes with the install it was kept for; `last.json`, the file before this
+    // uninstall, stays.
+    for name in [
+        INSTALLED,
+        PRE_INSTALL,
+        PRE_INSTALL_ABSENT,
+        "original.json",
+        "original.absent",
+    ] {
         remove_record(&backups.join(name))?;
     }
     Ok(())
@@ -633,28 +691,30 @@ pub fn forget_install(backups: &Path) -> anyhow::Result<()> {
 /// gives back the user's file as it was, layout and all. Otherwise `plan` as it is (only our
 /// entries go).
 pub fn restore_pre_install(
-    path: &Path,
+    path: &Place,
     backups: Option<&Path>,
     host: Host,
     mut plan: Plan,
 ) -> Plan {
     let Some(dir) = backups else { return plan };
     let unchanged_since = plan.current.as_ref().is_some_and(|current| {
-        read_bounded(&dir.join(INSTALLED), caps::SETTINGS).is_ok_and(|last| last == *current)
+        Place::user(dir.join(INSTALLED))
+            .read(caps::SETTINGS)
+            .is_ok_and(|last| last == *current)
     });
     if !unchanged_since {
         return plan;
     }
-    match read_bounded(&dir.join(PRE_INSTALL), caps::SETTINGS) {
+    match Place::user(dir.join(PRE_INSTALL)).read(caps::SETTINGS) {
         Ok(bytes) => {
-            let without_ours = serde_json::from_slice::<Value>(strip_bom(&bytes))
+            let without_ours = bounded::json_value(&bytes, bounded::FILE)
                 .is_ok_and(|doc| crate::install::registered(&doc, host).is_empty());
             if without_ours {
                 plan.next = Some(bytes);
             }
         }
-        Err(ReadError::Missing) if fs::symlink_metadata(dir.join(PRE_INSTALL_ABSENT)).is_ok() => {
-            plan.next = if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        Err(ReadError::Missing) if Place::user(dir.join(PRE_INSTALL_ABSENT)).exists() => {
+            plan.next = if path.symlink_metadata().is_ok_and(|m| m.is_symlink()) {
                 Some(b"{}\n".to_vec())
             } else {
                 None
@@ -667,8 +727,8 @@ pub fn restore_pre_install(
 
 /// [`plan`] then [`write`]: `doc` written to the settings file at `path`, or the file removed.
 pub fn write_doc(
-    path: &Path,
-    target: &Path,
+    path: &Place,
+    target: &Place,
     backups: Option<&Path>,
     doc: Option<&Value>,
 ) -> anyhow::Result<()> {
@@ -680,6 +740,7 @@ mod tests {
     // Tests set up their files and folders directly.
     #![allow(clippy::disallowed_methods)]
     use super::*;
+    use std::fs;
     #[cfg(unix)]
     use std::os::unix::fs::{PermissionsExt, symlink};
 
@@ -689,17 +750,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         fs::write(&path, "{ // comment\n \"a\": 1 }").unwrap();
-        let err = read(&path).unwrap_err().to_string();
+        let err = read(&Place::user(&path)).unwrap_err().to_string();
         assert!(
             err.contains("not valid JSON") && err.contains("left untouched"),
             "{err}"
         );
         fs::write(&path, "[1]").unwrap();
-        assert!(read(&path).is_err());
-        assert_eq!(read(&dir.path().join("missing.json")).unwrap(), Value::Null);
+        assert!(read(&Place::user(&path)).is_err());
+        assert_eq!(
+            read(&Place::user(dir.path().join("missing.json"))).unwrap(),
+            Value::Null
+        );
         let zero = dir.path().join("zero.json");
         symlink("/dev/zero", &zero).unwrap();
-        assert!(read(&zero).is_err());
+        assert!(read(&Place::user(&zero)).is_err());
     }
 
     #[test]
@@ -710,17 +774,19 @@ mod tests {
         let path = dir.path().join("hooks.json");
         fs::write(&path, "{\"old\":true}").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-        let backups = backup_dir(&state, Host::Codex, Scope::User, &path);
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        let backups = backup_dir(&state, Host::Codex, Scope::User, &path, &root);
+        let place = Place::user(&path);
         write_doc(
-            &path,
-            &path,
+            &place,
+            &place,
             Some(&backups),
             Some(&serde_json::json!({"new": 1})),
         )
         .unwrap();
         write_doc(
-            &path,
-            &path,
+            &place,
+            &place,
             Some(&backups),
             Some(&serde_json::json!({"new": 2})),
         )
@@ -730,13 +796,16 @@ mod tests {
             "{\"old\":true}"
         );
         assert_eq!(
-            read(&backups.join("last.json")).unwrap(),
+            read(&Place::user(backups.join("last.json"))).unwrap(),
             serde_json::json!({"new": 1})
         );
-        assert_eq!(read(&path).unwrap(), serde_json::json!({"new": 2}));
+        assert_eq!(
+            read(&Place::user(&path)).unwrap(),
+            serde_json::json!({"new": 2})
+        );
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        write_doc(&path, &path, Some(&backups), None).unwrap();
+        write_doc(&place, &place, Some(&backups), None).unwrap();
         assert!(!path.exists());
         assert!(!dir.path().join("hooks.json.sophia-hook.bak").exists());
     }
@@ -854,25 +923,36 @@ mod tests {
         // User scope: the user's own link is followed.
         let user = dir.path().join("user-hooks.json");
         symlink(dotfiles.join("hooks.json"), &user).unwrap();
-        let target = write_target(&user, Scope::User, &root).unwrap();
+        let user_place = Place::user(&user);
+        let target = write_target(&user_place).unwrap();
         assert_eq!(
-            target,
+            target.path(),
             dunce::canonicalize(dotfiles.join("hooks.json")).unwrap()
         );
-        write_doc(&user, &target, None, Some(&serde_json::json!({"a": 1}))).unwrap();
+        write_doc(
+            &user_place,
+            &target,
+            None,
+            Some(&serde_json::json!({"a": 1})),
+        )
+        .unwrap();
         assert!(
             fs::symlink_metadata(&user)
                 .unwrap()
                 .file_type()
                 .is_symlink()
         );
-        assert_eq!(read(&user).unwrap(), serde_json::json!({"a": 1}));
-        write_doc(&user, &target, None, None).unwrap();
-        assert_eq!(read(&user).unwrap(), serde_json::json!({}));
+        assert_eq!(
+            read(&Place::user(&user)).unwrap(),
+            serde_json::json!({"a": 1})
+        );
+        write_doc(&user_place, &target, None, None).unwrap();
+        assert_eq!(read(&Place::user(&user)).unwrap(), serde_json::json!({}));
         // Project scope: a link out of the project is refused.
         let project_file = root.join(".codex/hooks.json");
         symlink(dotfiles.join("hooks.json"), &project_file).unwrap();
-        let err = write_target(&project_file, Scope::Project, &root).unwrap_err();
+        let project = ProjectRoot::open(&root).unwrap();
+        let err = write_target(&project.place_of(&project_file)).unwrap_err();
         assert!(err.to_string().contains("refusing"), "{err}");
     }
 }

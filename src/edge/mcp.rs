@@ -8,9 +8,11 @@
 use std::path::Path;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
+use crate::bounded;
 use crate::config::ProjectConfig;
-use crate::edge::files::{caps, inside_project, read_bounded_string};
+use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
 use crate::hosts::{Host, HostHome, McpFormat, PluginPlace, UserPath};
 use crate::skills::grounding::{EmbeddedSkills, Grounding, ModeFrom, SERVERS, server_of_entry};
@@ -36,7 +38,7 @@ pub fn mode(settings: &Settings, config: &ProjectConfig) -> (EmbeddedSkills, Mod
 pub fn grounding(
     host: Host,
     cwd: &Path,
-    root: &Path,
+    root: &ProjectRoot,
     settings: &Settings,
     config: &ProjectConfig,
     over_budget: &dyn Fn() -> bool,
@@ -52,22 +54,20 @@ pub fn grounding(
         }
         let (path, place) = match file.place {
             PluginPlace::User(user) => (
-                user.resolve(settings.home.as_deref(), &settings.host_homes),
+                user.resolve(settings.home.as_deref(), &settings.host_homes)
+                    .map(Place::user),
                 user_place(user),
             ),
-            PluginPlace::Project(rel) => (
-                inside_project(root, Path::new(rel)).ok(),
-                format!("project:{rel}"),
-            ),
+            PluginPlace::Project(rel) => (Some(root.at(rel)), format!("project:{rel}")),
         };
-        let Some(text) = path.and_then(|p| read_bounded_string(&p, caps::SETTINGS).ok()) else {
+        let Some(text) = path.and_then(|p| p.read_string(caps::SETTINGS).ok()) else {
             continue;
         };
         if !may_name_a_server(&text) {
             // Most files name no Sophia server: they are not parsed at all.
             continue;
         }
-        for (key, command) in entries(&text, file.format, cwd, root) {
+        for (key, command) in entries(&text, file.format, cwd, root.path()) {
             if let Some(server) = server_of_entry(&key, command.iter().map(String::as_str)) {
                 grounding
                     .servers
@@ -77,19 +77,13 @@ pub fn grounding(
         }
     }
     // A folder per server first (one `lstat` each), and only then where each really leads.
-    let folders = SERVERS
-        .iter()
-        .filter(|s| std::fs::symlink_metadata(root.join(s.dir)).is_ok())
-        .count();
+    let folders = SERVERS.iter().filter(|s| root.at(s.dir).exists()).count();
     let checked_out: Vec<_> = if folders < CHECKOUT_MIN_SERVERS {
         Vec::new()
     } else {
         SERVERS
             .iter()
-            .filter(|s| {
-                inside_project(root, &Path::new(s.dir).join("package.json"))
-                    .is_ok_and(|p| p.is_file())
-            })
+            .filter(|s| root.at(Path::new(s.dir).join("package.json")).is_file())
             .collect()
     };
     if checked_out.len() >= CHECKOUT_MIN_SERVERS {
@@ -123,7 +117,7 @@ fn user_place(path: UserPath) -> String {
 fn entries(text: &str, format: McpFormat, cwd: &Path, root: &Path) -> Vec<(String, Vec<String>)> {
     match format {
         McpFormat::Toml(table) => {
-            let Ok(doc) = toml::from_str::<toml::Table>(text) else {
+            let Ok(doc) = bounded::toml::<toml::Table>(text, bounded::FILE) else {
                 return Vec::new();
             };
             let Some(servers) = doc.get(table).and_then(toml::Value::as_table) else {
@@ -182,31 +176,37 @@ fn claude_user(text: &str) -> Option<Value> {
     #[derive(serde::Deserialize)]
     struct Project {
         #[serde(rename = "mcpServers", default)]
-        mcp_servers: Option<Value>,
+        mcp_servers: Option<Box<RawValue>>,
     }
     #[derive(serde::Deserialize)]
     struct User {
         #[serde(rename = "mcpServers", default)]
-        mcp_servers: Option<Value>,
+        mcp_servers: Option<Box<RawValue>>,
         #[serde(default)]
         projects: Option<std::collections::BTreeMap<String, Project>>,
     }
-    let user: User = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()?;
+    let user: User = bounded::json_str(text, bounded::SKIMMED).ok()?;
+    let value = |raw: Option<Box<RawValue>>| {
+        raw.and_then(|r| bounded::json_value(r.get().as_bytes(), bounded::FILE).ok())
+    };
     let projects: serde_json::Map<String, Value> = user
         .projects
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|(folder, p)| Some((folder, serde_json::json!({"mcpServers": p.mcp_servers?}))))
+        .filter_map(|(folder, p)| {
+            Some((
+                folder,
+                serde_json::json!({"mcpServers": value(p.mcp_servers)?}),
+            ))
+        })
         .collect();
-    Some(serde_json::json!({"mcpServers": user.mcp_servers, "projects": projects}))
+    Some(serde_json::json!({"mcpServers": value(user.mcp_servers), "projects": projects}))
 }
 
 /// A JSON settings file, comments allowed (Gemini CLI's `settings.json` is JSONC).
 fn json(text: &str) -> Option<Value> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str(text)
-        .ok()
-        .or_else(|| jsonc_parser::parse_to_serde_value::<Value>(text, &Default::default()).ok())
+    bounded::jsonc_value(text, bounded::FILE, &Default::default()).ok()
 }
 
 fn json_servers(servers: Option<&Value>) -> Vec<(String, Vec<String>)> {

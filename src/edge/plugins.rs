@@ -5,11 +5,11 @@
 //! twice). Every read is bounded, through `edge::files`; a project's file is read only inside the
 //! project.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::edge::files::{self, caps};
+use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
 use crate::hosts::{PluginEnabled, PluginPlace};
 use crate::payload::Host;
@@ -21,22 +21,22 @@ pub fn plugin_id() -> String {
 
 /// The file that records our plugin as enabled for `host`, the first found; `None` when the host
 /// has no plugin system we ship for, or the plugin is not enabled (or the record unreadable).
-pub fn enabled(host: Host, root: &Path, settings: &Settings) -> Option<PathBuf> {
+pub fn enabled(host: Host, root: &ProjectRoot, settings: &Settings) -> Option<PathBuf> {
     let layout = host.spec().plugin.as_ref()?;
     let home = settings.home.as_deref();
     let homes = &settings.host_homes;
     match layout.enabled {
         PluginEnabled::EnabledPlugins(places) => places.iter().find_map(|place| {
-            let path = match place {
-                PluginPlace::User(p) => p.resolve(home, homes)?,
-                PluginPlace::Project(rel) => files::inside_project(root, &root.join(rel)).ok()?,
+            let place = match place {
+                PluginPlace::User(p) => Place::user(p.resolve(home, homes)?),
+                PluginPlace::Project(rel) => root.at(rel),
             };
-            let text = files::read_bounded_string(&path, caps::SETTINGS).ok()?;
-            enabled_in_json(&text).then_some(path)
+            let text = place.read_string(caps::SETTINGS).ok()?;
+            enabled_in_json(&text).then(|| place.path())
         }),
         PluginEnabled::TomlPlugins(config) => {
             let path = config.resolve(home, homes)?;
-            let text = files::read_bounded_string(&path, caps::SETTINGS).ok()?;
+            let text = Place::user(&path).read_string(caps::SETTINGS).ok()?;
             enabled_in_toml(&text).then_some(path)
         }
         PluginEnabled::ExtensionDir {
@@ -46,8 +46,9 @@ pub fn enabled(host: Host, root: &Path, settings: &Settings) -> Option<PathBuf> 
         } => {
             let dir = dir.resolve(home, homes)?;
             let manifest = dir.join(crate::plugin::NAME).join(manifest);
-            files::read_bounded(&manifest, caps::SETTINGS).ok()?;
-            let disabled = files::read_bounded_string(&dir.join(enablement), caps::SETTINGS)
+            Place::user(&manifest).read(caps::SETTINGS).ok()?;
+            let disabled = Place::user(dir.join(enablement))
+                .read_string(caps::SETTINGS)
                 .is_ok_and(|text| disabled_everywhere(&text));
             (!disabled).then_some(manifest)
         }
@@ -57,8 +58,7 @@ pub fn enabled(host: Host, root: &Path, settings: &Settings) -> Option<PathBuf> 
 /// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` (Claude Code's and Copilot CLI's
 /// settings). A file that is not JSON says nothing.
 fn enabled_in_json(text: &str) -> bool {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str::<Value>(text)
+    crate::bounded::json_value(text.as_bytes(), crate::bounded::FILE)
         .ok()
         .and_then(|doc| doc.get("enabledPlugins")?.get(plugin_id())?.as_bool())
         .unwrap_or(false)
@@ -67,7 +67,7 @@ fn enabled_in_json(text: &str) -> bool {
 /// `[plugins."sophia-hook@sophia-hook"] enabled = true` (Codex's `config.toml`; a table without
 /// `enabled` counts as enabled, as Codex reads it).
 fn enabled_in_toml(text: &str) -> bool {
-    let Ok(doc) = text.parse::<toml::Table>() else {
+    let Ok(doc) = crate::bounded::toml::<toml::Table>(text, crate::bounded::FILE) else {
         return false;
     };
     doc.get("plugins")
@@ -86,7 +86,7 @@ fn enabled_in_toml(text: &str) -> bool {
 /// override starting with `!` disables the extension under that path. Disabled everywhere when
 /// every override is such a one (`gemini extensions disable sophia-hook`).
 fn disabled_everywhere(text: &str) -> bool {
-    let Ok(doc) = serde_json::from_str::<Value>(text) else {
+    let Ok(doc) = crate::bounded::json_value(text.as_bytes(), crate::bounded::FILE) else {
         return false;
     };
     let Some(overrides) = doc

@@ -55,7 +55,7 @@ pub fn detect(
         .resolve(settings.home.as_deref(), &settings.host_homes)?
         .components()
         .collect();
-    folder
+    crate::edge::files::Place::user(&folder)
         .is_dir()
         .then(|| format!("{} exists", folder.shown()))
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::edge::files::{ReadError, caps, inside_project, read_prefix};
+use crate::edge::files::{ProjectRoot, ReadError, caps};
 use crate::render::ProjectDoc;
 
 /// `AGENTS.md` is cut so that it takes at most this many characters once quoted
@@ -17,9 +17,34 @@ pub const AGENTS_MD_CAP_CHARS: usize = 6_000;
 /// or a file in worktrees and submodules), else the directory itself.
 pub fn project_root(cwd: &Path) -> PathBuf {
     cwd.ancestors()
-        .find(|dir| dir.join(".git").exists())
+        .find(|dir| crate::edge::files::Place::user(dir.join(".git")).exists())
         .unwrap_or(cwd)
         .to_path_buf()
+}
+
+/// Where a file the user named on the command line is written (`--out` of `catalog build`,
+/// `skills index`, `report`, `man`, `plugin build`): inside the project the command works on
+/// (`root`), or inside the project of the current folder, it is that project's file and goes
+/// through its door — a folder link the repository committed there (`build ->
+/// ~/.config/autostart`) never moves where the write lands (blind pass of issue 29, case 19);
+/// anywhere else it is the user's own path. A relative path is the current folder's. (A file the
+/// user names to be *read* is read where the user's path leads: they asked for it.)
+pub fn flag_place(root: Option<&ProjectRoot>, path: &Path) -> crate::edge::files::Place {
+    use crate::edge::files::Place;
+    let absolute = if path.is_relative() {
+        std::env::current_dir().map_or_else(|_| path.to_path_buf(), |cwd| cwd.join(path))
+    } else {
+        path.to_path_buf()
+    };
+    let here = std::env::current_dir()
+        .ok()
+        .map(|cwd| ProjectRoot::open_or_empty(&project_root(&cwd)));
+    for project in root.into_iter().chain(here.as_ref()) {
+        if let place @ Place::Project(..) = project.place_of(&absolute) {
+            return place;
+        }
+    }
+    Place::user(path)
 }
 
 /// The working directory of the payload, else the process's own.
@@ -31,33 +56,26 @@ pub fn working_dir(payload_cwd: Option<&str>) -> Option<PathBuf> {
 }
 
 /// Reads `<root>/<name>` as a capped project document. `Err` carries a short reason code for
-/// diagnostics (`missing`, `outside-project`, `outside-project`, `git-dir`, `binary`,
-/// `not-a-file`, `unreadable`). The file must resolve inside the project and out of `.git/`
-/// (`AGENTS.md -> .git/config` is refused), and is read through the bounded reader (a FIFO never
-/// blocks, a device is never opened, at most the first `caps::AGENTS_MD` bytes).
+/// diagnostics (`missing`, `outside-project`, `git-dir`, `link-not-a-document`, `binary`,
+/// `not-a-file`, `too-large`, `unreadable`, `secret`). The file is read through the project's
+/// door: inside the project and out of `.git/` (`AGENTS.md -> .git/config` is refused), a link
+/// only when it ends at a document, a FIFO never blocks, a device is never opened, at most the
+/// first `caps::AGENTS_MD` bytes.
 pub fn read_doc(
-    root: &Path,
+    root: &ProjectRoot,
     name: &'static str,
     cap_chars: usize,
 ) -> Result<ProjectDoc, &'static str> {
-    let path = inside_project(root, Path::new(name)).map_err(|why| why.code())?;
-    // Where the name really leads (`inside_project` resolves links): a document, never anything
-    // else. `CLAUDE.md -> AGENTS.md` and `AGENTS.md -> docs/rules.md` are read; a link to
-    // `.envrc`, `id_rsa.bak`, `prod.env` or any file not named `*.md` is refused, whatever a list
-    // of secret names would miss (blind pass, cases 1, 2 and 4).
-    if !path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-    {
-        return Err("link-not-a-document");
-    }
-    let (bytes, len) = read_prefix(&path, caps::AGENTS_MD).map_err(|e| match e {
-        ReadError::Missing => "missing",
-        ReadError::NotRegular => "not-a-file",
-        ReadError::TooLarge { .. } => "too-large",
-        ReadError::Io(_) => "unreadable",
-        ReadError::Secret => "secret",
-    })?;
+    let (bytes, len) = root
+        .read_prefix(Path::new(name), caps::AGENTS_MD)
+        .map_err(|e| match e {
+            ReadError::Missing => "missing",
+            ReadError::NotRegular => "not-a-file",
+            ReadError::TooLarge { .. } => "too-large",
+            ReadError::Io(_) => "unreadable",
+            ReadError::Secret => "secret",
+            ReadError::Refused(why) => why.code(),
+        })?;
     if bytes.contains(&0) {
         return Err("binary");
     }
@@ -138,7 +156,7 @@ mod tests {
                 } else {
                     std::os::unix::fs::symlink(&file, root.join("AGENTS.md")).unwrap();
                 }
-                let got = read_doc(root, "AGENTS.md", 1000);
+                let got = read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 1000);
                 assert_eq!(got.is_ok(), read, "{target:?} chain={chain}: {got:?}");
                 if !read {
                     assert_eq!(got, Err("link-not-a-document"), "{target:?}");
@@ -151,25 +169,31 @@ mod tests {
     fn doc_checks() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        assert_eq!(read_doc(root, "AGENTS.md", 100), Err("missing"));
+        assert_eq!(
+            read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 100),
+            Err("missing")
+        );
         fs::write(root.join("AGENTS.md"), "rules\n").unwrap();
-        let doc = read_doc(root, "AGENTS.md", 100).unwrap();
+        let doc = read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 100).unwrap();
         assert_eq!((doc.text.as_str(), doc.truncated_from), ("rules\n", None));
         fs::write(root.join("AGENTS.md"), "é".repeat(300)).unwrap();
-        let doc = read_doc(root, "AGENTS.md", 100).unwrap();
+        let doc = read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 100).unwrap();
         // One line: 100 characters once quoted are `> ` and 98 of it.
         assert_eq!(doc.text.chars().count(), 98);
         assert_eq!(doc.truncated_from, Some(600));
         // Ten lines of 9: the first quote costs 2, each line 9 and its break 1 and the next
         // line's quote 2: 8 lines take 2 + 8 * 12 = 98 of the 100, and 2 characters of the ninth.
         fs::write(root.join("AGENTS.md"), "abcdefghi\n".repeat(10)).unwrap();
-        let doc = read_doc(root, "AGENTS.md", 100).unwrap();
+        let doc = read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 100).unwrap();
         assert_eq!(doc.text, format!("{}ab", "abcdefghi\n".repeat(8)));
         assert_eq!(doc.truncated_from, Some(100));
         fs::write(root.join("AGENTS.md"), b"abc\0def").unwrap();
-        assert_eq!(read_doc(root, "AGENTS.md", 100), Err("binary"));
+        assert_eq!(
+            read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 100),
+            Err("binary")
+        );
         fs::write(root.join("AGENTS.md"), "x".repeat(200_000)).unwrap();
-        let doc = read_doc(root, "AGENTS.md", 100).unwrap();
+        let doc = read_doc(&ProjectRoot::open(root).unwrap(), "AGENTS.md", 100).unwrap();
         assert_eq!(doc.truncated_from, Some(200_000));
     }
 
@@ -185,7 +209,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            read_doc(project.path(), "AGENTS.md", 100),
+            read_doc(
+                &ProjectRoot::open(project.path()).unwrap(),
+                "AGENTS.md",
+                100
+            ),
             Err("outside-project")
         );
         fs::write(project.path().join("real.md"), "inside").unwrap();
@@ -196,7 +224,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            read_doc(project.path(), "AGENTS.md", 100).unwrap().text,
+            read_doc(
+                &ProjectRoot::open(project.path()).unwrap(),
+                "AGENTS.md",
+                100
+            )
+            .unwrap()
+            .text,
             "inside"
         );
         fs::create_dir(project.path().join(".git")).unwrap();
@@ -207,7 +241,14 @@ mod tests {
             project.path().join("AGENTS.md"),
         )
         .unwrap();
-        assert_eq!(read_doc(project.path(), "AGENTS.md", 100), Err("git-dir"));
+        assert_eq!(
+            read_doc(
+                &ProjectRoot::open(project.path()).unwrap(),
+                "AGENTS.md",
+                100
+            ),
+            Err("git-dir")
+        );
     }
 
     #[cfg(unix)]
@@ -219,13 +260,21 @@ mod tests {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         assert_eq!(
-            read_doc(project.path(), "AGENTS.md", 100),
+            read_doc(
+                &ProjectRoot::open(project.path()).unwrap(),
+                "AGENTS.md",
+                100
+            ),
             Err("not-a-file")
         );
         fs::remove_file(&fifo).unwrap();
         std::os::unix::fs::symlink("/dev/zero", &fifo).unwrap();
         assert_eq!(
-            read_doc(project.path(), "AGENTS.md", 100),
+            read_doc(
+                &ProjectRoot::open(project.path()).unwrap(),
+                "AGENTS.md",
+                100
+            ),
             Err("outside-project")
         );
     }

@@ -3,7 +3,7 @@
 //!
 //! The file is host input, named by the payload's `transcriptPath`, and is read only at that path:
 //! an absolute path without `..`, a regular file and not a symlink (checked on the path and again
-//! on the opened handle), inside the project only where `inside_project` accepts it (a transcript
+//! on the opened handle), inside the project only through the project's door (a transcript
 //! under a workspace folder a repository could have planted), and only its last
 //! [`TAIL_BYTES`] are read, through the bounded reader of `edge::files`. Antigravity writes one
 //! step per line (JSONL); the user's message is a step of `"type": "USER_INPUT"` whose `content`
@@ -13,7 +13,7 @@ use std::path::{Component, Path};
 
 use serde::Deserialize;
 
-use crate::edge::files::{self, inside_project};
+use crate::edge::files::{self, Place, ProjectRoot};
 
 /// How much of the end of the conversation file is read. A user message longer than this (or a
 /// last user message further back than this) is not found, and the turn is not routed.
@@ -47,27 +47,34 @@ impl Skip {
 }
 
 /// The text of the last user entry of the conversation file at `path`. `project_root` is the
-/// project the hook runs in (the payload's first workspace folder, resolved): a transcript under
-/// it is a project path and must pass [`inside_project`].
-pub fn last_user_text(path: &str, project_root: Option<&Path>) -> Result<String, Skip> {
+/// project the hook runs in (the payload's first workspace folder): a transcript under it is a
+/// project file, read only through the project's door.
+pub fn last_user_text(path: &str, project_root: Option<&ProjectRoot>) -> Result<String, Skip> {
     let path = Path::new(path);
     if !path.is_absolute() || path.components().any(|c| c == Component::ParentDir) {
         return Err(Skip::NotAbsolute);
     }
-    let link = std::fs::symlink_metadata(path).map_err(|_| Skip::Unreadable)?;
-    if link.file_type().is_symlink() {
+    let place = match project_root.map(|root| (root, root.relative(path))) {
+        Some((root, Ok(rel))) => root.at(rel),
+        Some((_, Err(files::Outside::GitDir))) => return Err(Skip::Refused),
+        _ => Place::user(path),
+    };
+    let link = place.symlink_metadata().map_err(|e| match e.kind() {
+        std::io::ErrorKind::PermissionDenied => Skip::Symlink,
+        _ => Skip::Unreadable,
+    })?;
+    if link.is_symlink() {
         return Err(Skip::Symlink);
     }
-    if let Some(root) = project_root.filter(|root| starts_under(path, root)) {
-        match inside_project(root, path) {
-            Ok(_) => {}
-            Err(files::Outside::SymlinkOut) => return Err(Skip::Symlink),
-            Err(_) => return Err(Skip::Refused),
-        }
-    }
     // Any size: only the tail is read, each read cut at the length found on the handle.
-    let file = files::open_bounded(path, files::caps::TAIL_ONLY).map_err(|_| Skip::Unreadable)?;
-    if !file.is_same_file(&link) {
+    let file = place
+        .open_bounded(files::caps::TAIL_ONLY)
+        .map_err(|e| match e {
+            files::ReadError::Refused(files::Outside::GitDir) => Skip::Refused,
+            files::ReadError::Refused(_) => Skip::Symlink,
+            _ => Skip::Unreadable,
+        })?;
+    if !file.meta().is_ok_and(|m| m.is_same_file(&link)) {
         // Swapped for something else between the check and the open.
         return Err(Skip::Symlink);
     }
@@ -82,12 +89,6 @@ pub fn last_user_text(path: &str, project_root: Option<&Path>) -> Result<String,
         (_, None) => &[][..],
     };
     last_user_entry(tail).ok_or(Skip::NoUserEntry)
-}
-
-/// Whether `path` is written under `root` (before any symlink is resolved), also when the root
-/// as given and its resolved form differ.
-fn starts_under(path: &Path, root: &Path) -> bool {
-    path.starts_with(root) || dunce::canonicalize(root).is_ok_and(|real| path.starts_with(real))
 }
 
 /// One step of the conversation file: only the fields we read (others are ignored).
@@ -110,9 +111,12 @@ pub fn last_user_entry(bytes: &[u8]) -> Option<String> {
         if !line.windows(MARK.len()).any(|w| w == MARK) {
             return None;
         }
-        let step: Step = match serde_json::from_slice(line) {
+        let step: Step = match crate::bounded::json(line, crate::bounded::FILE) {
             Ok(step) => step,
-            Err(_) => serde_json::from_str(&String::from_utf8_lossy(line)).ok()?,
+            Err(_) => {
+                crate::bounded::json_str(&String::from_utf8_lossy(line), crate::bounded::FILE)
+                    .ok()?
+            }
         };
         if step.kind.as_deref() != Some("USER_INPUT")
             || step.source.as_deref().is_some_and(|s| s != "USER_EXPLICIT")

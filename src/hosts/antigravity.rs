@@ -49,6 +49,7 @@ pub const SPEC: HostSpec = HostSpec {
         command_is_powershell_on_windows: false,
         both_scopes: BothScopes::OneRuns,
         comments: false,
+        other_hook_files: &[],
     },
     trust: Trust::None,
     tui: None,

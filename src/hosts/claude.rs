@@ -54,6 +54,7 @@ pub const SPEC: HostSpec = HostSpec {
         // inject every block twice; the same command twice, once).
         both_scopes: BothScopes::BothRunUnlessSameCommand,
         comments: false,
+        other_hook_files: &[".claude/settings.local.json"],
     },
     trust: Trust::None,
     tui: Some(Tui {

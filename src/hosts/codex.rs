@@ -51,6 +51,7 @@ pub const SPEC: HostSpec = HostSpec {
         command_is_powershell_on_windows: false,
         both_scopes: BothScopes::BothRun,
         comments: false,
+        other_hook_files: &[],
     },
     trust: Trust::HandlerHashes {
         config: UserPath::HostHome(HOME, "config.toml"),

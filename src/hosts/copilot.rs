@@ -58,6 +58,7 @@ pub const SPEC: HostSpec = HostSpec {
         // Both scopes' handlers run: two sessionStart contexts both arrive.
         both_scopes: BothScopes::BothRun,
         comments: false,
+        other_hook_files: &[".github/copilot/settings.json"],
     },
     // Repository hooks load only in a trusted folder: the folder or a parent in `trustedFolders` of
     // `$COPILOT_HOME/config.json` (JSON after `//` comment lines; `doctor` reads it, never writes

@@ -59,6 +59,7 @@ pub const SPEC: HostSpec = HostSpec {
         both_scopes: BothScopes::OneRuns,
         // Gemini CLI reads `//` and `/* */` comments in settings.json.
         comments: true,
+        other_hook_files: &[],
     },
     trust: Trust::TrustedFolders,
     tui: Some(Tui {

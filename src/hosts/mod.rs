@@ -380,6 +380,10 @@ pub struct Settings {
     /// Whether the host reads `//` and `/* */` comments in its settings file (JSONC), so that
     /// `install` and `uninstall` edit such a file keeping every comment instead of refusing it.
     pub comments: bool,
+    /// The project's other files the host reads hooks from (relative to the root), beside
+    /// `project` and, for a hook file of our own, the other files of its folder: what trusting
+    /// the folder also lets run (`doctor`'s and `install`'s trust advice lists their hooks).
+    pub other_hook_files: &'static [&'static str],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -115,7 +115,7 @@ impl MixBuilder {
             return;
         }
         self.mix.lines += 1;
-        let Ok(line) = serde_json::from_slice::<LoggedRun>(raw) else {
+        let Ok(line) = crate::bounded::json::<LoggedRun>(raw, crate::bounded::FILE) else {
             self.mix.corrupt_lines += 1;
             return;
         };

@@ -155,6 +155,66 @@ pub fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
     imp::replace_file(from, to)
 }
 
+/// The identity and change stamp of an opened handle (`meta` is its `fstat`): what a freshness
+/// check compares is the file that was read, with no look-up of a name.
+pub fn handle_id(file: &File, meta: &fs::Metadata) -> (Option<FileId>, [i64; 3]) {
+    imp::handle_id(file, meta)
+}
+
+/// The identity, change stamp and mode bits of a project entry's metadata (`cap_std`), as
+/// [`file_id`], [`change_stamp`] and [`mode_bits`] give them for a path's.
+pub fn cap_meta(meta: &cap_std::fs::Metadata) -> (Option<FileId>, [i64; 3], u32) {
+    imp::cap_meta(meta)
+}
+
+/// When a folder was made, where that tells one folder from another made later at the same
+/// path: the birth time on Unix (`statx`; `None` where the file system keeps none). On Windows
+/// `None`: the file index already changes when a record is reused, and Wine reports a creation
+/// time that follows the folder's modification time.
+pub fn birth_time(meta: &cap_std::fs::Metadata) -> Option<std::time::SystemTime> {
+    imp::birth_time(meta)
+}
+
+/// Opens the folder `name` (one component, no `..`) of the folder `dir`, never through a link.
+pub fn open_dir_at(dir: &cap_std::fs::Dir, name: &std::ffi::OsStr) -> io::Result<cap_std::fs::Dir> {
+    imp::open_dir_at(dir, name)
+}
+
+/// What the entry `name` (one component, no `..`) of the folder `dir` is, itself (a link is not
+/// followed): kind, length, time, identity and change stamp, mode.
+pub fn stat_at(
+    dir: &cap_std::fs::Dir,
+    name: &std::ffi::OsStr,
+) -> io::Result<crate::edge::files::FileMeta> {
+    imp::stat_at(dir, name)
+}
+
+/// [`read_flags`] for an open in a project folder's handle.
+pub fn cap_read_flags(options: &mut cap_std::fs::OpenOptions) {
+    imp::cap_read_flags(options);
+}
+
+/// [`private_mode`] for a file created in a project folder's handle.
+pub fn cap_private_file(options: &mut cap_std::fs::OpenOptions) {
+    imp::cap_private_file(options);
+}
+
+/// A folder created in a project folder's handle is private (`0700`; the inherited ACL on
+/// Windows).
+pub fn cap_private_dir(builder: &mut cap_std::fs::DirBuilder) {
+    imp::cap_private_dir(builder);
+}
+
+/// Sets a folder just created in `dir` to exactly `0700` (the umask may have taken bits away).
+pub fn cap_fix_dir_mode(dir: &cap_std::fs::Dir, name: &std::ffi::OsStr) -> io::Result<()> {
+    imp::cap_fix_dir_mode(dir, name)
+}
+
+/// [`replace_file`] inside one folder's handle: `from` renamed over `to`, both names in `dir`.
+pub fn replace_in(dir: &cap_std::fs::Dir, from: &str, to: &str) -> io::Result<()> {
+    imp::replace_in(dir, from, to)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

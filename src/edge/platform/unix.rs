@@ -91,3 +91,104 @@ pub(super) fn change_stamp(_path: &Path, meta: &fs::Metadata) -> [i64; 3] {
 pub(super) fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
     fs::rename(from, to)
 }
+
+pub(super) fn handle_id(_file: &File, meta: &fs::Metadata) -> (Option<FileId>, [i64; 3]) {
+    (
+        Some(FileId {
+            device: meta.dev(),
+            index: meta.ino(),
+        }),
+        [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()],
+    )
+}
+
+pub(super) fn cap_meta(meta: &cap_std::fs::Metadata) -> (Option<FileId>, [i64; 3], u32) {
+    use cap_std::fs::MetadataExt as _;
+    (
+        Some(FileId {
+            device: meta.dev(),
+            index: meta.ino(),
+        }),
+        [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()],
+        meta.mode() & 0o777,
+    )
+}
+
+pub(super) fn cap_read_flags(options: &mut cap_std::fs::OpenOptions) {
+    use cap_std::fs::OpenOptionsExt as _;
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+}
+
+pub(super) fn cap_private_file(options: &mut cap_std::fs::OpenOptions) {
+    use cap_std::fs::OpenOptionsExt as _;
+    options.mode(0o600);
+}
+
+pub(super) fn cap_private_dir(builder: &mut cap_std::fs::DirBuilder) {
+    use cap_std::fs::DirBuilderExt as _;
+    builder.mode(0o700);
+}
+
+pub(super) fn cap_fix_dir_mode(dir: &cap_std::fs::Dir, name: &std::ffi::OsStr) -> io::Result<()> {
+    use cap_std::fs::PermissionsExt as _;
+    dir.set_permissions(name, cap_std::fs::Permissions::from_mode(0o700))
+}
+
+pub(super) fn replace_in(dir: &cap_std::fs::Dir, from: &str, to: &str) -> io::Result<()> {
+    dir.rename(from, dir, to)
+}
+
+pub(super) fn birth_time(meta: &cap_std::fs::Metadata) -> Option<std::time::SystemTime> {
+    meta.created().ok().map(cap_std::time::SystemTime::into_std)
+}
+
+pub(super) fn open_dir_at(
+    dir: &cap_std::fs::Dir,
+    name: &std::ffi::OsStr,
+) -> io::Result<cap_std::fs::Dir> {
+    use rustix::fs::{Mode, OFlags, openat};
+    let fd = openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok(cap_std::fs::Dir::from_std_file(fs::File::from(fd)))
+}
+
+pub(super) fn stat_at(
+    dir: &cap_std::fs::Dir,
+    name: &std::ffi::OsStr,
+) -> io::Result<crate::edge::files::FileMeta> {
+    use crate::edge::files::{FileMeta, Kind};
+    use rustix::fs::{AtFlags, FileType, statat};
+    let st = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+    let kind = match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => Kind::File,
+        FileType::Directory => Kind::Dir,
+        FileType::Symlink => Kind::Symlink,
+        _ => Kind::Other,
+    };
+    let secs = st.st_mtime as i64;
+    let nanos = st.st_mtime_nsec as u32;
+    let modified = if secs >= 0 {
+        std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(secs as u64, nanos))
+    } else {
+        std::time::UNIX_EPOCH.checked_sub(std::time::Duration::new(secs.unsigned_abs(), 0))
+    };
+    Ok(FileMeta {
+        kind,
+        len: st.st_size as u64,
+        modified,
+        id: Some(FileId {
+            device: st.st_dev as u64,
+            index: st.st_ino as u64,
+        }),
+        change: [
+            st.st_ino as i64,
+            st.st_ctime as i64,
+            st.st_ctime_nsec as i64,
+        ],
+        mode: (st.st_mode as u32) & 0o777,
+    })
+}

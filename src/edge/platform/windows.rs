@@ -161,3 +161,99 @@ pub(super) fn replace_file(from: &Path, to: &Path) -> io::Result<()> {
         }
     }
 }
+
+pub(super) fn handle_id(file: &File, meta: &fs::Metadata) -> (Option<FileId>, [i64; 3]) {
+    // SAFETY: an all-zero BY_HANDLE_FILE_INFORMATION is valid (plain integers).
+    let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: the handle is open for the call's duration and `info` is a valid out pointer.
+    let ok = unsafe { GetFileInformationByHandle(file.as_raw_handle(), &mut info) };
+    let id = (ok != 0).then(|| FileId {
+        device: u64::from(info.dwVolumeSerialNumber),
+        index: (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow),
+    });
+    let stamp = id.map_or([0, meta.creation_time() as i64, 0], |id| {
+        [
+            id.index as i64,
+            meta.creation_time() as i64,
+            id.device as i64,
+        ]
+    });
+    (id, stamp)
+}
+
+pub(super) fn cap_meta(meta: &cap_std::fs::Metadata) -> (Option<FileId>, [i64; 3], u32) {
+    use cap_primitives::fs::_WindowsByHandle as _;
+    use cap_std::fs::MetadataExt as _;
+    let id = match (meta.volume_serial_number(), meta.file_index()) {
+        (Some(device), Some(index)) => Some(FileId {
+            device: u64::from(device),
+            index,
+        }),
+        _ => None,
+    };
+    let stamp = id.map_or([0, meta.creation_time() as i64, 0], |id| {
+        [
+            id.index as i64,
+            meta.creation_time() as i64,
+            id.device as i64,
+        ]
+    });
+    let mode = if meta.permissions().readonly() {
+        0o400
+    } else {
+        0o600
+    };
+    (id, stamp, mode)
+}
+
+pub(super) fn cap_read_flags(_options: &mut cap_std::fs::OpenOptions) {}
+
+pub(super) fn cap_private_file(_options: &mut cap_std::fs::OpenOptions) {}
+
+pub(super) fn cap_private_dir(_builder: &mut cap_std::fs::DirBuilder) {}
+
+pub(super) fn cap_fix_dir_mode(_dir: &cap_std::fs::Dir, _name: &std::ffi::OsStr) -> io::Result<()> {
+    Ok(())
+}
+
+/// A rename inside the folder's handle, tried again while a reader holds the target open (see
+/// [`replace_file`]).
+pub(super) fn replace_in(dir: &cap_std::fs::Dir, from: &str, to: &str) -> io::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match dir.rename(from, dir, to) {
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(code) if code == ERROR_ACCESS_DENIED as i32
+                        || code == ERROR_SHARING_VIOLATION as i32
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(64));
+            }
+            other => return other,
+        }
+    }
+}
+
+pub(super) fn birth_time(_meta: &cap_std::fs::Metadata) -> Option<std::time::SystemTime> {
+    None
+}
+
+pub(super) fn open_dir_at(
+    dir: &cap_std::fs::Dir,
+    name: &std::ffi::OsStr,
+) -> io::Result<cap_std::fs::Dir> {
+    use cap_fs_ext::DirExt as _;
+    dir.open_dir_nofollow(name)
+}
+
+pub(super) fn stat_at(
+    dir: &cap_std::fs::Dir,
+    name: &std::ffi::OsStr,
+) -> io::Result<crate::edge::files::FileMeta> {
+    dir.symlink_metadata(name)
+        .map(|m| crate::edge::files::FileMeta::of_cap(&m))
+}
