@@ -235,7 +235,99 @@ pub struct SkillMetrics {
     /// Cases with an expected skill whose first expected skill is among the first two of the
     /// ranking (selected skills, then runners-up), named or not.
     pub top2: Ratio,
+    /// Coverage, `recall (named)`: of the cases with an expected skill, those whose first named
+    /// skill is an expected one (an abstention is a miss).
+    pub named_recall: Ratio,
+    /// Of the cases with an expected skill, those whose ranking's first candidate (named or not)
+    /// is an expected one: what the ranking knows before the decision to name.
+    pub ranking_top1: Ratio,
+    /// Named precision against `recall (named)` as the threshold of the decision to name moves,
+    /// lowest threshold first. The router's: over its learned confidence, at every tenth and at
+    /// the hook's own threshold (prompts the rules decide are named as the hook names them at
+    /// every point). BM25F's: over its top score, at every score where a point changes.
+    pub curve: Vec<CurvePoint>,
     pub per_skill: BTreeMap<String, PerSkill>,
+}
+
+/// One point of the risk and coverage curve.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurvePoint {
+    pub threshold: f64,
+    /// Right first names over names given (named precision) at this threshold.
+    pub named_precision: Ratio,
+    /// Right first names over cases with an expected skill.
+    pub named_recall: Ratio,
+    /// This is the threshold the hook names at.
+    pub hook: bool,
+}
+
+/// How one case is named as the threshold moves: its candidate is named when its score reaches
+/// the threshold, or always / never whatever the threshold (the rules decided).
+#[derive(Debug, Clone, Copy)]
+enum Gate {
+    Score(f64),
+    Fixed(bool),
+}
+
+/// One case as the curve reads it.
+#[derive(Debug, Clone, Copy)]
+struct CurveCase {
+    /// The case expects a skill.
+    with_skill: bool,
+    /// The candidate named under [`Gate`] is an expected skill.
+    right: bool,
+    gate: Gate,
+}
+
+/// The curve over `cases` at `thresholds` (sorted, ascending); `hook` marks the hook's own.
+fn curve(cases: &[CurveCase], thresholds: &[f64], hook: Option<f64>) -> Vec<CurvePoint> {
+    let with_skill = cases.iter().filter(|c| c.with_skill).count();
+    thresholds
+        .iter()
+        .map(|&t| {
+            let named = cases.iter().filter(|c| match c.gate {
+                Gate::Score(p) => p >= t,
+                Gate::Fixed(named) => named,
+            });
+            let (mut given, mut right) = (0, 0);
+            for c in named {
+                given += 1;
+                right += usize::from(c.right);
+            }
+            CurvePoint {
+                threshold: t,
+                named_precision: Ratio::new(right, given),
+                named_recall: Ratio::new(right, with_skill),
+                hook: hook == Some(t),
+            }
+        })
+        .collect()
+}
+
+/// The router's thresholds: every tenth from 0 to 0.9 and the hook's own.
+fn router_thresholds() -> (Vec<f64>, f64) {
+    let hook = crate::skills::confidence::HOOK.threshold;
+    let mut t: Vec<f64> = (0..10).map(|i| f64::from(i) / 10.0).collect();
+    t.push(hook);
+    t.sort_by(f64::total_cmp);
+    t.dedup();
+    (t, hook)
+}
+
+/// BM25F's best `recall (named)` over the thresholds where its named precision is at least
+/// `precision` (0 when no threshold reaches it): BM25F at the same risk, its threshold chosen on
+/// the very cases it is scored on, which can only flatter it.
+pub fn recall_at_precision(curve: &[CurvePoint], precision: f64) -> Ratio {
+    curve
+        .iter()
+        .filter(|p| p.named_precision.value.is_some_and(|v| v >= precision))
+        .map(|p| p.named_recall)
+        .max_by_key(|r| r.hits)
+        .unwrap_or_else(|| {
+            let total = curve.first().map_or(0, |p| p.named_recall.total);
+            Ratio::new(0, total)
+        })
 }
 
 /// A case where a dimension came out wrong.
@@ -366,14 +458,9 @@ pub fn run(cases: &[Case], project: &mut Project) -> Report {
         detected_hotwords: Ratio::new(counts.hotwords.0, counts.hotwords.1),
     };
     let s = &counts.skills;
+    let (thresholds, hook) = router_thresholds();
     report.skills = SkillMetrics {
-        precision_at_1: Ratio::new(s.top1.0, s.top1.1),
-        precision: Ratio::new(s.overlap, s.selected),
-        recall: Ratio::new(s.overlap, s.expected),
-        no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
-        no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
-        named_precision: Ratio::new(s.named.0, s.named.1),
-        top2: Ratio::new(s.top2.0, s.top2.1),
+        curve: curve(&s.curve, &thresholds, Some(hook)),
         per_skill: s
             .per_skill
             .iter()
@@ -392,6 +479,7 @@ pub fn run(cases: &[Case], project: &mut Project) -> Report {
                 )
             })
             .collect(),
+        ..skill_ratios(s)
     };
     report
 }
@@ -559,6 +647,9 @@ struct SkillCounts {
     expected_empty: usize,
     named: (usize, usize),
     top2: (usize, usize),
+    named_recall: (usize, usize),
+    ranking_top1: (usize, usize),
+    curve: Vec<CurveCase>,
     /// (true positives, false positives, false negatives) per skill id.
     per_skill: BTreeMap<String, (usize, usize, usize)>,
 }
@@ -629,15 +720,42 @@ fn score_routing(case: &Case, decision: &Decision, counts: &mut Counts, misses: 
     }
 }
 
-/// Named precision and top-2 of one case: `got` is what was named, `ranked` the ranking.
+/// Named precision, `recall (named)`, ranking top-1 and top-2 of one case: `got` is what was
+/// named, `ranked` the ranking.
 fn count_named_and_top2(s: &mut SkillCounts, expected: &[String], got: &[String], ranked: &[&str]) {
-    if let Some(first) = got.first() {
+    let named_right = got.first().is_some_and(|g| expected.contains(g));
+    if !got.is_empty() {
         s.named.1 += 1;
-        s.named.0 += usize::from(expected.contains(first));
+        s.named.0 += usize::from(named_right);
     }
     if let Some(first) = expected.first() {
         s.top2.1 += 1;
         s.top2.0 += usize::from(ranked.iter().take(2).any(|r| r == first));
+        s.named_recall.1 += 1;
+        s.named_recall.0 += usize::from(named_right);
+        s.ranking_top1.1 += 1;
+        s.ranking_top1.0 += usize::from(
+            ranked
+                .first()
+                .is_some_and(|r| expected.iter().any(|e| e == r)),
+        );
+    }
+}
+
+/// The figures of [`SkillCounts`] (the per-skill table and the curve are the caller's).
+fn skill_ratios(s: &SkillCounts) -> SkillMetrics {
+    SkillMetrics {
+        precision_at_1: Ratio::new(s.top1.0, s.top1.1),
+        precision: Ratio::new(s.overlap, s.selected),
+        recall: Ratio::new(s.overlap, s.expected),
+        no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
+        no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
+        named_precision: Ratio::new(s.named.0, s.named.1),
+        top2: Ratio::new(s.top2.0, s.top2.1),
+        named_recall: Ratio::new(s.named_recall.0, s.named_recall.1),
+        ranking_top1: Ratio::new(s.ranking_top1.0, s.ranking_top1.1),
+        curve: Vec::new(),
+        per_skill: BTreeMap::new(),
     }
 }
 
@@ -661,6 +779,21 @@ fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &
         }
     }
     count_named_and_top2(s, expected, &got, &ranked);
+    // The confidence decided: the ranking's first candidate is named when its confidence
+    // reaches the threshold. The rules decided: named as the hook named, at every threshold.
+    s.curve
+        .push(match (decision.skills.first_confidence, ranked.first()) {
+            (Some(p), Some(first)) => CurveCase {
+                with_skill: !expected.is_empty(),
+                right: expected.iter().any(|e| e == first),
+                gate: Gate::Score(p),
+            },
+            _ => CurveCase {
+                with_skill: !expected.is_empty(),
+                right: got.first().is_some_and(|g| expected.contains(g)),
+                gate: Gate::Fixed(!got.is_empty()),
+            },
+        });
     let overlap = got.iter().filter(|g| expected.contains(g)).count();
     s.overlap += overlap;
     s.selected += got.len();
@@ -719,6 +852,16 @@ pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25f) -> Skill
             .map(|(_, id)| *id)
             .collect();
         count_named_and_top2(&mut s, expected, &got, &ranked);
+        // Named at a threshold when the baseline's rule names its top skill and the top score
+        // reaches the threshold.
+        s.curve.push(CurveCase {
+            with_skill: !expected.is_empty(),
+            right: got.first().is_some_and(|g| expected.contains(g)),
+            gate: match scores.first() {
+                Some((top, _)) if !got.is_empty() => Gate::Score(*top),
+                _ => Gate::Fixed(false),
+            },
+        });
         if let Some(first) = expected.first() {
             s.top1.1 += 1;
             if got.first() == Some(first) {
@@ -732,15 +875,20 @@ pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25f) -> Skill
         s.expected_empty += usize::from(expected.is_empty());
         s.both_empty += usize::from(got.is_empty() && expected.is_empty());
     }
+    // Every top score where a case enters or leaves the named set, lowest first.
+    let mut thresholds: Vec<f64> = s
+        .curve
+        .iter()
+        .filter_map(|c| match c.gate {
+            Gate::Score(p) => Some(p),
+            Gate::Fixed(_) => None,
+        })
+        .collect();
+    thresholds.sort_by(f64::total_cmp);
+    thresholds.dedup();
     SkillMetrics {
-        precision_at_1: Ratio::new(s.top1.0, s.top1.1),
-        precision: Ratio::new(s.overlap, s.selected),
-        recall: Ratio::new(s.overlap, s.expected),
-        no_skill_precision: Ratio::new(s.both_empty, s.selected_empty),
-        no_skill_recall: Ratio::new(s.both_empty, s.expected_empty),
-        named_precision: Ratio::new(s.named.0, s.named.1),
-        top2: Ratio::new(s.top2.0, s.top2.1),
-        per_skill: BTreeMap::new(),
+        curve: curve(&s.curve, &thresholds, None),
+        ..skill_ratios(&s)
     }
 }
 
@@ -756,6 +904,8 @@ pub struct Floors {
     pub no_skill_precision: Option<f64>,
     pub no_skill_recall: Option<f64>,
     pub named_precision: Option<f64>,
+    pub named_recall: Option<f64>,
+    pub ranking_top1: Option<f64>,
     pub agent_precision_at_1: Option<f64>,
     pub agent_precision: Option<f64>,
     pub agent_recall: Option<f64>,
@@ -769,7 +919,7 @@ impl Floors {
     fn checks<'r>(
         &self,
         r: &'r Report,
-    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 15] {
+    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 17] {
         let (routing, skills, agents) = (&r.routing, &r.skills, &r.agents);
         [
             (
@@ -825,6 +975,18 @@ impl Floors {
                 "--min-named-precision",
                 self.named_precision,
                 &skills.named_precision,
+            ),
+            (
+                "recall (named)",
+                "--min-recall",
+                self.named_recall,
+                &skills.named_recall,
+            ),
+            (
+                "ranking top-1",
+                "--min-ranking-top-1",
+                self.ranking_top1,
+                &skills.ranking_top1,
             ),
             (
                 "agent precision@1",
@@ -909,6 +1071,43 @@ fn percent(value: Option<f64>, width: usize) -> String {
     }
 }
 
+/// The risk and coverage table: named precision and `recall (named)` at each threshold of the
+/// router's curve, beside BM25F's best recall at that precision or above.
+fn render_curve(out: &mut String, s: &SkillMetrics, bm25: Option<&SkillMetrics>) {
+    if s.curve.iter().all(|p| p.named_recall.total == 0) {
+        return;
+    }
+    out.push_str(
+        "\nrisk and coverage (the confidence threshold moves; BM25F's threshold on its top score \
+         is chosen on these cases)\n  threshold   named precision       recall (named)        \
+         BM25F recall at that precision\n",
+    );
+    let cell = |r: &Ratio| {
+        format!(
+            "{} {:>9}",
+            percent(r.value, 6),
+            format!("({}/{})", r.hits, r.total)
+        )
+    };
+    for p in &s.curve {
+        let bm = bm25.map_or_else(String::new, |b| {
+            p.named_precision
+                .value
+                .map_or_else(String::new, |v| cell(&recall_at_precision(&b.curve, v)))
+        });
+        out.push_str(&format!(
+            "  {:<10}  {:<20}  {:<20}  {bm}\n",
+            if p.hook {
+                format!("{:.2} hook", p.threshold)
+            } else {
+                format!("{:.2}", p.threshold)
+            },
+            cell(&p.named_precision),
+            cell(&p.named_recall),
+        ));
+    }
+}
+
 /// The report as a readable table.
 pub fn render_table(report: &Report) -> String {
     let mut out = format!("cases: {}\n", report.cases);
@@ -943,6 +1142,8 @@ pub fn render_table(report: &Report) -> String {
             ("no-skill precision", &s.no_skill_precision),
             ("no-skill recall", &s.no_skill_recall),
             ("named precision", &s.named_precision),
+            ("recall (named)", &s.named_recall),
+            ("ranking top-1", &s.ranking_top1),
             ("top-2", &s.top2),
         ],
     );
@@ -957,10 +1158,13 @@ pub fn render_table(report: &Report) -> String {
                 ("no-skill precision", &b.no_skill_precision),
                 ("no-skill recall", &b.no_skill_recall),
                 ("named precision", &b.named_precision),
+                ("recall (named)", &b.named_recall),
+                ("ranking top-1", &b.ranking_top1),
                 ("top-2", &b.top2),
             ],
         );
     }
+    render_curve(&mut out, s, report.skills_bm25_baseline.as_ref());
     if !s.per_skill.is_empty() {
         out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
         for (id, p) in &s.per_skill {
@@ -1158,6 +1362,76 @@ mod tests {
             ["named precision 0.500 (1/2) is below the floor --min-named-precision 0.510"]
         );
         assert!(table.contains("named precision") && table.contains("top-2"));
+        // Coverage over the two cases with a skill: `ok` named right, `wrong-skill` named
+        // `mcp-database-expert` first; the ranking's first is the same name on both.
+        let pair = |r: &Ratio| (r.hits, r.total);
+        assert_eq!(pair(&report.skills.named_recall), (1, 2));
+        assert_eq!(pair(&report.skills.ranking_top1), (1, 2));
+        let floors = Floors {
+            named_recall: Some(0.5),
+            ranking_top1: Some(0.5),
+            ..Floors::default()
+        };
+        assert!(floors.failures(&report).is_empty());
+        let floors = Floors {
+            named_recall: Some(0.51),
+            ranking_top1: Some(0.51),
+            ..Floors::default()
+        };
+        assert_eq!(
+            floors.failures(&report),
+            [
+                "recall (named) 0.500 (1/2) is below the floor --min-recall 0.510",
+                "ranking top-1 0.500 (1/2) is below the floor --min-ranking-top-1 0.510"
+            ]
+        );
+        assert!(table.contains("recall (named)") && table.contains("ranking top-1"));
+    }
+
+    #[test]
+    fn the_curve_names_by_score_and_keeps_what_the_rules_decided() {
+        let c = |with_skill, right, gate| CurveCase {
+            with_skill,
+            right,
+            gate,
+        };
+        let cases = [
+            c(true, true, Gate::Score(0.9)),
+            c(true, false, Gate::Score(0.5)),
+            c(false, false, Gate::Score(0.7)),
+            c(true, true, Gate::Fixed(true)),
+            c(true, false, Gate::Fixed(false)),
+            c(false, false, Gate::Fixed(false)),
+        ];
+        let points = curve(&cases, &[0.0, 0.6, 0.8, 1.0], Some(0.6));
+        let at = |p: &CurvePoint| {
+            (
+                p.threshold,
+                (p.named_precision.hits, p.named_precision.total),
+                (p.named_recall.hits, p.named_recall.total),
+                p.hook,
+            )
+        };
+        // Counted by hand: four cases expect a skill; the fixed ones are named (or not) at every
+        // threshold, a scored one from its score up.
+        assert_eq!(
+            points.iter().map(at).collect::<Vec<_>>(),
+            [
+                (0.0, (2, 4), (2, 4), false),
+                (0.6, (2, 3), (2, 4), true),
+                (0.8, (2, 2), (2, 4), false),
+                (1.0, (1, 1), (1, 4), false),
+            ]
+        );
+        let pair = |r: Ratio| (r.hits, r.total);
+        // The best recall at that precision or above: 0.6 is reached from 0.6 up (2 right).
+        assert_eq!(pair(recall_at_precision(&points, 0.6)), (2, 4));
+        assert_eq!(pair(recall_at_precision(&points, 1.0)), (2, 4));
+        assert_eq!(pair(recall_at_precision(&points, 0.5)), (2, 4));
+        assert_eq!(pair(recall_at_precision(&[], 0.5)), (0, 0));
+        let never = curve(&cases, &[2.0], None);
+        assert_eq!(pair(recall_at_precision(&never, 1.0)), (1, 4));
+        assert_eq!(pair(recall_at_precision(&never, 1.01)), (0, 4));
     }
 
     #[test]

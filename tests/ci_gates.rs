@@ -140,6 +140,8 @@ fn figure(report: &Value, flag: &str) -> f64 {
         "--min-no-skill-precision" => "/skills/noSkillPrecision/value",
         "--min-no-skill-recall" => "/skills/noSkillRecall/value",
         "--min-named-precision" => "/skills/namedPrecision/value",
+        "--min-recall" => "/skills/namedRecall/value",
+        "--min-ranking-top-1" => "/skills/rankingTop1/value",
         "--min-agent-precision-at-1" => "/agents/precisionAt1/value",
         "--min-agent-precision" => "/agents/precision/value",
         "--min-agent-recall" => "/agents/recall/value",

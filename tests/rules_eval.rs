@@ -12,7 +12,9 @@
 //!   nothing expected / nothing selected; no-skill recall = the same / nothing expected; named
 //!   precision over cases that named a skill, the first named one expected; top-2 over cases
 //!   expecting a skill, the first expected among the first two ranked (selected, then
-//!   runners-up); per skill true and false positives and false negatives;
+//!   runners-up); recall (named) over cases expecting a skill, the first named one expected;
+//!   ranking top-1 over the same cases, the first ranked one expected; per skill true and false
+//!   positives and false negatives;
 //! - agents: the same precision@1, precision and recall over recommended agents; skill pairing:
 //!   the first recommendation's `skillId` equal to the label (`null` for none);
 //! - a figure no case measured is `None` (`n/a`), never a pass.
@@ -22,6 +24,8 @@
 //! order, a metric over no case reported as 1.
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
+
+mod common;
 
 use std::collections::BTreeMap;
 
@@ -233,6 +237,7 @@ proptest! {
         let (mut ctx, mut sub, mut hot) = ((0, 0), (0, 0), (0, 0));
         // Skills.
         let (mut top1, mut named, mut top2) = ((0, 0), (0, 0), (0, 0));
+        let (mut named_recall, mut ranking_top1) = ((0, 0), (0, 0));
         let (mut overlap, mut selected, mut expected) = (0, 0, 0);
         let (mut both_empty, mut selected_empty, mut expected_empty) = (0, 0, 0);
         let mut per_skill: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
@@ -262,6 +267,10 @@ proptest! {
                     top1.0 += usize::from(got.first() == Some(first));
                     top2.1 += 1;
                     top2.0 += usize::from(a.ranked.iter().take(2).any(|r| r == first));
+                    named_recall.1 += 1;
+                    named_recall.0 += usize::from(got.first().is_some_and(|g| want.contains(g)));
+                    ranking_top1.1 += 1;
+                    ranking_top1.0 += usize::from(a.ranked.first().is_some_and(|r| want.contains(r)));
                 }
                 if let Some(first) = got.first() {
                     named.1 += 1;
@@ -313,6 +322,8 @@ proptest! {
         prop_assert_eq!(s.no_skill_recall, ratio(both_empty, expected_empty));
         prop_assert_eq!(s.named_precision, ratio(named.0, named.1));
         prop_assert_eq!(s.top2, ratio(top2.0, top2.1));
+        prop_assert_eq!(s.named_recall, ratio(named_recall.0, named_recall.1));
+        prop_assert_eq!(s.ranking_top1, ratio(ranking_top1.0, ranking_top1.1));
         let got_per_skill: BTreeMap<String, PerSkillRow> = s
             .per_skill
             .iter()
@@ -351,4 +362,80 @@ fn the_prompts_cover_every_kind_of_answer() {
     assert!(answers.iter().any(|a| a.hotwords.len() == 2));
     assert!(answers.iter().any(|a| a.context == json!("light")));
     assert!(answers.iter().any(|a| a.context == json!("full")));
+}
+
+/// Every third-party catalog with its labelled cases: (cases file, catalog root), the eight the
+/// router was fitted on and the eight it never saw.
+fn third_party_sets() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+    let f = common::fixtures();
+    let mut sets = Vec::new();
+    for (eval, roots) in [
+        (f.join("eval/catalogs"), f.join("catalogs")),
+        (f.join("unseen/eval"), f.join("unseen/catalogs")),
+    ] {
+        let mut names: Vec<String> = std::fs::read_dir(&roots)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names {
+            for file in [
+                format!("{name}.jsonl"),
+                format!("{name}.dev.jsonl"),
+                format!("{name}.holdout.jsonl"),
+            ] {
+                let path = eval.join(&file);
+                if path.is_file() {
+                    sets.push((path, roots.join(&name)));
+                }
+            }
+        }
+    }
+    sets
+}
+
+/// The curve's point at the hook's threshold is what the hook did: the same right names over
+/// the same names given and over the same cases with a skill, on every third-party set; and the
+/// curve really moves (below the hook's threshold more is named), so a confidence lost on the
+/// way (every case counted as the rules decided it) cannot pass.
+#[test]
+fn the_curve_at_the_hooks_threshold_is_what_the_hook_named() {
+    let sets = third_party_sets();
+    assert!(sets.len() >= 16, "{sets:?}");
+    let (mut named_at_zero, mut named_by_hook) = (0, 0);
+    for (cases, root) in &sets {
+        let run = common::run_in_process(
+            &[
+                "eval",
+                cases.to_str().unwrap(),
+                "--root",
+                root.to_str().unwrap(),
+                "--json",
+            ],
+            b"",
+        );
+        let json: Value = serde_json::from_str(&run.stdout).unwrap();
+        let skills = &json["skills"];
+        let curve = skills["curve"].as_array().unwrap();
+        let hook: Vec<&Value> = curve.iter().filter(|p| p["hook"] == true).collect();
+        assert_eq!(hook.len(), 1, "{cases:?}");
+        assert_eq!(
+            hook[0]["namedPrecision"], skills["namedPrecision"],
+            "{cases:?}"
+        );
+        assert_eq!(hook[0]["namedRecall"], skills["namedRecall"], "{cases:?}");
+        assert_eq!(curve[0]["threshold"], 0.0);
+        named_at_zero += curve[0]["namedPrecision"]["total"].as_u64().unwrap();
+        named_by_hook += skills["namedPrecision"]["total"].as_u64().unwrap();
+        // BM25F's lowest threshold names all that its rule names.
+        let bm25 = json["skillsBm25Baseline"]["curve"].as_array().unwrap();
+        assert_eq!(
+            bm25[0]["namedPrecision"], json["skillsBm25Baseline"]["namedPrecision"],
+            "{cases:?}"
+        );
+    }
+    assert!(
+        named_at_zero > named_by_hook + 100,
+        "{named_at_zero} vs {named_by_hook}"
+    );
 }

@@ -47,6 +47,14 @@ pub struct EvalArgs {
     /// first named skill is expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_named_precision: Option<f64>,
+    /// Fail below this coverage, `recall (named)`: of the cases with an expected skill, those
+    /// whose first named skill is expected (0–1; an abstention is a miss).
+    #[arg(long, value_name = "RATIO")]
+    pub min_recall: Option<f64>,
+    /// Fail below this ranking top-1: of the cases with an expected skill, those whose ranking's
+    /// first candidate, named or not, is expected (0–1).
+    #[arg(long = "min-ranking-top-1", value_name = "RATIO")]
+    pub min_ranking_top_1: Option<f64>,
     /// Fail below this share of agent-routed cases whose first agent is expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_precision_at_1: Option<f64>,
@@ -147,6 +155,8 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         no_skill_precision: args.min_no_skill_precision,
         no_skill_recall: args.min_no_skill_recall,
         named_precision: args.min_named_precision,
+        named_recall: args.min_recall,
+        ranking_top1: args.min_ranking_top_1,
         agent_precision_at_1: args.min_agent_precision_at_1,
         agent_precision: args.min_agent_precision,
         agent_recall: args.min_agent_recall,

@@ -95,6 +95,11 @@ pub struct SkillRouting {
     /// skills were withheld (`grounding`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grounding: Option<grounding::GroundingReport>,
+    /// The learned confidence of the ranking's first candidate when the confidence decided
+    /// (named or not; `None` when the rules decided). Not part of the decision JSON: `eval`
+    /// reads it to draw named precision against recall as the threshold moves.
+    #[serde(skip)]
+    pub first_confidence: Option<f64>,
 }
 
 impl SkillRouting {

@@ -748,6 +748,7 @@ impl SkillRouter {
         let mut named: Vec<(usize, f64)> = Vec::new();
         if let Some(&first) = order.first() {
             let p = confidence_of(first);
+            routing.first_confidence = Some(p);
             if p >= conf.threshold {
                 named.push((first, p));
                 if let Some(&second) = order.get(1)
