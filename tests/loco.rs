@@ -32,6 +32,10 @@
 //! and the router, and as features of the learned confidence; the tables are named by
 //! `SOPHIA_EMBED_TABLE`, and without it the experiment prints how to make them).
 //!
+//! `SOPHIA_LOCO_UNSEEN=1` joins the eight catalogs of `fixtures/unseen` to the protocol, an
+//! experiment's switch (docs/skills.md, "Risk and coverage": leave one catalog out over sixteen);
+//! without it the protocol and its gates are over the eight of `fixtures/catalogs`.
+//!
 //! Not built for Windows: the protocol is pure computation over fixtures, identical on every
 //! platform, and takes minutes in a debug build; under Wine (`scripts/windows-ci.sh`) it would
 //! only double the CI step's time without testing anything platform-specific.
@@ -109,15 +113,29 @@ struct Catalog {
 
 fn catalogs() -> Vec<Catalog> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = base.join("fixtures/eval/catalogs");
-    let mut names: Vec<String> = std::fs::read_dir(base.join("fixtures/catalogs"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .filter_map(|name| {
+    let mut sets = vec![(
+        base.join("fixtures/eval/catalogs"),
+        base.join("fixtures/catalogs"),
+    )];
+    // An experiment's switch: the eight unseen catalogs join the protocol.
+    if std::env::var_os("SOPHIA_LOCO_UNSEEN").is_some() {
+        sets.push((
+            base.join("fixtures/unseen/eval"),
+            base.join("fixtures/unseen/catalogs"),
+        ));
+    }
+    sets.into_iter()
+        .flat_map(|(dir, roots)| {
+            let mut names: Vec<String> = std::fs::read_dir(&roots)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+                .into_iter()
+                .map(move |n| (dir.clone(), roots.join(&n), n))
+        })
+        .filter_map(|(dir, root, name)| {
             let files: Vec<PathBuf> = [".dev.jsonl", ".holdout.jsonl", ".jsonl"]
                 .iter()
                 .map(|ext| dir.join(format!("{name}{ext}")))
@@ -145,7 +163,6 @@ fn catalogs() -> Vec<Catalog> {
                 }));
                 ranges.push((file, start..cases.len()));
             }
-            let root = base.join("fixtures/catalogs").join(&name);
             let router = SkillRouter::new(
                 sophia_hook::edge::skills::load(
                     &sophia_hook::edge::files::ProjectRoot::open(&root).unwrap(),
