@@ -416,6 +416,7 @@ fn fixed_input(log_text: &str, log: AnalyticsLog) -> ReportInput {
         setup,
         agents,
         skills,
+        quality: None,
     }
 }
 
@@ -771,4 +772,85 @@ fn the_availability_drift_is_cleared_by_the_command_it_names() {
             assert_eq!(drift(), 0, "{scope}: availability --write did not clear it");
         }
     }
+}
+
+/// `report --eval`: the page shows the project's skill routing measured on labelled prompts —
+/// the figures `eval` prints for the same files (counted by hand for this catalog in
+/// docs/skills.md, "Risk and coverage") and the curve with one point per threshold — and never a
+/// word of a prompt. Without `--eval` there is no such section; a cases file that does not exist
+/// is an error and no page is written.
+#[test]
+fn report_eval_shows_risk_coverage_and_the_curve_and_no_prompt() {
+    let home = tempfile::tempdir().unwrap();
+    let root = repo_path("fixtures/unseen/catalogs/web-game-dev");
+    let cases = repo_path("fixtures/unseen/eval/web-game-dev.jsonl");
+    let out = home.path().join("page.html");
+    let report = |extra: &[&str]| {
+        let mut args = vec![
+            "report",
+            "--root",
+            root.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        common::run_binary(&args, b"", home.path(), &[])
+    };
+    let run = report(&["--eval", cases.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let start = html.find("<section id=\"quality\">").expect("the section");
+    let section = &html[start..start + html[start..].find("</section>").unwrap()];
+    let cell = |v: &str, hits: u32, total: u32| {
+        format!("<td class=\"n\">{v}% <span class=\"note\">({hits}/{total})</span></td>")
+    };
+    let hook_row = format!(
+        "<tr><th scope=\"row\">sophia-hook</th>{}{}{}</tr>",
+        cell("70.6", 12, 17),
+        cell("26.1", 12, 46),
+        cell("39.1", 18, 46)
+    );
+    assert!(section.contains(&hook_row), "{section}");
+    let bm25_row = format!(
+        "<tr><th scope=\"row\">BM25F (names its top skill)</th>{}{}{}</tr>",
+        cell("37.3", 19, 51),
+        cell("41.3", 19, 46),
+        cell("41.3", 19, 46)
+    );
+    assert!(section.contains(&bm25_row), "{section}");
+    // Every tenth and the hook's own threshold, one filled.
+    assert_eq!(section.matches("<circle ").count(), 11, "{section}");
+    assert_eq!(section.matches("r=\"4.5\" fill=\"#0969da\"").count(), 1);
+    assert!(
+        section.contains("<polyline id=\"curve-hook\"")
+            && section.contains("<polyline id=\"curve-bm25f\"")
+    );
+    // No prompt of the cases file reaches the page, nor any long word of one.
+    let text = std::fs::read_to_string(&cases).unwrap();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let prompt = case["prompt"].as_str().unwrap();
+        assert!(!html.contains(prompt), "{prompt}");
+        for word in prompt
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 12)
+        {
+            assert!(!html.contains(word), "{word} of {prompt}");
+        }
+    }
+    // Without --eval: no section.
+    let run = report(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("id=\"quality\"")
+    );
+    // A cases file that does not exist: an error, and the page is not written.
+    std::fs::remove_file(&out).unwrap();
+    let missing = home.path().join("nope.jsonl");
+    let run = report(&["--eval", missing.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("nope.jsonl"), "{}", run.stderr);
+    assert!(!out.exists());
 }

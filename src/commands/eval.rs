@@ -1,13 +1,7 @@
 //! `sophia-hook eval`: routing measured against labelled cases.
 
-use crate::charset::Shown as _;
 use std::io::Write;
 use std::path::PathBuf;
-
-use crate::decision::Project;
-use crate::edge::files::ProjectRoot;
-use crate::edge::skills;
-use crate::skills::router::SkillRouter;
 
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
@@ -77,74 +71,12 @@ pub struct EvalArgs {
 
 /// Runs `eval`; `Ok(false)` when a floor is missed or an invariant broken.
 pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
-    // The case file may sit in a repository too: regular files only, never blocking on a FIFO,
-    // at most `caps::CASES` (issue 18's second pass: a FIFO hung, `/dev/zero` grew without end).
-    let text = crate::edge::files::Place::user(&args.cases)
-        .read_string(crate::edge::files::caps::CASES)
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", args.cases.shown()))?;
-    let base = match args.cases.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    // A case file may sit in a repository: its manifests are files of the case file's folder,
-    // read through that folder's door like any project file (never out of it, a link only to a
-    // document, regular files only, at most the catalog cap).
-    let folder =
-        ProjectRoot::open(base).map_err(|e| anyhow::anyhow!("opening {}: {e}", base.shown()))?;
-    let read_manifest = |path: &std::path::Path| {
-        folder
-            .relative(path.strip_prefix(base).unwrap_or(path))
-            .map_err(|why| why.to_string())
-            .and_then(|rel| {
-                folder
-                    .read_string(&rel, crate::edge::files::caps::CATALOG)
-                    .map_err(|e| e.to_string())
-            })
-    };
     let root = args
         .root
         .clone()
         .map(|r| super::project_root_arg(Some(r)))
         .transpose()?;
-    let cases = crate::eval::parse_cases_in(&text, base, &read_manifest)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.cases.shown()))?;
-    let loaded = match &root {
-        Some(root) => skills::load(root),
-        None => skills::LoadedCatalog {
-            catalog: crate::skills::default_catalog(),
-            source: skills::CatalogSource::Embedded,
-            warnings: Vec::new(),
-            inventory: skills::Inventory::default(),
-            degraded: None,
-            read_state: None,
-        },
-    };
-    let skill_ids: std::collections::BTreeSet<String> =
-        loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
-    let agents = match &root {
-        Some(root) => crate::edge::agents::load_catalog(root, &skill_ids, String::new()).catalog,
-        None => crate::agents::default_catalog(),
-    };
-    let mut project = Project {
-        skill_source: Some(loaded.source.as_str()),
-        skill_warnings: loaded.warnings,
-        skills: Some(SkillRouter::new(loaded.catalog)),
-        // `eval` measures the catalog, not this machine: every embedded skill may be named.
-        skill_grounding: Some(crate::skills::grounding::Grounding::new(
-            crate::skills::grounding::EmbeddedSkills::On,
-            crate::skills::grounding::ModeFrom::Eval,
-        )),
-        agents: Some(agents),
-        ..Project::default()
-    };
-    let mut report = crate::eval::run(&cases, &mut project);
-    let documents = match &root {
-        Some(root) => skills::documents(root),
-        None => crate::skills::default_documents(),
-    };
-    let bm25 =
-        crate::skills::bm25::Bm25f::new(&documents, crate::skills::bm25::Bm25fParams::BASELINE);
-    report.skills_bm25_baseline = Some(crate::eval::bm25_baseline(&cases, &bm25));
+    let report = crate::edge::eval::measure(&args.cases, root.as_ref())?;
     let floors = crate::eval::Floors {
         context_accuracy: args.min_context_accuracy,
         subagent_accuracy: args.min_subagent_accuracy,

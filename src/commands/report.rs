@@ -33,6 +33,11 @@ pub struct ReportArgs {
     /// The binary the hosts should run (default: this executable).
     #[arg(long)]
     pub binary: Option<PathBuf>,
+    /// Labelled prompts (an `eval` cases file) to measure the project's skill routing on: the
+    /// page adds named precision, recall (named) and ranking top-1 with their curve, beside
+    /// BM25F. Figures only; no prompt of the file reaches the page.
+    #[arg(long, value_name = "CASES")]
+    pub eval: Option<PathBuf>,
 }
 
 /// Runs `report`: writes the page and prints its path.
@@ -65,6 +70,7 @@ pub fn report_page(
         root: project_root_arg(args.root)?,
         binary: binary_path(args.binary.as_deref())?,
         file: args.file,
+        eval: args.eval,
     };
     let path = crate::edge::report::run(&args, settings, clock)?;
     writeln!(stdout, "{}", path.shown())?;

@@ -20,7 +20,7 @@ use crate::edge::skills;
 use crate::payload::Host;
 use crate::report::{
     AgentsView, AnalyticsLog, Finding, HostSetup, Level, MixBuilder, ReportInput, RoleRow,
-    RuntimeDefinition, Setup, SkillInventory, Trust,
+    RoutingQuality, RuntimeDefinition, Setup, SkillInventory, Trust,
 };
 
 /// An analytics line longer than this is skipped and counted as corrupt (real lines are < 1 KiB).
@@ -34,6 +34,8 @@ pub struct ReportArgs {
     pub binary: PathBuf,
     /// The analytics log (default: the analytics file of the settings).
     pub file: Option<PathBuf>,
+    /// Labelled prompts to measure the project's skill routing on (`report --eval`).
+    pub eval: Option<PathBuf>,
 }
 
 /// The default page: `<state dir>/sophia-hook/report.html`.
@@ -90,6 +92,17 @@ pub fn gather(
         }
     };
     let hosts = args.host.map_or_else(|| Host::ALL.to_vec(), |h| vec![h]);
+    let quality = match &args.eval {
+        None => None,
+        Some(cases) => {
+            let measured = crate::edge::eval::measure(cases, Some(&args.root))?;
+            Some(RoutingQuality {
+                cases: shown_path(cases, args.root.path(), settings),
+                skills: measured.skills,
+                bm25: measured.skills_bm25_baseline,
+            })
+        }
+    };
     Ok(ReportInput {
         generated_at: now,
         since,
@@ -102,6 +115,7 @@ pub fn gather(
             .iter()
             .map(|h| skill_inventory(&args.root, *h, settings))
             .collect(),
+        quality,
     })
 }
 

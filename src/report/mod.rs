@@ -161,6 +161,19 @@ pub struct ReportInput {
     pub setup: Setup,
     pub agents: AgentsView,
     pub skills: Vec<SkillInventory>,
+    /// `report --eval`: the project's skill routing measured on labelled prompts.
+    pub quality: Option<RoutingQuality>,
+}
+
+/// The skill figures of one labelled cases file over the project's catalog (`report --eval`):
+/// risk, coverage and the ranking, with the curve, beside BM25F over the same `SKILL.md` files.
+/// Figures only: no prompt of the file reaches the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoutingQuality {
+    /// The cases file, as the page shows it.
+    pub cases: String,
+    pub skills: crate::eval::SkillMetrics,
+    pub bm25: Option<crate::eval::SkillMetrics>,
 }
 
 /// The one `--since` parser (`stats` and `report`).
