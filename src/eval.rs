@@ -315,19 +315,17 @@ fn router_thresholds() -> (Vec<f64>, f64) {
     (t, hook)
 }
 
-/// BM25F's best `recall (named)` over the thresholds where its named precision is at least
-/// `precision` (0 when no threshold reaches it): BM25F at the same risk, its threshold chosen on
-/// the very cases it is scored on, which can only flatter it.
-pub fn recall_at_precision(curve: &[CurvePoint], precision: f64) -> Ratio {
+/// The best `recall (named)` over the points of `curve` whose named precision is at least
+/// `precision`, over `with_skill` cases with an expected skill (0 when no point reaches it). Read
+/// on BM25F's curve it is BM25F at the same risk, its threshold chosen on the very cases it is
+/// scored on, which can only flatter it.
+pub fn recall_at_precision(curve: &[CurvePoint], precision: f64, with_skill: usize) -> Ratio {
     curve
         .iter()
         .filter(|p| p.named_precision.value.is_some_and(|v| v >= precision))
         .map(|p| p.named_recall)
         .max_by_key(|r| r.hits)
-        .unwrap_or_else(|| {
-            let total = curve.first().map_or(0, |p| p.named_recall.total);
-            Ratio::new(0, total)
-        })
+        .unwrap_or_else(|| Ratio::new(0, with_skill))
 }
 
 /// A case where a dimension came out wrong.
@@ -1091,16 +1089,16 @@ fn render_curve(out: &mut String, s: &SkillMetrics, bm25: Option<&SkillMetrics>)
     };
     for p in &s.curve {
         let bm = bm25.map_or_else(String::new, |b| {
-            p.named_precision
-                .value
-                .map_or_else(String::new, |v| cell(&recall_at_precision(&b.curve, v)))
+            p.named_precision.value.map_or_else(String::new, |v| {
+                cell(&recall_at_precision(&b.curve, v, b.named_recall.total))
+            })
         });
         out.push_str(&format!(
             "  {:<10}  {:<20}  {:<20}  {bm}\n",
             if p.hook {
-                format!("{:.2} hook", p.threshold)
+                format!("{:.3} hook", p.threshold)
             } else {
-                format!("{:.2}", p.threshold)
+                format!("{:.3}", p.threshold)
             },
             cell(&p.named_precision),
             cell(&p.named_recall),
@@ -1425,13 +1423,14 @@ mod tests {
         );
         let pair = |r: Ratio| (r.hits, r.total);
         // The best recall at that precision or above: 0.6 is reached from 0.6 up (2 right).
-        assert_eq!(pair(recall_at_precision(&points, 0.6)), (2, 4));
-        assert_eq!(pair(recall_at_precision(&points, 1.0)), (2, 4));
-        assert_eq!(pair(recall_at_precision(&points, 0.5)), (2, 4));
-        assert_eq!(pair(recall_at_precision(&[], 0.5)), (0, 0));
+        assert_eq!(pair(recall_at_precision(&points, 0.6, 4)), (2, 4));
+        assert_eq!(pair(recall_at_precision(&points, 1.0, 4)), (2, 4));
+        assert_eq!(pair(recall_at_precision(&points, 0.5, 4)), (2, 4));
+        // A curve that never names: 0 right of the cases with a skill, not "n/a".
+        assert_eq!(pair(recall_at_precision(&[], 0.5, 4)), (0, 4));
         let never = curve(&cases, &[2.0], None);
-        assert_eq!(pair(recall_at_precision(&never, 1.0)), (1, 4));
-        assert_eq!(pair(recall_at_precision(&never, 1.01)), (0, 4));
+        assert_eq!(pair(recall_at_precision(&never, 1.0, 4)), (1, 4));
+        assert_eq!(pair(recall_at_precision(&never, 1.01, 4)), (0, 4));
     }
 
     #[test]

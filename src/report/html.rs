@@ -452,7 +452,7 @@ fn quality(out: &mut String, input: &ReportInput) {
     if let Some(b) = &q.bm25 {
         row(out, "BM25F (names its top skill)", b);
         if let Some(p) = q.skills.named_precision.value {
-            let at = crate::eval::recall_at_precision(&b.curve, p);
+            let at = crate::eval::recall_at_precision(&b.curve, p, b.named_recall.total);
             let _ = writeln!(
                 out,
                 "<tr><th scope=\"row\">BM25F at the hook's named precision</th><td class=\"n\"></td><td class=\"n\">{}</td><td class=\"n\"></td></tr>",
@@ -542,7 +542,7 @@ fn curve_chart(
     for (r, p, t, own) in &hook {
         let _ = write!(
             s,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#0969da\"><title>threshold {t:.2}: named precision {:.1}%, recall (named) {:.1}%</title></circle>",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{}\" fill=\"{}\" stroke=\"#0969da\"><title>threshold {t:.3}: named precision {:.1}%, recall (named) {:.1}%</title></circle>",
             x(*r),
             y(*p),
             if *own { 4.5 } else { 2.5 },

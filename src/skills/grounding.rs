@@ -265,6 +265,13 @@ pub fn apply(routing: &mut super::SkillRouting, grounding: Option<&Grounding>) {
         .cloned()
         .unwrap_or_else(|| Grounding::new(EmbeddedSkills::Off, ModeFrom::Default));
     let mut withheld = Vec::new();
+    let first = |r: &super::SkillRouting| {
+        r.selected
+            .first()
+            .or(r.runners_up.first())
+            .map(|m| m.skill_id.clone())
+    };
+    let first_before = first(routing);
     for list in [&mut routing.selected, &mut routing.runners_up] {
         list.retain(|m| match grounding.grounds(&m.skill_id) {
             Some(_) => true,
@@ -278,6 +285,10 @@ pub fn apply(routing: &mut super::SkillRouting, grounding: Option<&Grounding>) {
             }
         });
     }
+    // The confidence was of the ranking's first candidate: withheld, it belongs to no skill left.
+    if first(routing) != first_before {
+        routing.first_confidence = None;
+    }
     routing.grounding = Some(GroundingReport {
         grounding,
         withheld,
@@ -287,6 +298,28 @@ pub fn apply(routing: &mut super::SkillRouting, grounding: Option<&Grounding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ranking's first candidate withheld: its confidence goes with it (eval's curve would
+    /// otherwise read it as the confidence of the next skill); kept, the confidence stays.
+    #[test]
+    fn a_withheld_first_candidate_takes_its_confidence_with_it() {
+        let routing = |first_confidence| super::super::SkillRouting {
+            runners_up: vec![super::super::SkillMatch {
+                skill_id: "mcp-database-expert".into(),
+                score: 3,
+                reasons: vec![],
+                source: None,
+            }],
+            first_confidence,
+            ..Default::default()
+        };
+        for (mode, kept) in [(EmbeddedSkills::Off, false), (EmbeddedSkills::On, true)] {
+            let mut r = routing(Some(0.5));
+            apply(&mut r, Some(&Grounding::new(mode, ModeFrom::Default)));
+            assert_eq!(r.runners_up.len(), usize::from(kept));
+            assert_eq!(r.first_confidence, kept.then_some(0.5), "{mode:?}");
+        }
+    }
 
     #[test]
     fn every_embedded_skill_is_written_for_a_known_server() {

@@ -96,7 +96,7 @@ pub struct SkillRouting {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grounding: Option<grounding::GroundingReport>,
     /// The learned confidence of the ranking's first candidate when the confidence decided
-    /// (named or not; `None` when the rules decided). Not part of the decision JSON: `eval`
+    /// (named or not; `None` when the rules decided, or when grounding withheld that candidate). Not part of the decision JSON: `eval`
     /// reads it to draw named precision against recall as the threshold moves.
     #[serde(skip)]
     pub first_confidence: Option<f64>,
