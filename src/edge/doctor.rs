@@ -1396,17 +1396,9 @@ fn validate_inject_steps(
 /// hold, and whether the compiled index is fresh. With no inventory the embedded default catalog
 /// applies, and the check says so.
 fn check_skills(root: &ProjectRoot, hosts: &[Host], settings: &Settings, out: &mut Vec<Check>) {
-    let homes = skills::Homes::from_settings(settings);
     for &host in hosts {
         let area = format!("skills ({})", host.as_str());
-        let loaded = skills::load_for_host_seen(
-            host,
-            root.path(),
-            root,
-            &homes,
-            || skills::index_path(root),
-            settings.cache_dir.as_deref(),
-        );
+        let loaded = skills::load_for_host_seen(host, root, settings);
         let inv = &loaded.inventory;
         let folders: Vec<String> = inv
             .folders

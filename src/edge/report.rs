@@ -414,15 +414,7 @@ fn runtime_drift(root: &ProjectRoot, settings: &Settings, host: Option<Host>) ->
 /// The skills `host` sees: its own inventory (the project's and the user's skill folders of that
 /// host), each skill with the folder it came from; the embedded defaults when it has none.
 fn skill_inventory(root: &ProjectRoot, host: Host, settings: &Settings) -> SkillInventory {
-    let homes = skills::Homes::from_settings(settings);
-    let loaded = skills::load_for_host_seen(
-        host,
-        root.path(),
-        root,
-        &homes,
-        || skills::index_path(root),
-        settings.cache_dir.as_deref(),
-    );
+    let loaded = skills::load_for_host_seen(host, root, settings);
     SkillInventory {
         host: host.as_str().to_owned(),
         source: loaded.source.as_str().to_owned(),

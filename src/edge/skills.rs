@@ -716,21 +716,23 @@ pub fn load_for_host_within(
     )
 }
 
-/// [`load_for_host`] as `doctor` and the report see it: also this machine's compiled copy under
-/// `cache_dir` (where the user's own skills are compiled, `build_index`), read but never written.
+/// [`load_for_host`] as `doctor` and the report see it from the project root, with the homes of
+/// `settings`: also this machine's compiled copy under its cache folder (where the user's own
+/// skills are compiled, `build_index`), read but never written.
 pub fn load_for_host_seen(
     host: Host,
-    cwd: &Path,
     root: &ProjectRoot,
-    homes: &Homes,
-    index: impl FnOnce() -> Option<Place>,
-    cache_dir: Option<&Path>,
+    settings: &crate::edge::settings::Settings,
 ) -> LoadedCatalog {
-    let folders = skill_folders(host, cwd, root, homes);
-    let cache = cache_dir.map(|dir| cache_path(dir, host, cwd, root));
+    let cwd = root.path();
+    let folders = skill_folders(host, cwd, root, &Homes::from_settings(settings));
+    let cache = settings
+        .cache_dir
+        .as_deref()
+        .map(|dir| cache_path(dir, host, cwd, root));
     load_inventory_with(
         inventory(folders),
-        || checked_host_index(index(), host),
+        || checked_host_index(index_path(root), host),
         cache,
         &|| false,
         false,
