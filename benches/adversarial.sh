@@ -5,7 +5,7 @@
 #   benches/adversarial.sh               # every layout
 #   ONLY=t- RUNS=5 benches/adversarial.sh
 #
-# Each layout is materialised by the ignored test `materialise_for_bench` of tests/adversarial.rs
+# Each layout is materialised by the ignored test `materialise_for_bench` of tests/it/adversarial.rs
 # (the harness's own builder, so the bench and the test see the same repository), then run with
 # the layout's command line, environment and cwd: `cold` is the median of RUNS runs each after
 # wiping this machine's cache (as in a fresh clone), `warm` the median of RUNS runs that find it.
@@ -30,7 +30,7 @@ floor=$root/target/release/sophia-floor
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ADVERSARIAL_OUT=$work ADVERSARIAL_ONLY=$only \
-  cargo test --locked --quiet --test adversarial materialise_for_bench -- --ignored >/dev/null
+  cargo test --locked --quiet --test it adversarial::materialise_for_bench -- --ignored >/dev/null
 
 # run BINARY LAYOUT_DIR -> "wall_ms max_rss_kib" of one run.
 run() {

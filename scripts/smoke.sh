@@ -3,7 +3,7 @@
 # fixture's output must contain the listed strings, and a prompt with a hotword later in the text
 # prints nothing. Usage: scripts/smoke.sh COMMAND... (the binary, or `wine path/to/sophia-hook.exe`).
 # Called by .ci/run on the release binary and by scripts/windows-ci.sh on the Windows .exe;
-# tests/ci_gates.rs reads the checks from here and shows each one can fail.
+# tests/it/ci_gates.rs reads the checks from here and shows each one can fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 (($# > 0)) || { echo "usage: scripts/smoke.sh COMMAND..." >&2; exit 2; }
@@ -13,7 +13,7 @@ bin=("$@")
 smoke_home=$(mktemp -d)
 trap 'rm -rf "$smoke_home"' EXIT
 # The empty home has no Sophia MCP server either, so the embedded skills are switched on, as the
-# in-process twin of these checks in tests/ci_gates.rs runs them.
+# in-process twin of these checks in tests/it/ci_gates.rs runs them.
 run() { HOME=$smoke_home USERPROFILE=$smoke_home SOPHIA_ANALYTICS=off SOPHIA_EMBEDDED_SKILLS=on "${bin[@]}" "$@"; }
 smoke() { # fixture, then strings the output must contain
   local fixture=$1; shift

@@ -6,7 +6,7 @@
 //! counted first — without building anything — and parsed only when it is inside the budget.
 //! JSON with comments is counted by dprint's scanner before dprint's parser runs. YAML has its own
 //! budgets in [`crate::yaml`]. `clippy.toml` refuses the unbounded entries
-//! (`serde_json::from_str`, `toml::from_str`…) everywhere else, and `tests/layers.rs` refuses the
+//! (`serde_json::from_str`, `toml::from_str`…) everywhere else, and `tests/it/layers.rs` refuses the
 //! parser constructors used here. Pure.
 
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};

@@ -1,6 +1,6 @@
 //! The tool subcommands, one module each with its clap types beside it. `cli.rs` parses the
 //! command line and dispatches here; the adapters in `edge/` never import from here (a test in
-//! `tests/layers.rs` keeps it so).
+//! `tests/it/layers.rs` keeps it so).
 
 pub mod agents;
 pub mod availability;

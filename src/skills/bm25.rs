@@ -139,7 +139,7 @@ impl Bm25f {
     }
 
     /// [`Bm25f::new`] with another tokenizer than [`terms`] for the skills and the prompts (the
-    /// stemmer comparison of `tests/loco.rs`).
+    /// stemmer comparison of `tests/it/loco.rs`).
     pub fn with_tokenizer(
         docs: &[(SkillDef, String)],
         params: Bm25fParams,

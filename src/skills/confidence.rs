@@ -7,7 +7,7 @@
 //! compute without reading a `SKILL.md`). The winner of the chosen ranking ([`Ranking`]) is named
 //! when a logistic regression over seven features of it ([`features`]) reaches the threshold.
 //! The weights, the standardisation and the threshold are the leave-one-catalog-out protocol's
-//! final fit (`tests/loco.rs` recomputes it and fails when [`HOOK`] differs).
+//! final fit (`tests/it/loco.rs` recomputes it and fails when [`HOOK`] differs).
 
 use crate::skills::catalog::{CompiledSkill, Field};
 
@@ -213,7 +213,7 @@ pub fn index_scores(
 }
 
 /// The hook's confidence: the protocol's final fit over the eight labelled catalogs
-/// (`tests/loco.rs`, `the_hook_confidence_is_the_protocol_fit`).
+/// (`tests/it/loco.rs`, `the_hook_confidence_is_the_protocol_fit`).
 ///
 /// The router's ranking (BM25F over the index without length normalisation breaking its ties and
 /// giving the features): of the variants whose pooled held-out named precision reached 0.90, the

@@ -37,7 +37,7 @@ const SECOND_SHARE: f64 = 0.4;
 /// score: a rare name word, or a rare description word of a skill of about average length
 /// (1.5); one word reached only through the vocabulary (0.8 of one) is not enough alone, and
 /// everyday words alone never are. A second one needs [`SECOND_SHARE_PLAIN`] of the first (a
-/// tie). Chosen under the leave-one-catalog-out protocol of `tests/loco.rs` (docs/skills.md).
+/// tie). Chosen under the leave-one-catalog-out protocol of `tests/it/loco.rs` (docs/skills.md).
 pub const THRESHOLD_PLAIN: f64 = 3.0;
 /// The margin rule: below this score (weak evidence, about one word) the top skill must beat
 /// the runner-up; a tie on weak evidence abstains rather than pick by id.
@@ -45,14 +45,14 @@ const WEAK: f64 = 1.5;
 const SECOND_SHARE_PLAIN: f64 = 1.0;
 /// The shared-word rule ([`ambiguous`]): a top skill whose evidence is one prompt word abstains
 /// when another skill that matched the same word scores at least this share of it. Chosen under
-/// the leave-one-catalog-out protocol of `tests/loco.rs` (docs/skills.md).
+/// the leave-one-catalog-out protocol of `tests/it/loco.rs` (docs/skills.md).
 pub const AMBIGUOUS: f64 = f64::INFINITY;
 /// The margin of calibrated abstention ([`Calibration::min_margin`]): off. Under the
-/// leave-one-catalog-out protocol of `tests/loco.rs` letting the folds choose a margin cost
+/// leave-one-catalog-out protocol of `tests/it/loco.rs` letting the folds choose a margin cost
 /// pooled held-out named precision (0.906 → 0.897, docs/skills.md), so it is not in the grid.
 pub const MIN_MARGIN: f64 = 0.0;
 /// Weights of a rare body word (IDF at its maximum; no length normalisation: a body is cut to
-/// its first words anyway), chosen under the protocol of `tests/loco.rs`.
+/// its first words anyway), chosen under the protocol of `tests/it/loco.rs`.
 pub const BODY_LEAD: f64 = 1.0;
 pub const BODY: f64 = 0.5;
 const KEYWORD: f64 = 5.0;
@@ -133,7 +133,7 @@ fn as_strong(rival: Field, top: Field) -> bool {
     rank(rival) <= rank(top)
 }
 
-/// The router's calibrated constants and the knobs its ablations turn (`tests/loco.rs`), as one
+/// The router's calibrated constants and the knobs its ablations turn (`tests/it/loco.rs`), as one
 /// value so the protocol can vary them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
@@ -184,7 +184,7 @@ impl Calibration {
     };
 }
 
-/// What the learned confidence reads for one prompt (`tests/loco.rs` fits it on these): every
+/// What the learned confidence reads for one prompt (`tests/it/loco.rs` fits it on these): every
 /// skill either ranker scored, with its id, and the candidate the rules select.
 #[derive(Debug, Clone, Default)]
 pub struct ConfidenceInputs {
@@ -269,7 +269,7 @@ impl SkillRouter {
             field_lengths: OnceLock::new(),
             // The index header has no mean field lengths (schema 7): BM25F over a lazy index
             // runs without length normalisation, as the hook's confidence does
-            // (`confidence::HOOK.b` is 0; `tests/scale.rs` routes both ways and compares).
+            // (`confidence::HOOK.b` is 0; `tests/it/scale.rs` routes both ways and compares).
             index_totals: Some(IndexTotals::new(view.len(), [0; 4])),
             keyworded: Vec::new(),
             total: view.len(),
@@ -926,7 +926,7 @@ mod tests {
 
     /// The mechanism tests below pin one rule each at the calibration they were written for
     /// (plain threshold 1.3, shared-word share 0.8, no margin, phrases on), so that a new calibration chosen by the
-    /// protocol (`tests/loco.rs`) does not hide whether the rule itself still works.
+    /// protocol (`tests/it/loco.rs`) does not hide whether the rule itself still works.
     const MECHANISM: Calibration = Calibration {
         plain_threshold: 1.3,
         ambiguous_share: 0.8,

@@ -16,7 +16,7 @@
 //!
 //! This module and `edge::platform` are the door: clippy refuses `std::fs::read`,
 //! `read_to_string`, `read_dir`, `write`, `File::open`/`create` and `OpenOptions::open` in every
-//! other module (`clippy.toml`; `tests/layers.rs` keeps any other module from lifting it).
+//! other module (`clippy.toml`; `tests/it/layers.rs` keeps any other module from lifting it).
 //! Metadata (`symlink_metadata`, `canonicalize`) stays with the callers; contents do not.
 #![allow(clippy::disallowed_methods)]
 
@@ -51,7 +51,7 @@ pub mod caps {
         }
 
         /// A cap of `bytes` for a test of the readers and writers themselves; the crate's own
-        /// files take the caps declared below (`tests/layers.rs` checks that nothing else
+        /// files take the caps declared below (`tests/it/layers.rs` checks that nothing else
         /// makes one).
         #[doc(hidden)]
         pub const fn for_tests(bytes: u64) -> Cap {

@@ -1,0 +1,675 @@
+//! The module layers (docs/architecture.md, "Layers"): `cli.rs` parses and dispatches, the tool
+//! subcommands live in `src/commands/`, the adapters in `src/edge/` import nothing from either,
+//! the pure stages import nothing from the edge, and no two modules import each other through any
+//! chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
+//! modules is an edge of the module graph.
+// Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Module path (`edge::agents_sync`) to its source text, tests and comments removed.
+fn modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(src()).unwrap().with_extension("");
+                let name = rel
+                    .to_string_lossy()
+                    .replace('\\', "/")
+                    .trim_end_matches("/mod")
+                    .replace('/', "::");
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text
+                    .split("#[cfg(test)]\nmod tests")
+                    .next()
+                    .unwrap()
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                out.insert(name, code);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&src(), &mut out);
+    out
+}
+
+fn src() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The modules each module names through `crate::…` (the longest prefix that is a module).
+fn graph(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let path = regex::Regex::new(r"crate::([a-z_][a-z0-9_]*(?:::[a-z_][a-z0-9_]*)*)").unwrap();
+    modules
+        .iter()
+        .map(|(name, code)| {
+            let mut deps = BTreeSet::new();
+            for cap in path.captures_iter(code) {
+                let parts: Vec<&str> = cap[1].split("::").collect();
+                if let Some(target) = (1..=parts.len())
+                    .rev()
+                    .map(|k| parts[..k].join("::"))
+                    .find(|m| modules.contains_key(m))
+                    && target != *name
+                {
+                    deps.insert(target);
+                }
+            }
+            (name.clone(), deps)
+        })
+        .collect()
+}
+
+fn layer_violations(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    from: impl Fn(&str) -> bool,
+    to: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    graph
+        .iter()
+        .filter(|(m, _)| from(m))
+        .flat_map(|(m, deps)| {
+            deps.iter()
+                .filter(|d| to(d))
+                .map(move |d| format!("{m} -> {d}"))
+        })
+        .collect()
+}
+
+fn in_layer(module: &str, layer: &str) -> bool {
+    module == layer || module.starts_with(&format!("{layer}::"))
+}
+
+/// The cycles of the graph (strongly connected components with more than one module).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    // Reachability by depth-first search per module: the graph has a few dozen nodes.
+    let reach = |start: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![start.to_owned()];
+        while let Some(m) = stack.pop() {
+            for d in graph.get(&m).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    stack.push(d.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut out: Vec<BTreeSet<String>> = Vec::new();
+    for m in graph.keys() {
+        let component: BTreeSet<String> = graph
+            .keys()
+            .filter(|o| *o == m || (reaches[m].contains(*o) && reaches[o].contains(m)))
+            .cloned()
+            .collect();
+        if component.len() > 1 && !out.contains(&component) {
+            out.push(component);
+        }
+    }
+    out
+}
+
+#[test]
+fn adapters_import_no_command_and_stages_import_no_edge() {
+    let graph = graph(&modules());
+    assert!(graph.contains_key("edge::agents_sync") && graph.contains_key("commands::agents"));
+    let edge = layer_violations(
+        &graph,
+        |m| in_layer(m, "edge"),
+        |d| in_layer(d, "commands") || d == "cli",
+    );
+    assert_eq!(
+        edge,
+        Vec::<String>::new(),
+        "src/edge/ must not import commands or cli"
+    );
+    let commands = layer_violations(&graph, |m| in_layer(m, "commands"), |d| d == "cli");
+    assert_eq!(
+        commands,
+        Vec::<String>::new(),
+        "commands must not import cli"
+    );
+    let outer =
+        |m: &str| in_layer(m, "edge") || in_layer(m, "commands") || m == "cli" || m == "main";
+    let pure = layer_violations(&graph, |m| !outer(m), outer);
+    assert_eq!(
+        pure,
+        Vec::<String>::new(),
+        "the pure stages must not import the edge"
+    );
+}
+
+#[test]
+fn no_module_imports_itself_through_a_chain() {
+    let found = cycles(&graph(&modules()));
+    assert!(found.is_empty(), "import cycles: {found:?}");
+}
+
+#[test]
+fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
+    // The same functions over a graph with one back edge each: they must report it.
+    let mut modules = modules();
+    modules
+        .get_mut("agents::catalog")
+        .unwrap()
+        .push_str("\nuse crate::agents::availability::Manifest;\n");
+    modules
+        .get_mut("edge::files")
+        .unwrap()
+        .push_str("\nfn f() { crate::commands::project_root_arg(None); }\n");
+    let graph = graph(&modules);
+    assert!(
+        cycles(&graph)
+            .iter()
+            .any(|c| c.contains("agents::catalog") && c.contains("agents::availability")),
+        "{:?}",
+        cycles(&graph)
+    );
+    let edge = layer_violations(&graph, |m| in_layer(m, "edge"), |d| in_layer(d, "commands"));
+    assert_eq!(edge, ["edge::files -> commands"]);
+}
+
+/// The modules that canonicalize a path with std instead of `dunce` (any spelling of the call:
+/// `fs::canonicalize`, `std::fs::canonicalize`, `Path::canonicalize`, `.canonicalize()`).
+fn std_canonicalizers(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let call = regex::Regex::new(
+        r"(^|[^:\w])(std::)?fs::canonicalize\b|\.canonicalize\(\)|Path::canonicalize\b",
+    )
+    .unwrap();
+    modules
+        .iter()
+        .filter(|(_, code)| call.is_match(code))
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// One canonical form of a path (docs/architecture.md, "Windows"): on Windows
+/// `std::fs::canonicalize` gives the verbatim `\\?\C:\...` form, which never equals or
+/// `starts_with` the plain `C:\...` form `dunce::canonicalize` gives (and hosts store): a root
+/// canonicalized one way and a path the other made every `.sophia/` artifact "not in the sophia
+/// folder" under Wine. So every canonicalization in the crate goes through `dunce`.
+#[test]
+fn every_canonical_path_comes_from_dunce() {
+    assert_eq!(std_canonicalizers(&modules()), Vec::<String>::new());
+    // The check sees each spelling of a planted std call, and not dunce's.
+    for planted in [
+        "let r = std::fs::canonicalize(root);",
+        "let r = fs::canonicalize(root);",
+        "let r = root.canonicalize();",
+        "let r = Path::canonicalize(root);",
+        ".and_then(std::fs::canonicalize)",
+    ] {
+        let mut modules = modules();
+        modules.get_mut("edge::config").unwrap().push_str(planted);
+        assert_eq!(std_canonicalizers(&modules), ["edge::config"], "{planted}");
+    }
+    let mut modules = modules();
+    modules
+        .get_mut("edge::config")
+        .unwrap()
+        .push_str("let r = dunce::canonicalize(root);");
+    assert_eq!(std_canonicalizers(&modules), Vec::<String>::new());
+}
+
+#[test]
+fn the_hosts_layer_imports_nothing_from_the_rest_of_the_crate() {
+    let graph = graph(&modules());
+    assert!(graph.contains_key("hosts") && graph.contains_key("hosts::codex"));
+    let hosts = layer_violations(&graph, |m| in_layer(m, "hosts"), |d| !in_layer(d, "hosts"));
+    assert_eq!(
+        hosts,
+        Vec::<String>::new(),
+        "src/hosts/ is the lowest layer: it names nothing outside itself"
+    );
+}
+
+/// The variants of `Host`, read from its definition in `src/hosts/mod.rs` (so a new host is
+/// counted as soon as it is added).
+fn host_variants() -> Vec<String> {
+    let text = std::fs::read_to_string(src().join("hosts/mod.rs")).unwrap();
+    let body = text
+        .split("pub enum Host {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("pub enum Host { … } in src/hosts/mod.rs");
+    let variants: Vec<String> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//") && !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.trim_end_matches(',').to_owned())
+        .collect();
+    assert!(variants.len() >= 4, "{variants:?}");
+    variants
+}
+
+/// Per module outside `src/hosts/`, how many times its code (tests and comments removed) names
+/// one host: `Host::Codex`, `Host::Gemini`… (an arm of a `match`, an `==`, a list of hosts).
+fn host_mentions(modules: &BTreeMap<String, String>) -> BTreeMap<String, usize> {
+    let alternatives = host_variants().join("|");
+    let named = regex::Regex::new(&format!(r"\bHost::({alternatives})\b")).unwrap();
+    modules
+        .iter()
+        .filter(|(m, _)| !in_layer(m, "hosts"))
+        .map(|(m, code)| (m.clone(), named.find_iter(code).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+/// The modules outside `src/hosts/` allowed to name a host (docs/architecture.md, "Hosts"): none.
+const ALLOWED_TO_NAME_A_HOST: [&str; 0] = [];
+
+#[test]
+fn only_src_hosts_names_a_host() {
+    let found = host_mentions(&modules());
+    let outside: Vec<_> = found
+        .iter()
+        .filter(|(m, _)| !ALLOWED_TO_NAME_A_HOST.contains(&m.as_str()))
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "host-specific code outside src/hosts/ (ask host.spec() instead): {outside:?}"
+    );
+    assert!(ALLOWED_TO_NAME_A_HOST.len() <= 4);
+}
+
+#[test]
+fn the_host_count_sees_a_planted_match_arm() {
+    let mut modules = modules();
+    modules.get_mut("render").unwrap().push_str(
+        "\nfn f(h: Host) -> u8 { match h { Host::Gemini => 1, Host::Codex | Host::Claude => 2, _ => 3 } }\n",
+    );
+    // Inside src/hosts/ it is the point.
+    modules
+        .get_mut("hosts::codex")
+        .unwrap()
+        .push_str("\nconst H: Host = Host::Antigravity;\n");
+    let found = host_mentions(&modules);
+    assert_eq!(found.get("render"), Some(&3), "{found:?}");
+    assert_eq!(found.get("hosts::codex"), None, "{found:?}");
+}
+
+/// The places in a test's source that put an executable on disk by hand: a copy of the binary
+/// under test, a mode with the owner's execute bit, a file written with a `#!` line. All of them
+/// race with another test thread's fork ("text file busy"); `tests/it/common/exe.rs` is the one way.
+fn hand_written_executables(text: &str) -> Vec<String> {
+    let copy = regex::Regex::new(r"copy\([^;]*?(?:BIN|CARGO_BIN_EXE)").unwrap();
+    let mode = regex::Regex::new(r"from_mode\(\s*0o[0-7]?[1357][0-7]{2}\s*\)").unwrap();
+    let shebang = regex::Regex::new(r##"write\(\s*[^;]*?,\s*(?:&?format!\(\s*)?"#!"##).unwrap();
+    [copy, mode, shebang]
+        .iter()
+        .flat_map(|re| re.find_iter(text).map(|m| m.as_str().to_owned()))
+        .collect()
+}
+
+#[test]
+fn tests_put_executables_on_disk_only_through_common_exe() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !path.ends_with("e2e") {
+                    walk(&path, out);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs")
+                // The one way, and this file's planted examples.
+                && !path.ends_with("common/exe.rs")
+                && !path.ends_with("tests/it/layers.rs")
+            {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for hit in hand_written_executables(&text) {
+                    out.push(format!("{}: {hit}", path.to_string_lossy()));
+                }
+            }
+        }
+    }
+    let mut hits = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut hits,
+    );
+    assert!(
+        hits.is_empty(),
+        "use tests/it/common/exe.rs:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_executable_check_sees_each_hand_written_form() {
+    let planted = [
+        "fs::copy(trust::BIN, &bin).unwrap();",
+        "std::fs::copy(\n    env!(\"CARGO_BIN_EXE_sophia-hook\"),\n    &to,\n)",
+        "fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();",
+        "fs::set_permissions(&p, Permissions::from_mode(0o700))",
+        "fs::write(&path, \"#!/bin/sh\\nexit 0\\n\").unwrap();",
+        "std::fs::write(\n    &script,\n    format!(\"#!/bin/sh\\ntouch '{}'\\n\", m),\n)",
+    ];
+    for text in planted {
+        assert_eq!(hand_written_executables(text).len(), 1, "{text}");
+    }
+    let fine = [
+        "fs::copy(fixture, &three).unwrap();",
+        "fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();",
+        "fs::set_permissions(&p, fs::Permissions::from_mode(0o600)).unwrap();",
+        "fs::write(&path, \"name: x\\n\").unwrap();",
+        "let want = if bin { 0o755 } else { 0o644 };",
+    ];
+    for text in fine {
+        assert!(hand_written_executables(text).is_empty(), "{text}");
+    }
+}
+
+/// The one door (docs/security.md, "One door"): clippy refuses the `std::fs` calls that read,
+/// write or list (`clippy.toml`) and `Path::display` (a path reaches text for people only through
+/// `charset::Shown`), and no module of the crate lifts that refusal with an `allow` — except the
+/// door itself (`edge::files`, `edge::platform`) and the inner attribute of a `#[cfg(test)]`
+/// module. Without this test, deleting an entry or allowing it in one file would pass `cargo
+/// clippy` silently.
+#[test]
+fn the_door_is_the_only_way_to_files_and_names() {
+    let config = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("clippy.toml"))
+        .expect("clippy.toml");
+    let table: toml::Table = config.parse().expect("clippy.toml is TOML");
+    let refused: Vec<&str> = table["disallowed-methods"]
+        .as_array()
+        .expect("disallowed-methods is a list")
+        .iter()
+        .filter_map(|m| m.get("path").and_then(|p| p.as_str()))
+        .collect();
+    for method in [
+        "std::path::Path::display",
+        "std::fs::read",
+        "std::fs::read_to_string",
+        "std::fs::read_dir",
+        "std::fs::write",
+        "std::fs::File::open",
+        "std::fs::File::create",
+        "std::fs::OpenOptions::open",
+        "std::fs::metadata",
+        "std::fs::symlink_metadata",
+        "std::fs::remove_file",
+        "std::fs::remove_dir",
+        "std::fs::remove_dir_all",
+        "std::fs::create_dir",
+        "std::fs::create_dir_all",
+        "std::fs::rename",
+        "std::fs::copy",
+        "std::fs::hard_link",
+        "std::fs::set_permissions",
+        "std::fs::read_link",
+        "std::path::Path::exists",
+        "std::path::Path::try_exists",
+        "std::path::Path::is_file",
+        "std::path::Path::is_dir",
+        "std::path::Path::metadata",
+        "std::path::Path::symlink_metadata",
+        "std::path::Path::read_dir",
+        "std::path::Path::read_link",
+        "cap_std::fs::Dir::open_ambient_dir",
+        "sophia_hook::edge::files::caps::Cap::for_tests",
+        "serde_json::from_str",
+        "serde_json::from_slice",
+        "serde_json::from_reader",
+        "toml::from_str",
+        "toml::from_slice",
+        "serde_saphyr::from_str",
+        "serde_saphyr::from_slice",
+    ] {
+        assert!(
+            refused.contains(&method),
+            "clippy.toml no longer refuses {method}: {refused:?}"
+        );
+    }
+    assert_eq!(lifted_outside_the_door(&src()), Vec::<String>::new());
+}
+
+/// The parsers' other entries, which clippy cannot tell from the budgeted ones by name (a
+/// deserializer built by hand, `str::parse` into a TOML table, dprint's parsers): only
+/// `bounded` (JSON, JSONC, TOML) and `yaml` (YAML) use them, so every document of the crate is
+/// counted before it is built (docs/security.md, "Bounded parsing").
+#[test]
+fn structured_text_is_parsed_only_within_a_budget() {
+    assert_eq!(unbudgeted_parsers(&src()), Vec::<String>::new());
+}
+
+/// Each production line under `dir` (a file's text before its `#[cfg(test)]` module) that
+/// reaches a parser around `bounded` and `yaml`, as `file:line`.
+fn unbudgeted_parsers(dir: &Path) -> Vec<String> {
+    let entry = regex::Regex::new(concat!(
+        r"Deserializer::(from_slice|from_str|from_reader|new|parse)\b",
+        r"|parse::<\s*toml::",
+        r"|toml::(Table|Value)\s*=[^;]*\.parse\(\)",
+        r"|jsonc_parser::(parse_to|cst::CstRootNode::parse)",
+        r"|CstRootNode::parse",
+        r"|serde_saphyr::from_",
+    ))
+    .unwrap();
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for item in std::fs::read_dir(&at).unwrap() {
+            let path = item.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == "bounded.rs" || rel == "yaml.rs" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let production = text
+                .split("#[cfg(test)]\nmod tests")
+                .next()
+                .unwrap_or_default();
+            for (i, line) in production.lines().enumerate() {
+                if !line.trim_start().starts_with("//") && entry.is_match(line) {
+                    out.push(format!("{rel}:{}", i + 1));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_parser_check_sees_every_way_around_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let ways = [
+        "let v: Value = Value::deserialize(&mut serde_json::Deserializer::from_slice(b))?;",
+        "let v = T::deserialize(&mut serde_json::Deserializer::from_str(s))?;",
+        "let t = toml::de::Deserializer::parse(text)?;",
+        "let t = text.parse::<toml::Table>()?;",
+        "let t: toml::Table = text.parse().unwrap();",
+        "let v = jsonc_parser::parse_to_serde_value::<Value>(t, &o);",
+        "let r = CstRootNode::parse(t, &o);",
+        "let y: V = serde_saphyr::from_str_with_options(t, o)?;",
+    ];
+    for (i, way) in ways.iter().enumerate() {
+        std::fs::write(
+            dir.path().join(format!("m{i}.rs")),
+            format!("fn f() {{\n    {way}\n}}\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("bounded.rs"), ways.join("\n")).unwrap();
+    std::fs::write(
+        dir.path().join("fine.rs"),
+        format!(
+            "fn f() {{}}\n// {}\n#[cfg(test)]\nmod tests {{\n    {}\n}}\n",
+            ways[0], ways[3]
+        ),
+    )
+    .unwrap();
+    let found = unbudgeted_parsers(dir.path());
+    let want: Vec<String> = (0..ways.len()).map(|i| format!("m{i}.rs:2")).collect();
+    assert_eq!(found, want);
+}
+
+/// Every `clippy::disallowed_methods` allow under `dir` that is not in the door's own modules
+/// nor the first lines of a `#[cfg(...test...)]` module, as `file:line`.
+fn lifted_outside_the_door(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, base, out);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel.starts_with("edge/files/") || rel.starts_with("edge/platform/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                if !line.contains("clippy::disallowed_methods")
+                    || line.trim_start().starts_with("//")
+                {
+                    continue;
+                }
+                // Inside a test module: the `mod … {` line is at most two lines up (a comment may
+                // sit between), with a cfg naming `test` right above it.
+                let in_test = (1..=2).any(|back| {
+                    i > back
+                        && lines[i - back].trim_end().ends_with('{')
+                        && lines[i - back].contains("mod ")
+                        && lines[i - back - 1].contains("#[cfg(")
+                        && lines[i - back - 1].contains("test")
+                        && line.trim_start().starts_with("#![allow(")
+                });
+                if !in_test {
+                    out.push(format!("{rel}:{}", i + 1));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn the_door_check_sees_an_allow_outside_a_test_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "edge/files/mod.rs",
+        "#![allow(clippy::disallowed_methods)]\n",
+    );
+    write(
+        "ok.rs",
+        "fn f() {}\n#[cfg(test)]\nmod tests {\n    // Tests set up files.\n    #![allow(clippy::disallowed_methods)]\n}\n",
+    );
+    write(
+        "bad.rs",
+        "#[allow(clippy::disallowed_methods)]\nfn f() {}\n",
+    );
+    write("edge/worse.rs", "#![allow(clippy::disallowed_methods)]\n");
+    write(
+        "sneaky.rs",
+        "mod inner {\n    #![allow(clippy::disallowed_methods)]\n}\n",
+    );
+    assert_eq!(
+        lifted_outside_the_door(dir.path()),
+        ["bad.rs:1", "edge/worse.rs:1", "sneaky.rs:2"]
+    );
+}
+
+/// What keeps the integration tests one binary, read from a `tests/` folder: a `.rs` file right
+/// under `tests/` or a `tests/<dir>/main.rs` other than `it`'s is a test crate of its own (linked
+/// on its own: the build time this layout removed), and a file of `tests/it/` that `main.rs`
+/// does not declare is never compiled, so its tests silently never run.
+fn outside_the_one_binary(tests: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(tests).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if name != "it" && path.join("main.rs").exists() {
+                found.push(format!("{name}/main.rs: a test crate of its own"));
+            }
+        } else if name.ends_with(".rs") {
+            found.push(format!("{name}: a test crate of its own"));
+        }
+    }
+    let main = std::fs::read_to_string(tests.join("it/main.rs")).unwrap_or_default();
+    let declared: BTreeSet<&str> = main
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(tests.join("it")) {
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let module = if path.is_dir() {
+                path.join("mod.rs").exists()
+            } else {
+                path.extension().is_some_and(|e| e == "rs") && stem != "main"
+            };
+            if module && !declared.contains(stem.as_str()) {
+                found.push(format!("it/{stem}: not declared in it/main.rs"));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_integration_tests_are_one_binary() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    assert_eq!(outside_the_one_binary(&tests), Vec::<String>::new());
+}
+
+#[test]
+fn the_one_binary_check_sees_a_crate_of_its_own_and_a_module_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("it/main.rs", "mod common;\n#[cfg(unix)]\nmod kept;\n");
+    write("it/common/mod.rs", "");
+    write("it/kept.rs", "");
+    write("it/forgotten.rs", "");
+    write("it/helpers/mod.rs", "");
+    write("it/snapshots/it__kept__x.snap", "");
+    write("alone.rs", "");
+    write("other/main.rs", "");
+    write("e2e/run", "");
+    assert_eq!(
+        outside_the_one_binary(dir.path()),
+        [
+            "alone.rs: a test crate of its own",
+            "it/forgotten: not declared in it/main.rs",
+            "it/helpers: not declared in it/main.rs",
+            "other/main.rs: a test crate of its own",
+        ]
+    );
+}
