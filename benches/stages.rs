@@ -164,6 +164,7 @@ fn whole_decision(bencher: Bencher, len: usize) {
         wire_event: "UserPromptSubmit",
         payload: &payload,
         planning_flag: false,
+        now: chrono::DateTime::UNIX_EPOCH,
     };
     bencher.bench(|| decide(black_box(&request), &project).hints.len());
 }

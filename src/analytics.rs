@@ -87,6 +87,17 @@ fn project_label(id: &str) -> String {
 impl AnalyticsEvent {
     /// The event for a run that produced a decision.
     pub fn from_decision(decision: &Decision, now: DateTime<Utc>, duration_us: u64) -> Self {
+        Self::from_outcome(decision, decision.output.as_ref(), now, duration_us)
+    }
+
+    /// The event for a run that printed `printed` for `decision` (its output, or what a turn
+    /// answered before prints instead: `Decision::printed`).
+    pub fn from_outcome(
+        decision: &Decision,
+        printed: Option<&Printed>,
+        now: DateTime<Utc>,
+        duration_us: u64,
+    ) -> Self {
         let routing = decision.routing.as_ref();
         let mut agent_reason_codes: Vec<String> = decision
             .agents
@@ -101,7 +112,7 @@ impl AnalyticsEvent {
             ts: timestamp(now),
             event: Some(decision.event),
             host: decision.host.as_str(),
-            outcome: if decision.output.as_ref().is_some_and(Printed::has_context) {
+            outcome: if printed.is_some_and(Printed::has_context) {
                 Outcome::Injected
             } else {
                 Outcome::Noop
@@ -228,6 +239,7 @@ mod tests {
             wire_event: "UserPromptSubmit",
             payload: &payload,
             planning_flag: false,
+            now: chrono::DateTime::UNIX_EPOCH,
         };
         let decision = decide(&request, &Project::default());
         let now = DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")

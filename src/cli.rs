@@ -140,7 +140,9 @@ pub fn run(
     let outcome: Outcome = match Some(command) {
         // Hook mode ran above.
         None => Ok(Verdict::Pass),
-        Some(Command::Explain(args)) => cmd::explain::explain(stdin, stdout, &args, settings),
+        Some(Command::Explain(args)) => {
+            cmd::explain::explain(stdin, stdout, &args, settings, clock)
+        }
         Some(Command::Eval(args)) => cmd::eval::eval(stdout, &args),
         Some(Command::Skills(command)) => cmd::skills::run(stdout, stderr, command, settings),
         Some(Command::Catalog(command)) => cmd::catalog::run(stdout, command, clock),

@@ -2,6 +2,7 @@
 //! pipeline from a parsed payload to hint blocks and host output. Pure: the edge loads the
 //! project material beforehand and writes the output afterwards.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::agents::catalog::AgentCatalog;
@@ -25,6 +26,9 @@ pub struct HookRequest<'a> {
     pub payload: &'a Payload,
     /// Planning mode reported outside the payload (`--planning`, `SOPHIA_PLANNING=1`).
     pub planning_flag: bool,
+    /// The run's instant, from the clock the edge was given: the time a planned delegation is
+    /// recorded with.
+    pub now: DateTime<Utc>,
 }
 
 /// Project material the edge loaded for this run.
@@ -106,6 +110,49 @@ pub struct Decision {
     /// their ids (`analytics::skill_label`, `analytics::agent_label`).
     #[serde(skip)]
     pub provenance: Provenance,
+    /// What the edge does besides printing: the rest of the outcome, as data (the edge applies it
+    /// and changes nothing of the decision).
+    #[serde(skip)]
+    pub effects: Effects,
+}
+
+/// The outcome of a run beyond its output, decided here and applied by the edge
+/// (`edge::hook::apply`): which state it writes, and when it prints something else.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Effects {
+    /// On a prompt event that fires before every model call (Antigravity's PreInvocation), the
+    /// context goes out once per user turn: the edge records the turn in the turn log and prints
+    /// [`OncePerTurn::otherwise`] when the turn was already answered.
+    pub once_per_turn: Option<OncePerTurn>,
+    /// The session's planned delegation to record or to consume (`docs/routing.md`, "Carried
+    /// forward"); the edge writes it under the state's lock.
+    pub carry_forward: Option<CarryForwardUpdate>,
+}
+
+/// What a turn that was already answered prints instead of the decision's output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OncePerTurn {
+    pub otherwise: Option<Printed>,
+}
+
+/// A change to the carry-forward state of the run's session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CarryForwardUpdate {
+    /// A planning turn's delegation, kept for the turn that executes the plan.
+    Record(PlannedDelegation),
+    /// The entry was carried forward this turn: it is removed.
+    Consume,
+}
+
+impl Decision {
+    /// What the run prints: the output, unless the turn was answered before and the outcome says
+    /// to answer it once ([`Effects::once_per_turn`]).
+    pub fn printed(&self, answered_before: bool) -> Option<&Printed> {
+        match &self.effects.once_per_turn {
+            Some(once) if answered_before => once.otherwise.as_ref(),
+            _ => self.output.as_ref(),
+        }
+    }
 }
 
 /// Whether this run's catalogs came from files a repository can write, so that the ids in them
@@ -288,6 +335,20 @@ fn finish(
         // An explicit no-op: Claude Code logs an empty answer as plain-text hook output.
         output = Some(Printed::NoOp(render::EmptyObject {}));
     }
+    // A prompt event that fires before every model call answers only the turn's first call
+    // (`invocationNum` 0), and that call only once per turn.
+    let per_call = request.host.prompt_event_per_model_call(request.wire_event);
+    if per_call && request.payload.later_model_call() {
+        output = Printed::noop(request.host);
+    }
+    let once_per_turn =
+        (per_call && output.as_ref().is_some_and(Printed::has_context)).then(|| OncePerTurn {
+            otherwise: Printed::noop(request.host),
+        });
+    let effects = Effects {
+        once_per_turn,
+        carry_forward: carry_forward_update(request, &agents),
+    };
     Decision {
         event: request.wire_event,
         kind: request.event,
@@ -300,6 +361,25 @@ fn finish(
         output,
         degraded: project.degraded.or(project.skills_degraded),
         provenance: project.provenance,
+        effects,
+    }
+}
+
+/// Records a planning turn's delegation for the session, or consumes the entry once it has been
+/// carried forward. A subagent's prompt carries its parent's session id: it never records or
+/// consumes the parent's planned delegation; a payload without a session has nothing to key it.
+fn carry_forward_update(
+    request: &HookRequest<'_>,
+    agents: &AgentRouting,
+) -> Option<CarryForwardUpdate> {
+    if request.payload.session_id.is_none() || request.payload.not_from_user() {
+        return None;
+    }
+    let from_plan_mode = request.payload.permission_mode.as_deref() == Some("plan");
+    match planning::planned_from(agents, from_plan_mode, request.now) {
+        Some(planned) => Some(CarryForwardUpdate::Record(planned)),
+        None if agents.carry_forward.is_some() => Some(CarryForwardUpdate::Consume),
+        None => None,
     }
 }
 
@@ -356,6 +436,7 @@ mod tests {
             wire_event: "SessionStart",
             payload: &p,
             planning_flag: false,
+            now: chrono::DateTime::UNIX_EPOCH,
         };
         let decision = decide(&session_start(Host::Claude), &project);
         assert_eq!(
@@ -377,6 +458,7 @@ mod tests {
             wire_event: "BeforeAgent",
             payload: &prompt,
             planning_flag: false,
+            now: chrono::DateTime::UNIX_EPOCH,
         };
         let due = Project {
             session_context_due: true,
@@ -414,6 +496,7 @@ mod tests {
                 wire_event: "SessionStart",
                 payload: &p,
                 planning_flag: false,
+                now: chrono::DateTime::UNIX_EPOCH,
             };
             decide(&request, &Project::default()).hints.len()
         };
@@ -438,6 +521,7 @@ mod tests {
                     wire_event: "UserPromptSubmit",
                     payload: p,
                     planning_flag: flag,
+                    now: chrono::DateTime::UNIX_EPOCH,
                 },
                 &Project::default(),
             )
@@ -446,5 +530,137 @@ mod tests {
         assert!(run(&plan, false));
         assert!(run(&default, true));
         assert!(!run(&default, false));
+    }
+
+    /// The whole outcome comes from `decide` (issue 30), over every host × the session-start and
+    /// prompt events × a session or none × the user's prompt or a subagent's × no invocation
+    /// number, the first call and a later one: a later call of a per-call event prints the no-op;
+    /// once per turn exactly when a per-call event's output carries context, with the no-op as
+    /// the other answer; a carry-forward update only for the user's own session, recorded on a
+    /// planning turn that recommends agents.
+    #[test]
+    fn the_effects_are_part_of_the_decision() {
+        let fresh = Project {
+            agents: Some(default_catalog()),
+            ..Project::default()
+        };
+        let planned = Project {
+            planned: Some(PlannedDelegation {
+                planned_at: chrono::DateTime::UNIX_EPOCH,
+                from_plan_mode: false,
+                agents: vec!["implementer".into()],
+                skills: vec![None],
+                reason_codes: Vec::new(),
+            }),
+            agents: Some(default_catalog()),
+            ..Project::default()
+        };
+        let prompts = [
+            "!agents analizza il ticket Mantis 123 e ricostruisci la causa",
+            "ok, go ahead and implement the plan",
+        ];
+        let (mut once_seen, mut recorded, mut consumed) = (0, 0, 0);
+        for host in Host::ALL {
+            for event in [Event::SessionStart, Event::UserPromptSubmit] {
+                for (session, subagent, invocation, project, prompt) in
+                    itertools_product(&[&fresh, &planned], &prompts)
+                {
+                    let wire = host.event_name(event);
+                    let mut map = serde_json::Map::new();
+                    map.insert("hook_event_name".into(), wire.into());
+                    map.insert("prompt".into(), prompt.into());
+                    if session {
+                        map.insert("session_id".into(), "s1".into());
+                    }
+                    if subagent {
+                        map.insert("agent_id".into(), "a1".into());
+                    }
+                    if let Some(n) = invocation {
+                        map.insert("invocationNum".into(), n.into());
+                    }
+                    let payload = Payload::from_map(&map);
+                    let request = HookRequest {
+                        host,
+                        event,
+                        wire_event: wire,
+                        payload: &payload,
+                        planning_flag: true,
+                        now: chrono::DateTime::UNIX_EPOCH,
+                    };
+                    let d = decide(&request, project);
+                    let per_call = host.prompt_event_per_model_call(wire);
+                    let case = format!("{host:?} {wire} {session} {subagent} {invocation:?}");
+                    if per_call && invocation.is_some_and(|n| n > 0) {
+                        assert_eq!(d.output, Printed::noop(host), "{case}");
+                    }
+                    let context = d.output.as_ref().is_some_and(Printed::has_context);
+                    assert_eq!(
+                        d.effects.once_per_turn,
+                        (per_call && context).then(|| OncePerTurn {
+                            otherwise: Printed::noop(host)
+                        }),
+                        "{case}"
+                    );
+                    assert_eq!(d.printed(false), d.output.as_ref(), "{case}");
+                    if d.effects.once_per_turn.is_some() {
+                        once_seen += 1;
+                        assert_eq!(d.printed(true), Printed::noop(host).as_ref(), "{case}");
+                    }
+                    let plans = d.agents.carry_forward_to_implementation
+                        && !d.agents.recommended_agents.is_empty();
+                    match &d.effects.carry_forward {
+                        None => assert!(!(session && !subagent && plans), "{case}"),
+                        Some(CarryForwardUpdate::Record(p)) => {
+                            assert!(session && !subagent && plans, "{case}");
+                            let ids: Vec<&str> = d
+                                .agents
+                                .recommended_agents
+                                .iter()
+                                .map(|r| r.agent_id.as_str())
+                                .collect();
+                            assert_eq!((p.planned_at, p.from_plan_mode), (request.now, false));
+                            assert_eq!(p.agents, ids, "{case}");
+                            recorded += 1;
+                        }
+                        Some(CarryForwardUpdate::Consume) => {
+                            assert!(session && !subagent && !plans, "{case}");
+                            assert!(d.agents.carry_forward.is_some(), "{case}");
+                            consumed += 1;
+                        }
+                    }
+                    if d.agents.carry_forward.is_some() && !plans {
+                        // What was carried forward is consumed, for the user's session only.
+                        assert_eq!(
+                            d.effects.carry_forward.is_some(),
+                            session && !subagent,
+                            "{case}"
+                        );
+                    }
+                }
+            }
+        }
+        // No part is vacuous: each effect is decided somewhere in the table.
+        assert!(
+            once_seen > 0 && recorded > 0 && consumed > 0,
+            "{once_seen} {recorded} {consumed}"
+        );
+    }
+
+    type Cell<'a> = (bool, bool, Option<u64>, &'a Project, &'a str);
+
+    fn itertools_product<'a>(projects: &[&'a Project], prompts: &[&'a str]) -> Vec<Cell<'a>> {
+        let mut out = Vec::new();
+        for session in [false, true] {
+            for subagent in [false, true] {
+                for invocation in [None, Some(0), Some(2)] {
+                    for project in projects {
+                        for prompt in prompts {
+                            out.push((session, subagent, invocation, *project, *prompt));
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 }

@@ -492,6 +492,8 @@ pub fn decide_case(case: &Case, project: &Project) -> Option<Decision> {
         wire_event,
         payload: &case.payload,
         planning_flag: case.planning,
+        // Eval applies no effects: the instant only stamps a plan that is never recorded.
+        now: chrono::DateTime::UNIX_EPOCH,
     };
     Some(decision::decide(&request, project))
 }

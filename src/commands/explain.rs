@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::decision::{self, HookRequest};
-use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_project};
+use crate::clock::Clock;
+use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_and_decide};
 use crate::edge::settings::Settings;
 use crate::payload::{Event, Payload};
 
@@ -28,6 +28,7 @@ pub fn explain(
     stdout: &mut dyn Write,
     explain: &ExplainArgs,
     settings: &Settings,
+    clock: &dyn Clock,
 ) -> super::Outcome {
     let args: &HookArgs = &explain.hook.hook_args();
     let (prompt, cwd) = (explain.prompt.clone(), explain.cwd.clone());
@@ -59,38 +60,26 @@ pub fn explain(
     if let Some(cwd) = cwd {
         payload.cwd = Some(cwd.to_string_lossy().into_owned());
     }
-    let Some((event, wire_event)) =
-        decision::resolve_event(args.host(), args.event.as_deref(), &payload)
-    else {
-        bail!(
+    // The hook's own path: the same load and decision, with the clock it is given, no budget,
+    // and the skill catalog checked in full.
+    let (decision, _) = load_and_decide(
+        &mut payload,
+        args,
+        settings,
+        clock.now(),
+        &|| false,
+        crate::edge::skills::Freshness::Full,
+        None,
+    )
+    .map_err(|_| {
+        anyhow::anyhow!(
             "no event sophia-hook answers (got {:?}); use --event SessionStart or --event UserPromptSubmit",
             args.event
                 .as_deref()
                 .or(payload.hook_event_name.as_deref())
                 .unwrap_or("none")
-        );
-    };
-    // The text the hook would route: on Antigravity's PreInvocation without `lastUserInput`, the
-    // last user entry of the conversation file.
-    if args.host().prompt_event_per_model_call(wire_event) {
-        crate::edge::hook::fill_prompt_from_transcript(&mut payload, None);
-    }
-    let request = HookRequest {
-        host: args.host(),
-        event,
-        wire_event,
-        payload: &payload,
-        planning_flag: args.planning || settings.planning,
-    };
-    let project = load_project(
-        &request,
-        settings,
-        chrono::Utc::now(),
-        None,
-        &|| false,
-        crate::edge::skills::Freshness::Full,
-    );
-    let decision = decision::decide(&request, &project);
+        )
+    })?;
     let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
     json.push('\n');
     stdout

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use crate::analytics::AnalyticsEvent;
 use crate::clock::Clock;
-use crate::decision::{self, Decision, HookRequest, Project};
+use crate::decision::{self, CarryForwardUpdate, Decision, HookRequest, Project};
 use crate::edge::agents;
 use crate::edge::config::artifact_path;
 use crate::edge::files::{Place, ProjectRoot};
@@ -43,8 +43,8 @@ impl HookArgs {
     }
 }
 
-/// Runs the hook. Never fails and never panics outward on bad input (the binary still wraps it
-/// in `catch_unwind` for bugs); the caller exits 0.
+/// Runs the hook: loads, decides once, applies the outcome. Never fails and never panics outward
+/// on bad input (the binary still wraps it in `catch_unwind` for bugs); the caller exits 0.
 pub fn run_hook(
     stdin: &mut dyn Read,
     stdout: &mut dyn Write,
@@ -53,20 +53,11 @@ pub fn run_hook(
     settings: &Settings,
     clock: &dyn Clock,
 ) {
-    let result = decide_from_stdin(stdin, args, settings, clock, stderr);
-    let project_settings;
-    let settings = match &result {
-        Ok((_, analytics)) => {
-            project_settings = settings.with_project_analytics(analytics);
-            &project_settings
-        }
-        Err(_) => settings,
-    };
-    let result = result.map(|(decision, _)| decision);
-    let duration_us = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
-    let event = match &result {
-        Ok(decision) => {
-            if let Some(output) = &decision.output {
+    let result = load(stdin, args, settings, clock, stderr);
+    let (event, settings) = match &result {
+        Ok((decision, payload, analytics, now)) => {
+            let printed = apply(decision, payload, settings, *now);
+            if let Some(output) = printed {
                 // A closed stdout (broken pipe) is the host's business, not an error of ours.
                 let _ = stdout.write_all(output.to_line().as_bytes());
                 let _ = stdout.flush();
@@ -74,30 +65,134 @@ pub fn run_hook(
             if settings.debug {
                 debug_decision(stderr, decision);
             }
-            AnalyticsEvent::from_decision(decision, clock.now(), duration_us)
+            let event =
+                AnalyticsEvent::from_outcome(decision, printed, clock.now(), elapsed_us(clock));
+            (event, settings.with_project_analytics(analytics))
         }
-        Err(failure) => {
-            if settings.debug {
-                let _ = writeln!(stderr, "[sophia-hook] pass-through reason={failure}");
-            }
-            let event = args
-                .event
-                .as_deref()
-                .and_then(|name| args.host().parse_event(name))
-                .map(|(_, wire)| wire);
-            if let Some(noop) = Printed::noop(args.host()) {
-                let _ = stdout.write_all(noop.to_line().as_bytes());
-            }
-            AnalyticsEvent::failed_open(
-                args.host().as_str(),
-                event,
-                failure,
-                clock.now(),
-                duration_us,
-            )
-        }
+        Err(failure) => (
+            fail_open(stdout, stderr, args, settings, failure, clock),
+            settings.clone(),
+        ),
     };
-    record(settings, stderr, &event);
+    record(&settings, stderr, &event);
+}
+
+fn elapsed_us(clock: &dyn Clock) -> u64 {
+    clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX)
+}
+
+/// The one way a hook run fails open: the host's no-op (or nothing) on stdout, the reason on
+/// stderr under debug only, and the analytics event that says so.
+fn fail_open(
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    args: &HookArgs,
+    settings: &Settings,
+    failure: &'static str,
+    clock: &dyn Clock,
+) -> AnalyticsEvent {
+    if settings.debug {
+        let _ = writeln!(stderr, "[sophia-hook] pass-through reason={failure}");
+    }
+    let event = args
+        .event
+        .as_deref()
+        .and_then(|name| args.host().parse_event(name))
+        .map(|(_, wire)| wire);
+    if let Some(noop) = Printed::noop(args.host()) {
+        let _ = stdout.write_all(noop.to_line().as_bytes());
+    }
+    AnalyticsEvent::failed_open(
+        args.host().as_str(),
+        event,
+        failure,
+        clock.now(),
+        elapsed_us(clock),
+    )
+}
+
+/// Applies a decision's effects ([`decision::Effects`]) and returns what the run prints: the
+/// turn log on a prompt event answered once per turn, the carry-forward state of the session.
+/// Changes nothing of the decision. Best effort: a state file that cannot be written changes
+/// nothing else (a turn may then be answered twice, never lost).
+fn apply<'d>(
+    decision: &'d Decision,
+    payload: &Payload,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Option<&'d Printed> {
+    let Some(cache) = &settings.cache_dir else {
+        return decision.printed(false);
+    };
+    let answered_before = decision.effects.once_per_turn.is_some() && {
+        let key = turns::TurnLog::key(
+            &turns::secret(cache),
+            payload.session_id.as_deref().unwrap_or(""),
+            payload.initial_num_steps,
+            payload.prompt.as_deref().unwrap_or(""),
+        );
+        !turns::first_time(&turns::path(cache), key, now)
+    };
+    if let (Some(update), Some(session)) = (&decision.effects.carry_forward, &payload.session_id) {
+        update_carry_forward(
+            &agents::state_path(cache),
+            &plan_key(payload.cwd.as_deref(), session),
+            update,
+            now,
+        );
+    }
+    decision.printed(answered_before)
+}
+
+/// The hook's load and decision: the payload from stdin, then [`load_and_decide`] under the
+/// time budget, which starts once the payload is in (a host that writes it late, busy or
+/// loading, must not cost the user the skill and agent lines). The decision comes back with the
+/// payload, the project's analytics setting and the run's instant.
+fn load(
+    stdin: &mut dyn Read,
+    args: &HookArgs,
+    settings: &Settings,
+    clock: &dyn Clock,
+    stderr: &mut dyn Write,
+) -> Result<Loaded, &'static str> {
+    let bytes = read_payload(stdin)?;
+    let read_at = clock.mark();
+    if settings.inject_panic {
+        panic!("fault injected by SOPHIA_FAULT=panic");
+    }
+    let mut payload = Payload::parse(&bytes).map_err(|e| e.code())?;
+    let over_budget = || clock.elapsed().saturating_sub(read_at) > settings.time_budget;
+    let now = clock.now();
+    let (decision, analytics) = load_and_decide(
+        &mut payload,
+        args,
+        settings,
+        now,
+        &over_budget,
+        skills::Freshness::Quick,
+        settings.debug.then_some(stderr),
+    )?;
+    Ok((decision, payload, analytics, now))
+}
+
+type Loaded = (
+    Decision,
+    Payload,
+    crate::config::AnalyticsConfig,
+    DateTime<Utc>,
+);
+
+/// Reads the payload's bytes from stdin, at most [`MAX_PAYLOAD_BYTES`].
+fn read_payload(stdin: &mut dyn Read) -> Result<Vec<u8>, &'static str> {
+    let mut bytes = Vec::new();
+    stdin
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|_| "stdin-unreadable")?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        return Err("payload-over-cap");
+    }
+    Ok(bytes)
 }
 
 /// Appends an analytics line; a failure is silent on stdout and only reported under debug.
@@ -123,50 +218,39 @@ pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEven
     }
 }
 
-fn decide_from_stdin(
-    stdin: &mut dyn Read,
+/// Loads what the payload's request needs and decides, once: the one path of the hook and of
+/// `explain` (which passes no budget and checks the skill catalog in full). Fails with the
+/// pass-through reason when no event of the host's is named. The project's analytics setting
+/// comes back with the decision.
+pub fn load_and_decide(
+    payload: &mut Payload,
     args: &HookArgs,
     settings: &Settings,
-    clock: &dyn Clock,
-    stderr: &mut dyn Write,
+    now: DateTime<Utc>,
+    over_budget: &dyn Fn() -> bool,
+    freshness: skills::Freshness,
+    mut debug: Option<&mut dyn Write>,
 ) -> Result<(Decision, crate::config::AnalyticsConfig), &'static str> {
-    let mut bytes = Vec::new();
-    stdin
-        .take(MAX_PAYLOAD_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|_| "stdin-unreadable")?;
-    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
-        return Err("payload-over-cap");
-    }
-    // The budget starts once the payload is in: a host that writes it late (busy, loading) must
-    // not cost the user the skill and agent lines.
-    let read_at = clock.mark();
-    if settings.inject_panic {
-        panic!("fault injected by SOPHIA_FAULT=panic");
-    }
-    let mut payload = Payload::parse(&bytes).map_err(|e| e.code())?;
     let host = args.host();
     let (event, wire_event) =
-        decision::resolve_event(host, args.event.as_deref(), &payload).ok_or("unknown-event")?;
+        decision::resolve_event(host, args.event.as_deref(), payload).ok_or("unknown-event")?;
     // A prompt event that fires before every model call (Antigravity's PreInvocation) answers
     // only the turn's first call (`invocationNum` 0); the user's text comes from the payload,
     // else from the end of the host's conversation file.
-    let per_call = host.prompt_event_per_model_call(wire_event);
-    let later_call = per_call && payload.later_model_call();
-    if per_call && !later_call {
-        fill_prompt_from_transcript(&mut payload, settings.debug.then_some(&mut *stderr));
+    let later_call = host.prompt_event_per_model_call(wire_event) && payload.later_model_call();
+    if host.prompt_event_per_model_call(wire_event) && !later_call {
+        fill_prompt_from_transcript(payload, reborrow(&mut debug));
     }
     let request = HookRequest {
         host,
         event,
         wire_event,
-        payload: &payload,
+        payload,
         planning_flag: args.planning || settings.planning,
+        now,
     };
-    let now = clock.now();
     // The time budget is checked before each expensive step; past it the run degrades to the
     // routing-control block only (or nothing), and says so in analytics.
-    let over_budget = || clock.elapsed().saturating_sub(read_at) > settings.time_budget;
     let project = if later_call {
         // Nothing is injected on a later call: no project material is read.
         Project::default()
@@ -177,9 +261,9 @@ fn decide_from_stdin(
             &request,
             settings,
             now,
-            settings.debug.then_some(&mut *stderr),
-            &over_budget,
-            skills::Freshness::Quick,
+            reborrow(&mut debug),
+            over_budget,
+            freshness,
         );
         if over_budget() {
             Project {
@@ -190,47 +274,19 @@ fn decide_from_stdin(
             loaded
         }
     };
-    if settings.debug && project.degraded.is_some() {
+    if let (Some(err), Some(_)) = (debug, project.degraded) {
         let _ = writeln!(
-            stderr,
+            err,
             "[sophia-hook] degraded reason=time-budget budget_ms={}",
             settings.time_budget.as_millis()
         );
     }
-    let mut decision = decision::decide(&request, &project);
-    if later_call {
-        decision.output = Printed::noop(host);
-    } else if per_call
-        && decision.output.as_ref().is_some_and(Printed::has_context)
-        && let Some(cache) = &settings.cache_dir
-    {
-        let key = turns::TurnLog::key(
-            &turns::secret(cache),
-            payload.session_id.as_deref().unwrap_or(""),
-            payload.initial_num_steps,
-            payload.prompt.as_deref().unwrap_or(""),
-        );
-        if !turns::first_time(&turns::path(cache), key, now) {
-            decision.output = Printed::noop(host);
-        }
-    }
-    // A subagent's prompt carries its parent's session id: it never records or consumes the
-    // parent's planned delegation.
-    if let (Some(session), Some(cache), false) = (
-        &payload.session_id,
-        &settings.cache_dir,
-        payload.not_from_user(),
-    ) {
-        let from_plan_mode = payload.permission_mode.as_deref() == Some("plan");
-        update_carry_forward(
-            &agents::state_path(cache),
-            &plan_key(payload.cwd.as_deref(), session),
-            &decision,
-            from_plan_mode,
-            now,
-        );
-    }
-    Ok((decision, project.analytics))
+    Ok((decision::decide(&request, &project), project.analytics))
+}
+
+/// The debug writer again, for one more call.
+fn reborrow<'a>(debug: &'a mut Option<&mut dyn Write>) -> Option<&'a mut dyn Write> {
+    debug.as_mut().map(|w| &mut **w as &mut dyn Write)
 }
 
 /// Takes the user's text from the host's conversation file (`transcriptPath`) when the payload
@@ -276,26 +332,19 @@ fn plan_key(cwd: Option<&str>, session: &str) -> String {
     format!("{root}\0{session}")
 }
 
-/// Records a planning turn's delegation for the session, or consumes it once it has been carried
-/// forward. Best effort: a state file that cannot be written changes nothing else.
+/// Writes a carry-forward update under the state's lock (concurrent sessions never lose each
+/// other's entries), pruning what has expired.
 fn update_carry_forward(
     path: &Path,
     session: &str,
-    decision: &Decision,
-    from_plan_mode: bool,
+    update: &CarryForwardUpdate,
     now: DateTime<Utc>,
 ) {
-    let planned = planning::planned_from(&decision.agents, from_plan_mode, now);
-    let consumed = decision.agents.carry_forward.is_some();
-    if planned.is_none() && !consumed {
-        return;
-    }
-    // Under the state's lock: concurrent sessions never lose each other's entries.
     let _ = Place::user(path).update_json(|state: &mut planning::CarryForwardState| {
         state.prune(now);
-        match planned {
-            Some(p) => state.insert(session, p),
-            None => {
+        match update {
+            CarryForwardUpdate::Record(planned) => state.insert(session, planned.clone()),
+            CarryForwardUpdate::Consume => {
                 state.remove(session);
             }
         }

@@ -673,3 +673,61 @@ fn the_one_binary_check_sees_a_crate_of_its_own_and_a_module_left_out() {
         ]
     );
 }
+
+/// The places outside `decision` that could change a decision after `decide` returned: a
+/// decision bound mutably (`let mut x = …decide(…)`, `let mut x: Decision`), a `&mut Decision`,
+/// or an assignment into a decision's field (`x.output = …`, `x.effects.carry_forward = …`).
+/// The outcome is `decide`'s alone; the edge applies it (docs/architecture.md, "The outcome").
+fn outcome_changed_after_decide(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let patterns = [
+        r"let\s+mut\s+\w+\s*(?::\s*Decision\b[^=]*)?=\s*[\w:]*decide\w*\(",
+        r"let\s+mut\s+\w+\s*:\s*Decision\b",
+        r"&\s*mut\s+Decision\b",
+        r"\b(?:decision|outcome)\.\w+(?:\.\w+)*\s*=[^=]",
+    ]
+    .map(|p| regex::Regex::new(p).unwrap());
+    let mut found = Vec::new();
+    for (module, code) in modules {
+        if module == "decision" {
+            continue;
+        }
+        for re in &patterns {
+            for m in re.find_iter(code) {
+                found.push(format!("{module}: {}", m.as_str().trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn nothing_changes_a_decision_after_decide() {
+    assert_eq!(
+        outcome_changed_after_decide(&modules()),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn the_outcome_check_sees_each_way_to_change_a_decision() {
+    let planted = [
+        "let mut decision = decision::decide(&request, &project);",
+        "let mut d: Decision = load();",
+        "fn later(d: &mut Decision) {}",
+        "decision.output = Printed::noop(host);",
+        "decision.effects.carry_forward = None;",
+    ];
+    for text in planted {
+        let modules = BTreeMap::from([("edge::hook".to_owned(), text.to_owned())]);
+        assert_eq!(
+            outcome_changed_after_decide(&modules).len(),
+            1,
+            "not seen: {text}"
+        );
+    }
+    let fine = BTreeMap::from([(
+        "edge::hook".to_owned(),
+        "let decision = decide(&r, &p);\nif decision.output == None {}\nlet printed = decision.printed(seen);".to_owned(),
+    )]);
+    assert_eq!(outcome_changed_after_decide(&fine), Vec::<String>::new());
+}

@@ -334,7 +334,7 @@ proptest! {
             session_id: Some("s".into()),
             ..Payload::default()
         };
-        let request = HookRequest { host: Host::Codex, event: Event::UserPromptSubmit, wire_event: "UserPromptSubmit", payload: &payload, planning_flag: false };
+        let request = HookRequest { host: Host::Codex, event: Event::UserPromptSubmit, wire_event: "UserPromptSubmit", payload: &payload, planning_flag: false, now: chrono::DateTime::UNIX_EPOCH };
         let project = Project { skills: Some(SkillRouter::new(default_skills())), ..Project::default() };
         let decision = decide(&request, &project);
         let line = AnalyticsEvent::from_decision(&decision, chrono::DateTime::UNIX_EPOCH, 1).to_line();

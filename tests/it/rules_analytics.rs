@@ -62,6 +62,7 @@ fn decision(host: Host, event: Event, prompt: &str, project: &Project) -> Decisi
         wire_event: host.event_name(event),
         payload: &payload,
         planning_flag: false,
+        now: chrono::DateTime::UNIX_EPOCH,
     };
     decide(&request, project)
 }
@@ -86,6 +87,7 @@ fn projects() -> Vec<(&'static str, Project)> {
         wire_event: "UserPromptSubmit",
         payload: &plan_mode,
         planning_flag: false,
+        now: chrono::DateTime::UNIX_EPOCH,
     };
     let planned =
         planned_from(&decide(&request, &base).agents, true, DateTime::UNIX_EPOCH).expect("a plan");
