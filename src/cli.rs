@@ -98,6 +98,32 @@ pub enum Command {
     Man(ManArgs),
 }
 
+/// Every exit code the binary returns, and the one place each is numbered ([`Exit::code`]):
+/// `docs/configuration.md`, "Exit codes".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Hook mode (it always fails open), a tool that ran and passed, `--help`, a closed pipe.
+    Success,
+    /// A tool's check failed; or a command line clap refused that may be a host's hook line
+    /// (exit 1, which no host reads as "block this prompt").
+    Failed,
+    /// A tool could not run (an error, a bad command line), or hook mode with stdin on a terminal.
+    CouldNotRun,
+    /// A tool subcommand panicked: a bug (the binary's `catch_unwind`).
+    InternalError,
+}
+
+impl Exit {
+    pub const fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failed => 1,
+            Exit::CouldNotRun => 2,
+            Exit::InternalError => 101,
+        }
+    }
+}
+
 /// Runs the program with explicit arguments and streams; returns the process exit code.
 pub fn run(
     args: Vec<OsString>,
@@ -107,6 +133,17 @@ pub fn run(
     settings: &Settings,
     clock: &dyn Clock,
 ) -> u8 {
+    dispatch(args, stdin, stdout, stderr, settings, clock).code()
+}
+
+fn dispatch(
+    args: Vec<OsString>,
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    settings: &Settings,
+    clock: &dyn Clock,
+) -> Exit {
     // Hook mode runs on every prompt: its few flags are read without building the clap parser,
     // which costs more than the rest of a run.
     if let Some(hook_args) = cmd::hook::parse_hook_args(&args) {
@@ -178,32 +215,32 @@ fn hook(
     args: &crate::edge::hook::HookArgs,
     settings: &Settings,
     clock: &dyn Clock,
-) -> u8 {
+) -> Exit {
     // Hook mode's stderr (the `SOPHIA_DEBUG=1` lines, which name folders and warnings a
     // repository chose) goes through the same filter as every tool's output.
     let mut safe_err = crate::charset::TerminalSafe::new(stderr);
     let stderr: &mut dyn Write = &mut safe_err;
     if settings.stdin_is_terminal {
         let _ = writeln!(stderr, "{}", cmd::TERMINAL_HINT);
-        return 2;
+        return Exit::CouldNotRun;
     }
     run_hook(stdin, stdout, stderr, args, settings, clock);
-    0
+    Exit::Success
 }
 
 /// The one place that maps an outcome to an exit code.
-fn exit_code(outcome: Outcome, stderr: &mut dyn Write) -> u8 {
+fn exit_code(outcome: Outcome, stderr: &mut dyn Write) -> Exit {
     match outcome {
-        Ok(Verdict::Pass) => 0,
-        Ok(Verdict::Fail) => 1,
-        Err(err) if cmd::is_broken_pipe(&err) => 0,
+        Ok(Verdict::Pass) => Exit::Success,
+        Ok(Verdict::Fail) => Exit::Failed,
+        Err(err) if cmd::is_broken_pipe(&err) => Exit::Success,
         Err(err) if err.downcast_ref::<cmd::CheckFailed>().is_some() => {
             let _ = writeln!(stderr, "sophia-hook: check failed: {err:#}");
-            1
+            Exit::Failed
         }
         Err(err) => {
             let _ = writeln!(stderr, "sophia-hook: error: {err:#}");
-            2
+            Exit::CouldNotRun
         }
     }
 }
@@ -215,7 +252,7 @@ fn usage_error(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     settings: &Settings,
-) -> u8 {
+) -> Exit {
     let (to_stdout, terminal) = if err.use_stderr() {
         (false, std::io::stderr().is_terminal())
     } else {
@@ -241,18 +278,18 @@ fn usage_error(
     };
     if to_stdout {
         emit(&mut PipeSafe::new(stdout));
-        return 0;
+        return Exit::Success;
     }
     emit(stderr);
     if is_tool_invocation(args) {
-        return 2;
+        return Exit::CouldNotRun;
     }
     // Possibly a host's hook command line: exit 1, which no host documents as "block this prompt",
     // with the no-op object of a host that reads an empty stdout as a failure (Gemini CLI).
     if let Some(noop) = hook_args(args).host.and_then(crate::render::Printed::noop) {
         let _ = stdout.write_all(noop.to_line().as_bytes());
     }
-    1
+    Exit::Failed
 }
 
 #[cfg(test)]

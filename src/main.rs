@@ -6,9 +6,9 @@ use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 
-use sophia_hook::analytics::AnalyticsEvent;
-use sophia_hook::clock::{Clock, SystemClock};
-use sophia_hook::edge::hook::record;
+use sophia_hook::cli::Exit;
+use sophia_hook::clock::SystemClock;
+use sophia_hook::edge::hook::fail_open;
 use sophia_hook::edge::settings::Settings;
 
 fn main() -> ExitCode {
@@ -46,26 +46,17 @@ fn main() -> ExitCode {
                 io::stderr(),
                 "sophia-hook: internal error (a bug); please report it"
             );
-            return ExitCode::from(101);
+            return ExitCode::from(Exit::InternalError.code());
         }
-        // Hosts that need a JSON object even for a no-op get one.
-        let hook = sophia_hook::cli::hook_args(&args);
-        let host = hook.host();
-        // Written without `print!`, which panics (exit 101) when stdout is a closed pipe.
-        if let Some(noop) = sophia_hook::render::Printed::noop(host) {
-            let mut stdout = io::stdout().lock();
-            let _ = stdout.write_all(noop.to_line().as_bytes());
-            let _ = stdout.flush();
-        }
-        let elapsed = clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX);
-        let wire_event = hook
-            .event
-            .as_deref()
-            .and_then(|name| host.parse_event(name))
-            .map(|(_, wire)| wire);
-        let event =
-            AnalyticsEvent::failed_open(host.as_str(), wire_event, "panic", clock.now(), elapsed);
-        record(&settings, &mut io::stderr(), &event);
-        ExitCode::SUCCESS
+        // The hook's one fail-open path: the host's no-op, the analytics event.
+        fail_open(
+            &mut io::stdout().lock(),
+            &mut io::stderr(),
+            &sophia_hook::cli::hook_args(&args),
+            &settings,
+            "panic",
+            &clock,
+        );
+        ExitCode::from(Exit::Success.code())
     })
 }

@@ -69,10 +69,12 @@ pub fn run_hook(
                 AnalyticsEvent::from_outcome(decision, printed, clock.now(), elapsed_us(clock));
             (event, settings.with_project_analytics(analytics))
         }
-        Err(failure) => (
-            fail_open(stdout, stderr, args, settings, failure, clock),
-            settings.clone(),
-        ),
+        Err(failure) => {
+            if settings.debug {
+                let _ = writeln!(stderr, "[sophia-hook] pass-through reason={failure}");
+            }
+            return fail_open(stdout, stderr, args, settings, failure, clock);
+        }
     };
     record(&settings, stderr, &event);
 }
@@ -81,34 +83,35 @@ fn elapsed_us(clock: &dyn Clock) -> u64 {
     clock.elapsed().as_micros().try_into().unwrap_or(u64::MAX)
 }
 
-/// The one way a hook run fails open: the host's no-op (or nothing) on stdout, the reason on
-/// stderr under debug only, and the analytics event that says so.
-fn fail_open(
+/// The one way a hook run fails open, for a failure before a decision and for a panic (the
+/// binary's `catch_unwind`): the host's no-op (or nothing) on stdout, flushed, and the analytics
+/// event that names the failure. Written without `print!`, which panics (exit 101) when stdout
+/// is a closed pipe.
+pub fn fail_open(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     args: &HookArgs,
     settings: &Settings,
     failure: &'static str,
     clock: &dyn Clock,
-) -> AnalyticsEvent {
-    if settings.debug {
-        let _ = writeln!(stderr, "[sophia-hook] pass-through reason={failure}");
+) {
+    if let Some(noop) = Printed::noop(args.host()) {
+        let _ = stdout.write_all(noop.to_line().as_bytes());
+        let _ = stdout.flush();
     }
     let event = args
         .event
         .as_deref()
         .and_then(|name| args.host().parse_event(name))
         .map(|(_, wire)| wire);
-    if let Some(noop) = Printed::noop(args.host()) {
-        let _ = stdout.write_all(noop.to_line().as_bytes());
-    }
-    AnalyticsEvent::failed_open(
+    let event = AnalyticsEvent::failed_open(
         args.host().as_str(),
         event,
         failure,
         clock.now(),
         elapsed_us(clock),
-    )
+    );
+    record(settings, stderr, &event);
 }
 
 /// Applies a decision's effects ([`decision::Effects`]) and returns what the run prints: the

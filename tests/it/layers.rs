@@ -731,3 +731,54 @@ fn the_outcome_check_sees_each_way_to_change_a_decision() {
     )]);
     assert_eq!(outcome_changed_after_decide(&fine), Vec::<String>::new());
 }
+
+/// Exit codes decided outside `cli::Exit::code`: a process exit, an `ExitCode` constant, or an
+/// `ExitCode` made from anything but an `Exit`'s code.
+fn exit_codes_outside_exit(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let re = regex::Regex::new(
+        r"process::exit\s*\(|\bexit\s*\(\s*\d|ExitCode::(?:SUCCESS|FAILURE)|ExitCode::from\s*\(\s*\d",
+    )
+    .unwrap();
+    let from = regex::Regex::new(r"ExitCode::from\s*\(([^;\n]*)\)").unwrap();
+    let mut found = Vec::new();
+    for (module, code) in modules {
+        for m in re.find_iter(code) {
+            found.push(format!("{module}: {}", m.as_str()));
+        }
+        for c in from.captures_iter(code) {
+            if !c[1].ends_with(".code()") && c[1].trim() != "code" {
+                found.push(format!("{module}: {}", &c[0]));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn exit_codes_are_numbered_in_one_place() {
+    let modules = modules();
+    // The binary's own file is read too: it is where a process exit would be.
+    assert!(modules["main"].contains("ExitCode::from("));
+    assert_eq!(exit_codes_outside_exit(&modules), Vec::<String>::new());
+}
+
+#[test]
+fn the_exit_code_check_sees_each_way_around_it() {
+    for text in [
+        "std::process::exit(3);",
+        "return ExitCode::SUCCESS;",
+        "ExitCode::from(101)",
+        "ExitCode::from(status as u8)",
+    ] {
+        let modules = BTreeMap::from([("main".to_owned(), text.to_owned())]);
+        assert!(
+            !exit_codes_outside_exit(&modules).is_empty(),
+            "not seen: {text}"
+        );
+    }
+    let fine = BTreeMap::from([(
+        "main".to_owned(),
+        "ExitCode::from(Exit::InternalError.code())\nExitCode::from(code)".to_owned(),
+    )]);
+    assert_eq!(exit_codes_outside_exit(&fine), Vec::<String>::new());
+}
