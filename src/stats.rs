@@ -1,14 +1,15 @@
 //! `sophia-hook stats`: a summary of the analytics log — runs per event and host, context and
 //! subagent modes, hotwords, top skills and agents, carry-forward rate, durations and runs that
-//! failed open. A line that does not parse is counted and skipped, never fatal. Pure: the caller
-//! reads the file.
+//! failed open. A line that does not parse is counted and skipped, never fatal. The counting is
+//! the report's ([`crate::report::mix`], the one summary of the log); this module is what `stats`
+//! prints of it. Pure: the caller reads the file.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
-use crate::analytics::LoggedRun;
+use crate::report::mix::{MixBuilder, RoutingMix};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,99 +67,61 @@ pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Stri
     })
 }
 
-fn top(counts: BTreeMap<String, usize>, n: usize) -> Vec<(String, usize)> {
-    let mut v: Vec<(String, usize)> = counts.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    v.truncate(n);
-    v
-}
-
-/// Rounds a duration down to three significant digits (4 495 µs is 4 490 µs), so that a
-/// histogram of durations stays small; `stats` and `report` both count durations this way.
-pub fn round3(us: u64) -> u64 {
-    let mut scale = 1;
-    while us / scale >= 1000 {
-        scale *= 10;
-    }
-    us / scale * scale
-}
-
-/// The nearest-rank percentile `p` (0–1] of a histogram (value → count); 0 when it is empty.
-/// The one percentile of the crate: `stats` and `report` print the same figure for one log.
-pub fn percentile(histogram: &BTreeMap<u64, u64>, p: f64) -> u64 {
-    let total: u64 = histogram.values().sum();
-    if total == 0 {
-        return 0;
-    }
-    let rank = ((p * total as f64).ceil() as u64).clamp(1, total);
-    let mut seen = 0;
-    for (value, n) in histogram {
-        seen += n;
-        if seen >= rank {
-            return *value;
-        }
-    }
-    0
-}
-
-/// Summarises the log text.
+/// Summarises the log text: the one summary of the log ([`MixBuilder`], as the report reads it),
+/// over every run at or after `since`, every id whole.
 pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
-    let mut s = Stats::default();
-    let mut skills = BTreeMap::new();
-    let mut agents = BTreeMap::new();
-    let mut durations: BTreeMap<u64, u64> = BTreeMap::new();
-    let mut max_us = 0;
-    let mut prompt_runs = 0usize;
-    let mut carried = 0usize;
-    for raw in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(line) = crate::bounded::json_str::<LoggedRun>(raw, crate::bounded::FILE) else {
-            s.corrupt_lines += 1;
-            continue;
-        };
-        if since.is_some_and(|t| line.ts < t) {
-            s.skipped_before_since += 1;
-            continue;
-        }
-        s.runs += 1;
-        let event = line.event.unwrap_or_else(|| "unknown".into());
-        *s.by_event_and_host
-            .entry(format!("{event} {}", line.host))
-            .or_default() += 1;
-        *s.outcomes.entry(line.outcome).or_default() += 1;
-        if let Some(f) = line.failure {
-            *s.failed_open.entry(f).or_default() += 1;
-        }
-        if let Some(m) = line.context_mode {
-            prompt_runs += 1;
-            carried += usize::from(line.carry_forward);
-            *s.context_modes.entry(m).or_default() += 1;
-        }
-        if let Some(m) = line.subagent_mode {
-            *s.subagent_modes.entry(m).or_default() += 1;
-        }
-        for h in line.detected_hotwords {
-            *s.hotwords.entry(h).or_default() += 1;
-        }
-        for k in line.skills {
-            *skills.entry(k).or_default() += 1;
-        }
-        for a in line.recommended_agents {
-            *agents.entry(a).or_default() += 1;
-        }
-        *durations.entry(round3(line.duration_us)).or_default() += 1;
-        max_us = max_us.max(line.duration_us);
+    let mut mix = MixBuilder::new(
+        since.unwrap_or(DateTime::<Utc>::MIN_UTC),
+        DateTime::<Utc>::MAX_UTC,
+        None,
+    )
+    .whole_ids();
+    for line in text.lines() {
+        mix.push(line.as_bytes());
     }
-    s.top_skills = top(skills, 10);
-    s.top_agents = top(agents, 10);
-    s.carry_forward_rate = if prompt_runs == 0 {
-        0.0
-    } else {
-        carried as f64 / prompt_runs as f64
-    };
-    s.duration_ms_p50 = percentile(&durations, 0.50) as f64 / 1000.0;
-    s.duration_ms_p95 = percentile(&durations, 0.95) as f64 / 1000.0;
-    s.duration_ms_max = max_us as f64 / 1000.0;
-    s
+    Stats::from_mix(&mix.finish())
+}
+
+impl Stats {
+    /// What `stats` prints of the summary: counts, the ten largest skill and agent counts, the
+    /// carry-forward rate over prompt runs, durations in milliseconds.
+    pub fn from_mix(mix: &RoutingMix) -> Stats {
+        let counts = |map: &BTreeMap<String, u64>| -> BTreeMap<String, usize> {
+            map.iter().map(|(k, n)| (k.clone(), count(*n))).collect()
+        };
+        let top = |map: &BTreeMap<String, u64>| -> Vec<(String, usize)> {
+            RoutingMix::top(map, 10)
+                .into_iter()
+                .map(|(k, n)| (k.to_owned(), count(n)))
+                .collect()
+        };
+        let latency = mix.latency();
+        Stats {
+            runs: count(mix.runs),
+            corrupt_lines: count(mix.corrupt_lines),
+            skipped_before_since: count(mix.outside_period),
+            by_event_and_host: counts(&mix.runs_per_event_and_host),
+            outcomes: counts(&mix.outcomes),
+            failed_open: counts(&mix.failed_open),
+            context_modes: counts(&mix.context_modes),
+            subagent_modes: counts(&mix.subagent_modes),
+            hotwords: counts(&mix.hotwords),
+            top_skills: top(&mix.skills),
+            top_agents: top(&mix.agents),
+            carry_forward_rate: if mix.prompts == 0 {
+                0.0
+            } else {
+                mix.carry_forward as f64 / mix.prompts as f64
+            },
+            duration_ms_p50: latency.p50_us as f64 / 1000.0,
+            duration_ms_p95: latency.p95_us as f64 / 1000.0,
+            duration_ms_max: latency.max_us as f64 / 1000.0,
+        }
+    }
+}
+
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// The summary as a readable table.

@@ -1,14 +1,41 @@
-//! The routing mix over a period, accumulated one analytics line at a time so that a log of any
-//! size is read in one pass with memory that does not grow with its length (counts per id and per
-//! day, and durations rounded to three significant digits). A line that does not parse is counted
-//! and skipped. Analytics carry codes and ids only, so nothing here can hold prompt text. Pure: the
+//! The one summary of the analytics log, which `stats` and the report both render: the routing
+//! mix over a period, accumulated one analytics line at a time so that a log of any size is read
+//! in one pass with memory that does not grow with its length (counts per id and per day, and
+//! durations rounded to three significant digits). A line that does not parse is counted and
+//! skipped. Analytics carry codes and ids only, so nothing here can hold prompt text. Pure: the
 //! edge streams the file.
 
 use std::collections::BTreeMap;
 
 use crate::analytics::LoggedRun;
-use crate::stats::round3;
 use chrono::{DateTime, NaiveDate, Utc};
+
+/// Rounds a duration down to three significant digits (4 495 µs is 4 490 µs), so that a
+/// histogram of durations stays small.
+pub fn round3(us: u64) -> u64 {
+    let mut scale = 1;
+    while us / scale >= 1000 {
+        scale *= 10;
+    }
+    us / scale * scale
+}
+
+/// The nearest-rank percentile `p` (0–1] of a histogram (value → count); 0 when it is empty.
+pub fn percentile(histogram: &BTreeMap<u64, u64>, p: f64) -> u64 {
+    let total: u64 = histogram.values().sum();
+    if total == 0 {
+        return 0;
+    }
+    let rank = ((p * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    for (value, n) in histogram {
+        seen += n;
+        if seen >= rank {
+            return *value;
+        }
+    }
+    0
+}
 
 /// Latency buckets of the histogram: upper bounds in microseconds (the last is open).
 pub const LATENCY_BUCKETS_US: [(u64, &str); 9] = [
@@ -42,6 +69,8 @@ pub struct RoutingMix {
     /// Prompts per UTC day.
     pub prompts_per_day: BTreeMap<NaiveDate, u64>,
     pub runs_per_host: BTreeMap<String, u64>,
+    /// Runs per event and host, `"<event> <host>"` (`unknown` for a run with no event).
+    pub runs_per_event_and_host: BTreeMap<String, u64>,
     pub outcomes: BTreeMap<String, u64>,
     pub context_modes: BTreeMap<String, u64>,
     pub subagent_modes: BTreeMap<String, u64>,
@@ -90,6 +119,8 @@ pub struct MixBuilder {
     since: DateTime<Utc>,
     until: DateTime<Utc>,
     host: Option<String>,
+    /// Ids longer than [`MAX_ID_CHARS`] are cut (the page), or kept whole (`stats`).
+    cut_ids: bool,
     mix: RoutingMix,
 }
 
@@ -99,7 +130,16 @@ impl MixBuilder {
             since,
             until,
             host: host.map(str::to_owned),
+            cut_ids: true,
             mix: RoutingMix::default(),
+        }
+    }
+
+    /// Keeps every id whole, however long (`stats`, which prints them one per line).
+    pub fn whole_ids(self) -> MixBuilder {
+        MixBuilder {
+            cut_ids: false,
+            ..self
         }
     }
 
@@ -109,9 +149,10 @@ impl MixBuilder {
         self.mix.corrupt_lines += lines;
     }
 
-    /// Counts one line of the log. Blank lines are ignored.
+    /// Counts one line of the log. Blank lines (white space only, any Unicode white space) are
+    /// ignored.
     pub fn push(&mut self, raw: &[u8]) {
-        if raw.iter().all(u8::is_ascii_whitespace) {
+        if std::str::from_utf8(raw).is_ok_and(|text| text.trim().is_empty()) {
             return;
         }
         self.mix.lines += 1;
@@ -127,8 +168,14 @@ impl MixBuilder {
             self.mix.other_hosts += 1;
             return;
         }
+        let cut = self.cut_ids;
+        let id = |text: String| if cut { id(text) } else { text };
         let m = &mut self.mix;
         m.runs += 1;
+        let event = line.event.as_deref().unwrap_or("unknown");
+        *m.runs_per_event_and_host
+            .entry(id(format!("{event} {}", line.host)))
+            .or_default() += 1;
         *m.runs_per_host.entry(id(line.host)).or_default() += 1;
         *m.outcomes.entry(id(line.outcome)).or_default() += 1;
         if let Some(f) = line.failure {
@@ -171,7 +218,7 @@ impl MixBuilder {
 impl RoutingMix {
     /// The nearest-rank percentile `p` (0–1] of the durations, in microseconds.
     fn percentile(&self, p: f64) -> u64 {
-        crate::stats::percentile(&self.durations, p)
+        percentile(&self.durations, p)
     }
 
     pub fn latency(&self) -> Latency {

@@ -31,8 +31,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use sophia_hook::report::MixBuilder;
-use sophia_hook::report::mix::{LATENCY_BUCKETS_US, RoutingMix};
-use sophia_hook::stats::{parse_since, percentile, round3, summarise};
+use sophia_hook::report::mix::{LATENCY_BUCKETS_US, RoutingMix, percentile, round3};
+use sophia_hook::stats::{parse_since, summarise};
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
