@@ -82,7 +82,7 @@ pub fn plugin_dir(layout: &PluginLayout) -> String {
 }
 
 /// Every file `plugin build` writes, for a Windows (`windows`) or other target, sorted by path.
-pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::agents::catalog::BuildError> {
+pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::agents::source::BuildError> {
     let roles = crate::agents::runtime::parse(crate::agents::DEFAULT_SOURCE)?;
     let no_models = crate::config::ModelMap::new();
     let mut out = Vec::new();

@@ -13,10 +13,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::agents::source::BuildError;
 use crate::fingerprint::{canonical_json, sha256};
 use crate::skills::catalog::is_valid_id;
 
-pub const AGENT_CATALOG_SCHEMA_VERSION: u32 = 1;
+/// The catalog's schema version: the canonical source's, which it is built from.
+pub const AGENT_CATALOG_SCHEMA_VERSION: u32 = crate::agents::source::SCHEMA_VERSION;
 /// The task phases a role may declare, and that the policy detects in prompts.
 pub const PHASES: [&str; 5] = ["discovery", "analysis", "implementation", "review", "test"];
 
@@ -99,60 +101,6 @@ impl AgentCatalog {
     }
 }
 
-/// Why a source was refused; always names the agent and the field when there is one.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BuildError {
-    #[error("the source is not valid YAML for the canonical format: {0}")]
-    Format(String),
-    #[error("schemaVersion {0} is not supported (expected {AGENT_CATALOG_SCHEMA_VERSION})")]
-    SchemaVersion(u32),
-    #[error("the source declares no agents")]
-    NoAgents,
-    #[error("agent {agent:?}, field {field}: {problem}")]
-    Field {
-        agent: String,
-        field: &'static str,
-        problem: String,
-    },
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Source {
-    schema_version: u32,
-    #[serde(default)]
-    agents: Vec<SourceAgent>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct SourceAgent {
-    id: String,
-    summary: String,
-    routing_role: String,
-    #[serde(default)]
-    task_phases: Vec<String>,
-    #[serde(default)]
-    capabilities: Vec<String>,
-    #[serde(default)]
-    not_for: Vec<String>,
-    #[serde(default)]
-    skill_affinities: Vec<String>,
-    runtime: Runtime,
-}
-
-/// Runtime-only fields: they configure the host's agent definition and never reach the catalog.
-/// Unknown runtime keys are allowed (hosts differ); only the permissions are read.
-#[derive(Debug, Deserialize)]
-struct Runtime {
-    permissions: Permissions,
-}
-
-#[derive(Debug, Deserialize)]
-struct Permissions {
-    sandbox: String,
-}
-
 /// Builds the catalog from the canonical source text. `skill_ids` is the skill catalog that
 /// affinities must resolve against; `generated_at` is an RFC 3339 timestamp.
 pub fn build(
@@ -160,34 +108,12 @@ pub fn build(
     skill_ids: &BTreeSet<String>,
     generated_at: String,
 ) -> Result<AgentCatalog, BuildError> {
-    let parsed: Source = crate::yaml::from_str_bounded(source).map_err(BuildError::Format)?;
-    if parsed.schema_version != AGENT_CATALOG_SCHEMA_VERSION {
-        return Err(BuildError::SchemaVersion(parsed.schema_version));
-    }
-    if parsed.agents.is_empty() {
-        return Err(BuildError::NoAgents);
-    }
-    if parsed.agents.len() > limits::AGENTS {
-        return Err(BuildError::Format(format!(
-            "{} agents (at most {})",
-            parsed.agents.len(),
-            limits::AGENTS
-        )));
-    }
+    let parsed = crate::agents::source::parse(source)?;
     let mut seen = BTreeSet::new();
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
-        let field_err = |field: &'static str, problem: String| BuildError::Field {
-            agent: a.id.clone(),
-            field,
-            problem,
-        };
-        if !is_valid_id(&a.id) {
-            return Err(field_err(
-                "id",
-                "must be 1–64 lowercase letters, digits, `-` or `_`, starting with a letter".into(),
-            ));
-        }
+        let field_err = |field: &'static str, problem: String| a.field_error(field, problem);
+        a.check_id()?;
         if !seen.insert(a.id.clone()) {
             return Err(field_err("id", "duplicate id".into()));
         }
@@ -218,15 +144,10 @@ pub fn build(
                 format!("{s:?} does not resolve against the skill catalog"),
             ));
         }
-        let write_policy = match a.runtime.permissions.sandbox.as_str() {
-            "read-only" => "read-only",
-            "workspace-write" => "workspace-write",
-            other => {
-                return Err(field_err(
-                    "runtime.permissions.sandbox",
-                    format!("{other:?} is not `read-only` or `workspace-write`"),
-                ));
-            }
+        let write_policy = if a.read_only()? {
+            "read-only"
+        } else {
+            "workspace-write"
         };
         let routing_fields: [(&'static str, Vec<&String>); 6] = [
             ("summary", vec![&a.summary]),
@@ -276,8 +197,8 @@ pub fn build(
 
 /// Bounds of a catalog: what `build` accepts and what a generated catalog read back may hold.
 pub mod limits {
-    /// Agents per catalog.
-    pub const AGENTS: usize = 64;
+    /// Agents per catalog: the source's bound.
+    pub const AGENTS: usize = crate::agents::source::MAX_AGENTS;
     /// Entries per list field (phases, capabilities, notFor, skillAffinities).
     pub const LIST: usize = 32;
     /// Characters of one text value (summary, one capability, one notFor entry).

@@ -7,6 +7,7 @@ pub mod availability;
 pub mod catalog;
 pub mod policy;
 pub mod runtime;
+pub mod source;
 
 use serde::Serialize;
 

@@ -14,9 +14,10 @@
 //! Runtime fields are refused with the same secret and machine-path rules as routing fields.
 //! Pure: the edge reads the source and the existing files and writes the new ones.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::agents::catalog::{BuildError, forbidden_content};
+use crate::agents::catalog::forbidden_content;
+use crate::agents::source::BuildError;
 use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
 use crate::hosts::{AgentFormat, AgentTools};
@@ -68,65 +69,17 @@ impl RuntimeAgent {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Source {
-    #[serde(default)]
-    agents: Vec<SourceAgent>,
-}
-
-#[derive(Debug, Deserialize)]
-struct SourceAgent {
-    id: String,
-    summary: String,
-    runtime: SourceRuntime,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SourceRuntime {
-    permissions: SourcePermissions,
-    #[serde(default)]
-    instructions: String,
-    tier: Option<String>,
-    /// Refused: a model id in the source (a repository file) pins a model the user's account
-    /// or provider may lack. Read only to say so.
-    model: Option<serde_json::Value>,
-    models: Option<serde_json::Value>,
-    reasoning_effort: Option<String>,
-    #[serde(default)]
-    tools: Vec<String>,
-    #[serde(default)]
-    prioritize: Vec<String>,
-    #[serde(default)]
-    avoid: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct SourcePermissions {
-    sandbox: String,
-}
-
 /// Reads the runtime fields of every agent of the canonical source. Call it after
 /// [`crate::agents::catalog::build`] accepted the source (which checks ids and routing fields).
 /// Refuses empty instructions, a malformed model or effort, a host name `models` does not know,
 /// and secret-like or machine-path values in any runtime field.
 pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
-    let parsed: Source = crate::yaml::from_str_bounded(source).map_err(BuildError::Format)?;
+    let parsed = crate::agents::source::parse(source)?;
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
-        let field_err = |field: &'static str, problem: String| BuildError::Field {
-            agent: a.id.clone(),
-            field,
-            problem,
-        };
-        if !is_valid_id(&a.id) {
-            return Err(field_err(
-                "id",
-                "must be 1–64 lowercase letters, digits, `-` or `_`, starting with a letter".into(),
-            ));
-        }
-        let r = a.runtime;
+        let field_err = |field: &'static str, problem: String| a.field_error(field, problem);
+        a.check_id()?;
+        let r = &a.runtime;
         let instructions = r.instructions.trim().to_owned();
         if instructions.is_empty() {
             return Err(field_err(
@@ -134,16 +87,7 @@ pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
                 "is empty (Codex refuses an agent without developer instructions)".into(),
             ));
         }
-        let read_only = match r.permissions.sandbox.as_str() {
-            "read-only" => true,
-            "workspace-write" => false,
-            other => {
-                return Err(field_err(
-                    "runtime.permissions.sandbox",
-                    format!("{other:?} is not `read-only` or `workspace-write`"),
-                ));
-            }
-        };
+        let read_only = a.read_only()?;
         for (field, present) in [
             ("runtime.model", r.model.is_some()),
             ("runtime.models", r.models.is_some()),
@@ -190,9 +134,10 @@ pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
                 }
             }
         }
+        let (id, summary, r) = (a.id, a.summary, a.runtime);
         agents.push(RuntimeAgent {
-            description: a.summary.split_whitespace().collect::<Vec<_>>().join(" "),
-            id: a.id,
+            description: summary.split_whitespace().collect::<Vec<_>>().join(" "),
+            id,
             instructions,
             read_only,
             tier,
@@ -516,7 +461,7 @@ mod tests {
         );
     }
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Frontmatter {
         name: String,
