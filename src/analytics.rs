@@ -85,11 +85,6 @@ fn project_label(id: &str) -> String {
 }
 
 impl AnalyticsEvent {
-    /// The event for a run that produced a decision.
-    pub fn from_decision(decision: &Decision, now: DateTime<Utc>, duration_us: u64) -> Self {
-        Self::from_outcome(decision, decision.output.as_ref(), now, duration_us)
-    }
-
     /// The event for a run that printed `printed` for `decision` (its output, or what a turn
     /// answered before prints instead: `Decision::printed`).
     pub fn from_outcome(
@@ -245,7 +240,8 @@ mod tests {
         let now = DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")
             .unwrap()
             .to_utc();
-        let line = AnalyticsEvent::from_decision(&decision, now, 1234).to_line();
+        let line =
+            AnalyticsEvent::from_outcome(&decision, decision.output.as_ref(), now, 1234).to_line();
         assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
         assert!(!line.contains("ZEBRA") && !line.contains("spiegami") && !line.contains("direct"));
         let value: serde_json::Value = serde_json::from_str(&line).unwrap();

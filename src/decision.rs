@@ -337,9 +337,16 @@ fn finish(
     }
     // A prompt event that fires before every model call answers only the turn's first call
     // (`invocationNum` 0), and that call only once per turn.
+    // A later call prints the no-op and shows no hint block (it injects nothing), and it neither
+    // records nor consumes the session's plan: the turn's first call did, with the project read;
+    // a later call reads no project, so a plan it made would be the embedded catalog's, not the
+    // project's, and would overwrite the first call's.
     let per_call = request.host.prompt_event_per_model_call(request.wire_event);
-    if per_call && request.payload.later_model_call() {
+    let later_call = per_call && request.payload.later_model_call();
+    let mut hints = hints;
+    if later_call {
         output = Printed::noop(request.host);
+        hints.clear();
     }
     let once_per_turn =
         (per_call && output.as_ref().is_some_and(Printed::has_context)).then(|| OncePerTurn {
@@ -347,7 +354,11 @@ fn finish(
         });
     let effects = Effects {
         once_per_turn,
-        carry_forward: carry_forward_update(request, &agents),
+        carry_forward: if later_call {
+            None
+        } else {
+            carry_forward_update(request, &agents)
+        },
     };
     Decision {
         event: request.wire_event,
@@ -534,7 +545,8 @@ mod tests {
 
     /// The whole outcome comes from `decide` (issue 30), over every host × the session-start and
     /// prompt events × a session or none × the user's prompt or a subagent's × no invocation
-    /// number, the first call and a later one: a later call of a per-call event prints the no-op;
+    /// number, the first call and a later one: a later call of a per-call event prints the no-op,
+    /// shows no hint and leaves the session's plan alone;
     /// once per turn exactly when a per-call event's output carries context, with the no-op as
     /// the other answer; a carry-forward update only for the user's own session, recorded on a
     /// planning turn that recommends agents.
@@ -569,6 +581,7 @@ mod tests {
                     let mut map = serde_json::Map::new();
                     map.insert("hook_event_name".into(), wire.into());
                     map.insert("prompt".into(), prompt.into());
+                    map.insert("lastUserInput".into(), prompt.into());
                     if session {
                         map.insert("session_id".into(), "s1".into());
                     }
@@ -588,10 +601,15 @@ mod tests {
                         now: chrono::DateTime::UNIX_EPOCH,
                     };
                     let d = decide(&request, project);
-                    let per_call = host.prompt_event_per_model_call(wire);
+                    // Antigravity's PreInvocation is the one prompt event that fires before
+                    // every model call (docs/host-protocols.md).
+                    let per_call = host == Host::Antigravity && event == Event::UserPromptSubmit;
+                    let later = per_call && invocation.is_some_and(|n| n > 0);
                     let case = format!("{host:?} {wire} {session} {subagent} {invocation:?}");
-                    if per_call && invocation.is_some_and(|n| n > 0) {
+                    if later {
                         assert_eq!(d.output, Printed::noop(host), "{case}");
+                        assert!(d.hints.is_empty(), "{case}");
+                        assert_eq!(d.effects.carry_forward, None, "{case}");
                     }
                     let context = d.output.as_ref().is_some_and(Printed::has_context);
                     assert_eq!(
@@ -609,7 +627,7 @@ mod tests {
                     let plans = d.agents.carry_forward_to_implementation
                         && !d.agents.recommended_agents.is_empty();
                     match &d.effects.carry_forward {
-                        None => assert!(!(session && !subagent && plans), "{case}"),
+                        None => assert!(later || !(session && !subagent && plans), "{case}"),
                         Some(CarryForwardUpdate::Record(p)) => {
                             assert!(session && !subagent && plans, "{case}");
                             let ids: Vec<&str> = d
@@ -632,7 +650,7 @@ mod tests {
                         // What was carried forward is consumed, for the user's session only.
                         assert_eq!(
                             d.effects.carry_forward.is_some(),
-                            session && !subagent,
+                            session && !subagent && !later,
                             "{case}"
                         );
                     }

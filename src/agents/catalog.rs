@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::source::BuildError;
+use crate::agents::source::{BuildError, Sandbox};
 use crate::fingerprint::{canonical_json, sha256};
 use crate::skills::catalog::is_valid_id;
 
@@ -108,7 +108,7 @@ pub fn build(
     skill_ids: &BTreeSet<String>,
     generated_at: String,
 ) -> Result<AgentCatalog, BuildError> {
-    let parsed = crate::agents::source::parse(source)?;
+    let parsed = crate::agents::source::parse::<Sandbox>(source)?;
     let mut seen = BTreeSet::new();
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
@@ -483,6 +483,35 @@ agents:
     runtime:
       permissions: { sandbox: workspace-write }
 "#;
+
+    /// The catalog reads nothing of `runtime` but the sandbox: a runtime key of any shape, known
+    /// or not, never refuses it or changes a record (only the hosts' definitions read them).
+    #[test]
+    fn no_runtime_key_but_the_sandbox_can_refuse_the_catalog() {
+        let reference = build_ok(SOURCE);
+        for key in [
+            "instructions",
+            "tier",
+            "model",
+            "reasoningEffort",
+            "tools",
+            "prioritize",
+            "avoid",
+            "someHostKey",
+        ] {
+            for value in ["read", "[read, write]", "{a: 1}", "3", "null", "[{x: [1]}]"] {
+                let src = SOURCE.replace(
+                    "      permissions: { sandbox: workspace-write }",
+                    &format!(
+                        "      permissions: {{ sandbox: workspace-write }}\n      {key}: {value}"
+                    ),
+                );
+                let built = build(&src, &skills(), "2026-11-29T00:00:00Z".into())
+                    .unwrap_or_else(|e| panic!("{key}: {value}: {e}"));
+                assert_eq!(built, reference, "{key}: {value}");
+            }
+        }
+    }
 
     fn build_ok(src: &str) -> AgentCatalog {
         build(src, &skills(), "2026-11-29T00:00:00Z".into()).unwrap()

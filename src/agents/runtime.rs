@@ -17,7 +17,7 @@
 use serde::Serialize;
 
 use crate::agents::catalog::forbidden_content;
-use crate::agents::source::BuildError;
+use crate::agents::source::{BuildError, SourceRuntime};
 use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
 use crate::hosts::{AgentFormat, AgentTools};
@@ -74,7 +74,7 @@ impl RuntimeAgent {
 /// Refuses empty instructions, a malformed model or effort, a host name `models` does not know,
 /// and secret-like or machine-path values in any runtime field.
 pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
-    let parsed = crate::agents::source::parse(source)?;
+    let parsed = crate::agents::source::parse::<SourceRuntime>(source)?;
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
         let field_err = |field: &'static str, problem: String| a.field_error(field, problem);

@@ -1,8 +1,9 @@
 //! The canonical source `docs/agents/canonical-subagents.yaml`, read in one place: its types and
 //! the checks every reader needs (the YAML within its budget, the schema version, at least one
 //! agent and at most [`MAX_AGENTS`], each id in the id grammar, the sandbox one of two). The
-//! catalog (`agents::catalog::build`: the routing fields) and the hosts' runtime definitions
-//! (`agents::runtime::parse`: the runtime fields) are both derived from a [`Source`]. Pure.
+//! catalog (`agents::catalog::build`: the routing fields and the sandbox) and the hosts' runtime
+//! definitions (`agents::runtime::parse`: the runtime fields) are both derived from a [`Source`],
+//! each reading `runtime` as its own view. Pure.
 
 use serde::Deserialize;
 
@@ -31,18 +32,21 @@ pub enum BuildError {
     },
 }
 
+/// The source, with each agent's `runtime` read as `R`: [`Sandbox`] for the catalog (which reads
+/// nothing else of it, so no other runtime key can refuse a catalog), [`SourceRuntime`] for the
+/// hosts' definitions.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Source {
+pub struct Source<R> {
     pub schema_version: u32,
-    #[serde(default)]
-    pub agents: Vec<SourceAgent>,
+    #[serde(default = "Vec::new")]
+    pub agents: Vec<SourceAgent<R>>,
 }
 
 /// One agent of the source: its routing fields (the catalog's) and its `runtime` (the hosts').
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SourceAgent {
+pub struct SourceAgent<R> {
     pub id: String,
     pub summary: String,
     pub routing_role: String,
@@ -54,7 +58,31 @@ pub struct SourceAgent {
     pub not_for: Vec<String>,
     #[serde(default)]
     pub skill_affinities: Vec<String>,
-    pub runtime: SourceRuntime,
+    pub runtime: R,
+}
+
+/// The one runtime field the catalog reads (it derives `writePolicy` from it); every other
+/// runtime key is left unread.
+#[derive(Debug, Deserialize)]
+pub struct Sandbox {
+    pub permissions: SourcePermissions,
+}
+
+/// The runtime's permissions, whichever view of it is read.
+pub trait Permissions {
+    fn permissions(&self) -> &SourcePermissions;
+}
+
+impl Permissions for Sandbox {
+    fn permissions(&self) -> &SourcePermissions {
+        &self.permissions
+    }
+}
+
+impl Permissions for SourceRuntime {
+    fn permissions(&self) -> &SourcePermissions {
+        &self.permissions
+    }
 }
 
 /// Fields that configure the host's agent definition and never reach the catalog. Unknown runtime
@@ -87,8 +115,8 @@ pub struct SourcePermissions {
 /// Parses the source text: bounded YAML, the schema version, at least one agent and at most
 /// [`MAX_AGENTS`]. Each agent's own fields are checked by the reader that uses them, in its
 /// order ([`SourceAgent::check_id`], [`SourceAgent::read_only`] for both).
-pub fn parse(text: &str) -> Result<Source, BuildError> {
-    let source: Source = crate::yaml::from_str_bounded(text).map_err(BuildError::Format)?;
+pub fn parse<R: serde::de::DeserializeOwned>(text: &str) -> Result<Source<R>, BuildError> {
+    let source: Source<R> = crate::yaml::from_str_bounded(text).map_err(BuildError::Format)?;
     if source.schema_version != SCHEMA_VERSION {
         return Err(BuildError::SchemaVersion(source.schema_version));
     }
@@ -105,7 +133,7 @@ pub fn parse(text: &str) -> Result<Source, BuildError> {
     Ok(source)
 }
 
-impl SourceAgent {
+impl<R: Permissions> SourceAgent<R> {
     /// The error for `field` of this agent.
     pub fn field_error(&self, field: &'static str, problem: String) -> BuildError {
         BuildError::Field {
@@ -130,7 +158,7 @@ impl SourceAgent {
     /// Whether the role is read-only: `runtime.permissions.sandbox` is `read-only` or
     /// `workspace-write`, nothing else.
     pub fn read_only(&self) -> Result<bool, BuildError> {
-        match self.runtime.permissions.sandbox.as_str() {
+        match self.runtime.permissions().sandbox.as_str() {
             "read-only" => Ok(true),
             "workspace-write" => Ok(false),
             other => Err(self.field_error(

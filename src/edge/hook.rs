@@ -57,6 +57,8 @@ pub fn run_hook(
     let (event, settings) = match &result {
         Ok((decision, payload, analytics, now)) => {
             let printed = apply(decision, payload, settings, *now);
+            // The run's duration: to its decision and its state written, before the output.
+            let duration_us = elapsed_us(clock);
             if let Some(output) = printed {
                 // A closed stdout (broken pipe) is the host's business, not an error of ours.
                 let _ = stdout.write_all(output.to_line().as_bytes());
@@ -65,8 +67,7 @@ pub fn run_hook(
             if settings.debug {
                 debug_decision(stderr, decision);
             }
-            let event =
-                AnalyticsEvent::from_outcome(decision, printed, clock.now(), elapsed_us(clock));
+            let event = AnalyticsEvent::from_outcome(decision, printed, clock.now(), duration_us);
             (event, settings.with_project_analytics(analytics))
         }
         Err(failure) => {
@@ -95,6 +96,7 @@ pub fn fail_open(
     failure: &'static str,
     clock: &dyn Clock,
 ) {
+    let duration_us = elapsed_us(clock);
     if let Some(noop) = Printed::noop(args.host()) {
         let _ = stdout.write_all(noop.to_line().as_bytes());
         let _ = stdout.flush();
@@ -109,7 +111,7 @@ pub fn fail_open(
         event,
         failure,
         clock.now(),
-        elapsed_us(clock),
+        duration_us,
     );
     record(settings, stderr, &event);
 }
@@ -295,7 +297,7 @@ fn reborrow<'a>(debug: &'a mut Option<&mut dyn Write>) -> Option<&'a mut dyn Wri
 /// Takes the user's text from the host's conversation file (`transcriptPath`) when the payload
 /// carries none: see `edge::transcript` for how the path is checked and how much is read. The
 /// project it is checked against is the payload's working folder's.
-pub fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Write>) {
+fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Write>) {
     if payload
         .prompt
         .as_deref()
@@ -365,7 +367,7 @@ pub fn timestamp(now: DateTime<Utc>) -> String {
 /// `over_budget` stops a skill scan midway (the caller then degrades the run); `freshness` says
 /// whether the skill catalog may be proved fresh by the freshness stamp (the hook) or is checked
 /// in full (`explain`).
-pub fn load_project(
+fn load_project(
     request: &HookRequest<'_>,
     settings: &Settings,
     now: DateTime<Utc>,

@@ -674,16 +674,23 @@ fn the_one_binary_check_sees_a_crate_of_its_own_and_a_module_left_out() {
     );
 }
 
-/// The places outside `decision` that could change a decision after `decide` returned: a
-/// decision bound mutably (`let mut x = …decide(…)`, `let mut x: Decision`), a `&mut Decision`,
-/// or an assignment into a decision's field (`x.output = …`, `x.effects.carry_forward = …`).
+/// The places outside `decision` that could change a decision after `decide` returned, as far as
+/// a text check sees them: a decision bound mutably (`let mut x = …decide(…)`, `let (mut x, _) =
+/// load_and_decide(…)`, `Ok((mut x, ..))`, `let mut x: Decision`), a `&mut Decision`, an
+/// assignment into a decision's field (`x.output = …`), or a field only a decision has borrowed
+/// mutably (`mem::take(&mut x.output)`).
 /// The outcome is `decide`'s alone; the edge applies it (docs/architecture.md, "The outcome").
 fn outcome_changed_after_decide(modules: &BTreeMap<String, String>) -> Vec<String> {
     let patterns = [
-        r"let\s+mut\s+\w+\s*(?::\s*Decision\b[^=]*)?=\s*[\w:]*decide\w*\(",
+        // `let mut d = decide(…)`, `let (mut d, _) = load_and_decide(…)?`
+        r"\bmut\s+\w+[^;=]*=\s*[^;]*decide\w*\(",
         r"let\s+mut\s+\w+\s*:\s*Decision\b",
         r"&\s*mut\s+Decision\b",
+        // `Ok((mut d, ..)) =>`: a decision taken mutably out of a load's result
+        r"Ok\s*\(\s*\(\s*mut\b",
         r"\b(?:decision|outcome)\.\w+(?:\.\w+)*\s*=[^=]",
+        // `mem::take(&mut d.output)`: a field only a decision has, borrowed mutably
+        r"&\s*mut\s+\w+\.(?:output|effects|hints)\b",
     ]
     .map(|p| regex::Regex::new(p).unwrap());
     let mut found = Vec::new();
@@ -716,6 +723,9 @@ fn the_outcome_check_sees_each_way_to_change_a_decision() {
         "fn later(d: &mut Decision) {}",
         "decision.output = Printed::noop(host);",
         "decision.effects.carry_forward = None;",
+        "let (mut d, _) = load_and_decide(&mut payload, args)?;",
+        "Ok((mut d, payload)) => {}",
+        "let printed = std::mem::take(&mut d.output);",
     ];
     for text in planted {
         let modules = BTreeMap::from([("edge::hook".to_owned(), text.to_owned())]);

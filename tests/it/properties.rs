@@ -337,7 +337,7 @@ proptest! {
         let request = HookRequest { host: Host::Codex, event: Event::UserPromptSubmit, wire_event: "UserPromptSubmit", payload: &payload, planning_flag: false, now: chrono::DateTime::UNIX_EPOCH };
         let project = Project { skills: Some(SkillRouter::new(default_skills())), ..Project::default() };
         let decision = decide(&request, &project);
-        let line = AnalyticsEvent::from_decision(&decision, chrono::DateTime::UNIX_EPOCH, 1).to_line();
+        let line = AnalyticsEvent::from_outcome(&decision, decision.output.as_ref(), chrono::DateTime::UNIX_EPOCH, 1).to_line();
         for w in &words {
             prop_assert!(!line.contains(w.as_str()), "{w} leaked into {line}");
         }

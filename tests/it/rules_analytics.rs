@@ -119,7 +119,8 @@ fn every_field_of_the_analytics_line_says_what_the_decision_did() {
             for event in [Event::SessionStart, Event::UserPromptSubmit] {
                 for prompt in PROMPTS {
                     let d = decision(host, event, prompt, &project);
-                    let line = AnalyticsEvent::from_decision(&d, now, 4321).to_line();
+                    let line =
+                        AnalyticsEvent::from_outcome(&d, d.output.as_ref(), now, 4321).to_line();
                     let v: Value = serde_json::from_str(&line).unwrap();
                     let why = format!("{what} {host:?} {event:?} {prompt:?}: {line}");
                     assert_eq!(v["ts"], "2026-11-29T10:00:00.000Z", "{why}");
