@@ -342,7 +342,7 @@ fn finish(
     // a later call reads no project, so a plan it made would be the embedded catalog's, not the
     // project's, and would overwrite the first call's.
     let per_call = request.host.prompt_event_per_model_call(request.wire_event);
-    let later_call = per_call && request.payload.later_model_call();
+    let later_call = later_model_call(request.host, request.wire_event, request.payload);
     let mut hints = hints;
     if later_call {
         output = Printed::noop(request.host);
@@ -374,6 +374,14 @@ fn finish(
         provenance: project.provenance,
         effects,
     }
+}
+
+/// Whether the run is a later model call of its turn, on a prompt event that fires before every
+/// model call (Antigravity's PreInvocation with `invocationNum` above 0): the turn's first call
+/// answered it, so it reads no project and injects nothing. The one statement of the rule: the
+/// edge skips the load by it, [`decide`] prints the no-op by it.
+pub fn later_model_call(host: Host, wire_event: &str, payload: &Payload) -> bool {
+    host.prompt_event_per_model_call(wire_event) && payload.later_model_call()
 }
 
 /// Records a planning turn's delegation for the session, or consumes the entry once it has been

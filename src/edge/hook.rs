@@ -242,7 +242,7 @@ pub fn load_and_decide(
     // A prompt event that fires before every model call (Antigravity's PreInvocation) answers
     // only the turn's first call (`invocationNum` 0); the user's text comes from the payload,
     // else from the end of the host's conversation file.
-    let later_call = host.prompt_event_per_model_call(wire_event) && payload.later_model_call();
+    let later_call = decision::later_model_call(host, wire_event, payload);
     if host.prompt_event_per_model_call(wire_event) && !later_call {
         fill_prompt_from_transcript(payload, reborrow(&mut debug));
     }
