@@ -347,61 +347,6 @@ pub fn session_matcher_problem(host: Host, matcher: Option<&str>) -> Option<Stri
     }
 }
 
-/// The hash Codex stores as `trusted_hash` when the user trusts a handler in `/hooks`:
-/// `sha256:` and the hex SHA-256 of the canonical JSON (keys sorted, no whitespace) of
-/// `{event_name, matcher, hooks: [handler]}`, where `event_name` is the snake_case label
-/// (`session_start`), `matcher` is present only when set (Codex ignores it on
-/// `UserPromptSubmit`), and the handler is normalised: `type`, `command`, `timeout` (default 600,
-/// at least 1), `async` (default false), `statusMessage` when set. Checked against what Codex
-/// 0.169.0 itself reports (`fixtures/contracts/codex/trust-hash.json`). `None` when the handler is
-/// not a command handler.
-pub fn codex_trust_hash(event: &str, matcher: Option<&str>, handler: &Value) -> Option<String> {
-    if handler.get("type").and_then(Value::as_str) != Some("command") {
-        return None;
-    }
-    let command = handler.get("command").and_then(Value::as_str)?;
-    let timeout = handler
-        .get("timeout")
-        .and_then(Value::as_u64)
-        .unwrap_or(600)
-        .max(1);
-    let is_async = handler
-        .get("async")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let mut normal = Map::new();
-    normal.insert("async".into(), Value::from(is_async));
-    normal.insert("command".into(), Value::from(command));
-    if let Some(status) = handler.get("statusMessage").and_then(Value::as_str) {
-        normal.insert("statusMessage".into(), Value::from(status));
-    }
-    normal.insert("timeout".into(), Value::from(timeout));
-    normal.insert("type".into(), Value::from("command"));
-    let mut identity = Map::new();
-    identity.insert("event_name".into(), Value::from(codex_event_label(event)));
-    identity.insert("hooks".into(), Value::Array(vec![Value::Object(normal)]));
-    let matcher = matcher.filter(|_| event != "UserPromptSubmit");
-    if let Some(m) = matcher {
-        identity.insert("matcher".into(), Value::from(m));
-    }
-    // Keys were inserted in sorted order; serde_json keeps insertion order.
-    let json = serde_json::to_vec(&Value::Object(identity)).ok()?;
-    Some(crate::fingerprint::sha256(&json))
-}
-
-/// Codex's snake_case label of an event (`UserPromptSubmit` → `user_prompt_submit`), used in its
-/// trust keys and hashes.
-pub fn codex_event_label(event: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in event.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
-}
-
 /// True when a handler object is exactly one that `install` writes for `host`, with any path to
 /// a binary named `sophia-hook`: the command line (or Claude's program and `args`) must equal
 /// [`command_line`] for one of our events, nothing more. A user's `sophia-hook-notify.sh`, a
@@ -1067,42 +1012,6 @@ mod tests {
         assert_eq!(doc["model"], "opus");
         assert_eq!(install(doc.clone(), Host::Claude, BIN).unwrap(), doc);
         assert_eq!(uninstall(doc, Host::Claude).unwrap(), Some(original));
-    }
-
-    #[test]
-    fn codex_trust_hash_matches_what_codex_reports() {
-        let fixture: Value =
-            serde_json::from_str(include_str!("../fixtures/contracts/codex/trust-hash.json"))
-                .unwrap();
-        let cases = fixture["cases"].as_array().unwrap();
-        assert_eq!(cases.len(), 4);
-        for case in cases {
-            let event = case["event"].as_str().unwrap();
-            assert_eq!(
-                codex_trust_hash(event, case["matcher"].as_str(), &case["handler"]).as_deref(),
-                case["currentHash"].as_str(),
-                "{case}"
-            );
-        }
-        // Any change of the command line or the timeout changes the hash.
-        let h = &cases[0]["handler"];
-        let base = codex_trust_hash("SessionStart", Some("startup"), h).unwrap();
-        let mut other = h.clone();
-        other["timeout"] = json!(11);
-        assert_ne!(
-            codex_trust_hash("SessionStart", Some("startup"), &other).unwrap(),
-            base
-        );
-        other = h.clone();
-        other["command"] = json!("/new/sophia-hook --host codex --event SessionStart");
-        assert_ne!(
-            codex_trust_hash("SessionStart", Some("startup"), &other).unwrap(),
-            base
-        );
-        assert_eq!(
-            codex_trust_hash("SessionStart", None, &json!({"type": "prompt"})),
-            None
-        );
     }
 
     #[test]

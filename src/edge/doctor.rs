@@ -17,7 +17,10 @@ use serde_json::Value;
 use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
-use crate::hosts::{HandlerForm, Layout, OutputShape, Trust, UserPath};
+use crate::hosts::trust::{
+    Installed, InstalledHandler, Record, Syntax, TrustFix, TrustGate, TrustInput, Verdict,
+};
+use crate::hosts::{HandlerForm, Layout, OutputShape};
 use crate::install::{Registered, Scope, registered};
 use crate::payload::{Event, Host};
 
@@ -463,31 +466,8 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
             )),
         ));
     }
-    let trust = host.spec().trust;
-    if let Trust::HandlerHashes { config } = trust {
-        check_codex_trust(
-            host,
-            config,
-            input.settings,
-            home,
-            input.root,
-            &installed,
-            out,
-        );
-    }
-    if matches!(trust, Trust::TrustedFolders)
-        && installed
-            .iter()
-            .any(|(scope, _, _)| *scope == Scope::Project)
-    {
-        check_gemini_folder_trust(host, home, input.root, out);
-    }
-    if let Trust::TrustedFolderList { config, fix } = trust
-        && installed
-            .iter()
-            .any(|(scope, _, _)| *scope == Scope::Project)
-    {
-        check_folder_list_trust(host, (config, fix), input.settings, home, input.root, out);
+    if let Some(gate) = host.spec().trust {
+        check_trust(host, gate, input, home, &installed, out);
     }
     if let Some(line) = model_mapping(host, &input.settings.models) {
         out.push(check(Status::Info, name, line, None));
@@ -760,287 +740,90 @@ pub fn other_hooks_sentence(host: Host, root: &ProjectRoot) -> Option<String> {
     ))
 }
 
-/// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
-/// "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}`): a `TRUST_FOLDER` entry covers that folder
-/// and everything below it, a `TRUST_PARENT` entry the folder above it (and everything below
-/// that); `DO_NOT_TRUST` and anything else trust nothing.
-pub fn gemini_trusts(trusted_folders: &Value, root: &Path) -> bool {
-    let Some(entries) = trusted_folders.as_object() else {
-        return false;
-    };
-    entries.iter().any(|(path, level)| {
-        let path = Path::new(path);
-        let covered = match level.as_str() {
-            Some("TRUST_FOLDER") => Some(path),
-            Some("TRUST_PARENT") => path.parent(),
-            _ => None,
-        };
-        covered.is_some_and(|dir| root.starts_with(dir))
-    })
-}
-
-/// Gemini CLI loads a project's hooks only in a trusted folder (`gemini -p` exits 55 otherwise).
-fn check_gemini_folder_trust(host: Host, home: &Path, project: &ProjectRoot, out: &mut Vec<Check>) {
-    let root = project.given();
-    let path = home.join(".gemini/trustedFolders.json");
-    let doc = Place::user(&path)
-        .read(crate::edge::files::caps::SETTINGS)
-        .ok()
-        .and_then(|b| crate::bounded::json_value(&b, crate::bounded::FILE).ok())
-        .unwrap_or(Value::Null);
-    let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    if gemini_trusts(&doc, root) || gemini_trusts(&doc, &canonical) {
-        out.push(check(
-            Status::Ok,
-            "gemini project trust",
-            format!("{} is trusted in {}", root.shown(), path.shown()),
-            None,
-        ));
-    } else {
-        out.push(check(
-            Status::Warn,
-            "gemini project trust",
-            format!(
-                "{} is not a trusted folder in {}: Gemini CLI ignores the project's hooks there (and `gemini -p` exits 55)",
-                root.shown(),
-                path.shown()
-            ),
-            Some(trust_advice(
-                host,
-                project,
-                "start `gemini` in the project once and trust the folder",
-            )),
-        ));
-    }
-}
-
-/// The entry of a `trustedFolders` list (Copilot CLI's `$COPILOT_HOME/config.json`) that covers
-/// `root`: the folder itself or one of its parents. `text` is the file, JSON with comments; an
-/// error when it does not parse as such.
-pub fn trusted_folder_entry(text: &str, root: &Path) -> Result<Option<String>, String> {
-    let config = crate::bounded::jsonc_value(
-        text,
-        crate::bounded::FILE,
-        &jsonc_parser::ParseOptions::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    Ok(config
-        .get("trustedFolders")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .find(|entry| !entry.is_empty() && root.starts_with(Path::new(entry))))
-}
-
-/// Copilot CLI loads a repository's hooks only in a trusted folder (docs/host-protocols.md,
-/// "Trust"); without one the prompt goes through with no hook at all.
-fn check_folder_list_trust(
+/// The host's trust step ([`crate::hosts::trust::TrustGate`]): the file it records its trust
+/// in, read through the door and parsed within bounds here, judged by the host; a fix that says
+/// how to trust the folder gets what trusting it also lets run ([`trust_advice`]).
+fn check_trust(
     host: Host,
-    (config, fix): (UserPath, &str),
-    settings: &Settings,
+    gate: &dyn TrustGate,
+    input: &DoctorInput<'_>,
     home: &Path,
-    project: &ProjectRoot,
-    out: &mut Vec<Check>,
-) {
-    let root = project.given();
-    let area = format!("{} project trust", host.as_str());
-    let path = config
-        .resolve(Some(home), &settings.host_homes)
-        .unwrap_or_default();
-    let text = match Place::user(&path).read_string(crate::edge::files::caps::SETTINGS) {
-        Ok(text) => text,
-        Err(crate::edge::files::ReadError::Missing) => String::new(),
-        Err(e) => {
-            out.push(check(
-                Status::Warn,
-                area,
-                format!("{}: cannot be read ({e})", path.shown()),
-                Some(fix.into()),
-            ));
-            return;
-        }
-    };
-    let canonical = dunce::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let found = trusted_folder_entry(&text, root).and_then(|hit| match hit {
-        Some(entry) => Ok(Some(entry)),
-        None => trusted_folder_entry(&text, &canonical),
-    });
-    match found {
-        Ok(Some(entry)) => out.push(check(
-            Status::Ok,
-            area,
-            format!(
-                "{} is trusted (`trustedFolders` entry {entry} in {})",
-                root.shown(),
-                path.shown()
-            ),
-            None,
-        )),
-        Ok(None) => out.push(check(
-            Status::Warn,
-            area,
-            format!(
-                "{} is not in `trustedFolders` of {}: {} runs the repository's hooks only in a trusted folder, so prompts go through with no hook",
-                root.shown(),
-                path.shown(),
-                host.display()
-            ),
-            Some(trust_advice(host, project, fix)),
-        )),
-        Err(e) => out.push(check(
-            Status::Warn,
-            area,
-            format!("{}: does not parse as JSON with comments ({e})", path.shown()),
-            Some(fix.into()),
-        )),
-    }
-}
-
-/// Codex's user configuration (`$CODEX_HOME/config.toml`): `None` when it does not exist, an
-/// error line when it cannot be parsed.
-fn codex_config(
-    config: UserPath,
-    settings: &Settings,
-    home: &Path,
-) -> (PathBuf, Result<Option<toml::Table>, String>) {
-    let path = config
-        .resolve(Some(home), &settings.host_homes)
-        .unwrap_or_default();
-    let parsed = match Place::user(&path).read_string(crate::edge::files::caps::SETTINGS) {
-        Ok(text) => crate::bounded::toml::<toml::Table>(&text, crate::bounded::FILE)
-            .map(Some)
-            .map_err(|e| e.to_string()),
-        Err(crate::edge::files::ReadError::Missing) => Ok(None),
-        Err(e) => Err(e.to_string()),
-    };
-    (path, parsed)
-}
-
-/// A table inside a TOML table, by key.
-fn table<'a>(t: &'a toml::Table, key: &str) -> Option<&'a toml::Table> {
-    t.get(key).and_then(toml::Value::as_table)
-}
-
-/// Codex's own gates, checked the way Codex 0.169.0 applies them (docs/host-protocols.md): the
-/// `hooks` feature, folder trust for the project scope, each handler's `trusted_hash` recomputed
-/// and compared, and both scopes installed at once (Codex runs both: every block twice).
-fn check_codex_trust(
-    host: Host,
-    config: UserPath,
-    settings: &Settings,
-    home: &Path,
-    project: &ProjectRoot,
     installed: &[(Scope, PathBuf, Vec<Registered>)],
     out: &mut Vec<Check>,
 ) {
-    let root = project.given();
-    let (config_path, config) = codex_config(config, settings, home);
-    let config = match config {
-        Ok(c) => c.unwrap_or_default(),
-        Err(e) => {
-            out.push(check(
-                Status::Fail,
-                "codex config",
-                format!(
-                    "{}: does not parse ({e}); Codex refuses to start",
-                    config_path.shown()
-                ),
-                Some(format!("fix {}", config_path.shown())),
-            ));
-            return;
-        }
-    };
-    let features = table(&config, "features");
-    let off = |k: &str| {
-        features
-            .and_then(|f| f.get(k))
-            .and_then(toml::Value::as_bool)
-            == Some(false)
-    };
-    if off("hooks") || off("codex_hooks") {
-        out.push(check(
-            Status::Fail,
-            "codex config",
-            format!("{}: hooks are disabled in [features]", config_path.shown()),
-            Some("remove `hooks = false` (or `codex_hooks = false`) from [features]".into()),
-        ));
+    let file = gate.record();
+    let path = file
+        .path
+        .resolve(Some(home), &input.settings.host_homes)
+        .unwrap_or_default();
+    let record = read_record(&path, file.syntax);
+    let given = input.root.given();
+    let mut roots = vec![given.to_path_buf()];
+    if let Ok(canonical) = dunce::canonicalize(given)
+        && canonical != given
+    {
+        roots.push(canonical);
     }
-    let states = table(&config, "hooks").and_then(|h| table(h, "state"));
-    for (scope, path, regs) in installed {
-        let area = format!("codex {} trust", scope.as_str());
-        if *scope == Scope::Project {
-            let projects = table(&config, "projects");
-            let canonical = dunce::canonicalize(root).ok();
-            let trusted = [Some(root.to_path_buf()), canonical]
-                .into_iter()
-                .flatten()
-                .filter_map(|p| projects.and_then(|t| table(t, &p.to_string_lossy())))
-                .any(|p| p.get("trust_level").and_then(toml::Value::as_str) == Some("trusted"));
-            if !trusted {
-                out.push(check(
-                    Status::Fail,
-                    area.clone(),
-                    format!(
-                        "the folder {} is not trusted, so Codex ignores {} (and every project hook in it)",
-                        root.shown(),
-                        path.shown()
-                    ),
-                    Some(trust_advice(
-                        host,
-                        project,
-                        "open the Codex TUI in the project and choose \"Trust this folder\" (or run `codex exec --trust` once there)",
-                    )),
-                ));
-            }
-        }
-        for reg in regs {
-            let key = format!(
-                "{}:{}:{}:{}",
-                path.shown(),
-                crate::install::codex_event_label(&reg.event),
-                reg.group_index,
-                reg.handler_index
-            );
-            let state = states.and_then(|s| table(s, &key));
-            let stored = state
-                .and_then(|s| s.get("trusted_hash"))
-                .and_then(toml::Value::as_str);
-            let current =
-                crate::install::codex_trust_hash(&reg.event, reg.matcher.as_deref(), &reg.handler);
-            let enabled = state
-                .and_then(|s| s.get("enabled"))
-                .and_then(toml::Value::as_bool);
-            out.push(match (enabled, stored) {
-                (Some(false), _) => check(
-                    Status::Fail,
-                    area.clone(),
-                    format!("{}: disabled in /hooks", reg.event),
-                    Some("enable it again with /hooks in the Codex TUI".into()),
-                ),
-                (_, Some(stored)) if Some(stored) == current.as_deref() => check(
-                    Status::Ok,
-                    area.clone(),
-                    format!("{}: trusted (the stored hash matches this entry)", reg.event),
-                    None,
-                ),
-                (_, Some(_)) => check(
-                    Status::Fail,
-                    area.clone(),
-                    format!(
-                        "{}: the stored trusted_hash does not match this entry (the command line or timeout changed since it was trusted): Codex skips this hook until re-trusted in /hooks",
-                        reg.event
-                    ),
-                    Some("open the Codex TUI and trust the sophia-hook entries again with /hooks".into()),
-                ),
-                (_, None) => check(
-                    Status::Warn,
-                    area.clone(),
-                    format!("{}: not trusted yet, so Codex skips it silently", reg.event),
-                    Some("open the Codex TUI and trust it once with /hooks (`codex exec` never asks); re-trust after every reinstall".into()),
-                ),
-            });
-        }
+    let installed: Vec<Installed<'_>> = installed
+        .iter()
+        .map(|(scope, file, regs)| Installed {
+            scope: *scope,
+            file_shown: file.shown().to_string(),
+            handlers: regs
+                .iter()
+                .map(|r| InstalledHandler {
+                    event: &r.event,
+                    group_index: r.group_index,
+                    handler_index: r.handler_index,
+                    matcher: r.matcher.as_deref(),
+                    handler: &r.handler,
+                })
+                .collect(),
+        })
+        .collect();
+    let findings = gate.judge(&TrustInput {
+        record: &record,
+        record_shown: &path.shown().to_string(),
+        roots: &roots,
+        root_shown: &given.shown().to_string(),
+        installed: &installed,
+        sha256: crate::fingerprint::sha256,
+    });
+    for f in findings {
+        let status = match f.verdict {
+            Verdict::Ok => Status::Ok,
+            Verdict::Warn => Status::Warn,
+            Verdict::Fail => Status::Fail,
+        };
+        let fix = match f.fix {
+            TrustFix::None => None,
+            TrustFix::Say(fix) => Some(fix),
+            TrustFix::TrustFolder(base) => Some(trust_advice(host, input.root, base)),
+        };
+        out.push(check(status, f.area, f.detail, fix));
+    }
+}
+
+/// A trust record file of the user's, read through the door and parsed within the bounds of a
+/// settings file (a TOML table as its JSON value).
+fn read_record(path: &Path, syntax: Syntax) -> Record {
+    use crate::bounded::{FILE, json_value, jsonc_value, toml};
+    let text = match Place::user(path).read_string(crate::edge::files::caps::SETTINGS) {
+        Ok(text) => text,
+        Err(crate::edge::files::ReadError::Missing) => return Record::Missing,
+        Err(e) => return Record::Unreadable(e.to_string()),
+    };
+    let parsed = match syntax {
+        Syntax::Json => json_value(text.as_bytes(), FILE).map_err(|e| e.to_string()),
+        Syntax::Jsonc => jsonc_value(&text, FILE, &jsonc_parser::ParseOptions::default())
+            .map_err(|e| e.to_string()),
+        Syntax::Toml => toml::<toml::Table>(&text, FILE)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string())),
+    };
+    match parsed {
+        Ok(value) => Record::Parsed(value),
+        Err(e) => Record::Unparsable(e),
     }
 }
 
@@ -1800,69 +1583,6 @@ mod tests {
                 .contains("gpt")
         );
         assert_eq!(model_mapping(Host::Antigravity, &mapped), None);
-    }
-
-    #[test]
-    fn gemini_folder_trust_as_gemini_reads_it() {
-        let doc = serde_json::json!({
-            "/work/repo": "TRUST_FOLDER",
-            "/srv/team/one": "TRUST_PARENT",
-            "/tmp/x": "DO_NOT_TRUST",
-        });
-        for (root, trusted) in [
-            ("/work/repo", true),
-            ("/work/repo/sub", true),
-            ("/work/repository", false),
-            ("/srv/team/two", true),
-            ("/srv/other", false),
-            ("/tmp/x", false),
-        ] {
-            assert_eq!(gemini_trusts(&doc, Path::new(root)), trusted, "{root}");
-        }
-        assert!(!gemini_trusts(&Value::Null, Path::new("/work/repo")));
-    }
-
-    #[test]
-    fn copilot_trusted_folders_read_as_jsonc() {
-        // The header Copilot CLI 1.0.102 writes (observed by tests/e2e/copilot-probe.mjs --tui).
-        let text = "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"trustedFolders\": [\n    \"/work/repo\",\n    \"/srv/team\", // a parent\n    42,\n    \"\"\n  ],\n}\n";
-        for (root, entry) in [
-            ("/work/repo", Some("/work/repo")),
-            ("/work/repo/sub", Some("/work/repo")),
-            ("/work/repository", None),
-            ("/srv/team/two", Some("/srv/team")),
-            ("/srv/other", None),
-            ("/", None),
-        ] {
-            assert_eq!(
-                trusted_folder_entry(text, Path::new(root))
-                    .unwrap()
-                    .as_deref(),
-                entry,
-                "{root}"
-            );
-        }
-        // No file, no list, a list of something else: nothing is trusted.
-        for empty in [
-            "",
-            "// only a comment\n",
-            "{}",
-            "{\"trustedFolders\": \"/work/repo\"}",
-        ] {
-            assert_eq!(
-                trusted_folder_entry(empty, Path::new("/work/repo")),
-                Ok(None),
-                "{empty:?}"
-            );
-        }
-        assert!(trusted_folder_entry("{\"trustedFolders\": [", Path::new("/work/repo")).is_err());
-    }
-
-    #[test]
-    fn event_keys_are_snake_case() {
-        use crate::install::codex_event_label;
-        assert_eq!(codex_event_label("UserPromptSubmit"), "user_prompt_submit");
-        assert_eq!(codex_event_label("SessionStart"), "session_start");
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub const SPEC: HostSpec = HostSpec {
         comments: false,
         other_hook_files: &[],
     },
-    trust: Trust::None,
+    trust: None,
     tui: None,
     // Antigravity's context files are not verified; the hook adds nothing there.
     agents_md: AgentsMd::Always,

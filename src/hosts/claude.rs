@@ -56,7 +56,7 @@ pub const SPEC: HostSpec = HostSpec {
         comments: false,
         other_hook_files: &[".claude/settings.local.json"],
     },
-    trust: Trust::None,
+    trust: None,
     tui: Some(Tui {
         name: "the Claude Code TUI",
         bang: "enters bash mode",

@@ -1,6 +1,8 @@
 //! OpenAI Codex CLI (`@openai/codex`): docs/host-protocols.md, "Codex CLI".
 
+use super::trust::*;
 use super::*;
+use serde_json::Value;
 
 /// `$CODEX_HOME`, default `~/.codex`.
 pub const HOME: HostHome = HostHome {
@@ -53,9 +55,7 @@ pub const SPEC: HostSpec = HostSpec {
         comments: false,
         other_hook_files: &[],
     },
-    trust: Trust::HandlerHashes {
-        config: UserPath::HostHome(HOME, "config.toml"),
-    },
+    trust: Some(&HandlerHashes),
     tui: Some(Tui {
         name: "the Codex TUI",
         bang: "runs as a shell command",
@@ -139,3 +139,221 @@ pub const SPEC: HostSpec = HostSpec {
         },
     ],
 };
+
+/// Codex's own gates, checked the way Codex 0.169.0 applies them (docs/host-protocols.md): the
+/// `hooks` feature of `$CODEX_HOME/config.toml`, folder trust for the project scope, and each
+/// handler's `trusted_hash` recomputed ([`trust_hash`]) and compared with the one stored.
+#[derive(Debug)]
+pub struct HandlerHashes;
+
+impl TrustGate for HandlerHashes {
+    fn record(&self) -> RecordFile {
+        RecordFile {
+            path: UserPath::HostHome(HOME, "config.toml"),
+            syntax: Syntax::Toml,
+        }
+    }
+
+    fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding> {
+        let shown = input.record_shown;
+        let config = match input.record {
+            Record::Missing => Value::Null,
+            Record::Parsed(config) => config.clone(),
+            Record::Unreadable(e) | Record::Unparsable(e) => {
+                return vec![TrustFinding::new(
+                    Verdict::Fail,
+                    "codex config",
+                    format!("{shown}: does not parse ({e}); Codex refuses to start"),
+                    TrustFix::Say(format!("fix {shown}")),
+                )];
+            }
+        };
+        let mut out = Vec::new();
+        let off = |k: &str| config["features"][k].as_bool() == Some(false);
+        if off("hooks") || off("codex_hooks") {
+            out.push(TrustFinding::new(
+                Verdict::Fail,
+                "codex config",
+                format!("{shown}: hooks are disabled in [features]"),
+                TrustFix::Say(
+                    "remove `hooks = false` (or `codex_hooks = false`) from [features]".into(),
+                ),
+            ));
+        }
+        let states = &config["hooks"]["state"];
+        for installed in input.installed {
+            let area = format!("codex {} trust", installed.scope.as_str());
+            let path = &installed.file_shown;
+            if installed.scope == Scope::Project {
+                let trusted = input.roots.iter().any(|root| {
+                    config["projects"][root.to_string_lossy().as_ref()]["trust_level"].as_str()
+                        == Some("trusted")
+                });
+                if !trusted {
+                    out.push(TrustFinding::new(
+                        Verdict::Fail,
+                        area.clone(),
+                        format!(
+                            "the folder {} is not trusted, so Codex ignores {path} (and every project hook in it)",
+                            input.root_shown
+                        ),
+                        TrustFix::TrustFolder(
+                            "open the Codex TUI in the project and choose \"Trust this folder\" (or run `codex exec --trust` once there)",
+                        ),
+                    ));
+                }
+            }
+            for reg in &installed.handlers {
+                let key = format!(
+                    "{path}:{}:{}:{}",
+                    event_label(reg.event),
+                    reg.group_index,
+                    reg.handler_index
+                );
+                let state = &states[key.as_str()];
+                let stored = state["trusted_hash"].as_str();
+                let current = trust_hash(reg.event, reg.matcher, reg.handler, input.sha256);
+                let event = reg.event;
+                out.push(match (state["enabled"].as_bool(), stored) {
+                    (Some(false), _) => TrustFinding::new(
+                        Verdict::Fail,
+                        area.clone(),
+                        format!("{event}: disabled in /hooks"),
+                        TrustFix::Say("enable it again with /hooks in the Codex TUI".into()),
+                    ),
+                    (_, Some(stored)) if Some(stored) == current.as_deref() => TrustFinding::new(
+                        Verdict::Ok,
+                        area.clone(),
+                        format!("{event}: trusted (the stored hash matches this entry)"),
+                        TrustFix::None,
+                    ),
+                    (_, Some(_)) => TrustFinding::new(
+                        Verdict::Fail,
+                        area.clone(),
+                        format!(
+                            "{event}: the stored trusted_hash does not match this entry (the command line or timeout changed since it was trusted): Codex skips this hook until re-trusted in /hooks"
+                        ),
+                        TrustFix::Say(
+                            "open the Codex TUI and trust the sophia-hook entries again with /hooks"
+                                .into(),
+                        ),
+                    ),
+                    (_, None) => TrustFinding::new(
+                        Verdict::Warn,
+                        area.clone(),
+                        format!("{event}: not trusted yet, so Codex skips it silently"),
+                        TrustFix::Say("open the Codex TUI and trust it once with /hooks (`codex exec` never asks); re-trust after every reinstall".into()),
+                    ),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The hash Codex stores as `trusted_hash` when the user trusts a handler in `/hooks`:
+/// `sha256:` and the hex SHA-256 (`sha256`, the crate's one digest) of the canonical JSON (keys
+/// sorted, no whitespace) of `{event_name, matcher, hooks: [handler]}`, where `event_name` is the
+/// snake_case label (`session_start`), `matcher` is present only when set (Codex ignores it on
+/// `UserPromptSubmit`), and the handler is normalised: `type`, `command`, `timeout` (default 600,
+/// at least 1), `async` (default false), `statusMessage` when set. Checked against what Codex
+/// 0.169.0 itself reports (`fixtures/contracts/codex/trust-hash.json`). `None` when the handler is
+/// not a command handler.
+pub fn trust_hash(
+    event: &str,
+    matcher: Option<&str>,
+    handler: &Value,
+    sha256: fn(&[u8]) -> String,
+) -> Option<String> {
+    use serde_json::Map;
+    if handler.get("type").and_then(Value::as_str) != Some("command") {
+        return None;
+    }
+    let command = handler.get("command").and_then(Value::as_str)?;
+    let timeout = handler
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .unwrap_or(600)
+        .max(1);
+    let is_async = handler
+        .get("async")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mut normal = Map::new();
+    normal.insert("async".into(), Value::from(is_async));
+    normal.insert("command".into(), Value::from(command));
+    if let Some(status) = handler.get("statusMessage").and_then(Value::as_str) {
+        normal.insert("statusMessage".into(), Value::from(status));
+    }
+    normal.insert("timeout".into(), Value::from(timeout));
+    normal.insert("type".into(), Value::from("command"));
+    let mut identity = Map::new();
+    identity.insert("event_name".into(), Value::from(event_label(event)));
+    identity.insert("hooks".into(), Value::Array(vec![Value::Object(normal)]));
+    let matcher = matcher.filter(|_| event != "UserPromptSubmit");
+    if let Some(m) = matcher {
+        identity.insert("matcher".into(), Value::from(m));
+    }
+    // Keys were inserted in sorted order; serde_json keeps insertion order.
+    let json = serde_json::to_vec(&Value::Object(identity)).ok()?;
+    Some(sha256(&json))
+}
+
+/// Codex's snake_case label of an event (`UserPromptSubmit` → `user_prompt_submit`), used in its
+/// trust keys and hashes.
+pub fn event_label(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hash(event: &str, matcher: Option<&str>, handler: &Value) -> Option<String> {
+        trust_hash(event, matcher, handler, crate::fingerprint::sha256)
+    }
+
+    #[test]
+    // A fixture of ours, parsed whole.
+    #[allow(clippy::disallowed_methods)]
+    fn trust_hash_matches_what_codex_reports() {
+        let fixture: Value = serde_json::from_str(include_str!(
+            "../../fixtures/contracts/codex/trust-hash.json"
+        ))
+        .unwrap();
+        let cases = fixture["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 4);
+        for case in cases {
+            let event = case["event"].as_str().unwrap();
+            assert_eq!(
+                hash(event, case["matcher"].as_str(), &case["handler"]).as_deref(),
+                case["currentHash"].as_str(),
+                "{case}"
+            );
+        }
+        // Any change of the command line or the timeout changes the hash.
+        let h = &cases[0]["handler"];
+        let base = hash("SessionStart", Some("startup"), h).unwrap();
+        let mut other = h.clone();
+        other["timeout"] = json!(11);
+        assert_ne!(hash("SessionStart", Some("startup"), &other).unwrap(), base);
+        other = h.clone();
+        other["command"] = json!("/new/sophia-hook --host codex --event SessionStart");
+        assert_ne!(hash("SessionStart", Some("startup"), &other).unwrap(), base);
+        assert_eq!(hash("SessionStart", None, &json!({"type": "prompt"})), None);
+    }
+
+    #[test]
+    fn event_keys_are_snake_case() {
+        assert_eq!(event_label("UserPromptSubmit"), "user_prompt_submit");
+        assert_eq!(event_label("SessionStart"), "session_start");
+    }
+}

@@ -9,7 +9,9 @@
 //! hand-written PascalCase file still routes (`SessionStart`/`UserPromptSubmit` are accepted
 //! everywhere).
 
+use super::trust::*;
 use super::*;
+use serde_json::Value;
 
 pub const SPEC: HostSpec = HostSpec {
     id: "copilot",
@@ -63,10 +65,7 @@ pub const SPEC: HostSpec = HostSpec {
     // Repository hooks load only in a trusted folder: the folder or a parent in `trustedFolders` of
     // `$COPILOT_HOME/config.json` (JSON after `//` comment lines; `doctor` reads it, never writes
     // it), `--trust-folder`, or `COPILOT_ALLOW_ALL=true`.
-    trust: Trust::TrustedFolderList {
-        config: UserPath::HostHome(HOME, "config.json"),
-        fix: "start `copilot` in the project once and answer \"Yes, and remember this folder\"; for `copilot -p` pass --trust-folder or set COPILOT_ALLOW_ALL=true",
-    },
+    trust: Some(&FolderList),
     tui: Some(Tui {
         name: "the Copilot CLI TUI",
         bang: "runs as a shell command (a leading space does not help)",
@@ -194,4 +193,127 @@ fn sample(event: Event, _wire: &str, cwd: &str, _run: &str) -> serde_json::Value
         Event::UserPromptSubmit | Event::PostToolUse => p["prompt"] = SAMPLE_PROMPT.into(),
     }
     p
+}
+
+/// How to trust a folder for Copilot CLI.
+const TRUST_FIX: &str = "start `copilot` in the project once and answer \"Yes, and remember this folder\"; for `copilot -p` pass --trust-folder or set COPILOT_ALLOW_ALL=true";
+
+/// Copilot CLI loads a repository's hooks only in a trusted folder (docs/host-protocols.md,
+/// "Trust"); without one the prompt goes through with no hook at all. The folder, or one of its
+/// parents, must be an entry of `trustedFolders` in `$COPILOT_HOME/config.json` (JSON after
+/// `//` comment lines, which the CLI manages; `doctor` reads it, never writes it). Checked when
+/// sophia-hook is installed at the project scope.
+#[derive(Debug)]
+pub struct FolderList;
+
+impl TrustGate for FolderList {
+    fn record(&self) -> RecordFile {
+        RecordFile {
+            path: UserPath::HostHome(HOME, "config.json"),
+            syntax: Syntax::Jsonc,
+        }
+    }
+
+    fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding> {
+        if !input.at_project() {
+            return Vec::new();
+        }
+        let area = "copilot project trust";
+        let (root, path) = (input.root_shown, input.record_shown);
+        let config = match input.record {
+            Record::Missing => &Value::Null,
+            Record::Parsed(config) => config,
+            Record::Unreadable(e) => {
+                return vec![TrustFinding::new(
+                    Verdict::Warn,
+                    area,
+                    format!("{path}: cannot be read ({e})"),
+                    TrustFix::Say(TRUST_FIX.into()),
+                )];
+            }
+            Record::Unparsable(e) => {
+                return vec![TrustFinding::new(
+                    Verdict::Warn,
+                    area,
+                    format!("{path}: does not parse as JSON with comments ({e})"),
+                    TrustFix::Say(TRUST_FIX.into()),
+                )];
+            }
+        };
+        vec![match input
+            .roots
+            .iter()
+            .find_map(|r| trusted_folder_entry(config, r))
+        {
+            Some(entry) => TrustFinding::new(
+                Verdict::Ok,
+                area,
+                format!("{root} is trusted (`trustedFolders` entry {entry} in {path})"),
+                TrustFix::None,
+            ),
+            None => TrustFinding::new(
+                Verdict::Warn,
+                area,
+                format!(
+                    "{root} is not in `trustedFolders` of {path}: {} runs the repository's hooks only in a trusted folder, so prompts go through with no hook",
+                    SPEC.display
+                ),
+                TrustFix::TrustFolder(TRUST_FIX),
+            ),
+        }]
+    }
+}
+
+/// The entry of the `trustedFolders` list of `config` that covers `root`: the folder itself or
+/// one of its parents (an empty entry or one that is not a string covers nothing).
+pub fn trusted_folder_entry(config: &Value, root: &Path) -> Option<String> {
+    config
+        .get("trustedFolders")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .find(|entry| !entry.is_empty() && root.starts_with(Path::new(entry)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The entry covering `root`, from the file's text parsed as the edge parses it.
+    fn found(text: &str, root: &str) -> Result<Option<String>, String> {
+        let config = crate::bounded::jsonc_value(
+            text,
+            crate::bounded::FILE,
+            &jsonc_parser::ParseOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(trusted_folder_entry(&config, Path::new(root)))
+    }
+
+    #[test]
+    fn trusted_folders_read_as_jsonc() {
+        // The header Copilot CLI 1.0.102 writes (observed by tests/e2e/copilot-probe.mjs --tui).
+        let text = "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  \"trustedFolders\": [\n    \"/work/repo\",\n    \"/srv/team\", // a parent\n    42,\n    \"\"\n  ],\n}\n";
+        for (root, want) in [
+            ("/work/repo", Some("/work/repo")),
+            ("/work/repo/sub", Some("/work/repo")),
+            ("/work/repository", None),
+            ("/srv/team/two", Some("/srv/team")),
+            ("/srv/other", None),
+            ("/", None),
+        ] {
+            assert_eq!(found(text, root).unwrap().as_deref(), want, "{root}");
+        }
+        // No file, no list, a list of something else: nothing is trusted.
+        for empty in [
+            "",
+            "// only a comment\n",
+            "{}",
+            "{\"trustedFolders\": \"/work/repo\"}",
+        ] {
+            assert_eq!(found(empty, "/work/repo"), Ok(None), "{empty:?}");
+        }
+        assert!(found("{\"trustedFolders\": [", "/work/repo").is_err());
+    }
 }

@@ -1,6 +1,8 @@
 //! Gemini CLI (`@google/gemini-cli`): docs/host-protocols.md, "Gemini CLI".
 
+use super::trust::*;
 use super::*;
+use serde_json::Value;
 
 /// The SessionStart sources Gemini CLI sends; a lifecycle matcher must equal one of them.
 pub const SESSION_SOURCES: [&str; 3] = ["startup", "resume", "clear"];
@@ -61,7 +63,7 @@ pub const SPEC: HostSpec = HostSpec {
         comments: true,
         other_hook_files: &[],
     },
-    trust: Trust::TrustedFolders,
+    trust: Some(&TrustedFolders),
     tui: Some(Tui {
         name: "the Gemini CLI TUI",
         bang: "enters shell mode",
@@ -201,4 +203,92 @@ pub fn strip_leading_hook_context(prompt: &str) -> &str {
         }
     }
     rest
+}
+
+/// Gemini CLI loads a project's hooks only in a trusted folder (`gemini -p` exits 55 otherwise):
+/// `~/.gemini/trustedFolders.json`, read as [`trusts`] does. Checked when sophia-hook is installed
+/// at the project scope; a file that is missing or unreadable trusts nothing.
+#[derive(Debug)]
+pub struct TrustedFolders;
+
+impl TrustGate for TrustedFolders {
+    fn record(&self) -> RecordFile {
+        RecordFile {
+            path: UserPath::Home(".gemini/trustedFolders.json"),
+            syntax: Syntax::Json,
+        }
+    }
+
+    fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding> {
+        if !input.at_project() {
+            return Vec::new();
+        }
+        let doc = match input.record {
+            Record::Parsed(doc) => doc,
+            _ => &Value::Null,
+        };
+        let (root, path) = (input.root_shown, input.record_shown);
+        let area = "gemini project trust";
+        vec![if input.roots.iter().any(|r| trusts(doc, r)) {
+            TrustFinding::new(
+                Verdict::Ok,
+                area,
+                format!("{root} is trusted in {path}"),
+                TrustFix::None,
+            )
+        } else {
+            TrustFinding::new(
+                Verdict::Warn,
+                area,
+                format!(
+                    "{root} is not a trusted folder in {path}: Gemini CLI ignores the project's hooks there (and `gemini -p` exits 55)"
+                ),
+                TrustFix::TrustFolder("start `gemini` in the project once and trust the folder"),
+            )
+        }]
+    }
+}
+
+/// Whether Gemini CLI trusts `root`, from `~/.gemini/trustedFolders.json` (`{"<path>":
+/// "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}`): a `TRUST_FOLDER` entry covers that folder
+/// and everything below it, a `TRUST_PARENT` entry the folder above it (and everything below
+/// that); `DO_NOT_TRUST` and anything else trust nothing.
+pub fn trusts(trusted_folders: &Value, root: &Path) -> bool {
+    let Some(entries) = trusted_folders.as_object() else {
+        return false;
+    };
+    entries.iter().any(|(path, level)| {
+        let path = Path::new(path);
+        let covered = match level.as_str() {
+            Some("TRUST_FOLDER") => Some(path),
+            Some("TRUST_PARENT") => path.parent(),
+            _ => None,
+        };
+        covered.is_some_and(|dir| root.starts_with(dir))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_trust_as_gemini_reads_it() {
+        let doc = serde_json::json!({
+            "/work/repo": "TRUST_FOLDER",
+            "/srv/team/one": "TRUST_PARENT",
+            "/tmp/x": "DO_NOT_TRUST",
+        });
+        for (root, trusted) in [
+            ("/work/repo", true),
+            ("/work/repo/sub", true),
+            ("/work/repository", false),
+            ("/srv/team/two", true),
+            ("/srv/other", false),
+            ("/tmp/x", false),
+        ] {
+            assert_eq!(trusts(&doc, Path::new(root)), trusted, "{root}");
+        }
+        assert!(!trusts(&Value::Null, Path::new("/work/repo")));
+    }
 }

@@ -13,6 +13,7 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
+pub mod trust;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -97,7 +98,9 @@ pub struct HostSpec {
     pub payload: PayloadRules,
     pub output: Output,
     pub settings: Settings,
-    pub trust: Trust,
+    /// How the host decides to run a repository's hooks, as `doctor` checks it; `None` when
+    /// there is nothing to check.
+    pub trust: Option<&'static dyn trust::TrustGate>,
     /// The hotword legend's note on where `!` does not reach the hook; `None` when unknown.
     pub tui: Option<Tui>,
     /// The project document the host loads by itself.
@@ -432,22 +435,6 @@ pub enum SessionMatcher {
     /// fires on every source) and `doctor` reports one that narrows or never matches.
     Exact(&'static [&'static str]),
     /// The host has no SessionStart matcher.
-    None,
-}
-
-/// How the host decides to run a repository's hooks (what `doctor` checks).
-#[derive(Debug, Clone, Copy)]
-pub enum Trust {
-    /// Each handler is trusted by hash (`/hooks` in Codex), in a trusted project; `config` is the
-    /// host's configuration that records the trust and can switch hooks off.
-    HandlerHashes { config: UserPath },
-    /// Project hooks run only in a folder the user trusted (`trustedFolders.json`).
-    TrustedFolders,
-    /// Project hooks run only in a folder that is, or is inside, an entry of the `trustedFolders`
-    /// list of `config`, a JSON file with comments (JSONC) the host manages; `fix` says how to
-    /// trust one.
-    TrustedFolderList { config: UserPath, fix: &'static str },
-    /// Nothing to check.
     None,
 }
 

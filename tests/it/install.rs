@@ -345,8 +345,13 @@ fn trust_state(hooks: &Path, session_hash: &str, prompt_hash: &str) -> String {
 fn codex_hash(hooks: &Path, event: &str) -> String {
     let doc = read(hooks);
     let group = &doc["hooks"][event][0];
-    sophia_hook::install::codex_trust_hash(event, group["matcher"].as_str(), &group["hooks"][0])
-        .unwrap()
+    sophia_hook::hosts::codex::trust_hash(
+        event,
+        group["matcher"].as_str(),
+        &group["hooks"][0],
+        sophia_hook::fingerprint::sha256,
+    )
+    .unwrap()
 }
 
 #[test]

@@ -362,7 +362,7 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
             serde_json::json!([{"scope": "project", "file": file.to_string_lossy().to_string()}]),
             "{host:?}"
         );
-        let needs_trust = !matches!(host.spec().trust, sophia_hook::hosts::Trust::None);
+        let needs_trust = host.spec().trust.is_some();
         let want = if needs_trust {
             Value::Bool(false)
         } else {
@@ -380,16 +380,17 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
         m.project.to_string_lossy()
     );
     for reg in sophia_hook::install::registered(&doc, Host::Codex) {
-        let hash = sophia_hook::install::codex_trust_hash(
+        let hash = sophia_hook::hosts::codex::trust_hash(
             &reg.event,
             reg.matcher.as_deref(),
             &reg.handler,
+            sophia_hook::fingerprint::sha256,
         )
         .unwrap();
         config.push_str(&format!(
             "[hooks.state.'{}:{}:{}:{}']\ntrusted_hash = \"{hash}\"\nenabled = true\n",
             hooks.to_string_lossy(),
-            sophia_hook::install::codex_event_label(&reg.event),
+            sophia_hook::hosts::codex::event_label(&reg.event),
             reg.group_index,
             reg.handler_index
         ));
@@ -444,7 +445,7 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
     let (text, rows) = status(&m);
     for host in Host::ALL {
         let r = row(&rows, host);
-        let needs_trust = !matches!(host.spec().trust, sophia_hook::hosts::Trust::None);
+        let needs_trust = host.spec().trust.is_some();
         let want = if needs_trust {
             Value::Bool(true)
         } else {

@@ -290,8 +290,13 @@ fn the_codex_trust_hash_is_the_same_on_every_machine() {
         sophia_hook::install::registered(&doc, Host::Codex)
             .iter()
             .map(|r| {
-                sophia_hook::install::codex_trust_hash(&r.event, r.matcher.as_deref(), &r.handler)
-                    .unwrap()
+                sophia_hook::hosts::codex::trust_hash(
+                    &r.event,
+                    r.matcher.as_deref(),
+                    &r.handler,
+                    sophia_hook::fingerprint::sha256,
+                )
+                .unwrap()
             })
             .collect()
     };
