@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use crate::agents::{AgentRouting, CarryForwardStatus};
 use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
-use crate::hosts::OutputShape;
 use crate::hotword::Hotword;
 use crate::payload::Host;
 use crate::routing::Routing;
@@ -16,68 +15,15 @@ use crate::subagent::SubagentMode;
 /// At most this many hint blocks per hook run.
 pub const MAX_BLOCKS: usize = 2;
 
-/// What Codex and Claude Code accept on stdout for SessionStart and UserPromptSubmit (and Gemini
-/// CLI for SessionStart and BeforeAgent): only `hookSpecificOutput` with `hookEventName` equal to
-/// the firing event and a non-empty `additionalContext` (docs/host-protocols.md).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HookOutput {
-    pub hook_specific_output: HookSpecificOutput,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HookSpecificOutput {
-    /// The firing event, as the host names it.
-    pub hook_event_name: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub additional_context: Option<String>,
-}
-
-/// What Antigravity accepts from SessionStart and PreInvocation hooks: steps to inject into the
-/// conversation (the hooks guide and `hooks.proto` inside the engine; docs/host-protocols.md).
-/// No `hookSpecificOutput` in this contract.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InjectSteps {
-    pub inject_steps: Vec<InjectedStep>,
-}
-
-/// One injected step, serialised as protojson's `oneof step`: `{"ephemeralMessage":"…"}` or
-/// `{"systemMessage":{"systemMessage":"…"}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum InjectedStep {
-    /// Dropped after the current turn: the per-turn routing context.
-    EphemeralMessage(String),
-    /// Persists across turns: the session bootstrap.
-    SystemMessage(SystemMessageStep),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SystemMessageStep {
-    pub system_message: String,
-}
-
-/// What hook mode prints: the context, or `{}` on hosts where a no-op must still be a JSON
-/// object (Gemini CLI reads stderr when stdout is empty and shows plain text to the user).
+/// What hook mode prints: the context in the host's own object (`Output::shape`:
+/// `hookSpecificOutput` on Codex, Claude Code and Gemini CLI, Antigravity's `injectSteps`, Copilot
+/// CLI's root `additionalContext`), or `{}` on hosts where a no-op must still be a JSON object
+/// (Gemini CLI reads stderr when stdout is empty and shows plain text to the user).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Printed {
-    Context(HookOutput),
-    /// `{"additionalContext": …}` at the root.
-    RootContext(RootContext),
-    /// Antigravity's shape.
-    Steps(InjectSteps),
+    Context(serde_json::Value),
     NoOp(EmptyObject),
-}
-
-/// `{"additionalContext": …}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RootContext {
-    pub additional_context: String,
 }
 
 /// Serialises as `{}`.
@@ -106,53 +52,26 @@ impl Printed {
 
 /// What the host gets for these hint blocks: the context, the host's no-op, or nothing.
 pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option<Printed> {
-    match output(host, wire_event, hints) {
-        Some(out) if host.spec().output.shape == OutputShape::InjectSteps => {
-            let context = out
-                .hook_specific_output
-                .additional_context
-                .unwrap_or_default();
-            let step = if wire_event == "SessionStart" {
-                InjectedStep::SystemMessage(SystemMessageStep {
-                    system_message: context,
-                })
-            } else {
-                InjectedStep::EphemeralMessage(context)
-            };
-            Some(Printed::Steps(InjectSteps {
-                inject_steps: vec![step],
-            }))
-        }
-        Some(out) if host.spec().output.shape == OutputShape::AdditionalContext => {
-            Some(Printed::RootContext(RootContext {
-                additional_context: out
-                    .hook_specific_output
-                    .additional_context
-                    .unwrap_or_default(),
-            }))
-        }
-        Some(out) => Some(Printed::Context(out)),
+    match context(host, hints) {
+        Some(context) => Some(Printed::Context(
+            host.spec().output.shape.context(wire_event, context),
+        )),
         None => Printed::noop(host),
     }
 }
 
-/// Builds the host output from the hint blocks; `None` when there is nothing to say. The context
-/// is cut to the host's cap on a character boundary.
-pub fn output(host: Host, wire_event: &'static str, hints: &[String]) -> Option<HookOutput> {
+/// The context for these hint blocks, joined by a blank line and cut to the host's cap on a
+/// character boundary; `None` when there is nothing to say.
+pub fn context(host: Host, hints: &[String]) -> Option<String> {
     if hints.is_empty() {
         return None;
     }
-    let mut context = hints.join("\n\n");
+    let context = hints.join("\n\n");
     let cap = host.context_cap_chars();
     if context.chars().count() > cap {
-        context = context.chars().take(cap).collect();
+        return Some(context.chars().take(cap).collect());
     }
-    Some(HookOutput {
-        hook_specific_output: HookSpecificOutput {
-            hook_event_name: wire_event,
-            additional_context: Some(context),
-        },
-    })
+    Some(context)
 }
 
 /// The routing-control block: present when a hotword or a delegation request is present.
@@ -821,7 +740,7 @@ mod tests {
 
     #[test]
     fn output_omits_empty_context_and_caps_length() {
-        assert_eq!(output(Host::Codex, "UserPromptSubmit", &[]), None);
+        assert_eq!(context(Host::Codex, &[]), None);
         assert_eq!(printed(Host::Codex, "UserPromptSubmit", &[]), None);
         assert_eq!(
             printed(Host::Gemini, "BeforeAgent", &[]).unwrap().to_line(),
@@ -834,8 +753,7 @@ mod tests {
             "{}\n"
         );
         let long = "x".repeat(20_000);
-        let out = output(Host::Claude, "SessionStart", &[long]).unwrap();
-        let ctx = out.hook_specific_output.additional_context.unwrap();
+        let ctx = context(Host::Claude, &[long]).unwrap();
         assert_eq!(ctx.chars().count(), 10_000);
         let line = printed(Host::Codex, "UserPromptSubmit", &["a".into(), "b".into()])
             .unwrap()

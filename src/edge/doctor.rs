@@ -20,7 +20,7 @@ use crate::edge::{agents, hostconfig, skills};
 use crate::hosts::trust::{
     Installed, InstalledHandler, Record, Syntax, TrustFix, TrustGate, TrustInput, Verdict,
 };
-use crate::hosts::{HandlerForm, Layout, OutputShape};
+use crate::hosts::{HandlerForm, Layout};
 use crate::install::{Registered, Scope, registered};
 use crate::payload::{Event, Host};
 
@@ -1066,113 +1066,7 @@ pub fn validate(host: Host, wire: &str, stdout: &str) -> Result<usize, String> {
     let value: Value = crate::bounded::json_value(trimmed.as_bytes(), crate::bounded::FILE)
         .map_err(|e| format!("not one JSON object ({e})"))?;
     let obj = value.as_object().ok_or("not a JSON object")?;
-    let strict = match host.spec().output.shape {
-        OutputShape::InjectSteps => return validate_inject_steps(wire, obj),
-        OutputShape::AdditionalContext => return validate_root_context(host, obj),
-        OutputShape::HookSpecific { strict } => strict,
-    };
-    let allowed = [
-        "continue",
-        "stopReason",
-        "systemMessage",
-        "suppressOutput",
-        "decision",
-        "reason",
-        "hookSpecificOutput",
-    ];
-    if strict && let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown key `{k}`: {} rejects the whole output",
-            host.display()
-        ));
-    }
-    let specific = obj
-        .get("hookSpecificOutput")
-        .and_then(Value::as_object)
-        .ok_or("no hookSpecificOutput")?;
-    if strict
-        && let Some(k) = specific
-            .keys()
-            .find(|k| *k != "hookEventName" && *k != "additionalContext")
-    {
-        return Err(format!(
-            "unknown key `hookSpecificOutput.{k}`: {} rejects the whole output",
-            host.display()
-        ));
-    }
-    if specific.get("hookEventName").and_then(Value::as_str) != Some(wire) {
-        return Err(format!("hookEventName is not {wire}"));
-    }
-    let context = specific
-        .get("additionalContext")
-        .and_then(Value::as_str)
-        .ok_or("no additionalContext")?;
-    Ok(context.chars().count())
-}
-
-/// `{"additionalContext": …}` and nothing else (`hookSpecificOutput` would be dropped).
-fn validate_root_context(
-    host: Host,
-    obj: &serde_json::Map<String, Value>,
-) -> Result<usize, String> {
-    if let Some(k) = obj.keys().find(|k| *k != "additionalContext") {
-        return Err(format!(
-            "unknown key `{k}`: {} reads only additionalContext here",
-            host.display()
-        ));
-    }
-    let context = obj
-        .get("additionalContext")
-        .and_then(Value::as_str)
-        .filter(|c| !c.is_empty())
-        .ok_or("no additionalContext")?;
-    Ok(context.chars().count())
-}
-
-/// Antigravity's SessionStart/PreInvocation result: only `injectSteps`, each step exactly one of
-/// the documented kinds; we expect a `systemMessage` on SessionStart and an `ephemeralMessage`
-/// per turn. Returns the context length.
-fn validate_inject_steps(
-    wire: &str,
-    obj: &serde_json::Map<String, Value>,
-) -> Result<usize, String> {
-    if let Some(k) = obj.keys().find(|k| *k != "injectSteps") {
-        return Err(format!(
-            "unknown key `{k}`: Antigravity's result has only injectSteps"
-        ));
-    }
-    let steps = obj
-        .get("injectSteps")
-        .and_then(Value::as_array)
-        .filter(|s| !s.is_empty())
-        .ok_or("no injectSteps")?;
-    let mut chars = 0;
-    for step in steps {
-        let step = step.as_object().ok_or("a step is not an object")?;
-        let text = match (step.len(), step.iter().next()) {
-            (1, Some((k, Value::String(t)))) if k == "ephemeralMessage" || k == "userMessage" => t,
-            (1, Some((k, Value::Object(m)))) if k == "systemMessage" => m
-                .get("systemMessage")
-                .and_then(Value::as_str)
-                .ok_or("systemMessage needs a nested {\"systemMessage\": …}")?,
-            _ => {
-                return Err(format!(
-                    "a step is not one of ephemeralMessage, userMessage, systemMessage: {}",
-                    Value::Object(step.clone())
-                ));
-            }
-        };
-        let expected = if wire == "SessionStart" {
-            "systemMessage"
-        } else {
-            "ephemeralMessage"
-        };
-        if !step.contains_key(expected) {
-            return Err(format!("{wire} should inject a {expected} step"));
-        }
-        chars += text.chars().count();
-    }
-    Ok(chars)
+    host.spec().output.shape.validate(host.display(), wire, obj)
 }
 
 /// The skill inventory each host would see from the project root: its folders with what they

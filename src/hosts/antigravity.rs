@@ -2,6 +2,7 @@
 //! in the engine, not yet run in a real Antigravity host (docs/host-protocols.md, "Antigravity").
 
 use super::*;
+use serde_json::{Map, Value, json};
 
 /// Antigravity's hooks file is keyed by hook name; this is ours.
 pub const HOOK_NAME: &str = "sophia-hook";
@@ -31,7 +32,7 @@ pub const SPEC: HostSpec = HostSpec {
         sample,
     },
     output: Output {
-        shape: OutputShape::InjectSteps,
+        shape: &InjectSteps,
         needs_json_noop: true,
         context_cap_chars: 10_000,
     },
@@ -91,4 +92,70 @@ fn sample(event: Event, _wire: &str, cwd: &str, run: &str) -> serde_json::Value 
         // The turn's first model call: protojson omits `invocationNum` 0 and `initialNumSteps` 0.
     }
     p
+}
+
+/// What Antigravity accepts from SessionStart and PreInvocation hooks: steps to inject into the
+/// conversation (the hooks guide and `hooks.proto` inside the engine; docs/host-protocols.md),
+/// each a protojson `oneof step`. No `hookSpecificOutput` in this contract. The session
+/// bootstrap is a `{"systemMessage":{"systemMessage":…}}` step, which persists across turns; the
+/// per-turn context an `{"ephemeralMessage":…}` step, dropped after the turn.
+#[derive(Debug)]
+pub struct InjectSteps;
+
+impl output::OutputFormat for InjectSteps {
+    fn context(&self, wire_event: &str, context: String) -> Value {
+        let step = if wire_event == "SessionStart" {
+            json!({"systemMessage": {"systemMessage": context}})
+        } else {
+            json!({"ephemeralMessage": context})
+        };
+        json!({"injectSteps": [step]})
+    }
+
+    /// Only `injectSteps`, each step exactly one of the documented kinds; a `systemMessage` on
+    /// SessionStart and an `ephemeralMessage` per turn are expected. The context's length is
+    /// that of every step's text.
+    fn validate(&self, _host: &str, wire: &str, obj: &Map<String, Value>) -> Result<usize, String> {
+        if let Some(k) = obj.keys().find(|k| *k != "injectSteps") {
+            return Err(format!(
+                "unknown key `{k}`: Antigravity's result has only injectSteps"
+            ));
+        }
+        let steps = obj
+            .get("injectSteps")
+            .and_then(Value::as_array)
+            .filter(|s| !s.is_empty())
+            .ok_or("no injectSteps")?;
+        let mut chars = 0;
+        for step in steps {
+            let step = step.as_object().ok_or("a step is not an object")?;
+            let text = match (step.len(), step.iter().next()) {
+                (1, Some((k, Value::String(t))))
+                    if k == "ephemeralMessage" || k == "userMessage" =>
+                {
+                    t
+                }
+                (1, Some((k, Value::Object(m)))) if k == "systemMessage" => m
+                    .get("systemMessage")
+                    .and_then(Value::as_str)
+                    .ok_or("systemMessage needs a nested {\"systemMessage\": …}")?,
+                _ => {
+                    return Err(format!(
+                        "a step is not one of ephemeralMessage, userMessage, systemMessage: {}",
+                        Value::Object(step.clone())
+                    ));
+                }
+            };
+            let expected = if wire == "SessionStart" {
+                "systemMessage"
+            } else {
+                "ephemeralMessage"
+            };
+            if !step.contains_key(expected) {
+                return Err(format!("{wire} should inject a {expected} step"));
+            }
+            chars += text.chars().count();
+        }
+        Ok(chars)
+    }
 }

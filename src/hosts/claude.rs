@@ -33,7 +33,7 @@ pub const SPEC: HostSpec = HostSpec {
         sample: snake_case_sample,
     },
     output: Output {
-        shape: OutputShape::HookSpecific { strict: false },
+        shape: &output::HookSpecific { strict: false },
         needs_json_noop: false,
         context_cap_chars: 10_000,
     },

@@ -34,7 +34,7 @@ pub const SPEC: HostSpec = HostSpec {
     },
     output: Output {
         // Codex rejects the whole output for one unknown key.
-        shape: OutputShape::HookSpecific { strict: true },
+        shape: &output::HookSpecific { strict: true },
         needs_json_noop: false,
         // Codex spills above ~2,500 tokens; Claude Code's 10,000 characters keeps us inside it.
         context_cap_chars: 10_000,
@@ -322,12 +322,11 @@ mod tests {
     }
 
     #[test]
-    // A fixture of ours, parsed whole.
-    #[allow(clippy::disallowed_methods)]
     fn trust_hash_matches_what_codex_reports() {
-        let fixture: Value = serde_json::from_str(include_str!(
-            "../../fixtures/contracts/codex/trust-hash.json"
-        ))
+        let fixture = crate::bounded::json_value(
+            include_bytes!("../../fixtures/contracts/codex/trust-hash.json"),
+            crate::bounded::FILE,
+        )
         .unwrap();
         let cases = fixture["cases"].as_array().unwrap();
         assert_eq!(cases.len(), 4);

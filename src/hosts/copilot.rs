@@ -11,7 +11,7 @@
 
 use super::trust::*;
 use super::*;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 pub const SPEC: HostSpec = HostSpec {
     id: "copilot",
@@ -38,7 +38,7 @@ pub const SPEC: HostSpec = HostSpec {
     },
     output: Output {
         // `hookSpecificOutput` is silently dropped; `{}` and an empty stdout are no-ops.
-        shape: OutputShape::AdditionalContext,
+        shape: &RootContext,
         needs_json_noop: false,
         // No cap seen up to 1,100,000 characters: the hook's own cap decides.
         context_cap_chars: 10_000,
@@ -193,6 +193,31 @@ fn sample(event: Event, _wire: &str, cwd: &str, _run: &str) -> serde_json::Value
         Event::UserPromptSubmit | Event::PostToolUse => p["prompt"] = SAMPLE_PROMPT.into(),
     }
     p
+}
+
+/// `{"additionalContext": …}` at the root and nothing else: a `hookSpecificOutput` would be
+/// dropped silently.
+#[derive(Debug)]
+pub struct RootContext;
+
+impl output::OutputFormat for RootContext {
+    fn context(&self, _wire_event: &str, context: String) -> Value {
+        json!({"additionalContext": context})
+    }
+
+    fn validate(&self, host: &str, _wire: &str, obj: &Map<String, Value>) -> Result<usize, String> {
+        if let Some(k) = obj.keys().find(|k| *k != "additionalContext") {
+            return Err(format!(
+                "unknown key `{k}`: {host} reads only additionalContext here"
+            ));
+        }
+        let context = obj
+            .get("additionalContext")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .ok_or("no additionalContext")?;
+        Ok(context.chars().count())
+    }
 }
 
 /// How to trust a folder for Copilot CLI.

@@ -34,7 +34,7 @@ pub const SPEC: HostSpec = HostSpec {
         sample: snake_case_sample,
     },
     output: Output {
-        shape: OutputShape::HookSpecific { strict: false },
+        shape: &output::HookSpecific { strict: false },
         // Gemini CLI reads stderr when stdout is empty and shows plain text to the user.
         needs_json_noop: true,
         context_cap_chars: 10_000,

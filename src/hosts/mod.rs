@@ -13,6 +13,7 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
+pub mod output;
 pub mod trust;
 
 use std::collections::BTreeMap;
@@ -285,23 +286,12 @@ pub struct PayloadRules {
 /// The output contract.
 #[derive(Debug)]
 pub struct Output {
-    pub shape: OutputShape,
+    /// The object the context is printed in.
+    pub shape: &'static dyn output::OutputFormat,
     /// Whether a no-op must still print `{}` (the host reads stderr or fails on an empty stdout).
     pub needs_json_noop: bool,
     /// The cap on injected context, in characters.
     pub context_cap_chars: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputShape {
-    /// `{"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}`; `strict`: any other
-    /// key (at the root or inside) makes the host reject the whole output.
-    HookSpecific { strict: bool },
-    /// `{"injectSteps":[…]}`: a `systemMessage` step on SessionStart, an `ephemeralMessage` one
-    /// per turn.
-    InjectSteps,
-    /// `{"additionalContext":…}` at the root; `hookSpecificOutput` would be dropped.
-    AdditionalContext,
 }
 
 /// A host's own home folder: an environment variable, else a folder under the user's home.

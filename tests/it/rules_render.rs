@@ -172,8 +172,7 @@ proptest! {
     ) {
         let hints: Vec<String> = blocks.iter().map(|(n, seed)| text_of(*n + 1, seed)).collect();
         let joined = hints.join("\n\n");
-        let out = render::output(host, "UserPromptSubmit", &hints).expect("hints make output");
-        let context = out.hook_specific_output.additional_context.expect("context");
+        let context = render::context(host, &hints).expect("hints make a context");
         let want: String = joined.chars().take(HOST_CAP).collect();
         prop_assert_eq!(context.chars().count(), joined.chars().count().min(HOST_CAP));
         prop_assert_eq!(context, want);
