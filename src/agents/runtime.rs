@@ -20,7 +20,7 @@ use crate::agents::catalog::forbidden_content;
 use crate::agents::source::{BuildError, SourceRuntime};
 use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
-use crate::hosts::{AgentFormat, AgentTools};
+use crate::hosts::agent_file::Definition;
 use crate::payload::Host;
 use crate::skills::catalog::is_valid_id;
 
@@ -169,38 +169,14 @@ pub fn file_name(host: Host, id: &str) -> String {
     format!("{id}{ext}")
 }
 
-/// Whether `host` writes Codex's TOML form.
-fn is_toml(host: Host) -> bool {
-    matches!(
-        host.spec().agents.as_ref().map(|a| &a.format),
-        Some(AgentFormat::CodexToml)
-    )
-}
-
-/// The host's tool names for generated agents, when it has them.
-fn tool_names(host: Host) -> Option<&'static AgentTools> {
-    match &host.spec().agents.as_ref()?.format {
-        AgentFormat::Markdown(tools) => tools.as_ref(),
-        AgentFormat::CodexToml => None,
-    }
-}
-
-/// The host tools of an agent: the host's read and search tools for a read-only role; else its
-/// abstract tools mapped, or `None` (inherit the session's tools) when none maps.
+/// The host tools of an agent, in the host's definition format: `None` when the format lists
+/// none or none maps (the child inherits the session's tools).
 pub fn host_tools(host: Host, agent: &RuntimeAgent) -> Option<Vec<&'static str>> {
-    let names = tool_names(host)?;
-    let (map, read_only) = (names.map, names.read_only);
-    if agent.read_only {
-        // Whatever the source lists, a read-only role reads and searches, and nothing else.
-        return Some(read_only.to_vec());
-    }
-    let mut tools: Vec<&'static str> = Vec::new();
-    for t in agent.tools.iter().flat_map(|t| map(t)) {
-        if !tools.contains(t) {
-            tools.push(t);
-        }
-    }
-    (!tools.is_empty()).then_some(tools)
+    host.spec()
+        .agents
+        .as_ref()?
+        .format
+        .tools(agent.read_only, &agent.tools)
 }
 
 /// The instructions a host receives: the source's, then what to prioritise and avoid.
@@ -215,74 +191,6 @@ fn full_instructions(agent: &RuntimeAgent) -> String {
     text
 }
 
-/// A Codex custom agent file (`$CODEX_HOME/agents/<id>.toml`), in the key order Codex documents.
-#[derive(Serialize)]
-struct CodexRole<'a> {
-    name: &'a str,
-    description: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model_reasoning_effort: Option<&'a str>,
-    sandbox_mode: &'a str,
-    developer_instructions: &'a str,
-}
-
-/// A YAML double-quoted scalar (JSON string syntax, which YAML 1.2 reads the same).
-fn yaml_string(value: &str) -> String {
-    serde_json::Value::from(value).to_string()
-}
-
-/// The file body for `host`, without the marker line.
-fn body(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
-    let instructions = full_instructions(agent);
-    if is_toml(host) {
-        {
-            let role = CodexRole {
-                name: &agent.id,
-                description: &agent.description,
-                model: agent.model_for(host, models),
-                model_reasoning_effort: agent.reasoning_effort.as_deref(),
-                sandbox_mode: if agent.read_only {
-                    "read-only"
-                } else {
-                    "workspace-write"
-                },
-                developer_instructions: &instructions,
-            };
-            // Strings only: serialisation cannot fail; an empty file would be refused by Codex.
-            toml::to_string(&role).unwrap_or_default()
-        }
-    } else {
-        {
-            let mut out = String::new();
-            out.push_str(&format!("name: {}\n", yaml_string(&agent.id)));
-            out.push_str(&format!(
-                "description: {}\n",
-                yaml_string(&agent.description)
-            ));
-            let as_string = tool_names(host).is_some_and(|t| t.as_string);
-            match (as_string, host_tools(host, agent)) {
-                (true, Some(tools)) => {
-                    out.push_str(&format!("tools: {}\n", yaml_string(&tools.join(", "))));
-                }
-                (_, Some(tools)) => {
-                    let list: Vec<String> = tools.iter().map(|t| yaml_string(t)).collect();
-                    out.push_str(&format!("tools: [{}]\n", list.join(", ")));
-                }
-                (_, None) => {}
-            }
-            if let Some(model) = agent.model_for(host, models) {
-                out.push_str(&format!("model: {}\n", yaml_string(model)));
-            }
-            out.push_str("---\n");
-            out.push_str(&instructions);
-            out.push('\n');
-            out
-        }
-    }
-}
-
 /// The marker line (with its newline) for a body made from `source_fp`.
 fn marker_line(source_fp: &str, content_fp: &str) -> String {
     format!(
@@ -290,17 +198,26 @@ fn marker_line(source_fp: &str, content_fp: &str) -> String {
     )
 }
 
-/// The whole file sophia-hook generates for `agent` on `host`, with the user's tier → model map.
+/// The whole file sophia-hook generates for `agent` on `host`, with the user's tier → model map:
+/// the format's head, the marker line, the format's body.
 pub fn render(host: Host, agent: &RuntimeAgent, models: &ModelMap) -> String {
-    let body = body(host, agent, models);
-    let (head, rest) = if is_toml(host) {
-        ("", body.as_str())
-    } else {
-        ("---\n", body.as_str())
+    let Some(runtime) = host.spec().agents.as_ref() else {
+        return String::new();
     };
-    let content = format!("{head}{rest}");
+    let instructions = full_instructions(agent);
+    let body = runtime.format.body(&Definition {
+        id: &agent.id,
+        description: &agent.description,
+        model: agent.model_for(host, models),
+        reasoning_effort: agent.reasoning_effort.as_deref(),
+        read_only: agent.read_only,
+        tools: &agent.tools,
+        instructions: &instructions,
+    });
+    let head = runtime.format.head();
+    let content = format!("{head}{body}");
     let marker = marker_line(&agent.fingerprint(), &sha256(content.as_bytes()));
-    format!("{head}{marker}{rest}")
+    format!("{head}{marker}{body}")
 }
 
 /// The file `agents sync` writes for `agent` on `host` at project scope: no model of the user's

@@ -76,11 +76,13 @@ pub const SPEC: HostSpec = HostSpec {
         project_dir: ".claude/agents",
         user_dir: UserPath::Home(".claude/agents"),
         ext: ".md",
-        format: AgentFormat::Markdown(Some(AgentTools {
-            map: tools,
-            read_only: &["Read", "Grep", "Glob"],
-            as_string: true,
-        })),
+        format: &agent_file::Markdown {
+            tools: Some(AgentTools {
+                map: tools,
+                read_only: &["Read", "Grep", "Glob"],
+                as_string: true,
+            }),
+        },
         check_name,
         project_needs_ack: false,
     }),

@@ -76,7 +76,7 @@ pub const SPEC: HostSpec = HostSpec {
         project_dir: ".codex/agents",
         user_dir: UserPath::HostHome(HOME, "agents"),
         ext: ".toml",
-        format: AgentFormat::CodexToml,
+        format: &RoleToml,
         check_name: non_empty_name,
         project_needs_ack: false,
     }),
@@ -139,6 +139,46 @@ pub const SPEC: HostSpec = HostSpec {
         },
     ],
 };
+
+/// A Codex custom agent file (`$CODEX_HOME/agents/<id>.toml`): TOML in the key order Codex
+/// documents, the role's sandbox from its write policy; no tool list (Codex has none per role).
+#[derive(Debug)]
+pub struct RoleToml;
+
+#[derive(serde::Serialize)]
+struct Role<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model_reasoning_effort: Option<&'a str>,
+    sandbox_mode: &'a str,
+    developer_instructions: &'a str,
+}
+
+impl agent_file::DefinitionFormat for RoleToml {
+    fn head(&self) -> &'static str {
+        ""
+    }
+
+    fn body(&self, def: &agent_file::Definition<'_>) -> String {
+        let role = Role {
+            name: def.id,
+            description: def.description,
+            model: def.model,
+            model_reasoning_effort: def.reasoning_effort,
+            sandbox_mode: if def.read_only {
+                "read-only"
+            } else {
+                "workspace-write"
+            },
+            developer_instructions: def.instructions,
+        };
+        // Strings only: serialisation cannot fail; an empty file would be refused by Codex.
+        toml::to_string(&role).unwrap_or_default()
+    }
+}
 
 /// Codex's own gates, checked the way Codex 0.169.0 applies them (docs/host-protocols.md): the
 /// `hooks` feature of `$CODEX_HOME/config.toml`, folder trust for the project scope, and each

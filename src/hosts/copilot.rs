@@ -97,11 +97,13 @@ pub const SPEC: HostSpec = HostSpec {
         // without a word. The tool set depends on the model (1.0.102: `rg` and `apply_patch` for
         // gpt-5.4, `grep`, `edit` and `create` for claude-sonnet-4.5 and gemini-3-pro-preview), so
         // each abstract tool maps to the names of every family.
-        format: AgentFormat::Markdown(Some(AgentTools {
-            map: tools,
-            read_only: &["view", "rg", "grep", "glob"],
-            as_string: false,
-        })),
+        format: &agent_file::Markdown {
+            tools: Some(AgentTools {
+                map: tools,
+                read_only: &["view", "rg", "grep", "glob"],
+                as_string: false,
+            }),
+        },
         check_name: non_empty_name,
         project_needs_ack: false,
     }),

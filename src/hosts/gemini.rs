@@ -85,17 +85,19 @@ pub const SPEC: HostSpec = HostSpec {
         project_dir: ".gemini/agents",
         user_dir: UserPath::Home(".gemini/agents"),
         ext: ".md",
-        format: AgentFormat::Markdown(Some(AgentTools {
-            map: tools,
-            read_only: &[
-                "read_file",
-                "read_many_files",
-                "grep_search",
-                "glob",
-                "list_directory",
-            ],
-            as_string: false,
-        })),
+        format: &agent_file::Markdown {
+            tools: Some(AgentTools {
+                map: tools,
+                read_only: &[
+                    "read_file",
+                    "read_many_files",
+                    "grep_search",
+                    "glob",
+                    "list_directory",
+                ],
+                as_string: false,
+            }),
+        },
         check_name,
         // Gemini CLI registers a project agent only once the user acknowledged it.
         project_needs_ack: true,

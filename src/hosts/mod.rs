@@ -8,6 +8,7 @@
 //! layout, an output shape, a trust model), not each host. Pure: no I/O, and nothing from the
 //! rest of the crate (the lowest layer; docs/architecture.md).
 
+pub mod agent_file;
 pub mod antigravity;
 pub mod claude;
 pub mod codex;
@@ -469,19 +470,12 @@ pub struct AgentRuntime {
     pub user_dir: UserPath,
     /// How a definition file ends (`.toml`, `.md`).
     pub ext: &'static str,
-    pub format: AgentFormat,
+    /// How a definition file is written.
+    pub format: &'static dyn agent_file::DefinitionFormat,
     /// The host's rule for an agent name, with its message.
     pub check_name: fn(&str) -> Result<(), &'static str>,
     /// Whether a project agent counts only once the user acknowledged it in the host.
     pub project_needs_ack: bool,
-}
-
-#[derive(Debug)]
-pub enum AgentFormat {
-    /// A TOML file in Codex's key order.
-    CodexToml,
-    /// YAML frontmatter and the instructions as the body.
-    Markdown(Option<AgentTools>),
 }
 
 /// The host's tool names for a generated agent.

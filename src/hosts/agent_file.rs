@@ -1,0 +1,96 @@
+//! How a host's runtime agent definition file is written (`agents sync`): one trait, the
+//! Markdown form with YAML frontmatter that Claude Code, Gemini CLI and Copilot CLI share here,
+//! Codex's TOML in its file. `agents::runtime` adds the marker line between the head and the body
+//! and owns everything about the canonical source. Pure: no I/O.
+
+use std::fmt::Debug;
+
+use super::AgentTools;
+
+/// A host's definition file format (`AgentRuntime::format`).
+pub trait DefinitionFormat: Sync + Debug {
+    /// What the file starts with, before sophia-hook's marker line (`---\n` opens frontmatter).
+    fn head(&self) -> &'static str;
+
+    /// The file after the marker line.
+    fn body(&self, def: &Definition<'_>) -> String;
+
+    /// The host's tools for a role, when the format lists them: `None` inherits the session's.
+    fn tools(&self, _read_only: bool, _tools: &[String]) -> Option<Vec<&'static str>> {
+        None
+    }
+}
+
+/// One role as a host's definition file states it.
+#[derive(Debug)]
+pub struct Definition<'a> {
+    pub id: &'a str,
+    pub description: &'a str,
+    /// The model the user mapped the role's tier to for this host, if any.
+    pub model: Option<&'a str>,
+    pub reasoning_effort: Option<&'a str>,
+    pub read_only: bool,
+    /// The source's abstract tools (`read`, `edit`…).
+    pub tools: &'a [String],
+    /// The source's instructions with what to prioritise and avoid.
+    pub instructions: &'a str,
+}
+
+/// YAML frontmatter (`name`, `description`, `tools` in the host's names, `model`) and the
+/// instructions as the body.
+#[derive(Debug)]
+pub struct Markdown {
+    pub tools: Option<AgentTools>,
+}
+
+/// A YAML double-quoted scalar (JSON string syntax, which YAML 1.2 reads the same).
+fn yaml_string(value: &str) -> String {
+    serde_json::Value::from(value).to_string()
+}
+
+impl DefinitionFormat for Markdown {
+    fn head(&self) -> &'static str {
+        "---\n"
+    }
+
+    fn body(&self, def: &Definition<'_>) -> String {
+        let mut out = String::new();
+        out.push_str(&format!("name: {}\n", yaml_string(def.id)));
+        out.push_str(&format!("description: {}\n", yaml_string(def.description)));
+        let as_string = self.tools.as_ref().is_some_and(|t| t.as_string);
+        match (as_string, self.tools(def.read_only, def.tools)) {
+            (true, Some(tools)) => {
+                out.push_str(&format!("tools: {}\n", yaml_string(&tools.join(", "))));
+            }
+            (_, Some(tools)) => {
+                let list: Vec<String> = tools.iter().map(|t| yaml_string(t)).collect();
+                out.push_str(&format!("tools: [{}]\n", list.join(", ")));
+            }
+            (_, None) => {}
+        }
+        if let Some(model) = def.model {
+            out.push_str(&format!("model: {}\n", yaml_string(model)));
+        }
+        out.push_str("---\n");
+        out.push_str(def.instructions);
+        out.push('\n');
+        out
+    }
+
+    /// The host's read and search tools for a read-only role; else the abstract tools mapped,
+    /// or `None` (inherit the session's tools) when none maps.
+    fn tools(&self, read_only: bool, tools: &[String]) -> Option<Vec<&'static str>> {
+        let names = self.tools.as_ref()?;
+        if read_only {
+            // Whatever the source lists, a read-only role reads and searches, and nothing else.
+            return Some(names.read_only.to_vec());
+        }
+        let mut out: Vec<&'static str> = Vec::new();
+        for t in tools.iter().flat_map(|t| (names.map)(t)) {
+            if !out.contains(t) {
+                out.push(t);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
