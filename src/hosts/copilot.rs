@@ -10,6 +10,7 @@
 //! everywhere).
 
 use super::*;
+use serde_json::{Map, Value, json};
 
 pub const SPEC: HostSpec = HostSpec {
     id: "copilot",
@@ -45,11 +46,11 @@ pub const SPEC: HostSpec = HostSpec {
         // A file of our own: `uninstall` deletes it, no user setting is rewritten.
         project: ".github/hooks/sophia-hook.json",
         user: UserPath::HostHome(HOME, "hooks/sophia-hook.json"),
-        layout: Layout::HookFile { version: 1 },
-        handler: HandlerForm::BashPowershell,
+        layout: &HookFile,
+        handler: &BashPowershell,
         timeout_ms: false,
         // Matchers are not applied to these two events.
-        session_matcher: SessionMatcher::None,
+        session_matcher: &NoMatcher,
         description_on_create: false,
         allowed_root_keys: None,
         named_handlers: false,
@@ -145,7 +146,7 @@ pub const SPEC: HostSpec = HostSpec {
         manifest: ".plugin/plugin.json",
         manifest_hooks: Some("hooks/hooks.json"),
         hooks: "hooks/hooks.json",
-        handler: HandlerForm::BashPowershell,
+        handler: &BashPowershell,
         root: PluginRoot {
             posix: "$PLUGIN_ROOT",
             posix_sep: "/",
@@ -194,4 +195,114 @@ fn sample(event: Event, _wire: &str, cwd: &str, _run: &str) -> serde_json::Value
         Event::UserPromptSubmit | Event::PostToolUse => p["prompt"] = SAMPLE_PROMPT.into(),
     }
     p
+}
+
+/// The version of the hook file `install` creates.
+const HOOK_FILE_VERSION: u64 = 1;
+
+/// Copilot CLI's settings layout: a hook file of our own, `{"version": N, "hooks": {<Event>:
+/// [handler]}}`, one of the `.json` files of a folder the host reads whole (`.github/hooks/`,
+/// `$COPILOT_HOME/hooks/`). A user's handlers in it stay.
+#[derive(Debug)]
+pub struct HookFile;
+
+impl Layout for HookFile {
+    fn document(&self, entries: Vec<Entry>) -> Value {
+        json!({"version": HOOK_FILE_VERSION, "hooks": settings::flat_events(entries)})
+    }
+
+    /// The file's other handlers and keys stay; ours are replaced by the current ones.
+    fn install(
+        &self,
+        root: &mut Map<String, Value>,
+        created: bool,
+        entries: &[Entry],
+        is_ours: &dyn Fn(&Value) -> bool,
+    ) -> Result<(), MergeError> {
+        if created {
+            root.insert("version".into(), Value::from(HOOK_FILE_VERSION));
+        }
+        let hooks = root
+            .entry("hooks")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
+        for entry in entries {
+            let name = entry.event;
+            let desired = &entry.handler;
+            let list = hooks
+                .entry(name)
+                .or_insert_with(|| Value::Array(Vec::new()))
+                .as_array_mut()
+                .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
+            let ours: Vec<&Value> = list.iter().filter(|h| is_ours(h)).collect();
+            if ours.len() == 1 && ours[0] == desired {
+                continue;
+            }
+            list.retain(|h| !is_ours(h));
+            list.push(desired.clone());
+        }
+        Ok(())
+    }
+
+    /// A file left with nothing, or with only the version we wrote, can go.
+    fn uninstall(&self, root: &mut Map<String, Value>, is_ours: &dyn Fn(&Value) -> bool) -> bool {
+        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+            let mut emptied = Vec::new();
+            for (name, list) in hooks.iter_mut() {
+                if let Some(list) = list.as_array_mut() {
+                    let before = list.len();
+                    list.retain(|h| !is_ours(h));
+                    if list.len() != before && list.is_empty() {
+                        emptied.push(name.clone());
+                    }
+                }
+            }
+            let removed_any = !emptied.is_empty();
+            for name in emptied {
+                hooks.shift_remove(&name);
+            }
+            if removed_any && hooks.is_empty() {
+                root.shift_remove("hooks");
+            }
+        }
+        root.is_empty()
+            || (root.len() == 1 && root.get("version") == Some(&Value::from(HOOK_FILE_VERSION)))
+    }
+
+    fn registered(&self, doc: &Value, is_ours: &dyn Fn(&Value) -> bool) -> Vec<Registered> {
+        settings::flat_registered(doc.get("hooks"), is_ours)
+    }
+
+    fn reads_folder(&self) -> bool {
+        true
+    }
+}
+
+/// Copilot CLI's handler form: `bash` (POSIX quoting) and `powershell` command lines, the host
+/// running the one for its platform, and the timeout as `timeoutSec`.
+#[derive(Debug)]
+pub struct BashPowershell;
+
+impl HandlerForm for BashPowershell {
+    fn handler(&self, lines: &HandlerLines<'_>, _: &Settings) -> Value {
+        json!({
+            "type": "command",
+            "bash": lines.posix,
+            "powershell": lines.powershell,
+            "timeoutSec": lines.timeout,
+        })
+    }
+
+    fn command_key(&self) -> &'static str {
+        "bash"
+    }
+
+    fn timeout_key(&self) -> &'static str {
+        "timeoutSec"
+    }
+
+    fn windows_line_key(&self) -> Option<&'static str> {
+        Some("powershell")
+    }
 }
