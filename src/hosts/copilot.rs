@@ -306,3 +306,56 @@ impl HandlerForm for BashPowershell {
         Some("powershell")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(h: &Value) -> bool {
+        h.get("bash")
+            .and_then(Value::as_str)
+            .is_some_and(|b| b.starts_with("/x/sophia-hook"))
+    }
+
+    fn entry(line: &str) -> Entry {
+        Entry {
+            event: "sessionStart",
+            matcher: None,
+            handler: json!({"type": "command", "bash": line, "timeoutSec": 10}),
+        }
+    }
+
+    /// Our hook file: created with its version as the plugin's document is, a user's handler in
+    /// it kept while ours is replaced and removed, and a file left with only the version gone.
+    #[test]
+    fn the_hook_file_keeps_a_users_handlers() {
+        let mine = json!({"type": "command", "bash": "/opt/mine"});
+        let mut root = Map::new();
+        HookFile
+            .install(&mut root, true, &[entry("/x/sophia-hook a")], &ours)
+            .unwrap();
+        assert_eq!(
+            Value::Object(root.clone()),
+            HookFile.document(vec![entry("/x/sophia-hook a")])
+        );
+        let mut created = root.clone();
+        root["hooks"]["sessionStart"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, mine.clone());
+        HookFile
+            .install(&mut root, false, &[entry("/x/sophia-hook b")], &ours)
+            .unwrap();
+        assert_eq!(
+            root["hooks"]["sessionStart"],
+            json!([mine, entry("/x/sophia-hook b").handler])
+        );
+        let found = HookFile.registered(&Value::Object(root.clone()), &ours);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].handler_index, 1);
+        assert!(!HookFile.uninstall(&mut root, &ours));
+        assert_eq!(root["hooks"]["sessionStart"], json!([mine]));
+        assert!(HookFile.uninstall(&mut created, &ours), "{created:?}");
+        assert_eq!(Value::Object(created), json!({"version": 1}));
+    }
+}
