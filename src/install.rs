@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::hosts::{HandlerForm, Layout, SessionMatcher};
+use crate::hosts::{Entry, HandlerForm, HandlerLines};
 use crate::payload::{Event, Host};
 
-pub use crate::hosts::Scope;
+pub use crate::hosts::{MergeError, Registered, Scope};
 
 /// The description written at the root of a hooks file sophia-hook creates.
 pub const DESCRIPTION: &str =
@@ -239,90 +239,47 @@ pub fn handler_for(
     program: &Program,
     host: Host,
     event: Event,
-    form: HandlerForm,
+    form: &dyn HandlerForm,
     windows: bool,
 ) -> Value {
-    let t = timeout(host, event);
-    let settings = &host.spec().settings;
-    let wire = host.event_name(event);
-    match form {
-        HandlerForm::ProgramArgs => json!({
-            "type": "command",
-            "command": program.exec,
-            "args": ["--host", host.as_str(), "--event", wire],
-            "timeout": t,
-        }),
-        HandlerForm::BashPowershell => json!({
-            "type": "command",
-            "bash": line(&program.posix, host, event),
-            "powershell": line(&program.powershell, host, event),
-            "timeoutSec": t,
-        }),
-        HandlerForm::Shell if settings.named_handlers => json!({
-            "name": format!("sophia-hook-{}", kebab(wire)),
-            "type": "command",
-            "command": program_shell_line(program, host, event, windows),
-            "timeout": t,
-            "description": "sophia-hook routing context",
-        }),
-        HandlerForm::Shell => {
-            let line_ = program_shell_line(program, host, event, windows);
-            let mut h = json!({"type": "command", "command": line_, "timeout": t});
-            if settings.command_windows && windows {
-                h["commandWindows"] = Value::from(line(&program.powershell, host, event));
-            }
-            h
-        }
-    }
+    let lines = HandlerLines {
+        program: &program.exec,
+        host: host.as_str(),
+        event: host.event_name(event),
+        shell: program_shell_line(program, host, event, windows),
+        posix: line(&program.posix, host, event),
+        powershell: line(&program.powershell, host, event),
+        timeout: timeout(host, event),
+        windows,
+    };
+    form.handler(&lines, &host.spec().settings)
+}
+
+/// Our entries for `host`, one per registered event, each with its group's matcher and the
+/// handler `handler` gives.
+fn entries(host: Host, handler: impl Fn(Event) -> Value) -> Vec<Entry> {
+    events(host)
+        .iter()
+        .map(|&event| Entry {
+            event: host.event_name(event),
+            matcher: group_matcher(host, event),
+            handler: handler(event),
+        })
+        .collect()
 }
 
 /// A document holding only our handlers for `host`, in its settings layout (matcher groups with
 /// their matchers, a hook file with its version, or our named entry): what a plugin ships as its
 /// hooks file. `handler` gives the handler of each registered event.
 pub fn hooks_document(host: Host, handler: impl Fn(Event) -> Value) -> Value {
-    let mut events_map = Map::new();
-    for &event in events(host) {
-        let h = handler(event);
-        let entry = match host.spec().settings.layout {
-            Layout::MatcherGroups => {
-                let mut group = Map::new();
-                if let Some(m) = group_matcher(host, event) {
-                    group.insert("matcher".into(), Value::from(m));
-                }
-                group.insert("hooks".into(), json!([h]));
-                json!([group])
-            }
-            Layout::HookFile { .. } | Layout::NamedEntry(_) => json!([h]),
-        };
-        events_map.insert(host.event_name(event).to_owned(), entry);
-    }
-    match host.spec().settings.layout {
-        Layout::MatcherGroups => json!({"hooks": events_map}),
-        Layout::HookFile { version } => json!({"version": version, "hooks": events_map}),
-        Layout::NamedEntry(name) => json!({name: events_map}),
-    }
-}
-
-/// `BeforeAgent` → `before-agent`.
-fn kebab(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            out.push('-');
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
+    host.spec().settings.layout.document(entries(host, handler))
 }
 
 /// The matcher of our SessionStart group (all session sources the host knows), where the host
 /// reads it as a regular expression. A host that compares lifecycle matchers as exact strings
 /// gets none, which fires on every source.
 fn session_matcher(host: Host) -> Option<&'static str> {
-    match host.spec().settings.session_matcher {
-        SessionMatcher::Regex(m) => Some(m),
-        SessionMatcher::Exact(_) | SessionMatcher::None => None,
-    }
+    host.spec().settings.session_matcher.written()
 }
 
 /// The matcher of our group for `event`: the session sources on SessionStart, the plan-approval
@@ -339,12 +296,7 @@ fn group_matcher(host: Host, event: Event) -> Option<&'static str> {
 /// (absent, empty or `*` matches every source). `None` when it fires on every source, or when
 /// the host does not compare that way.
 pub fn session_matcher_problem(host: Host, matcher: Option<&str>) -> Option<String> {
-    match host.spec().settings.session_matcher {
-        SessionMatcher::Exact(sources) => {
-            crate::hosts::exact_session_matcher_problem(host.spec(), sources, matcher)
-        }
-        SessionMatcher::Regex(_) | SessionMatcher::None => None,
-    }
+    host.spec().settings.session_matcher.problem(matcher)
 }
 
 /// True when a handler object is exactly one that `install` writes for `host`, with any path to
@@ -369,16 +321,11 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
         let Some(args) = args.as_array() else {
             return false;
         };
-        return host.spec().settings.handler == HandlerForm::ProgramArgs
-            && is_our_program(command)
+        let form = host.spec().settings.handler;
+        return is_our_program(command)
             && events(host).iter().any(|e| {
-                *args
-                    == [
-                        Value::from("--host"),
-                        Value::from(host.as_str()),
-                        Value::from("--event"),
-                        Value::from(host.event_name(*e)),
-                    ]
+                form.exec_args(host.as_str(), host.event_name(*e))
+                    .is_some_and(|want| *args == want.map(Value::from))
             });
     }
     let Some(program) = program_of(command, host) else {
@@ -458,19 +405,10 @@ pub fn events(host: Host) -> &'static [Event] {
     host.spec().events.registered
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum MergeError {
-    #[error("the top level is not a JSON object")]
-    NotAnObject,
-    #[error("`{0}` is not a JSON object")]
-    NotAnObjectAt(String),
-    #[error("`{0}` is not a JSON array")]
-    NotAnArrayAt(String),
-}
-
 /// Registers sophia-hook for SessionStart and the host's prompt event in `doc` (a settings
-/// document, `Value::Null` when the file does not exist). Everything else is kept as it is; an
-/// existing sophia-hook entry that differs is replaced; running it twice changes nothing.
+/// document, `Value::Null` when the file does not exist), in the host's layout. Everything else
+/// is kept as it is; an existing sophia-hook entry that differs is replaced; running it twice
+/// changes nothing.
 pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError> {
     let created = doc.is_null();
     let mut doc = match doc {
@@ -478,118 +416,16 @@ pub fn install(doc: Value, host: Host, binary: &str) -> Result<Value, MergeError
         Value::Object(_) => doc,
         _ => return Err(MergeError::NotAnObject),
     };
-    if let Layout::NamedEntry(hook_name) = host.spec().settings.layout {
-        let mut ours = Map::new();
-        for &event in events(host) {
-            ours.insert(
-                host.event_name(event).to_owned(),
-                json!([handler(binary, host, event)]),
-            );
-        }
-        let root = doc.as_object_mut().expect("object");
-        root.insert(hook_name.to_owned(), Value::Object(ours));
-        return Ok(doc);
-    }
-    if let Layout::HookFile { version } = host.spec().settings.layout {
-        return install_hook_file(doc, created, host, binary, version);
-    }
-    if created && host.spec().settings.description_on_create {
+    let settings = &host.spec().settings;
+    if created && settings.description_on_create {
         doc["description"] = Value::from(DESCRIPTION);
     }
     let root = doc.as_object_mut().expect("object");
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let hooks = hooks
-        .as_object_mut()
-        .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
-    for &event in events(host) {
-        let name = host.event_name(event);
-        let desired = handler(binary, host, event);
-        let groups = hooks
-            .entry(name)
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let groups = groups
-            .as_array_mut()
-            .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
-        let matcher = group_matcher(host, event);
-        // (the group's matcher, our handler) for each of our handlers.
-        let ours: Vec<(Option<&str>, &Value)> = groups
-            .iter()
-            .flat_map(|g| {
-                let m = g.get("matcher").and_then(Value::as_str);
-                g.get("hooks")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .map(move |h| (m, h))
-            })
-            .filter(|(_, h)| is_ours(h, host))
-            .collect();
-        if ours.len() == 1 && ours[0] == (matcher, &desired) {
-            continue;
-        }
-        remove_ours_from_groups(groups, host);
-        let mut group = Map::new();
-        if let Some(m) = matcher {
-            group.insert("matcher".into(), Value::from(m));
-        }
-        group.insert("hooks".into(), json!([desired]));
-        groups.push(Value::Object(group));
-    }
+    let entries = entries(host, |event| handler(binary, host, event));
+    settings
+        .layout
+        .install(root, created, &entries, &|h| is_ours(h, host))?;
     Ok(doc)
-}
-
-/// [`install`] for a hook file of our own (`{"version", "hooks": {<event>: [handler]}}`): the
-/// file's other handlers and keys stay; ours are replaced by the current ones.
-fn install_hook_file(
-    mut doc: Value,
-    created: bool,
-    host: Host,
-    binary: &str,
-    version: u64,
-) -> Result<Value, MergeError> {
-    let root = doc.as_object_mut().expect("object");
-    if created {
-        root.insert("version".into(), Value::from(version));
-    }
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
-    for &event in events(host) {
-        let name = host.event_name(event);
-        let desired = handler(binary, host, event);
-        let list = hooks
-            .entry(name)
-            .or_insert_with(|| Value::Array(Vec::new()))
-            .as_array_mut()
-            .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
-        let ours: Vec<&Value> = list.iter().filter(|h| is_ours(h, host)).collect();
-        if ours.len() == 1 && *ours[0] == desired {
-            continue;
-        }
-        list.retain(|h| !is_ours(h, host));
-        list.push(desired);
-    }
-    Ok(doc)
-}
-
-/// Removes our handlers from matcher groups, and the groups they leave empty.
-fn remove_ours_from_groups(groups: &mut Vec<Value>, host: Host) -> bool {
-    let mut removed = false;
-    groups.retain_mut(|group| {
-        let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-            return true;
-        };
-        let before = handlers.len();
-        handlers.retain(|h| !is_ours(h, host));
-        let changed = handlers.len() != before;
-        removed |= changed;
-        !(changed && handlers.is_empty())
-    });
-    removed
 }
 
 /// Removes sophia-hook's entries for `host` and the containers they leave empty; everything else
@@ -602,51 +438,13 @@ pub fn uninstall(doc: Value, host: Host) -> Result<Option<Value>, MergeError> {
         _ => return Err(MergeError::NotAnObject),
     };
     let root = doc.as_object_mut().expect("object");
-    let layout = host.spec().settings.layout;
-    if let Layout::NamedEntry(hook_name) = layout {
-        root.shift_remove(hook_name);
-    } else if let Layout::HookFile { version } = layout {
-        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
-            let mut emptied = Vec::new();
-            for (name, list) in hooks.iter_mut() {
-                if let Some(list) = list.as_array_mut() {
-                    let before = list.len();
-                    list.retain(|h| !is_ours(h, host));
-                    if list.len() != before && list.is_empty() {
-                        emptied.push(name.clone());
-                    }
-                }
-            }
-            let removed_any = !emptied.is_empty();
-            for name in emptied {
-                hooks.shift_remove(&name);
-            }
-            if removed_any && hooks.is_empty() {
-                root.shift_remove("hooks");
-            }
-        }
-        if root.is_empty()
-            || (root.len() == 1 && root.get("version") == Some(&Value::from(version)))
-        {
-            return Ok(None);
-        }
-    } else if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
-        let mut emptied = Vec::new();
-        for (name, groups) in hooks.iter_mut() {
-            if let Some(groups) = groups.as_array_mut()
-                && remove_ours_from_groups(groups, host)
-                && groups.is_empty()
-            {
-                emptied.push(name.clone());
-            }
-        }
-        let removed_any = !emptied.is_empty();
-        for name in emptied {
-            hooks.shift_remove(&name);
-        }
-        if removed_any && hooks.is_empty() {
-            root.shift_remove("hooks");
-        }
+    if host
+        .spec()
+        .settings
+        .layout
+        .uninstall(root, &|h| is_ours(h, host))
+    {
+        return Ok(None);
     }
     let only_ours = root.is_empty()
         || (root.len() == 1
@@ -677,7 +475,7 @@ pub fn uninstall_over(
     let Some(before_hooks) = before_root.get("hooks").and_then(Value::as_object) else {
         return Ok(after);
     };
-    if let Layout::NamedEntry(_) = host.spec().settings.layout {
+    if !host.spec().settings.layout.shares_hooks_map() {
         return Ok(after);
     }
     let mut doc = after.unwrap_or_else(|| Value::Object(Map::new()));
@@ -787,17 +585,6 @@ pub fn other_handlers(doc: &Value, host: Host) -> Vec<(String, String)> {
     out
 }
 
-/// One of our handlers as found in a settings document (for `doctor`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Registered {
-    pub event: String,
-    /// The matcher of the group holding the handler, if it has one.
-    pub matcher: Option<String>,
-    pub group_index: usize,
-    pub handler_index: usize,
-    pub handler: Value,
-}
-
 /// Each handler's command line as the host sees it (`command`, or Copilot's `bash`, then
 /// `args`): what a host that runs one of two identical commands compares.
 pub fn command_lines(registered: &[Registered]) -> Vec<String> {
@@ -817,64 +604,10 @@ pub fn command_lines(registered: &[Registered]) -> Vec<String> {
 
 /// Our handlers in a settings document, with their positions.
 pub fn registered(doc: &Value, host: Host) -> Vec<Registered> {
-    match host.spec().settings.layout {
-        // The host's own entry holds only our handlers: every one of them is ours.
-        Layout::NamedEntry(hook_name) => flat_registered(doc.get(hook_name), |_| true),
-        Layout::HookFile { .. } => flat_registered(doc.get("hooks"), |h| is_ours(h, host)),
-        Layout::MatcherGroups => grouped_registered(doc.get("hooks"), host),
-    }
-}
-
-/// Handlers listed straight under each event (`{"<event>": [handler, …]}`), those `keep` accepts.
-fn flat_registered(events: Option<&Value>, keep: impl Fn(&Value) -> bool) -> Vec<Registered> {
-    let mut out = Vec::new();
-    for (event, list) in events.and_then(Value::as_object).into_iter().flatten() {
-        for (h, handler) in list.as_array().into_iter().flatten().enumerate() {
-            if keep(handler) {
-                out.push(Registered {
-                    event: event.clone(),
-                    matcher: None,
-                    group_index: 0,
-                    handler_index: h,
-                    handler: handler.clone(),
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Our handlers inside matcher groups (`{"<event>": [{"matcher": …, "hooks": [handler, …]}, …]}`).
-fn grouped_registered(events: Option<&Value>, host: Host) -> Vec<Registered> {
-    let mut out = Vec::new();
-    let Some(hooks) = events.and_then(Value::as_object) else {
-        return out;
-    };
-    for (event, groups) in hooks {
-        for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
-            for (h, handler) in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                if is_ours(handler, host) {
-                    out.push(Registered {
-                        event: event.clone(),
-                        matcher: group
-                            .get("matcher")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned),
-                        group_index: g,
-                        handler_index: h,
-                        handler: handler.clone(),
-                    });
-                }
-            }
-        }
-    }
-    out
+    host.spec()
+        .settings
+        .layout
+        .registered(doc, &|h| is_ours(h, host))
 }
 
 #[cfg(test)]
@@ -882,6 +615,7 @@ mod tests {
     // Tests parse what the code under test printed.
     #![allow(clippy::disallowed_methods)]
     use super::*;
+    use serde_json::json;
 
     const BIN: &str = "/usr/local/bin/sophia-hook";
 
@@ -1012,31 +746,6 @@ mod tests {
         assert_eq!(doc["model"], "opus");
         assert_eq!(install(doc.clone(), Host::Claude, BIN).unwrap(), doc);
         assert_eq!(uninstall(doc, Host::Claude).unwrap(), Some(original));
-    }
-
-    #[test]
-    fn gemini_session_matchers_as_gemini_compares_them() {
-        assert_eq!(session_matcher_problem(Host::Gemini, None), None);
-        assert_eq!(session_matcher_problem(Host::Gemini, Some("")), None);
-        assert_eq!(session_matcher_problem(Host::Gemini, Some("*")), None);
-        assert!(
-            session_matcher_problem(Host::Gemini, Some("startup"))
-                .unwrap()
-                .contains("only on source=startup")
-        );
-        for never in [
-            "startup|resume|clear",
-            "startup|resume",
-            "start.*",
-            "Startup",
-        ] {
-            assert!(
-                session_matcher_problem(Host::Gemini, Some(never))
-                    .unwrap()
-                    .contains("never matches"),
-                "{never}"
-            );
-        }
     }
 
     #[test]

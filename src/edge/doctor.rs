@@ -20,7 +20,6 @@ use crate::edge::{agents, hostconfig, skills};
 use crate::hosts::trust::{
     Installed, InstalledHandler, Record, Syntax, TrustFix, TrustGate, TrustInput, Verdict,
 };
-use crate::hosts::{HandlerForm, Layout};
 use crate::install::{Registered, Scope, registered};
 use crate::payload::{Event, Host};
 
@@ -202,7 +201,7 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
-    if host.spec().settings.handler == HandlerForm::ProgramArgs && handler.get("args").is_some() {
+    if host.spec().settings.handler.exec() && handler.get("args").is_some() {
         let args: Vec<&str> = handler["args"]
             .as_array()
             .into_iter()
@@ -519,12 +518,12 @@ fn impostors(doc: &Value, host: Host) -> Vec<String> {
         .into_iter()
         .flat_map(|hooks| hooks.iter())
         .chain(
-            match host.spec().settings.layout {
-                Layout::NamedEntry(hook_name) => doc.get(hook_name).and_then(Value::as_object),
-                Layout::MatcherGroups | Layout::HookFile { .. } => None,
-            }
-            .into_iter()
-            .flat_map(|o| o.iter()),
+            host.spec()
+                .settings
+                .layout
+                .own_entry(doc)
+                .into_iter()
+                .flat_map(|o| o.iter()),
         );
     for (event, list) in groups {
         for item in list.as_array().into_iter().flatten() {
@@ -607,12 +606,13 @@ pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<Str
 /// second value (the advice then says not to trust the folder unread).
 pub fn other_project_hooks(host: Host, root: &ProjectRoot) -> (Vec<String>, bool) {
     use crate::edge::files::caps;
-    use crate::hosts::{Layout, McpFormat, PluginPlace};
+    use crate::hosts::{McpFormat, PluginPlace};
     let spec = host.spec();
     let settings = root.at(spec.settings.project);
     let mut files: Vec<(Place, bool)> = vec![(settings.clone(), false)];
     let mut unread = false;
-    if let (Layout::HookFile { .. }, Some(dir)) = (spec.settings.layout, settings.parent())
+    if spec.settings.layout.reads_folder()
+        && let Some(dir) = settings.parent()
         && let Ok(mut entries) = dir.list_dir(OTHER_HOOK_FILES)
     {
         let own = settings.file_name().map(std::ffi::OsStr::to_os_string);
@@ -896,10 +896,8 @@ fn windows_line_key(host: Host) -> Option<&'static str> {
     let settings = &host.spec().settings;
     if settings.command_windows {
         Some("commandWindows")
-    } else if settings.handler == HandlerForm::BashPowershell {
-        Some("powershell")
     } else {
-        None
+        settings.handler.windows_line_key()
     }
 }
 
@@ -956,9 +954,9 @@ fn live_run(
             );
         }
     };
-    let mut cmd = if host.spec().settings.handler == HandlerForm::ProgramArgs {
+    let mut cmd = if let Some(args) = host.spec().settings.handler.exec_args(host.as_str(), wire) {
         let mut cmd = Command::new(program);
-        cmd.args(["--host", host.as_str(), "--event", wire]);
+        cmd.args(args);
         cmd
     } else {
         shell_command(host, event, &binary.to_string_lossy())

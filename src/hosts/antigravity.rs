@@ -39,10 +39,10 @@ pub const SPEC: HostSpec = HostSpec {
     settings: Settings {
         project: ".agents/hooks.json",
         user: UserPath::Home(".gemini/config/hooks.json"),
-        layout: Layout::NamedEntry(HOOK_NAME),
-        handler: HandlerForm::Shell,
+        layout: &NamedEntry,
+        handler: &Shell,
         timeout_ms: false,
-        session_matcher: SessionMatcher::None,
+        session_matcher: &NoMatcher,
         description_on_create: false,
         allowed_root_keys: None,
         named_handlers: false,
@@ -157,5 +157,59 @@ impl output::OutputFormat for InjectSteps {
             chars += text.chars().count();
         }
         Ok(chars)
+    }
+}
+
+/// Antigravity's settings layout: `<name>: {<Event>: [handler]}`, an entry of its own keyed by
+/// our hook's name ([`HOOK_NAME`]) beside the user's other hooks, so that everything in it is
+/// ours and `install` writes it whole.
+#[derive(Debug)]
+pub struct NamedEntry;
+
+impl Layout for NamedEntry {
+    fn document(&self, entries: Vec<Entry>) -> serde_json::Value {
+        serde_json::json!({HOOK_NAME: settings::flat_events(entries)})
+    }
+
+    fn install(
+        &self,
+        root: &mut serde_json::Map<String, serde_json::Value>,
+        _created: bool,
+        entries: &[Entry],
+        _is_ours: &dyn Fn(&serde_json::Value) -> bool,
+    ) -> Result<(), MergeError> {
+        let ours = settings::flat_events(entries.to_vec());
+        root.insert(HOOK_NAME.to_owned(), serde_json::Value::Object(ours));
+        Ok(())
+    }
+
+    fn uninstall(
+        &self,
+        root: &mut serde_json::Map<String, serde_json::Value>,
+        _is_ours: &dyn Fn(&serde_json::Value) -> bool,
+    ) -> bool {
+        root.shift_remove(HOOK_NAME);
+        false
+    }
+
+    /// The host's own entry holds only our handlers: every one of them is ours.
+    fn registered(
+        &self,
+        doc: &serde_json::Value,
+        _is_ours: &dyn Fn(&serde_json::Value) -> bool,
+    ) -> Vec<Registered> {
+        settings::flat_registered(doc.get(HOOK_NAME), &|_| true)
+    }
+
+    fn own_entry<'a>(
+        &self,
+        doc: &'a serde_json::Value,
+    ) -> Option<&'a serde_json::Map<String, serde_json::Value>> {
+        doc.get(HOOK_NAME).and_then(serde_json::Value::as_object)
+    }
+
+    /// Our entry is the whole of it: there is no container of the user's to keep.
+    fn shares_hooks_map(&self) -> bool {
+        false
     }
 }

@@ -40,10 +40,10 @@ pub const SPEC: HostSpec = HostSpec {
     settings: Settings {
         project: ".claude/settings.json",
         user: UserPath::Home(".claude/settings.json"),
-        layout: Layout::MatcherGroups,
-        handler: HandlerForm::ProgramArgs,
+        layout: &MatcherGroups,
+        handler: &ProgramArgs,
         timeout_ms: false,
-        session_matcher: SessionMatcher::Regex("startup|resume|clear|compact"),
+        session_matcher: &Regex("startup|resume|clear|compact"),
         description_on_create: false,
         allowed_root_keys: None,
         named_handlers: false,
@@ -119,7 +119,7 @@ pub const SPEC: HostSpec = HostSpec {
         manifest: ".claude-plugin/plugin.json",
         manifest_hooks: None,
         hooks: "hooks/hooks.json",
-        handler: HandlerForm::Shell,
+        handler: &Shell,
         root: PluginRoot {
             posix: "${CLAUDE_PLUGIN_ROOT}",
             posix_sep: "/",
@@ -167,5 +167,25 @@ fn tools(tool: &str) -> &'static [&'static str] {
         "edit" | "write" => &["Edit", "Write"],
         "test" | "shell" => &["Bash"],
         _ => &[],
+    }
+}
+
+/// Claude Code's exec form in its settings: `command` is the program and `args` its arguments,
+/// which the host runs with no shell, so no quoting of the path can go wrong.
+#[derive(Debug)]
+pub struct ProgramArgs;
+
+impl HandlerForm for ProgramArgs {
+    fn handler(&self, lines: &HandlerLines<'_>, _: &Settings) -> serde_json::Value {
+        serde_json::json!({
+            "type": "command",
+            "command": lines.program,
+            "args": self.exec_args(lines.host, lines.event),
+            "timeout": lines.timeout,
+        })
+    }
+
+    fn exec(&self) -> bool {
+        true
     }
 }

@@ -42,10 +42,10 @@ pub const SPEC: HostSpec = HostSpec {
     settings: Settings {
         project: ".codex/hooks.json",
         user: UserPath::HostHome(HOME, "hooks.json"),
-        layout: Layout::MatcherGroups,
-        handler: HandlerForm::Shell,
+        layout: &MatcherGroups,
+        handler: &Shell,
         timeout_ms: false,
-        session_matcher: SessionMatcher::Regex("startup|resume|clear|compact"),
+        session_matcher: &Regex("startup|resume|clear|compact"),
         description_on_create: true,
         allowed_root_keys: Some(&["description", "hooks"]),
         named_handlers: false,
@@ -114,7 +114,7 @@ pub const SPEC: HostSpec = HostSpec {
         manifest: ".codex-plugin/plugin.json",
         manifest_hooks: Some("./hooks/hooks.json"),
         hooks: "hooks/hooks.json",
-        handler: HandlerForm::Shell,
+        handler: &Shell,
         root: PluginRoot {
             posix: "${PLUGIN_ROOT}",
             posix_sep: "/",

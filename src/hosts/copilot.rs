@@ -47,11 +47,11 @@ pub const SPEC: HostSpec = HostSpec {
         // A file of our own: `uninstall` deletes it, no user setting is rewritten.
         project: ".github/hooks/sophia-hook.json",
         user: UserPath::HostHome(HOME, "hooks/sophia-hook.json"),
-        layout: Layout::HookFile { version: 1 },
-        handler: HandlerForm::BashPowershell,
+        layout: &HookFile,
+        handler: &BashPowershell,
         timeout_ms: false,
         // Matchers are not applied to these two events.
-        session_matcher: SessionMatcher::None,
+        session_matcher: &NoMatcher,
         description_on_create: false,
         allowed_root_keys: None,
         named_handlers: false,
@@ -146,7 +146,7 @@ pub const SPEC: HostSpec = HostSpec {
         manifest: ".plugin/plugin.json",
         manifest_hooks: Some("hooks/hooks.json"),
         hooks: "hooks/hooks.json",
-        handler: HandlerForm::BashPowershell,
+        handler: &BashPowershell,
         root: PluginRoot {
             posix: "$PLUGIN_ROOT",
             posix_sep: "/",
@@ -303,6 +303,116 @@ pub fn trusted_folder_entry(config: &Value, root: &Path) -> Option<String> {
         .find(|entry| !entry.is_empty() && root.starts_with(Path::new(entry)))
 }
 
+/// The version of the hook file `install` creates.
+const HOOK_FILE_VERSION: u64 = 1;
+
+/// Copilot CLI's settings layout: a hook file of our own, `{"version": N, "hooks": {<Event>:
+/// [handler]}}`, one of the `.json` files of a folder the host reads whole (`.github/hooks/`,
+/// `$COPILOT_HOME/hooks/`). A user's handlers in it stay.
+#[derive(Debug)]
+pub struct HookFile;
+
+impl Layout for HookFile {
+    fn document(&self, entries: Vec<Entry>) -> Value {
+        json!({"version": HOOK_FILE_VERSION, "hooks": settings::flat_events(entries)})
+    }
+
+    /// The file's other handlers and keys stay; ours are replaced by the current ones.
+    fn install(
+        &self,
+        root: &mut Map<String, Value>,
+        created: bool,
+        entries: &[Entry],
+        is_ours: &dyn Fn(&Value) -> bool,
+    ) -> Result<(), MergeError> {
+        if created {
+            root.insert("version".into(), Value::from(HOOK_FILE_VERSION));
+        }
+        let hooks = root
+            .entry("hooks")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
+        for entry in entries {
+            let name = entry.event;
+            let desired = &entry.handler;
+            let list = hooks
+                .entry(name)
+                .or_insert_with(|| Value::Array(Vec::new()))
+                .as_array_mut()
+                .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
+            let ours: Vec<&Value> = list.iter().filter(|h| is_ours(h)).collect();
+            if ours.len() == 1 && ours[0] == desired {
+                continue;
+            }
+            list.retain(|h| !is_ours(h));
+            list.push(desired.clone());
+        }
+        Ok(())
+    }
+
+    /// A file left with nothing, or with only the version we wrote, can go.
+    fn uninstall(&self, root: &mut Map<String, Value>, is_ours: &dyn Fn(&Value) -> bool) -> bool {
+        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
+            let mut emptied = Vec::new();
+            for (name, list) in hooks.iter_mut() {
+                if let Some(list) = list.as_array_mut() {
+                    let before = list.len();
+                    list.retain(|h| !is_ours(h));
+                    if list.len() != before && list.is_empty() {
+                        emptied.push(name.clone());
+                    }
+                }
+            }
+            let removed_any = !emptied.is_empty();
+            for name in emptied {
+                hooks.shift_remove(&name);
+            }
+            if removed_any && hooks.is_empty() {
+                root.shift_remove("hooks");
+            }
+        }
+        root.is_empty()
+            || (root.len() == 1 && root.get("version") == Some(&Value::from(HOOK_FILE_VERSION)))
+    }
+
+    fn registered(&self, doc: &Value, is_ours: &dyn Fn(&Value) -> bool) -> Vec<Registered> {
+        settings::flat_registered(doc.get("hooks"), is_ours)
+    }
+
+    fn reads_folder(&self) -> bool {
+        true
+    }
+}
+
+/// Copilot CLI's handler form: `bash` (POSIX quoting) and `powershell` command lines, the host
+/// running the one for its platform, and the timeout as `timeoutSec`.
+#[derive(Debug)]
+pub struct BashPowershell;
+
+impl HandlerForm for BashPowershell {
+    fn handler(&self, lines: &HandlerLines<'_>, _: &Settings) -> Value {
+        json!({
+            "type": "command",
+            "bash": lines.posix,
+            "powershell": lines.powershell,
+            "timeoutSec": lines.timeout,
+        })
+    }
+
+    fn command_key(&self) -> &'static str {
+        "bash"
+    }
+
+    fn timeout_key(&self) -> &'static str {
+        "timeoutSec"
+    }
+
+    fn windows_line_key(&self) -> Option<&'static str> {
+        Some("powershell")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +452,53 @@ mod tests {
             assert_eq!(found(empty, "/work/repo"), Ok(None), "{empty:?}");
         }
         assert!(found("{\"trustedFolders\": [", "/work/repo").is_err());
+    }
+
+    fn ours(h: &Value) -> bool {
+        h.get("bash")
+            .and_then(Value::as_str)
+            .is_some_and(|b| b.starts_with("/x/sophia-hook"))
+    }
+
+    fn entry(line: &str) -> Entry {
+        Entry {
+            event: "sessionStart",
+            matcher: None,
+            handler: json!({"type": "command", "bash": line, "timeoutSec": 10}),
+        }
+    }
+
+    /// Our hook file: created with its version as the plugin's document is, a user's handler in
+    /// it kept while ours is replaced and removed, and a file left with only the version gone.
+    #[test]
+    fn the_hook_file_keeps_a_users_handlers() {
+        let mine = json!({"type": "command", "bash": "/opt/mine"});
+        let mut root = Map::new();
+        HookFile
+            .install(&mut root, true, &[entry("/x/sophia-hook a")], &ours)
+            .unwrap();
+        assert_eq!(
+            Value::Object(root.clone()),
+            HookFile.document(vec![entry("/x/sophia-hook a")])
+        );
+        let mut created = root.clone();
+        root["hooks"]["sessionStart"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, mine.clone());
+        HookFile
+            .install(&mut root, false, &[entry("/x/sophia-hook b")], &ours)
+            .unwrap();
+        assert_eq!(
+            root["hooks"]["sessionStart"],
+            json!([mine, entry("/x/sophia-hook b").handler])
+        );
+        let found = HookFile.registered(&Value::Object(root.clone()), &ours);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].handler_index, 1);
+        assert!(!HookFile.uninstall(&mut root, &ours));
+        assert_eq!(root["hooks"]["sessionStart"], json!([mine]));
+        assert!(HookFile.uninstall(&mut created, &ours), "{created:?}");
+        assert_eq!(Value::Object(created), json!({"version": 1}));
     }
 }

@@ -42,13 +42,13 @@ pub const SPEC: HostSpec = HostSpec {
     settings: Settings {
         project: ".gemini/settings.json",
         user: UserPath::Home(".gemini/settings.json"),
-        layout: Layout::MatcherGroups,
-        handler: HandlerForm::Shell,
+        layout: &MatcherGroups,
+        handler: &Shell,
         timeout_ms: true,
         // Gemini CLI compares lifecycle matchers as exact strings (0.61.0), so
         // `startup|resume|clear` would never match there: we write no matcher, which fires on
         // every source.
-        session_matcher: SessionMatcher::Exact(&SESSION_SOURCES),
+        session_matcher: &ExactSources,
         description_on_create: false,
         allowed_root_keys: None,
         named_handlers: true,
@@ -131,7 +131,7 @@ pub const SPEC: HostSpec = HostSpec {
         manifest: "gemini-extension.json",
         manifest_hooks: None,
         hooks: "hooks/hooks.json",
-        handler: HandlerForm::Shell,
+        handler: &Shell,
         root: PluginRoot {
             posix: "${extensionPath}",
             posix_sep: "${/}",
@@ -270,6 +270,33 @@ pub fn trusts(trusted_folders: &Value, root: &Path) -> bool {
     })
 }
 
+/// Gemini CLI compares SessionStart matchers as exact strings against [`SESSION_SOURCES`]: we
+/// write none (it fires on every source), and `doctor` reports one that narrows or never matches.
+#[derive(Debug)]
+pub struct ExactSources;
+
+impl SessionMatcher for ExactSources {
+    fn written(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Absent, empty or `*` matches every source; one source narrows to it; anything else never
+    /// matches.
+    fn problem(&self, matcher: Option<&str>) -> Option<String> {
+        match matcher {
+            None | Some("") | Some("*") => None,
+            Some(m) if SESSION_SOURCES.contains(&m) => Some(format!(
+                "the matcher \"{m}\" fires only on source={m}, not on every session start"
+            )),
+            Some(m) => Some(format!(
+                "the matcher \"{m}\" never matches: {} compares SessionStart matchers as exact strings (one of {}), so this hook never runs",
+                SPEC.display,
+                SESSION_SOURCES.join(", ")
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +319,33 @@ mod tests {
             assert_eq!(trusts(&doc, Path::new(root)), trusted, "{root}");
         }
         assert!(!trusts(&Value::Null, Path::new("/work/repo")));
+    }
+
+    /// The problem `doctor` reports with an existing SessionStart matcher.
+    fn problem(matcher: Option<&str>) -> Option<String> {
+        SPEC.settings.session_matcher.problem(matcher)
+    }
+
+    #[test]
+    fn gemini_session_matchers_as_gemini_compares_them() {
+        assert_eq!(problem(None), None);
+        assert_eq!(problem(Some("")), None);
+        assert_eq!(problem(Some("*")), None);
+        assert!(
+            problem(Some("startup"))
+                .unwrap()
+                .contains("only on source=startup")
+        );
+        for never in [
+            "startup|resume|clear",
+            "startup|resume",
+            "start.*",
+            "Startup",
+        ] {
+            assert!(
+                problem(Some(never)).unwrap().contains("never matches"),
+                "{never}"
+            );
+        }
     }
 }

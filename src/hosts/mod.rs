@@ -7,6 +7,10 @@
 //! behaviour is data here, and the generic code handles each *kind* of contract (a settings
 //! layout, an output shape, a trust model), not each host. Pure: no I/O, and nothing from the
 //! rest of the crate (the lowest layer; docs/architecture.md).
+//!
+//! A kind only one host uses is code in that host's file behind a trait the spec holds: the
+//! settings file's layout, handler form and SessionStart matcher rule ([`settings`]), whose
+//! shared kinds live in that module.
 
 pub mod agent_file;
 pub mod antigravity;
@@ -15,12 +19,18 @@ pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod output;
+pub mod settings;
 pub mod trust;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+
+pub use settings::{
+    Entry, HandlerForm, HandlerLines, Layout, MatcherGroups, MergeError, NoMatcher, Regex,
+    Registered, SessionMatcher, Shell,
+};
 
 /// The host that runs the hook, given on the command line (`--host`), never sniffed.
 #[derive(
@@ -159,7 +169,7 @@ pub struct PluginLayout {
     pub hooks: &'static str,
     /// The handler form in that file (Claude Code: a shell line, where it substitutes the plugin
     /// root; its settings use the exec form).
-    pub handler: HandlerForm,
+    pub handler: &'static dyn HandlerForm,
     /// How a hook command line names the plugin's folder.
     pub root: PluginRoot,
     /// The folder of the plugin's agent definitions (in the host's `agents` format), relative to
@@ -352,11 +362,14 @@ pub struct Settings {
     /// Relative to the project root.
     pub project: &'static str,
     pub user: UserPath,
-    pub layout: Layout,
-    pub handler: HandlerForm,
+    /// Where the document keeps its hooks and how ours sit among the user's.
+    pub layout: &'static dyn Layout,
+    /// The keys of a handler and how it names the program.
+    pub handler: &'static dyn HandlerForm,
     /// Timeout unit: milliseconds when true, seconds when false.
     pub timeout_ms: bool,
-    pub session_matcher: SessionMatcher,
+    /// How the host matches a SessionStart group: what we write, and what `doctor` reports.
+    pub session_matcher: &'static dyn SessionMatcher,
     /// Whether a file sophia-hook creates gets our `description` at its root.
     pub description_on_create: bool,
     /// Root keys the host accepts, when any other makes it reject the file.
@@ -378,55 +391,6 @@ pub struct Settings {
     /// `project` and, for a hook file of our own, the other files of its folder: what trusting
     /// the folder also lets run (`doctor`'s and `install`'s trust advice lists their hooks).
     pub other_hook_files: &'static [&'static str],
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// `hooks.<Event>: [{matcher?, hooks: [handler]}]`.
-    MatcherGroups,
-    /// `<name>: {<Event>: [handler]}`, keyed by our hook's name.
-    NamedEntry(&'static str),
-    /// A hook file of our own: `{"version": N, "hooks": {<Event>: [handler]}}`.
-    HookFile { version: u64 },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HandlerForm {
-    /// `command` is a shell command line (POSIX quoting).
-    Shell,
-    /// `command` is the program and `args` its arguments (no shell).
-    ProgramArgs,
-    /// `bash` (POSIX quoting) and `powershell` command lines, `timeoutSec`.
-    BashPowershell,
-}
-
-impl HandlerForm {
-    /// The handler key holding the command line (or the program).
-    pub fn command_key(self) -> &'static str {
-        match self {
-            HandlerForm::Shell | HandlerForm::ProgramArgs => "command",
-            HandlerForm::BashPowershell => "bash",
-        }
-    }
-
-    /// The handler key holding the timeout.
-    pub fn timeout_key(self) -> &'static str {
-        match self {
-            HandlerForm::Shell | HandlerForm::ProgramArgs => "timeout",
-            HandlerForm::BashPowershell => "timeoutSec",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionMatcher {
-    /// A regular expression over the sources, written on our SessionStart group.
-    Regex(&'static str),
-    /// The host compares matchers as exact strings against these sources: none is written (it
-    /// fires on every source) and `doctor` reports one that narrows or never matches.
-    Exact(&'static [&'static str]),
-    /// The host has no SessionStart matcher.
-    None,
 }
 
 #[derive(Debug)]
@@ -629,26 +593,6 @@ impl Host {
     pub fn prompt_event_per_model_call(self, wire_event: &str) -> bool {
         let events = &self.spec().events;
         events.prompt_per_model_call && wire_event == events.prompt
-    }
-}
-
-/// Session-start sources a host compares exactly: what is wrong with `matcher` (absent, empty
-/// or `*` matches every source). `None` when it fires on every source.
-pub fn exact_session_matcher_problem(
-    host: &HostSpec,
-    sources: &[&str],
-    matcher: Option<&str>,
-) -> Option<String> {
-    match matcher {
-        None | Some("") | Some("*") => None,
-        Some(m) if sources.contains(&m) => Some(format!(
-            "the matcher \"{m}\" fires only on source={m}, not on every session start"
-        )),
-        Some(m) => Some(format!(
-            "the matcher \"{m}\" never matches: {} compares SessionStart matchers as exact strings (one of {}), so this hook never runs",
-            host.display,
-            sources.join(", ")
-        )),
     }
 }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use sophia_hook::hosts::{Event, HandlerForm, Host, Scope};
+use sophia_hook::hosts::{Event, Host, Scope};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sophia-hook");
 
@@ -140,21 +140,18 @@ fn run_entry(
         .find(|r| r.event == wire)
         .unwrap_or_else(|| panic!("{host:?}: no entry for {wire} in {doc}"));
     let form = host.spec().settings.handler;
-    let mut cmd = match form {
+    let mut cmd = if form.exec() {
         // The exec form: the program (looked up on the child's PATH) with its arguments.
-        HandlerForm::ProgramArgs => {
-            let mut cmd = machine.command(reg.handler["command"].as_str().unwrap(), cwd);
-            for a in reg.handler["args"].as_array().unwrap() {
-                cmd.arg(a.as_str().unwrap());
-            }
-            cmd
+        let mut cmd = machine.command(reg.handler["command"].as_str().unwrap(), cwd);
+        for a in reg.handler["args"].as_array().unwrap() {
+            cmd.arg(a.as_str().unwrap());
         }
-        HandlerForm::Shell | HandlerForm::BashPowershell => {
-            let line = reg.handler[form.command_key()].as_str().unwrap();
-            let mut cmd = machine.command("sh", cwd);
-            cmd.arg("-c").arg(line);
-            cmd
-        }
+        cmd
+    } else {
+        let line = reg.handler[form.command_key()].as_str().unwrap();
+        let mut cmd = machine.command("sh", cwd);
+        cmd.arg("-c").arg(line);
+        cmd
     };
     let payload = (host.spec().payload.sample)(event, wire, &cwd.to_string_lossy(), "portable");
     let mut child = cmd
