@@ -627,7 +627,7 @@ pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<Str
 /// second value (the advice then says not to trust the folder unread).
 pub fn other_project_hooks(host: Host, root: &ProjectRoot) -> (Vec<String>, bool) {
     use crate::edge::files::caps;
-    use crate::hosts::{Layout, McpFormat, PluginPlace};
+    use crate::hosts::{Layout, PluginPlace, Syntax};
     let spec = host.spec();
     let settings = root.at(spec.settings.project);
     let mut files: Vec<(Place, bool)> = vec![(settings.clone(), false)];
@@ -655,7 +655,7 @@ pub fn other_project_hooks(host: Host, root: &ProjectRoot) -> (Vec<String>, bool
     );
     for mcp in spec.mcp {
         if let PluginPlace::Project(rel) = mcp.place {
-            files.push((root.at(rel), matches!(mcp.format, McpFormat::Toml(_))));
+            files.push((root.at(rel), mcp.servers.syntax() == Syntax::Toml));
         }
     }
     let mut seen = std::collections::BTreeSet::new();

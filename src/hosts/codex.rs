@@ -131,11 +131,70 @@ pub const SPEC: HostSpec = HostSpec {
     mcp: &[
         McpFile {
             place: PluginPlace::User(UserPath::HostHome(HOME, "config.toml")),
-            format: McpFormat::Toml("mcp_servers"),
+            servers: &TomlServers("mcp_servers"),
         },
         McpFile {
             place: PluginPlace::Project(".codex/config.toml"),
-            format: McpFormat::Toml("mcp_servers"),
+            servers: &TomlServers("mcp_servers"),
         },
     ],
 };
+
+/// TOML, the servers as sub-tables of this table (`[mcp_servers.<name>]`); an entry with
+/// `enabled = false` is off.
+#[derive(Debug)]
+struct TomlServers(&'static str);
+
+impl McpServers for TomlServers {
+    fn syntax(&self) -> Syntax {
+        Syntax::Toml
+    }
+
+    fn servers(&self, doc: &serde_json::Value, _cwd: &Path, _root: &Path) -> Vec<McpEntry> {
+        use serde_json::Value;
+        let Some(servers) = doc.get(self.0).and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        servers
+            .iter()
+            .filter_map(|(name, value)| {
+                let entry = value.as_object()?;
+                if entry.get("enabled").and_then(Value::as_bool) == Some(false) {
+                    return None;
+                }
+                Some((name.clone(), command_line(value)))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `config.toml` as the edge hands it over (its tables as JSON): `enabled = false` turns a
+    /// server off, a missing `enabled` or `disabled` does not.
+    #[test]
+    fn toml_servers_are_the_enabled_sub_tables() {
+        let doc = json!({"mcp_servers": {
+            "on": {"command": "node", "args": ["a", 1]},
+            "off": {"command": "node", "enabled": false},
+            "kept": {"disabled": true},
+            "not-a-table": "x",
+        }});
+        let got = TomlServers("mcp_servers").servers(&doc, Path::new("/"), Path::new("/"));
+        assert_eq!(
+            got,
+            [
+                ("on".to_owned(), vec!["node".to_owned(), "a".to_owned()]),
+                ("kept".to_owned(), vec![]),
+            ]
+        );
+        assert!(
+            TomlServers("mcp_servers")
+                .servers(&json!({"mcp_servers": 1}), Path::new("/"), Path::new("/"))
+                .is_empty()
+        );
+    }
+}

@@ -163,7 +163,7 @@ pub const SPEC: HostSpec = HostSpec {
     // `mcpServers` in `$COPILOT_HOME/mcp-config.json` (what `/mcp add` writes).
     mcp: &[McpFile {
         place: PluginPlace::User(UserPath::HostHome(HOME, "mcp-config.json")),
-        format: McpFormat::Json("mcpServers"),
+        servers: &JsonServers("mcpServers"),
     }],
 };
 

@@ -147,11 +147,11 @@ pub const SPEC: HostSpec = HostSpec {
     mcp: &[
         McpFile {
             place: PluginPlace::User(UserPath::Home(".gemini/settings.json")),
-            format: McpFormat::Json("mcpServers"),
+            servers: &JsonServers("mcpServers"),
         },
         McpFile {
             place: PluginPlace::Project(".gemini/settings.json"),
-            format: McpFormat::Json("mcpServers"),
+            servers: &JsonServers("mcpServers"),
         },
     ],
 };

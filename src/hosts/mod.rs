@@ -122,19 +122,98 @@ pub struct HostSpec {
 #[derive(Debug, Clone, Copy)]
 pub struct McpFile {
     pub place: PluginPlace,
-    pub format: McpFormat,
+    /// How the file lists its servers.
+    pub servers: &'static dyn McpServers,
 }
 
-/// How an MCP settings file lists its servers: each entry a name with a `command` and `args`.
+/// The syntax of a file the edge reads for a host, so that it picks the bounded parser from data
+/// and hands the host the parsed document (TOML as the JSON value of its tables).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpFormat {
-    /// JSON (comments allowed), the servers under this root key.
-    Json(&'static str),
-    /// TOML, the servers as sub-tables of this table (`[mcp_servers.<name>]`).
-    Toml(&'static str),
-    /// Claude Code's `~/.claude.json`: the user's `mcpServers`, and the local ones under
-    /// `projects.<folder>.mcpServers` for the working folder or a folder above it in the project.
-    ClaudeUserJson,
+pub enum Syntax {
+    /// Strict JSON.
+    Json,
+    /// JSON with `//` and `/* */` comments (a strict JSON file is one too).
+    Jsonc,
+    Toml,
+}
+
+/// What to keep of a JSON file too large to build whole (`~/.claude.json`, where Claude Code
+/// keeps every project's state): the file is skimmed within `bounded::SKIMMED` and only these
+/// keys are built, each within `bounded::FILE`. The document the host then reads holds each root
+/// key (`null` when missing or unreadable) and the `each` object with, for every entry, the kept
+/// keys that were readable (an entry with none is left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonSkim {
+    /// The root keys kept.
+    pub root: &'static [&'static str],
+    /// A root object, and the keys kept of each of its entries.
+    pub each: Option<(&'static str, &'static [&'static str])>,
+}
+
+/// One server entry of an MCP settings file: its name, then its command and arguments.
+pub type McpEntry = (String, Vec<String>);
+
+/// How an MCP settings file lists its servers: each entry a name with a `command` and `args`.
+/// The edge reads and parses the file ([`McpServers::syntax`], [`McpServers::skim`]); the host
+/// says which entries of the document are enabled servers.
+pub trait McpServers: Sync + std::fmt::Debug {
+    /// The file's syntax.
+    fn syntax(&self) -> Syntax {
+        Syntax::Jsonc
+    }
+
+    /// For a JSON file too large to build whole, what to keep of it; a file that does not have
+    /// that shape is then read whole. `None`: read whole.
+    fn skim(&self) -> Option<JsonSkim> {
+        None
+    }
+
+    /// Each enabled server entry of the parsed document, for a host working in `cwd` inside the
+    /// project `root`.
+    fn servers(&self, doc: &serde_json::Value, cwd: &Path, root: &Path) -> Vec<McpEntry>;
+}
+
+/// JSON (comments allowed), the servers under this root key; an entry with `"disabled": true`
+/// or `"enabled": false` is off.
+#[derive(Debug)]
+pub struct JsonServers(pub &'static str);
+
+impl McpServers for JsonServers {
+    fn servers(&self, doc: &serde_json::Value, _cwd: &Path, _root: &Path) -> Vec<McpEntry> {
+        json_servers(doc.get(self.0))
+    }
+}
+
+/// The enabled entries of a JSON object of servers (`mcpServers`): nothing when it is not an
+/// object.
+pub fn json_servers(servers: Option<&serde_json::Value>) -> Vec<McpEntry> {
+    use serde_json::Value;
+    let Some(servers) = servers.and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    servers
+        .iter()
+        .filter(|(_, entry)| {
+            entry.get("disabled").and_then(Value::as_bool) != Some(true)
+                && entry.get("enabled").and_then(Value::as_bool) != Some(false)
+        })
+        .map(|(name, entry)| (name.clone(), command_line(entry)))
+        .collect()
+}
+
+/// A server entry's `command` and then its `args` (what is not a string is left out).
+pub fn command_line(entry: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let mut command: Vec<String> = entry
+        .get("command")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    if let Some(args) = entry.get("args").and_then(Value::as_array) {
+        command.extend(args.iter().filter_map(|a| a.as_str().map(str::to_owned)));
+    }
+    command
 }
 
 /// The host's plugin (or extension) folder as `plugin build` writes it: manifest, hooks file,
