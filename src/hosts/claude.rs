@@ -126,7 +126,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: Some("agents"),
         // `claude plugin install` at user, project or local scope.
-        enabled: PluginEnabled::EnabledPlugins(&[
+        enabled: &EnabledPlugins(&[
             PluginPlace::User(UserPath::Home(".claude/settings.json")),
             PluginPlace::Project(".claude/settings.json"),
             PluginPlace::Project(".claude/settings.local.json"),

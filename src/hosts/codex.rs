@@ -123,7 +123,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: None,
         // `codex plugin add` writes `[plugins."sophia-hook@sophia-hook"] enabled = true`.
-        enabled: PluginEnabled::TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
+        enabled: &TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
         remove: "codex plugin remove sophia-hook@sophia-hook",
     }),
     // `[mcp_servers.<name>]` in the user's `config.toml`, and in a trusted project's
@@ -139,6 +139,33 @@ pub const SPEC: HostSpec = HostSpec {
         },
     ],
 };
+
+/// `[plugins."sophia-hook@sophia-hook"]` with `enabled = true` in this TOML file (a table
+/// without `enabled` counts as enabled, as Codex reads it).
+#[derive(Debug)]
+struct TomlPlugins(UserPath);
+
+impl PluginEnablement for TomlPlugins {
+    fn files(&self, _name: &str) -> Vec<RecordFile> {
+        vec![RecordFile::at(PluginPlace::User(self.0), Syntax::Toml)]
+    }
+
+    fn enabled(&self, _name: &str, id: &str, read: &[Read]) -> Option<usize> {
+        use serde_json::Value;
+        let entry = read
+            .first()?
+            .doc()?
+            .get("plugins")
+            .and_then(Value::as_object)
+            .and_then(|plugins| plugins.get(id))
+            .and_then(Value::as_object)?;
+        entry
+            .get("enabled")
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
+            .then_some(0)
+    }
+}
 
 /// TOML, the servers as sub-tables of this table (`[mcp_servers.<name>]`); an entry with
 /// `enabled = false` is off.
@@ -196,5 +223,32 @@ mod tests {
                 .servers(&json!({"mcp_servers": 1}), Path::new("/"), Path::new("/"))
                 .is_empty()
         );
+    }
+
+    /// `[plugins."<id>"]`: enabled unless `enabled = false`; another plugin or no document is
+    /// no record.
+    #[test]
+    fn toml_plugins_read_the_plugins_table() {
+        let record = TomlPlugins(UserPath::HostHome(HOME, "config.toml"));
+        let id = "sophia-hook@sophia-hook";
+        let read = |doc| [Read::Present(Some(doc))];
+        for (doc, want) in [
+            (json!({"plugins": {id: {"enabled": true}}}), Some(0)),
+            (json!({"plugins": {id: {}}}), Some(0)),
+            (json!({"plugins": {id: {"enabled": false}}}), None),
+            (json!({"plugins": {id: true}}), None),
+            (json!({"plugins": {"other@sophia-hook": {}}}), None),
+        ] {
+            assert_eq!(
+                record.enabled("sophia-hook", id, &read(doc.clone())),
+                want,
+                "{doc}"
+            );
+        }
+        assert_eq!(
+            record.enabled("sophia-hook", id, &[Read::Present(None)]),
+            None
+        );
+        assert_eq!(record.enabled("sophia-hook", id, &[Read::Missing]), None);
     }
 }

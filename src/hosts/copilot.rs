@@ -154,10 +154,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: Some("agents"),
         // `copilot plugin install` writes Claude Code's keys into its own settings.
-        enabled: PluginEnabled::EnabledPlugins(&[PluginPlace::User(UserPath::HostHome(
-            HOME,
-            "settings.json",
-        ))]),
+        enabled: &EnabledPlugins(&[PluginPlace::User(UserPath::HostHome(HOME, "settings.json"))]),
         remove: "copilot plugin uninstall sophia-hook@sophia-hook",
     }),
     // `mcpServers` in `$COPILOT_HOME/mcp-config.json` (what `/mcp add` writes).

@@ -136,7 +136,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: Some("agents"),
         // `gemini extensions install` copies the folder here; `disable` records `!<path>`.
-        enabled: PluginEnabled::ExtensionDir {
+        enabled: &ExtensionDir {
             dir: UserPath::Home(".gemini/extensions"),
             manifest: "gemini-extension.json",
             enablement: "extension-enablement.json",
@@ -155,6 +155,61 @@ pub const SPEC: HostSpec = HostSpec {
         },
     ],
 };
+
+/// The extension folder `<dir>/sophia-hook/` with this manifest in it, unless the host's
+/// enablement file there (`extension-enablement.json`) disables it everywhere.
+#[derive(Debug)]
+struct ExtensionDir {
+    dir: UserPath,
+    manifest: &'static str,
+    enablement: &'static str,
+}
+
+impl PluginEnablement for ExtensionDir {
+    /// The manifest (only whether it can be read counts), then the enablement file.
+    fn files(&self, name: &str) -> Vec<RecordFile> {
+        vec![
+            RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: format!("{name}/{}", self.manifest),
+                syntax: None,
+            },
+            RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: self.enablement.to_owned(),
+                syntax: Some(Syntax::Json),
+            },
+        ]
+    }
+
+    fn enabled(&self, name: &str, _id: &str, read: &[Read]) -> Option<usize> {
+        let (manifest, enablement) = (read.first()?, read.get(1));
+        if *manifest == Read::Missing {
+            return None;
+        }
+        let disabled = enablement
+            .and_then(Read::doc)
+            .is_some_and(|doc| disabled_everywhere(doc, name));
+        (!disabled).then_some(0)
+    }
+}
+
+/// `extension-enablement.json`: `{"sophia-hook": {"overrides": [...]}}`, where an override
+/// starting with `!` disables the extension under that path. Disabled everywhere when every
+/// override is such a one (`gemini extensions disable sophia-hook`).
+fn disabled_everywhere(doc: &serde_json::Value, name: &str) -> bool {
+    let Some(overrides) = doc
+        .get(name)
+        .and_then(|e| e.get("overrides"))
+        .and_then(serde_json::Value::as_array)
+    else {
+        return false;
+    };
+    !overrides.is_empty()
+        && overrides
+            .iter()
+            .all(|o| o.as_str().is_some_and(|s| s.starts_with('!')))
+}
 
 /// Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`).
 fn check_name(name: &str) -> Result<(), &'static str> {
@@ -201,4 +256,44 @@ pub fn strip_leading_hook_context(prompt: &str) -> &str {
         }
     }
     rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The extension counts when its manifest is there, unless every override of its entry in
+    /// the enablement file disables it.
+    #[test]
+    fn the_extension_is_enabled_unless_disabled_everywhere() {
+        let record = ExtensionDir {
+            dir: UserPath::Home(".gemini/extensions"),
+            manifest: "gemini-extension.json",
+            enablement: "extension-enablement.json",
+        };
+        let files = record.files("sophia-hook");
+        assert_eq!(files[0].below, "sophia-hook/gemini-extension.json");
+        assert_eq!(files[1].below, "extension-enablement.json");
+        let with = |doc| [Read::Present(None), Read::Present(Some(doc))];
+        for (doc, want) in [
+            (
+                json!({"sophia-hook": {"overrides": ["/home/me/*"]}}),
+                Some(0),
+            ),
+            (json!({"sophia-hook": {"overrides": ["!/home/me/*"]}}), None),
+            (json!({"sophia-hook": {"overrides": []}}), Some(0)),
+            (json!({"other": {"overrides": ["!/home/me/*"]}}), Some(0)),
+        ] {
+            assert_eq!(
+                record.enabled("sophia-hook", "", &with(doc.clone())),
+                want,
+                "{doc}"
+            );
+        }
+        assert_eq!(
+            record.enabled("sophia-hook", "", &[Read::Missing, Read::Present(None)]),
+            None
+        );
+    }
 }

@@ -241,27 +241,87 @@ pub struct PluginLayout {
     pub agents: Option<&'static str>,
     /// Where the host records that our plugin is installed and enabled: `install` then does not
     /// register the hook in the settings too, and `doctor` reports a double registration.
-    pub enabled: PluginEnabled,
+    pub enabled: &'static dyn PluginEnablement,
     /// The host's own command that removes our plugin (named by `install` and `doctor`).
     pub remove: &'static str,
 }
 
-/// Where a host records our plugin (`sophia-hook@sophia-hook`, [`crate::plugin::NAME`]) as
+/// Where a host records our plugin (`sophia-hook@sophia-hook`, `crate::plugin::NAME`) as
 /// installed and enabled, as the host's own install command leaves it (observed,
-/// `tests/e2e/run plugin`).
-#[derive(Debug, Clone, Copy)]
-pub enum PluginEnabled {
-    /// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` in one of these JSON settings files.
-    EnabledPlugins(&'static [PluginPlace]),
-    /// `[plugins."sophia-hook@sophia-hook"]` with `enabled = true` in this TOML file.
-    TomlPlugins(UserPath),
-    /// The extension folder `<dir>/sophia-hook/` with this manifest in it, unless the host's
-    /// enablement file there (`extension-enablement.json`) disables it everywhere.
-    ExtensionDir {
-        dir: UserPath,
-        manifest: &'static str,
-        enablement: &'static str,
-    },
+/// `tests/e2e/run plugin`). The edge reads the files the host names ([`Self::files`]) and the
+/// host reads the record in what was read ([`Self::enabled`]).
+pub trait PluginEnablement: Sync + std::fmt::Debug {
+    /// The files to read, in order, for the plugin named `name`.
+    fn files(&self, name: &str) -> Vec<RecordFile>;
+
+    /// Which of the files (its index in [`Self::files`]) shows the plugin `name` (id `id`,
+    /// `<name>@<marketplace>`) installed and enabled, given what was read of each, in the same
+    /// order; `None` when none does.
+    fn enabled(&self, name: &str, id: &str, read: &[Read]) -> Option<usize>;
+}
+
+/// A file the edge reads for a host's plugin record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordFile {
+    pub place: PluginPlace,
+    /// A path below `place` (`sophia-hook/gemini-extension.json` in an extensions folder), `/`
+    /// separated; empty for the place itself.
+    pub below: String,
+    /// How the file is parsed; `None` when only whether it can be read counts.
+    pub syntax: Option<Syntax>,
+}
+
+impl RecordFile {
+    /// The file at `place` itself, parsed as `syntax`.
+    pub fn at(place: PluginPlace, syntax: Syntax) -> RecordFile {
+        RecordFile {
+            place,
+            below: String::new(),
+            syntax: Some(syntax),
+        }
+    }
+}
+
+/// What the edge read of one [`RecordFile`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Read {
+    /// Missing, unreachable (no home) or unreadable.
+    Missing,
+    /// Read: the parsed document, `None` when it does not parse (or is not parsed).
+    Present(Option<serde_json::Value>),
+}
+
+impl Read {
+    /// The parsed document, when there is one.
+    pub fn doc(&self) -> Option<&serde_json::Value> {
+        match self {
+            Read::Present(doc) => doc.as_ref(),
+            Read::Missing => None,
+        }
+    }
+}
+
+/// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` in one of these JSON settings files
+/// (Claude Code's own, which Copilot CLI's install command writes into its settings too); the
+/// first that says so is the record.
+#[derive(Debug)]
+pub struct EnabledPlugins(pub &'static [PluginPlace]);
+
+impl PluginEnablement for EnabledPlugins {
+    fn files(&self, _name: &str) -> Vec<RecordFile> {
+        self.0
+            .iter()
+            .map(|place| RecordFile::at(*place, Syntax::Json))
+            .collect()
+    }
+
+    fn enabled(&self, _name: &str, id: &str, read: &[Read]) -> Option<usize> {
+        read.iter().position(|r| {
+            r.doc()
+                .and_then(|doc| doc.get("enabledPlugins")?.get(id)?.as_bool())
+                .unwrap_or(false)
+        })
+    }
 }
 
 /// A settings file of the user's, or of the project (relative to its root).
