@@ -109,10 +109,10 @@ pub const SPEC: HostSpec = HostSpec {
     // a hook's command and set in its environment (a plugin's `bin/` is on PATH for the Bash tool
     // only, not for hooks).
     plugin: Some(PluginLayout {
-        home: PluginHome::Marketplace {
+        home: &Marketplace {
             plugin: "plugins/claude",
             listing: ".claude-plugin/marketplace.json",
-            source: ListingSource::RelativePath,
+            format: &RelativePath,
         },
         manifest: ".claude-plugin/plugin.json",
         manifest_hooks: None,

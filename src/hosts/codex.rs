@@ -106,10 +106,10 @@ pub const SPEC: HostSpec = HostSpec {
     // shape of `hooks.json`; `PLUGIN_ROOT` is set in the hook's environment. No plugin agents.
     // Plugin hooks, too, run only once trusted in `/hooks`.
     plugin: Some(PluginLayout {
-        home: PluginHome::Marketplace {
+        home: &Marketplace {
             plugin: "plugins/codex",
             listing: ".agents/plugins/marketplace.json",
-            source: ListingSource::LocalObject,
+            format: &LocalObject,
         },
         manifest: ".codex-plugin/plugin.json",
         manifest_hooks: Some("./hooks/hooks.json"),
@@ -139,6 +139,26 @@ pub const SPEC: HostSpec = HostSpec {
         },
     ],
 };
+
+/// `.agents/plugins/marketplace.json`: `"source": {"source": "local", "path": "./plugins/codex"}`,
+/// with `interface`, `policy` and `category`.
+#[derive(Debug)]
+struct LocalObject;
+
+impl ListingFormat for LocalObject {
+    fn document(&self, path: &str, about: &PluginAbout) -> serde_json::Value {
+        serde_json::json!({
+            "name": about.name,
+            "interface": {"displayName": about.name},
+            "plugins": [{
+                "name": about.name,
+                "source": {"source": "local", "path": path},
+                "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+                "category": "Productivity",
+            }],
+        })
+    }
+}
 
 /// `[plugins."sophia-hook@sophia-hook"]` with `enabled = true` in this TOML file (a table
 /// without `enabled` counts as enabled, as Codex reads it).

@@ -137,10 +137,10 @@ pub const SPEC: HostSpec = HostSpec {
     // environment, and its cwd is the plugin folder (the hook takes the project from the payload's
     // `cwd`). The hook file is the one `install` writes (camelCase events, processed output).
     plugin: Some(PluginLayout {
-        home: PluginHome::Marketplace {
+        home: &Marketplace {
             plugin: "plugins/copilot",
             listing: ".github/plugin/marketplace.json",
-            source: ListingSource::RelativePath,
+            format: &RelativePath,
         },
         manifest: ".plugin/plugin.json",
         manifest_hooks: Some("hooks/hooks.json"),

@@ -123,7 +123,7 @@ pub const SPEC: HostSpec = HostSpec {
     // share the marketplace folder), `agents/*.md`. There is no root variable in the environment:
     // Gemini substitutes `${extensionPath}` and `${/}` in the command text.
     plugin: Some(PluginLayout {
-        home: PluginHome::Own("gemini-extension"),
+        home: &ExtensionFolder("gemini-extension"),
         manifest: "gemini-extension.json",
         manifest_hooks: None,
         hooks: "hooks/hooks.json",
@@ -155,6 +155,30 @@ pub const SPEC: HostSpec = HostSpec {
         },
     ],
 };
+
+/// A folder of its own under `--out`: Gemini CLI's extension, which always reads
+/// `hooks/hooks.json` in its own format, so it cannot share the marketplace folder. Nothing lists
+/// it; the user installs the folder itself.
+#[derive(Debug)]
+struct ExtensionFolder(&'static str);
+
+impl PluginHome for ExtensionFolder {
+    fn dir(&self, _marketplace: &str) -> String {
+        self.0.to_owned()
+    }
+
+    fn listing(
+        &self,
+        _marketplace: &str,
+        _about: &PluginAbout,
+    ) -> Option<(String, serde_json::Value)> {
+        None
+    }
+
+    fn install_own(&self, dir: &str, host: &str) -> Option<String> {
+        Some(format!("install {dir} as a {host} extension"))
+    }
+}
 
 /// The extension folder `<dir>/sophia-hook/` with this manifest in it, unless the host's
 /// enablement file there (`extension-enablement.json`) disables it everywhere.

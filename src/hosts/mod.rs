@@ -221,7 +221,7 @@ pub fn command_line(entry: &serde_json::Value) -> Vec<String> {
 #[derive(Debug)]
 pub struct PluginLayout {
     /// Where the plugin folder lives and what lists it.
-    pub home: PluginHome,
+    pub home: &'static dyn PluginHome,
     /// The manifest, relative to the plugin folder (`.claude-plugin/plugin.json`).
     pub manifest: &'static str,
     /// The manifest's `hooks` value, where the host reads the hooks file from the manifest (a
@@ -331,31 +331,98 @@ pub enum PluginPlace {
     Project(&'static str),
 }
 
-/// Where a host's plugin folder goes under `plugin build --out`.
-#[derive(Debug)]
-pub enum PluginHome {
-    /// A plugin folder inside the one marketplace folder that every such host installs
-    /// (`marketplace/`), listed by the host's own marketplace file there.
-    Marketplace {
-        /// The plugin folder, relative to the marketplace folder (`plugins/claude`).
-        plugin: &'static str,
-        /// The host's marketplace file, relative to the marketplace folder.
-        listing: &'static str,
-        source: ListingSource,
-    },
-    /// A folder of its own under `--out` (Gemini CLI's extension, which always reads
-    /// `hooks/hooks.json` in its own format, so it cannot share a folder).
-    Own(&'static str),
+/// What every manifest and marketplace file says of the plugin (`crate::plugin`'s constants).
+#[derive(Debug, Clone, Copy)]
+pub struct PluginAbout {
+    /// The plugin's name, and the marketplace's.
+    pub name: &'static str,
+    pub version: &'static str,
+    pub description: &'static str,
+    /// The manifests' author and the marketplaces' owner.
+    pub author: &'static str,
 }
 
-/// How a marketplace file names a plugin's folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListingSource {
-    /// `"source": "./plugins/<host>"`, with `owner` at the root (Claude Code's format).
-    RelativePath,
-    /// `"source": {"source": "local", "path": "./plugins/<host>"}`, with `interface`, `policy`
-    /// and `category` (Codex's `.agents/plugins/marketplace.json`).
-    LocalObject,
+/// Where a host's plugin folder goes under `plugin build --out`, what lists it, and how it is
+/// installed.
+pub trait PluginHome: Sync + std::fmt::Debug {
+    /// The plugin folder, relative to `--out` (`/`-separated), given the one marketplace folder
+    /// every marketplace host installs (`marketplace`).
+    fn dir(&self, marketplace: &str) -> String;
+
+    /// The marketplace file that lists the plugin folder, relative to `--out`, and its document;
+    /// `None` for a folder that nothing lists.
+    fn listing(
+        &self,
+        marketplace: &str,
+        about: &PluginAbout,
+    ) -> Option<(String, serde_json::Value)>;
+
+    /// What `plugin build` tells the user to do with a folder of its own, given the folder as
+    /// shown and the host's name; `None` for a plugin of the marketplace, which the advice for
+    /// the whole marketplace covers.
+    fn install_own(&self, dir: &str, host: &str) -> Option<String>;
+}
+
+/// A plugin folder inside the one marketplace folder that every such host installs
+/// (`marketplace/`), listed by the host's own marketplace file there.
+#[derive(Debug)]
+pub struct Marketplace {
+    /// The plugin folder, relative to the marketplace folder (`plugins/claude`).
+    pub plugin: &'static str,
+    /// The host's marketplace file, relative to the marketplace folder.
+    pub listing: &'static str,
+    /// The format of that file.
+    pub format: &'static dyn ListingFormat,
+}
+
+impl PluginHome for Marketplace {
+    fn dir(&self, marketplace: &str) -> String {
+        format!("{marketplace}/{}", self.plugin)
+    }
+
+    fn listing(
+        &self,
+        marketplace: &str,
+        about: &PluginAbout,
+    ) -> Option<(String, serde_json::Value)> {
+        let path = format!("./{}", self.plugin);
+        Some((
+            format!("{marketplace}/{}", self.listing),
+            self.format.document(&path, about),
+        ))
+    }
+
+    fn install_own(&self, _dir: &str, _host: &str) -> Option<String> {
+        None
+    }
+}
+
+/// How a host's marketplace file lists the one plugin folder.
+pub trait ListingFormat: Sync + std::fmt::Debug {
+    /// The marketplace file naming the plugin folder `path` (`./plugins/<host>`, relative to the
+    /// marketplace folder).
+    fn document(&self, path: &str, about: &PluginAbout) -> serde_json::Value;
+}
+
+/// `"source": "./plugins/<host>"`, with `owner` at the root (Claude Code's format, which Copilot
+/// CLI reads too).
+#[derive(Debug)]
+pub struct RelativePath;
+
+impl ListingFormat for RelativePath {
+    fn document(&self, path: &str, about: &PluginAbout) -> serde_json::Value {
+        serde_json::json!({
+            "name": about.name,
+            "owner": {"name": about.author},
+            "description": about.description,
+            "plugins": [{
+                "name": about.name,
+                "source": path,
+                "description": about.description,
+                "version": about.version,
+            }],
+        })
+    }
 }
 
 /// The plugin root in a hook command line: the text before `bin`, and the separator, for each
