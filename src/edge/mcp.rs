@@ -13,9 +13,10 @@ use serde_json::value::RawValue;
 
 use crate::bounded;
 use crate::config::ProjectConfig;
+use crate::edge::documents;
 use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
-use crate::hosts::{Host, HostHome, JsonSkim, McpEntry, McpServers, PluginPlace, Syntax, UserPath};
+use crate::hosts::{Host, HostHome, JsonSkim, McpEntry, McpServers, PluginPlace, UserPath};
 use crate::skills::grounding::{EmbeddedSkills, Grounding, ModeFrom, SERVERS, server_of_entry};
 
 /// A project with at least this many of the servers' folders (each with its `package.json`) is
@@ -115,17 +116,13 @@ fn user_place(path: UserPath) -> String {
 }
 
 /// Each enabled server entry of a settings file: its name, then its command and arguments. The
-/// file is parsed here, within the bounded parsers' budgets; the host reads its servers in it.
+/// file is parsed here (skimmed where the host says so, else in its syntax, within the bounded
+/// parsers' budgets); the host reads its servers in the document.
 fn entries(text: &str, servers: &dyn McpServers, cwd: &Path, root: &Path) -> Vec<McpEntry> {
-    let doc = match servers.syntax() {
-        Syntax::Toml => bounded::toml::<toml::Table>(text, bounded::FILE)
-            .ok()
-            .and_then(|t| serde_json::to_value(t).ok()),
-        Syntax::Json | Syntax::Jsonc => servers
-            .skim()
-            .and_then(|skim| skimmed(text, skim))
-            .or_else(|| json(text)),
-    };
+    let doc = servers
+        .skim()
+        .and_then(|skim| skimmed(text, skim))
+        .or_else(|| documents::parse(text, servers.syntax()));
     doc.map(|doc| servers.servers(&doc, cwd, root))
         .unwrap_or_default()
 }
@@ -167,12 +164,6 @@ fn skimmed(text: &str, skim: JsonSkim) -> Option<Value> {
         out.insert(each.to_owned(), Value::Object(entries));
     }
     Some(Value::Object(out))
-}
-
-/// A JSON settings file, comments allowed (Gemini CLI's `settings.json` is JSONC).
-fn json(text: &str) -> Option<Value> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    bounded::jsonc_value(text, bounded::FILE, &Default::default()).ok()
 }
 
 #[cfg(test)]

@@ -8,8 +8,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
-
+use crate::edge::documents::parse;
 use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
 use crate::hosts::{PluginPlace, Read, RecordFile, Syntax};
@@ -70,19 +69,6 @@ fn read(place: &Place, syntax: Option<Syntax>) -> Read {
     match place.read_string(caps::SETTINGS) {
         Ok(text) => Read::Present(parse(&text, syntax)),
         Err(_) => Read::Missing,
-    }
-}
-
-/// A record file's text as a JSON value; `None` when it does not parse.
-fn parse(text: &str, syntax: Syntax) -> Option<Value> {
-    match syntax {
-        Syntax::Json => crate::bounded::json_value(text.as_bytes(), crate::bounded::FILE).ok(),
-        Syntax::Jsonc => {
-            crate::bounded::jsonc_value(text, crate::bounded::FILE, &Default::default()).ok()
-        }
-        Syntax::Toml => crate::bounded::toml::<toml::Table>(text, crate::bounded::FILE)
-            .ok()
-            .and_then(|t| serde_json::to_value(t).ok()),
     }
 }
 
