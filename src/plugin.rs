@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use crate::hosts::{ListingSource, PluginHome, PluginLayout};
+use crate::hosts::{PluginAbout, PluginLayout};
 use crate::install::{Program, handler_for, hooks_document};
 use crate::payload::Host;
 
@@ -30,6 +30,14 @@ const DESCRIPTION: &str = "Deterministic prompt routing for AI coding hosts: con
 
 /// The manifests' author and the marketplaces' owner.
 const AUTHOR: &str = "sophia-hook maintainers";
+
+/// What the marketplace files say of the plugin, in each host's listing format.
+const ABOUT: PluginAbout = PluginAbout {
+    name: NAME,
+    version: VERSION,
+    description: DESCRIPTION,
+    author: AUTHOR,
+};
 
 /// The manifests' license: this crate's.
 const LICENSE: &str = env!("CARGO_PKG_LICENSE");
@@ -75,10 +83,7 @@ pub fn hosts() -> Vec<(Host, &'static PluginLayout)> {
 
 /// The plugin folder of `layout`, relative to `--out`.
 pub fn plugin_dir(layout: &PluginLayout) -> String {
-    match layout.home {
-        PluginHome::Marketplace { plugin, .. } => format!("{MARKETPLACE_DIR}/{plugin}"),
-        PluginHome::Own(dir) => dir.to_owned(),
-    }
+    layout.home.dir(MARKETPLACE_DIR)
 }
 
 /// Every file `plugin build` writes, for a Windows (`windows`) or other target, sorted by path.
@@ -114,16 +119,8 @@ pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::agents::source::Bu
             path: format!("{dir}/bin/{}", binary_name(windows)),
             contents: Contents::Binary,
         });
-        if let PluginHome::Marketplace {
-            plugin,
-            listing,
-            source,
-        } = layout.home
-        {
-            out.push(text(
-                format!("{MARKETPLACE_DIR}/{listing}"),
-                &marketplace(plugin, source),
-            ));
+        if let Some((listing, document)) = layout.home.listing(MARKETPLACE_DIR, &ABOUT) {
+            out.push(text(listing, &document));
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -154,34 +151,6 @@ fn manifest(layout: &PluginLayout) -> Value {
         m["hooks"] = Value::from(hooks);
     }
     m
-}
-
-/// The marketplace file listing the plugin folder `plugin` (relative to the marketplace).
-fn marketplace(plugin: &str, source: ListingSource) -> Value {
-    let path = format!("./{plugin}");
-    match source {
-        ListingSource::RelativePath => json!({
-            "name": NAME,
-            "owner": {"name": AUTHOR},
-            "description": DESCRIPTION,
-            "plugins": [{
-                "name": NAME,
-                "source": path,
-                "description": DESCRIPTION,
-                "version": VERSION,
-            }],
-        }),
-        ListingSource::LocalObject => json!({
-            "name": NAME,
-            "interface": {"displayName": NAME},
-            "plugins": [{
-                "name": NAME,
-                "source": {"source": "local", "path": path},
-                "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
-                "category": "Productivity",
-            }],
-        }),
-    }
 }
 
 #[cfg(test)]

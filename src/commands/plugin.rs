@@ -9,7 +9,6 @@ use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 
 use super::{Outcome, Verdict};
-use crate::hosts::PluginHome;
 use crate::plugin::Contents;
 
 /// The largest binary `plugin build` copies.
@@ -101,13 +100,10 @@ fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
     for (host, layout) in crate::plugin::hosts() {
         let dir = crate::plugin::plugin_dir(layout);
         writeln!(stdout, "wrote {}", out.join(&dir).shown())?;
-        match layout.home {
-            PluginHome::Marketplace { .. } => marketplace_hosts.push(host.display()),
-            PluginHome::Own(_) => own.push(format!(
-                "install {} as a {} extension",
-                out.join(&dir).shown(),
-                host.display()
-            )),
+        let shown = out.join(&dir).shown().to_string();
+        match layout.home.install_own(&shown, host.display()) {
+            Some(advice) => own.push(advice),
+            None => marketplace_hosts.push(host.display()),
         }
     }
     writeln!(stdout, "{} files for {}", files.len(), args.os)?;

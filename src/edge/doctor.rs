@@ -17,8 +17,9 @@ use serde_json::Value;
 use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
+use crate::hosts::Syntax;
 use crate::hosts::trust::{
-    Installed, InstalledHandler, Record, Syntax, TrustFix, TrustGate, TrustInput, Verdict,
+    Installed, InstalledHandler, Record, TrustFix, TrustGate, TrustInput, Verdict,
 };
 use crate::install::{Registered, Scope, registered};
 use crate::payload::{Event, Host};
@@ -606,7 +607,7 @@ pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<Str
 /// second value (the advice then says not to trust the folder unread).
 pub fn other_project_hooks(host: Host, root: &ProjectRoot) -> (Vec<String>, bool) {
     use crate::edge::files::caps;
-    use crate::hosts::{McpFormat, PluginPlace};
+    use crate::hosts::{PluginPlace, Syntax};
     let spec = host.spec();
     let settings = root.at(spec.settings.project);
     let mut files: Vec<(Place, bool)> = vec![(settings.clone(), false)];
@@ -635,7 +636,7 @@ pub fn other_project_hooks(host: Host, root: &ProjectRoot) -> (Vec<String>, bool
     );
     for mcp in spec.mcp {
         if let PluginPlace::Project(rel) = mcp.place {
-            files.push((root.at(rel), matches!(mcp.format, McpFormat::Toml(_))));
+            files.push((root.at(rel), mcp.servers.syntax() == Syntax::Toml));
         }
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -805,25 +806,15 @@ fn check_trust(
 }
 
 /// A trust record file of the user's, read through the door and parsed within the bounds of a
-/// settings file (a TOML table as its JSON value).
+/// settings file (`edge::documents`, a TOML table as its JSON value).
 fn read_record(path: &Path, syntax: Syntax) -> Record {
-    use crate::bounded::{FILE, json_value, jsonc_value, toml};
-    let text = match Place::user(path).read_string(crate::edge::files::caps::SETTINGS) {
-        Ok(text) => text,
-        Err(crate::edge::files::ReadError::Missing) => return Record::Missing,
-        Err(e) => return Record::Unreadable(e.to_string()),
-    };
-    let parsed = match syntax {
-        Syntax::Json => json_value(text.as_bytes(), FILE).map_err(|e| e.to_string()),
-        Syntax::Jsonc => jsonc_value(&text, FILE, &jsonc_parser::ParseOptions::default())
-            .map_err(|e| e.to_string()),
-        Syntax::Toml => toml::<toml::Table>(&text, FILE)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string())),
-    };
-    match parsed {
-        Ok(value) => Record::Parsed(value),
-        Err(e) => Record::Unparsable(e),
+    match Place::user(path).read_string(crate::edge::files::caps::SETTINGS) {
+        Ok(text) => match crate::edge::documents::parse_or_why(&text, syntax) {
+            Ok(value) => Record::Parsed(value),
+            Err(e) => Record::Unparsable(e),
+        },
+        Err(crate::edge::files::ReadError::Missing) => Record::Missing,
+        Err(e) => Record::Unreadable(e.to_string()),
     }
 }
 

@@ -5,6 +5,7 @@
 //! through the bounded reader (a project file only inside the project), stopping when the time
 //! budget is spent; a file that is missing, too large or does not parse names no server.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -12,9 +13,10 @@ use serde_json::value::RawValue;
 
 use crate::bounded;
 use crate::config::ProjectConfig;
+use crate::edge::documents;
 use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
-use crate::hosts::{Host, HostHome, McpFormat, PluginPlace, UserPath};
+use crate::hosts::{Host, HostHome, JsonSkim, McpEntry, McpServers, PluginPlace, UserPath};
 use crate::skills::grounding::{EmbeddedSkills, Grounding, ModeFrom, SERVERS, server_of_entry};
 
 /// A project with at least this many of the servers' folders (each with its `package.json`) is
@@ -67,7 +69,7 @@ pub fn grounding(
             // Most files name no Sophia server: they are not parsed at all.
             continue;
         }
-        for (key, command) in entries(&text, file.format, cwd, root.path()) {
+        for (key, command) in entries(&text, file.servers, cwd, root.path()) {
             if let Some(server) = server_of_entry(&key, command.iter().map(String::as_str)) {
                 grounding
                     .servers
@@ -113,125 +115,55 @@ fn user_place(path: UserPath) -> String {
     }
 }
 
-/// Each enabled server entry of a settings file: its name, then its command and arguments.
-fn entries(text: &str, format: McpFormat, cwd: &Path, root: &Path) -> Vec<(String, Vec<String>)> {
-    match format {
-        McpFormat::Toml(table) => {
-            let Ok(doc) = bounded::toml::<toml::Table>(text, bounded::FILE) else {
-                return Vec::new();
-            };
-            let Some(servers) = doc.get(table).and_then(toml::Value::as_table) else {
-                return Vec::new();
-            };
-            servers
-                .iter()
-                .filter_map(|(name, entry)| {
-                    let entry = entry.as_table()?;
-                    if entry.get("enabled").and_then(toml::Value::as_bool) == Some(false) {
-                        return None;
-                    }
-                    let mut command: Vec<String> = entry
-                        .get("command")
-                        .and_then(toml::Value::as_str)
-                        .map(str::to_owned)
-                        .into_iter()
-                        .collect();
-                    if let Some(args) = entry.get("args").and_then(toml::Value::as_array) {
-                        command.extend(args.iter().filter_map(|a| a.as_str().map(str::to_owned)));
-                    }
-                    Some((name.clone(), command))
-                })
-                .collect()
-        }
-        McpFormat::Json(key) => json(text)
-            .map(|doc| json_servers(doc.get(key)))
-            .unwrap_or_default(),
-        McpFormat::ClaudeUserJson => {
-            // `~/.claude.json` holds much else (every project's state): only the two keys are
-            // kept, the rest skipped without being built.
-            let doc = claude_user(text).or_else(|| json(text));
-            let Some(doc) = doc else {
-                return Vec::new();
-            };
-            let mut out = json_servers(doc.get("mcpServers"));
-            // Local scope: the servers of the folder Claude Code was started in, which is the
-            // working folder or one above it, inside the project.
-            if let Some(projects) = doc.get("projects").and_then(Value::as_object) {
-                for folder in cwd.ancestors() {
-                    if let Some(project) = folder.to_str().and_then(|f| projects.get(f)) {
-                        out.extend(json_servers(project.get("mcpServers")));
-                    }
-                    if folder == root {
-                        break;
-                    }
-                }
-            }
-            out
-        }
-    }
+/// Each enabled server entry of a settings file: its name, then its command and arguments. The
+/// file is parsed here (skimmed where the host says so, else in its syntax, within the bounded
+/// parsers' budgets); the host reads its servers in the document.
+fn entries(text: &str, servers: &dyn McpServers, cwd: &Path, root: &Path) -> Vec<McpEntry> {
+    let doc = servers
+        .skim()
+        .and_then(|skim| skimmed(text, skim))
+        .or_else(|| documents::parse(text, servers.syntax()));
+    doc.map(|doc| servers.servers(&doc, cwd, root))
+        .unwrap_or_default()
 }
 
-/// `~/.claude.json` reduced to `mcpServers` and each project's `mcpServers`, as a JSON value.
-fn claude_user(text: &str) -> Option<Value> {
-    #[derive(serde::Deserialize)]
-    struct Project {
-        #[serde(rename = "mcpServers", default)]
-        mcp_servers: Option<Box<RawValue>>,
-    }
-    #[derive(serde::Deserialize)]
-    struct User {
-        #[serde(rename = "mcpServers", default)]
-        mcp_servers: Option<Box<RawValue>>,
-        #[serde(default)]
-        projects: Option<std::collections::BTreeMap<String, Project>>,
-    }
-    let user: User = bounded::json_str(text, bounded::SKIMMED).ok()?;
-    let value = |raw: Option<Box<RawValue>>| {
+/// A JSON file too large to build whole, reduced to what `skim` keeps, as a JSON value: the
+/// whole file is counted within [`bounded::SKIMMED`], and each kept value built within
+/// [`bounded::FILE`]. `None` when the file is not an object, or its `each` key holds anything
+/// but an object of objects (or `null`).
+fn skimmed(text: &str, skim: JsonSkim) -> Option<Value> {
+    type Raw = BTreeMap<String, Box<RawValue>>;
+    let doc: Raw = bounded::json_str(text, bounded::SKIMMED).ok()?;
+    let value = |raw: Option<&Box<RawValue>>| {
         raw.and_then(|r| bounded::json_value(r.get().as_bytes(), bounded::FILE).ok())
     };
-    let projects: serde_json::Map<String, Value> = user
-        .projects
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|(folder, p)| {
-            Some((
-                folder,
-                serde_json::json!({"mcpServers": value(p.mcp_servers)?}),
-            ))
-        })
-        .collect();
-    Some(serde_json::json!({"mcpServers": value(user.mcp_servers), "projects": projects}))
-}
-
-/// A JSON settings file, comments allowed (Gemini CLI's `settings.json` is JSONC).
-fn json(text: &str) -> Option<Value> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    bounded::jsonc_value(text, bounded::FILE, &Default::default()).ok()
-}
-
-fn json_servers(servers: Option<&Value>) -> Vec<(String, Vec<String>)> {
-    let Some(servers) = servers.and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    servers
-        .iter()
-        .filter(|(_, entry)| {
-            entry.get("disabled").and_then(Value::as_bool) != Some(true)
-                && entry.get("enabled").and_then(Value::as_bool) != Some(false)
-        })
-        .map(|(name, entry)| {
-            let mut command: Vec<String> = entry
-                .get("command")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .into_iter()
-                .collect();
-            if let Some(args) = entry.get("args").and_then(Value::as_array) {
-                command.extend(args.iter().filter_map(|a| a.as_str().map(str::to_owned)));
-            }
-            (name.clone(), command)
-        })
-        .collect()
+    let mut out = serde_json::Map::new();
+    for key in skim.root {
+        out.insert(
+            (*key).to_owned(),
+            value(doc.get(*key)).unwrap_or(Value::Null),
+        );
+    }
+    if let Some((each, keys)) = skim.each {
+        let entries: BTreeMap<String, Raw> = match doc.get(each) {
+            Some(raw) => bounded::json_str::<Option<_>>(raw.get(), bounded::SKIMMED)
+                .ok()?
+                .unwrap_or_default(),
+            None => BTreeMap::new(),
+        };
+        let entries: serde_json::Map<String, Value> = entries
+            .into_iter()
+            .filter_map(|(name, entry)| {
+                let kept: serde_json::Map<String, Value> = keys
+                    .iter()
+                    .filter_map(|k| Some(((*k).to_owned(), value(entry.get(*k))?)))
+                    .collect();
+                (!kept.is_empty()).then_some((name, Value::Object(kept)))
+            })
+            .collect();
+        out.insert(each.to_owned(), Value::Object(entries));
+    }
+    Some(Value::Object(out))
 }
 
 #[cfg(test)]
@@ -263,14 +195,18 @@ mod tests {
     fn entries_of_each_format() {
         let root = Path::new("/p");
         let cwd = Path::new("/p/sub");
+        // Codex's `config.toml`, Claude Code's `.mcp.json` and `~/.claude.json`.
+        let codex = Host::Codex.spec().mcp[0].servers;
+        let json_servers = Host::Claude.spec().mcp[1].servers;
+        let claude_user = Host::Claude.spec().mcp[0].servers;
         let toml = "[mcp_servers.sql-mcp-server]\ncommand = \"node\"\nargs = [\"/x/sql-node/index.js\"]\n\
                     [mcp_servers.off]\ncommand = \"node\"\nargs = [\"/x/docs-node/index.js\"]\nenabled = false\n";
-        let got = entries(toml, McpFormat::Toml("mcp_servers"), cwd, root);
+        let got = entries(toml, codex, cwd, root);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].0, "sql-mcp-server");
         let jsonc = "{\n // mine\n \"mcpServers\": {\"db\": {\"command\": \"node\", \"args\": [\"sql-node/index.js\"]}, \
                      \"gone\": {\"command\": \"x\", \"disabled\": true}}}";
-        let got = entries(jsonc, McpFormat::Json("mcpServers"), cwd, root);
+        let got = entries(jsonc, json_servers, cwd, root);
         assert_eq!(
             got,
             vec![(
@@ -281,13 +217,47 @@ mod tests {
         let claude = r#"{"mcpServers": {"a": {}}, "projects": {"/p": {"mcpServers": {"b": {}}},
                         "/p/sub": {"mcpServers": {"c": {}}}, "/": {"mcpServers": {"above-root": {}}},
                         "/other": {"mcpServers": {"d": {}}}}}"#;
-        let mut names: Vec<String> = entries(claude, McpFormat::ClaudeUserJson, cwd, root)
+        let mut names: Vec<String> = entries(claude, claude_user, cwd, root)
             .into_iter()
             .map(|(n, _)| n)
             .collect();
         names.sort();
         assert_eq!(names, ["a", "b", "c"]);
-        assert!(entries("not json", McpFormat::Json("mcpServers"), cwd, root).is_empty());
-        assert!(entries("[[x", McpFormat::Toml("mcp_servers"), cwd, root).is_empty());
+        assert!(entries("not json", json_servers, cwd, root).is_empty());
+        assert!(entries("[[x", codex, cwd, root).is_empty());
+    }
+
+    /// What the skim keeps of `~/.claude.json`: the user's servers (`null` when missing), and
+    /// each project's servers, a project without them left out; a file of another shape is not
+    /// skimmed (it is then read whole).
+    #[test]
+    fn the_skim_keeps_only_the_kept_keys() {
+        let skim = JsonSkim {
+            root: &["mcpServers"],
+            each: Some(("projects", &["mcpServers"])),
+        };
+        let got = skimmed(
+            r#"{"history": [1, 2], "projects": {"/a": {"mcpServers": {"x": {}}, "state": 1},
+                "/b": {"state": 2}}}"#,
+            skim,
+        );
+        assert_eq!(
+            got,
+            Some(
+                serde_json::json!({"mcpServers": null, "projects": {"/a": {"mcpServers": {"x": {}}}}})
+            )
+        );
+        assert_eq!(
+            skimmed(r#"{"mcpServers": {"y": {}}, "projects": null}"#, skim),
+            Some(serde_json::json!({"mcpServers": {"y": {}}, "projects": {}}))
+        );
+        for other in [
+            "[1]",
+            r#"{"projects": {"/a": null}}"#,
+            r#"{"projects": 1}"#,
+            "{",
+        ] {
+            assert_eq!(skimmed(other, skim), None, "{other}");
+        }
     }
 }

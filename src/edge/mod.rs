@@ -5,6 +5,7 @@ pub mod agents;
 pub mod agents_sync;
 pub mod config;
 pub mod doctor;
+pub mod documents;
 pub mod eval;
 pub mod files;
 pub mod hook;

@@ -1,110 +1,112 @@
 //! Whether a host has our plugin (or extension) installed and enabled, read where the host's own
-//! install command records it ([`crate::hosts::PluginEnabled`] in each host's file): `install`
+//! install command records it ([`crate::hosts::PluginEnablement`] in each host's file): `install`
 //! then does not register the hook in the settings too, and `doctor` reports a double
 //! registration (no host deduplicates a settings hook and a plugin hook: every event would run
-//! twice). Every read is bounded, through `edge::files`; a project's file is read only inside the
+//! twice). The host names the files and reads the record; every read is here, bounded, through
+//! `edge::files`, and every parse through `bounded`; a project's file is read only inside the
 //! project.
 
 use std::path::PathBuf;
 
-use serde_json::Value;
-
+use crate::edge::documents::parse;
 use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
-use crate::hosts::{PluginEnabled, PluginPlace};
+use crate::hosts::{PluginPlace, Read, RecordFile, Syntax};
 use crate::payload::Host;
+use crate::plugin::NAME;
 
 /// The id hosts give our plugin: the plugin's name at the marketplace's name.
 pub fn plugin_id() -> String {
-    format!("{}@{}", crate::plugin::NAME, crate::plugin::NAME)
+    format!("{NAME}@{NAME}")
 }
 
 /// The file that records our plugin as enabled for `host`, the first found; `None` when the host
 /// has no plugin system we ship for, or the plugin is not enabled (or the record unreadable).
 pub fn enabled(host: Host, root: &ProjectRoot, settings: &Settings) -> Option<PathBuf> {
     let layout = host.spec().plugin.as_ref()?;
-    let home = settings.home.as_deref();
-    let homes = &settings.host_homes;
-    match layout.enabled {
-        PluginEnabled::EnabledPlugins(places) => places.iter().find_map(|place| {
-            let place = match place {
-                PluginPlace::User(p) => Place::user(p.resolve(home, homes)?),
-                PluginPlace::Project(rel) => root.at(rel),
-            };
-            let text = place.read_string(caps::SETTINGS).ok()?;
-            enabled_in_json(&text).then(|| place.path())
-        }),
-        PluginEnabled::TomlPlugins(config) => {
-            let path = config.resolve(home, homes)?;
-            let text = Place::user(&path).read_string(caps::SETTINGS).ok()?;
-            enabled_in_toml(&text).then_some(path)
-        }
-        PluginEnabled::ExtensionDir {
-            dir,
-            manifest,
-            enablement,
-        } => {
-            let dir = dir.resolve(home, homes)?;
-            let manifest = dir.join(crate::plugin::NAME).join(manifest);
-            Place::user(&manifest).read(caps::SETTINGS).ok()?;
-            let disabled = Place::user(dir.join(enablement))
-                .read_string(caps::SETTINGS)
-                .is_ok_and(|text| disabled_everywhere(&text));
-            (!disabled).then_some(manifest)
-        }
-    }
-}
-
-/// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` (Claude Code's and Copilot CLI's
-/// settings). A file that is not JSON says nothing.
-fn enabled_in_json(text: &str) -> bool {
-    crate::bounded::json_value(text.as_bytes(), crate::bounded::FILE)
-        .ok()
-        .and_then(|doc| doc.get("enabledPlugins")?.get(plugin_id())?.as_bool())
-        .unwrap_or(false)
-}
-
-/// `[plugins."sophia-hook@sophia-hook"] enabled = true` (Codex's `config.toml`; a table without
-/// `enabled` counts as enabled, as Codex reads it).
-fn enabled_in_toml(text: &str) -> bool {
-    let Ok(doc) = crate::bounded::toml::<toml::Table>(text, crate::bounded::FILE) else {
-        return false;
-    };
-    doc.get("plugins")
-        .and_then(toml::Value::as_table)
-        .and_then(|plugins| plugins.get(&plugin_id()))
-        .and_then(toml::Value::as_table)
-        .is_some_and(|entry| {
-            entry
-                .get("enabled")
-                .and_then(toml::Value::as_bool)
-                .unwrap_or(true)
+    let files = layout.enabled.files(NAME);
+    let places: Vec<Option<Place>> = files
+        .iter()
+        .map(|file| place(file, root, settings))
+        .collect();
+    let read: Vec<Read> = files
+        .iter()
+        .zip(&places)
+        .map(|(file, place)| {
+            place
+                .as_ref()
+                .map_or(Read::Missing, |p| read(p, file.syntax))
         })
+        .collect();
+    let found = layout.enabled.enabled(NAME, &plugin_id(), &read)?;
+    places.get(found)?.as_ref().map(Place::path)
 }
 
-/// Gemini CLI's `extension-enablement.json`: `{"sophia-hook": {"overrides": [...]}}`, where an
-/// override starting with `!` disables the extension under that path. Disabled everywhere when
-/// every override is such a one (`gemini extensions disable sophia-hook`).
-fn disabled_everywhere(text: &str) -> bool {
-    let Ok(doc) = crate::bounded::json_value(text.as_bytes(), crate::bounded::FILE) else {
-        return false;
+/// Where a record file is on this machine; `None` when it is the user's and the home is unknown.
+fn place(file: &RecordFile, root: &ProjectRoot, settings: &Settings) -> Option<Place> {
+    let base = match file.place {
+        PluginPlace::User(p) => {
+            Place::user(p.resolve(settings.home.as_deref(), &settings.host_homes)?)
+        }
+        PluginPlace::Project(rel) => root.at(rel),
     };
-    let Some(overrides) = doc
-        .get(crate::plugin::NAME)
-        .and_then(|e| e.get("overrides"))
-        .and_then(Value::as_array)
-    else {
-        return false;
+    Some(
+        file.below
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .fold(base, |place, c| place.join(c)),
+    )
+}
+
+/// A record file read and parsed as `syntax` (or only read, without one).
+fn read(place: &Place, syntax: Option<Syntax>) -> Read {
+    let Some(syntax) = syntax else {
+        return match place.read(caps::SETTINGS) {
+            Ok(_) => Read::Present(None),
+            Err(_) => Read::Missing,
+        };
     };
-    !overrides.is_empty()
-        && overrides
-            .iter()
-            .all(|o| o.as_str().is_some_and(|s| s.starts_with('!')))
+    match place.read_string(caps::SETTINGS) {
+        Ok(text) => Read::Present(parse(&text, syntax)),
+        Err(_) => Read::Missing,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `host` reads our plugin as enabled in its first record file holding `text`, parsed
+    /// as [`enabled`] parses it.
+    fn enabled_in(host: Host, text: &str) -> bool {
+        let record = host.spec().plugin.as_ref().unwrap().enabled;
+        let syntax = record.files(NAME)[0].syntax.unwrap();
+        let read = [Read::Present(parse(text, syntax))];
+        record.enabled(NAME, &plugin_id(), &read) == Some(0)
+    }
+
+    /// Claude Code's and Copilot CLI's settings.
+    fn enabled_in_json(text: &str) -> bool {
+        let (claude, copilot) = (
+            enabled_in(Host::Claude, text),
+            enabled_in(Host::Copilot, text),
+        );
+        assert_eq!(claude, copilot, "{text}");
+        claude
+    }
+
+    /// Codex's `config.toml`.
+    fn enabled_in_toml(text: &str) -> bool {
+        enabled_in(Host::Codex, text)
+    }
+
+    /// Gemini CLI's extension, its manifest there, and `text` its enablement file.
+    fn disabled_everywhere(text: &str) -> bool {
+        let record = Host::Gemini.spec().plugin.as_ref().unwrap().enabled;
+        let syntax = record.files(NAME)[1].syntax.unwrap();
+        let read = [Read::Present(None), Read::Present(parse(text, syntax))];
+        record.enabled(NAME, &plugin_id(), &read).is_none()
+    }
 
     /// The shapes the hosts' own install commands leave (observed in `tests/e2e/run plugin`),
     /// and their near misses: another plugin, `false`, a disabled table, text that does not parse.
@@ -167,5 +169,16 @@ mod tests {
         for (text, want) in enablement {
             assert_eq!(disabled_everywhere(text), want, "{text}");
         }
+        // No manifest, no extension; a missing enablement file disables nothing.
+        let record = Host::Gemini.spec().plugin.as_ref().unwrap().enabled;
+        let id = plugin_id();
+        assert_eq!(
+            record.enabled(NAME, &id, &[Read::Missing, Read::Missing]),
+            None
+        );
+        assert_eq!(
+            record.enabled(NAME, &id, &[Read::Present(None), Read::Missing]),
+            Some(0)
+        );
     }
 }

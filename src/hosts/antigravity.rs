@@ -76,7 +76,7 @@ pub const SPEC: HostSpec = HostSpec {
     // `mcpServers` in the agent's `mcp_config.json`.
     mcp: &[McpFile {
         place: PluginPlace::User(UserPath::Home(".gemini/antigravity/mcp_config.json")),
-        format: McpFormat::Json("mcpServers"),
+        servers: &JsonServers("mcpServers"),
     }],
 };
 

@@ -111,10 +111,10 @@ pub const SPEC: HostSpec = HostSpec {
     // a hook's command and set in its environment (a plugin's `bin/` is on PATH for the Bash tool
     // only, not for hooks).
     plugin: Some(PluginLayout {
-        home: PluginHome::Marketplace {
+        home: &Marketplace {
             plugin: "plugins/claude",
             listing: ".claude-plugin/marketplace.json",
-            source: ListingSource::RelativePath,
+            format: &RelativePath,
         },
         manifest: ".claude-plugin/plugin.json",
         manifest_hooks: None,
@@ -128,7 +128,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: Some("agents"),
         // `claude plugin install` at user, project or local scope.
-        enabled: PluginEnabled::EnabledPlugins(&[
+        enabled: &EnabledPlugins(&[
             PluginPlace::User(UserPath::Home(".claude/settings.json")),
             PluginPlace::Project(".claude/settings.json"),
             PluginPlace::Project(".claude/settings.local.json"),
@@ -140,11 +140,11 @@ pub const SPEC: HostSpec = HostSpec {
     mcp: &[
         McpFile {
             place: PluginPlace::User(UserPath::Home(".claude.json")),
-            format: McpFormat::ClaudeUserJson,
+            servers: &UserJson,
         },
         McpFile {
             place: PluginPlace::Project(".mcp.json"),
-            format: McpFormat::Json("mcpServers"),
+            servers: &JsonServers("mcpServers"),
         },
     ],
 };
@@ -187,5 +187,68 @@ impl HandlerForm for ProgramArgs {
 
     fn exec(&self) -> bool {
         true
+    }
+}
+
+/// `~/.claude.json`: the user's `mcpServers`, and the local ones under
+/// `projects.<folder>.mcpServers` for the folder Claude Code was started in, which is the working
+/// folder or one above it, inside the project. The file holds much else (every project's state):
+/// only those keys are kept, the rest skipped without being built.
+#[derive(Debug)]
+struct UserJson;
+
+impl McpServers for UserJson {
+    fn skim(&self) -> Option<JsonSkim> {
+        Some(JsonSkim {
+            root: &["mcpServers"],
+            each: Some(("projects", &["mcpServers"])),
+        })
+    }
+
+    fn servers(&self, doc: &serde_json::Value, cwd: &Path, root: &Path) -> Vec<McpEntry> {
+        let mut out = json_servers(doc.get("mcpServers"));
+        if let Some(projects) = doc.get("projects").and_then(serde_json::Value::as_object) {
+            for folder in cwd.ancestors() {
+                if let Some(project) = folder.to_str().and_then(|f| projects.get(f)) {
+                    out.extend(json_servers(project.get("mcpServers")));
+                }
+                if folder == root {
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The user's servers, then those of the projects whose folder is the working folder or one
+    /// above it inside the project; a folder above the root or beside it adds none.
+    #[test]
+    fn user_json_lists_the_users_and_the_local_servers_of_the_folders_up_to_the_root() {
+        let doc = json!({
+            "mcpServers": {"a": {"command": "node", "args": ["x"]}},
+            "projects": {
+                "/p": {"mcpServers": {"b": {}}},
+                "/p/sub": {"mcpServers": {"c": {"disabled": true}, "e": {}}},
+                "/": {"mcpServers": {"above-root": {}}},
+                "/other": {"mcpServers": {"d": {}}},
+            },
+        });
+        let got = UserJson.servers(&doc, Path::new("/p/sub"), Path::new("/p"));
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["a", "e", "b"]);
+        assert_eq!(got[0].1, ["node", "x"]);
+        // What the skim leaves of a file without the keys: nulls and an empty object.
+        let bare = json!({"mcpServers": null, "projects": {}});
+        assert!(
+            UserJson
+                .servers(&bare, Path::new("/p"), Path::new("/p"))
+                .is_empty()
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! OpenAI Codex CLI (`@openai/codex`): docs/host-protocols.md, "Codex CLI".
 
-use super::trust::*;
+use super::trust::{Record, TrustFile, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
 use super::*;
 use serde_json::Value;
 
@@ -106,10 +106,10 @@ pub const SPEC: HostSpec = HostSpec {
     // shape of `hooks.json`; `PLUGIN_ROOT` is set in the hook's environment. No plugin agents.
     // Plugin hooks, too, run only once trusted in `/hooks`.
     plugin: Some(PluginLayout {
-        home: PluginHome::Marketplace {
+        home: &Marketplace {
             plugin: "plugins/codex",
             listing: ".agents/plugins/marketplace.json",
-            source: ListingSource::LocalObject,
+            format: &LocalObject,
         },
         manifest: ".codex-plugin/plugin.json",
         manifest_hooks: Some("./hooks/hooks.json"),
@@ -123,7 +123,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: None,
         // `codex plugin add` writes `[plugins."sophia-hook@sophia-hook"] enabled = true`.
-        enabled: PluginEnabled::TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
+        enabled: &TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
         remove: "codex plugin remove sophia-hook@sophia-hook",
     }),
     // `[mcp_servers.<name>]` in the user's `config.toml`, and in a trusted project's
@@ -131,11 +131,11 @@ pub const SPEC: HostSpec = HostSpec {
     mcp: &[
         McpFile {
             place: PluginPlace::User(UserPath::HostHome(HOME, "config.toml")),
-            format: McpFormat::Toml("mcp_servers"),
+            servers: &TomlServers("mcp_servers"),
         },
         McpFile {
             place: PluginPlace::Project(".codex/config.toml"),
-            format: McpFormat::Toml("mcp_servers"),
+            servers: &TomlServers("mcp_servers"),
         },
     ],
 };
@@ -187,8 +187,8 @@ impl agent_file::DefinitionFormat for RoleToml {
 pub struct HandlerHashes;
 
 impl TrustGate for HandlerHashes {
-    fn record(&self) -> RecordFile {
-        RecordFile {
+    fn record(&self) -> TrustFile {
+        TrustFile {
             path: UserPath::HostHome(HOME, "config.toml"),
             syntax: Syntax::Toml,
         }
@@ -352,6 +352,81 @@ pub fn event_label(event: &str) -> String {
     out
 }
 
+/// `.agents/plugins/marketplace.json`: `"source": {"source": "local", "path": "./plugins/codex"}`,
+/// with `interface`, `policy` and `category`.
+#[derive(Debug)]
+struct LocalObject;
+
+impl ListingFormat for LocalObject {
+    fn document(&self, path: &str, about: &PluginAbout) -> serde_json::Value {
+        serde_json::json!({
+            "name": about.name,
+            "interface": {"displayName": about.name},
+            "plugins": [{
+                "name": about.name,
+                "source": {"source": "local", "path": path},
+                "policy": {"installation": "AVAILABLE", "authentication": "ON_INSTALL"},
+                "category": "Productivity",
+            }],
+        })
+    }
+}
+
+/// `[plugins."sophia-hook@sophia-hook"]` with `enabled = true` in this TOML file (a table
+/// without `enabled` counts as enabled, as Codex reads it).
+#[derive(Debug)]
+struct TomlPlugins(UserPath);
+
+impl PluginEnablement for TomlPlugins {
+    fn files(&self, _name: &str) -> Vec<RecordFile> {
+        vec![RecordFile::at(PluginPlace::User(self.0), Syntax::Toml)]
+    }
+
+    fn enabled(&self, _name: &str, id: &str, read: &[Read]) -> Option<usize> {
+        use serde_json::Value;
+        let entry = read
+            .first()?
+            .doc()?
+            .get("plugins")
+            .and_then(Value::as_object)
+            .and_then(|plugins| plugins.get(id))
+            .and_then(Value::as_object)?;
+        entry
+            .get("enabled")
+            .and_then(Value::as_bool)
+            .unwrap_or(true)
+            .then_some(0)
+    }
+}
+
+/// TOML, the servers as sub-tables of this table (`[mcp_servers.<name>]`); an entry with
+/// `enabled = false` is off.
+#[derive(Debug)]
+struct TomlServers(&'static str);
+
+impl McpServers for TomlServers {
+    fn syntax(&self) -> Syntax {
+        Syntax::Toml
+    }
+
+    fn servers(&self, doc: &serde_json::Value, _cwd: &Path, _root: &Path) -> Vec<McpEntry> {
+        use serde_json::Value;
+        let Some(servers) = doc.get(self.0).and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        servers
+            .iter()
+            .filter_map(|(name, value)| {
+                let entry = value.as_object()?;
+                if entry.get("enabled").and_then(Value::as_bool) == Some(false) {
+                    return None;
+                }
+                Some((name.clone(), command_line(value)))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,5 +469,57 @@ mod tests {
     fn event_keys_are_snake_case() {
         assert_eq!(event_label("UserPromptSubmit"), "user_prompt_submit");
         assert_eq!(event_label("SessionStart"), "session_start");
+    }
+
+    /// `config.toml` as the edge hands it over (its tables as JSON): `enabled = false` turns a
+    /// server off, a missing `enabled` or `disabled` does not.
+    #[test]
+    fn toml_servers_are_the_enabled_sub_tables() {
+        let doc = json!({"mcp_servers": {
+            "on": {"command": "node", "args": ["a", 1]},
+            "off": {"command": "node", "enabled": false},
+            "kept": {"disabled": true},
+            "not-a-table": "x",
+        }});
+        let got = TomlServers("mcp_servers").servers(&doc, Path::new("/"), Path::new("/"));
+        assert_eq!(
+            got,
+            [
+                ("on".to_owned(), vec!["node".to_owned(), "a".to_owned()]),
+                ("kept".to_owned(), vec![]),
+            ]
+        );
+        assert!(
+            TomlServers("mcp_servers")
+                .servers(&json!({"mcp_servers": 1}), Path::new("/"), Path::new("/"))
+                .is_empty()
+        );
+    }
+
+    /// `[plugins."<id>"]`: enabled unless `enabled = false`; another plugin or no document is
+    /// no record.
+    #[test]
+    fn toml_plugins_read_the_plugins_table() {
+        let record = TomlPlugins(UserPath::HostHome(HOME, "config.toml"));
+        let id = "sophia-hook@sophia-hook";
+        let read = |doc| [Read::Present(Some(doc))];
+        for (doc, want) in [
+            (json!({"plugins": {id: {"enabled": true}}}), Some(0)),
+            (json!({"plugins": {id: {}}}), Some(0)),
+            (json!({"plugins": {id: {"enabled": false}}}), None),
+            (json!({"plugins": {id: true}}), None),
+            (json!({"plugins": {"other@sophia-hook": {}}}), None),
+        ] {
+            assert_eq!(
+                record.enabled("sophia-hook", id, &read(doc.clone())),
+                want,
+                "{doc}"
+            );
+        }
+        assert_eq!(
+            record.enabled("sophia-hook", id, &[Read::Present(None)]),
+            None
+        );
+        assert_eq!(record.enabled("sophia-hook", id, &[Read::Missing]), None);
     }
 }

@@ -9,7 +9,7 @@
 //! hand-written PascalCase file still routes (`SessionStart`/`UserPromptSubmit` are accepted
 //! everywhere).
 
-use super::trust::*;
+use super::trust::{Record, TrustFile, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
 use super::*;
 use serde_json::{Map, Value, json};
 
@@ -138,10 +138,10 @@ pub const SPEC: HostSpec = HostSpec {
     // environment, and its cwd is the plugin folder (the hook takes the project from the payload's
     // `cwd`). The hook file is the one `install` writes (camelCase events, processed output).
     plugin: Some(PluginLayout {
-        home: PluginHome::Marketplace {
+        home: &Marketplace {
             plugin: "plugins/copilot",
             listing: ".github/plugin/marketplace.json",
-            source: ListingSource::RelativePath,
+            format: &RelativePath,
         },
         manifest: ".plugin/plugin.json",
         manifest_hooks: Some("hooks/hooks.json"),
@@ -155,16 +155,13 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: Some("agents"),
         // `copilot plugin install` writes Claude Code's keys into its own settings.
-        enabled: PluginEnabled::EnabledPlugins(&[PluginPlace::User(UserPath::HostHome(
-            HOME,
-            "settings.json",
-        ))]),
+        enabled: &EnabledPlugins(&[PluginPlace::User(UserPath::HostHome(HOME, "settings.json"))]),
         remove: "copilot plugin uninstall sophia-hook@sophia-hook",
     }),
     // `mcpServers` in `$COPILOT_HOME/mcp-config.json` (what `/mcp add` writes).
     mcp: &[McpFile {
         place: PluginPlace::User(UserPath::HostHome(HOME, "mcp-config.json")),
-        format: McpFormat::Json("mcpServers"),
+        servers: &JsonServers("mcpServers"),
     }],
 };
 
@@ -234,8 +231,8 @@ const TRUST_FIX: &str = "start `copilot` in the project once and answer \"Yes, a
 pub struct FolderList;
 
 impl TrustGate for FolderList {
-    fn record(&self) -> RecordFile {
-        RecordFile {
+    fn record(&self) -> TrustFile {
+        TrustFile {
             path: UserPath::HostHome(HOME, "config.json"),
             syntax: Syntax::Jsonc,
         }

@@ -1,6 +1,6 @@
 //! Gemini CLI (`@google/gemini-cli`): docs/host-protocols.md, "Gemini CLI".
 
-use super::trust::*;
+use super::trust::{Record, TrustFile, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
 use super::*;
 use serde_json::Value;
 
@@ -127,7 +127,7 @@ pub const SPEC: HostSpec = HostSpec {
     // share the marketplace folder), `agents/*.md`. There is no root variable in the environment:
     // Gemini substitutes `${extensionPath}` and `${/}` in the command text.
     plugin: Some(PluginLayout {
-        home: PluginHome::Own("gemini-extension"),
+        home: &ExtensionFolder("gemini-extension"),
         manifest: "gemini-extension.json",
         manifest_hooks: None,
         hooks: "hooks/hooks.json",
@@ -140,7 +140,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         agents: Some("agents"),
         // `gemini extensions install` copies the folder here; `disable` records `!<path>`.
-        enabled: PluginEnabled::ExtensionDir {
+        enabled: &ExtensionDir {
             dir: UserPath::Home(".gemini/extensions"),
             manifest: "gemini-extension.json",
             enablement: "extension-enablement.json",
@@ -151,14 +151,93 @@ pub const SPEC: HostSpec = HostSpec {
     mcp: &[
         McpFile {
             place: PluginPlace::User(UserPath::Home(".gemini/settings.json")),
-            format: McpFormat::Json("mcpServers"),
+            servers: &JsonServers("mcpServers"),
         },
         McpFile {
             place: PluginPlace::Project(".gemini/settings.json"),
-            format: McpFormat::Json("mcpServers"),
+            servers: &JsonServers("mcpServers"),
         },
     ],
 };
+
+/// A folder of its own under `--out`: Gemini CLI's extension, which always reads
+/// `hooks/hooks.json` in its own format, so it cannot share the marketplace folder. Nothing lists
+/// it; the user installs the folder itself.
+#[derive(Debug)]
+struct ExtensionFolder(&'static str);
+
+impl PluginHome for ExtensionFolder {
+    fn dir(&self, _marketplace: &str) -> String {
+        self.0.to_owned()
+    }
+
+    fn listing(
+        &self,
+        _marketplace: &str,
+        _about: &PluginAbout,
+    ) -> Option<(String, serde_json::Value)> {
+        None
+    }
+
+    fn install_own(&self, dir: &str, host: &str) -> Option<String> {
+        Some(format!("install {dir} as a {host} extension"))
+    }
+}
+
+/// The extension folder `<dir>/sophia-hook/` with this manifest in it, unless the host's
+/// enablement file there (`extension-enablement.json`) disables it everywhere.
+#[derive(Debug)]
+struct ExtensionDir {
+    dir: UserPath,
+    manifest: &'static str,
+    enablement: &'static str,
+}
+
+impl PluginEnablement for ExtensionDir {
+    /// The manifest (only whether it can be read counts), then the enablement file.
+    fn files(&self, name: &str) -> Vec<RecordFile> {
+        vec![
+            RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: format!("{name}/{}", self.manifest),
+                syntax: None,
+            },
+            RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: self.enablement.to_owned(),
+                syntax: Some(Syntax::Json),
+            },
+        ]
+    }
+
+    fn enabled(&self, name: &str, _id: &str, read: &[Read]) -> Option<usize> {
+        let (manifest, enablement) = (read.first()?, read.get(1));
+        if *manifest == Read::Missing {
+            return None;
+        }
+        let disabled = enablement
+            .and_then(Read::doc)
+            .is_some_and(|doc| disabled_everywhere(doc, name));
+        (!disabled).then_some(0)
+    }
+}
+
+/// `extension-enablement.json`: `{"sophia-hook": {"overrides": [...]}}`, where an override
+/// starting with `!` disables the extension under that path. Disabled everywhere when every
+/// override is such a one (`gemini extensions disable sophia-hook`).
+fn disabled_everywhere(doc: &serde_json::Value, name: &str) -> bool {
+    let Some(overrides) = doc
+        .get(name)
+        .and_then(|e| e.get("overrides"))
+        .and_then(serde_json::Value::as_array)
+    else {
+        return false;
+    };
+    !overrides.is_empty()
+        && overrides
+            .iter()
+            .all(|o| o.as_str().is_some_and(|s| s.starts_with('!')))
+}
 
 /// Gemini CLI 0.61 requires a slug (`^[a-z0-9-_]+$`).
 fn check_name(name: &str) -> Result<(), &'static str> {
@@ -214,8 +293,8 @@ pub fn strip_leading_hook_context(prompt: &str) -> &str {
 pub struct TrustedFolders;
 
 impl TrustGate for TrustedFolders {
-    fn record(&self) -> RecordFile {
-        RecordFile {
+    fn record(&self) -> TrustFile {
+        TrustFile {
             path: UserPath::Home(".gemini/trustedFolders.json"),
             syntax: Syntax::Json,
         }
@@ -300,6 +379,7 @@ impl SessionMatcher for ExactSources {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn folder_trust_as_gemini_reads_it() {
@@ -347,5 +427,39 @@ mod tests {
                 "{never}"
             );
         }
+    }
+
+    /// The extension counts when its manifest is there, unless every override of its entry in
+    /// the enablement file disables it.
+    #[test]
+    fn the_extension_is_enabled_unless_disabled_everywhere() {
+        let record = ExtensionDir {
+            dir: UserPath::Home(".gemini/extensions"),
+            manifest: "gemini-extension.json",
+            enablement: "extension-enablement.json",
+        };
+        let files = record.files("sophia-hook");
+        assert_eq!(files[0].below, "sophia-hook/gemini-extension.json");
+        assert_eq!(files[1].below, "extension-enablement.json");
+        let with = |doc| [Read::Present(None), Read::Present(Some(doc))];
+        for (doc, want) in [
+            (
+                json!({"sophia-hook": {"overrides": ["/home/me/*"]}}),
+                Some(0),
+            ),
+            (json!({"sophia-hook": {"overrides": ["!/home/me/*"]}}), None),
+            (json!({"sophia-hook": {"overrides": []}}), Some(0)),
+            (json!({"other": {"overrides": ["!/home/me/*"]}}), Some(0)),
+        ] {
+            assert_eq!(
+                record.enabled("sophia-hook", "", &with(doc.clone())),
+                want,
+                "{doc}"
+            );
+        }
+        assert_eq!(
+            record.enabled("sophia-hook", "", &[Read::Missing, Read::Present(None)]),
+            None
+        );
     }
 }

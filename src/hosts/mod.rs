@@ -137,19 +137,98 @@ pub struct HostSpec {
 #[derive(Debug, Clone, Copy)]
 pub struct McpFile {
     pub place: PluginPlace,
-    pub format: McpFormat,
+    /// How the file lists its servers.
+    pub servers: &'static dyn McpServers,
 }
 
-/// How an MCP settings file lists its servers: each entry a name with a `command` and `args`.
+/// The syntax of a file the edge reads for a host, so that it picks the bounded parser from data
+/// and hands the host the parsed document (TOML as the JSON value of its tables).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpFormat {
-    /// JSON (comments allowed), the servers under this root key.
-    Json(&'static str),
-    /// TOML, the servers as sub-tables of this table (`[mcp_servers.<name>]`).
-    Toml(&'static str),
-    /// Claude Code's `~/.claude.json`: the user's `mcpServers`, and the local ones under
-    /// `projects.<folder>.mcpServers` for the working folder or a folder above it in the project.
-    ClaudeUserJson,
+pub enum Syntax {
+    /// Strict JSON.
+    Json,
+    /// JSON with `//` and `/* */` comments (a strict JSON file is one too).
+    Jsonc,
+    Toml,
+}
+
+/// What to keep of a JSON file too large to build whole (`~/.claude.json`, where Claude Code
+/// keeps every project's state): the file is skimmed within `bounded::SKIMMED` and only these
+/// keys are built, each within `bounded::FILE`. The document the host then reads holds each root
+/// key (`null` when missing or unreadable) and the `each` object with, for every entry, the kept
+/// keys that were readable (an entry with none is left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonSkim {
+    /// The root keys kept.
+    pub root: &'static [&'static str],
+    /// A root object, and the keys kept of each of its entries.
+    pub each: Option<(&'static str, &'static [&'static str])>,
+}
+
+/// One server entry of an MCP settings file: its name, then its command and arguments.
+pub type McpEntry = (String, Vec<String>);
+
+/// How an MCP settings file lists its servers: each entry a name with a `command` and `args`.
+/// The edge reads and parses the file ([`McpServers::syntax`], [`McpServers::skim`]); the host
+/// says which entries of the document are enabled servers.
+pub trait McpServers: Sync + std::fmt::Debug {
+    /// The file's syntax.
+    fn syntax(&self) -> Syntax {
+        Syntax::Jsonc
+    }
+
+    /// For a JSON file too large to build whole, what to keep of it; a file that does not have
+    /// that shape is then read whole. `None`: read whole.
+    fn skim(&self) -> Option<JsonSkim> {
+        None
+    }
+
+    /// Each enabled server entry of the parsed document, for a host working in `cwd` inside the
+    /// project `root`.
+    fn servers(&self, doc: &serde_json::Value, cwd: &Path, root: &Path) -> Vec<McpEntry>;
+}
+
+/// JSON (comments allowed), the servers under this root key; an entry with `"disabled": true`
+/// or `"enabled": false` is off.
+#[derive(Debug)]
+pub struct JsonServers(pub &'static str);
+
+impl McpServers for JsonServers {
+    fn servers(&self, doc: &serde_json::Value, _cwd: &Path, _root: &Path) -> Vec<McpEntry> {
+        json_servers(doc.get(self.0))
+    }
+}
+
+/// The enabled entries of a JSON object of servers (`mcpServers`): nothing when it is not an
+/// object.
+pub fn json_servers(servers: Option<&serde_json::Value>) -> Vec<McpEntry> {
+    use serde_json::Value;
+    let Some(servers) = servers.and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    servers
+        .iter()
+        .filter(|(_, entry)| {
+            entry.get("disabled").and_then(Value::as_bool) != Some(true)
+                && entry.get("enabled").and_then(Value::as_bool) != Some(false)
+        })
+        .map(|(name, entry)| (name.clone(), command_line(entry)))
+        .collect()
+}
+
+/// A server entry's `command` and then its `args` (what is not a string is left out).
+pub fn command_line(entry: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let mut command: Vec<String> = entry
+        .get("command")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    if let Some(args) = entry.get("args").and_then(Value::as_array) {
+        command.extend(args.iter().filter_map(|a| a.as_str().map(str::to_owned)));
+    }
+    command
 }
 
 /// The host's plugin (or extension) folder as `plugin build` writes it: manifest, hooks file,
@@ -157,7 +236,7 @@ pub enum McpFormat {
 #[derive(Debug)]
 pub struct PluginLayout {
     /// Where the plugin folder lives and what lists it.
-    pub home: PluginHome,
+    pub home: &'static dyn PluginHome,
     /// The manifest, relative to the plugin folder (`.claude-plugin/plugin.json`).
     pub manifest: &'static str,
     /// The manifest's `hooks` value, where the host reads the hooks file from the manifest (a
@@ -177,27 +256,87 @@ pub struct PluginLayout {
     pub agents: Option<&'static str>,
     /// Where the host records that our plugin is installed and enabled: `install` then does not
     /// register the hook in the settings too, and `doctor` reports a double registration.
-    pub enabled: PluginEnabled,
+    pub enabled: &'static dyn PluginEnablement,
     /// The host's own command that removes our plugin (named by `install` and `doctor`).
     pub remove: &'static str,
 }
 
-/// Where a host records our plugin (`sophia-hook@sophia-hook`, [`crate::plugin::NAME`]) as
+/// Where a host records our plugin (`sophia-hook@sophia-hook`, `crate::plugin::NAME`) as
 /// installed and enabled, as the host's own install command leaves it (observed,
-/// `tests/e2e/run plugin`).
-#[derive(Debug, Clone, Copy)]
-pub enum PluginEnabled {
-    /// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` in one of these JSON settings files.
-    EnabledPlugins(&'static [PluginPlace]),
-    /// `[plugins."sophia-hook@sophia-hook"]` with `enabled = true` in this TOML file.
-    TomlPlugins(UserPath),
-    /// The extension folder `<dir>/sophia-hook/` with this manifest in it, unless the host's
-    /// enablement file there (`extension-enablement.json`) disables it everywhere.
-    ExtensionDir {
-        dir: UserPath,
-        manifest: &'static str,
-        enablement: &'static str,
-    },
+/// `tests/e2e/run plugin`). The edge reads the files the host names ([`Self::files`]) and the
+/// host reads the record in what was read ([`Self::enabled`]).
+pub trait PluginEnablement: Sync + std::fmt::Debug {
+    /// The files to read, in order, for the plugin named `name`.
+    fn files(&self, name: &str) -> Vec<RecordFile>;
+
+    /// Which of the files (its index in [`Self::files`]) shows the plugin `name` (id `id`,
+    /// `<name>@<marketplace>`) installed and enabled, given what was read of each, in the same
+    /// order; `None` when none does.
+    fn enabled(&self, name: &str, id: &str, read: &[Read]) -> Option<usize>;
+}
+
+/// A file the edge reads for a host's plugin record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordFile {
+    pub place: PluginPlace,
+    /// A path below `place` (`sophia-hook/gemini-extension.json` in an extensions folder), `/`
+    /// separated; empty for the place itself.
+    pub below: String,
+    /// How the file is parsed; `None` when only whether it can be read counts.
+    pub syntax: Option<Syntax>,
+}
+
+impl RecordFile {
+    /// The file at `place` itself, parsed as `syntax`.
+    pub fn at(place: PluginPlace, syntax: Syntax) -> RecordFile {
+        RecordFile {
+            place,
+            below: String::new(),
+            syntax: Some(syntax),
+        }
+    }
+}
+
+/// What the edge read of one [`RecordFile`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Read {
+    /// Missing, unreachable (no home) or unreadable.
+    Missing,
+    /// Read: the parsed document, `None` when it does not parse (or is not parsed).
+    Present(Option<serde_json::Value>),
+}
+
+impl Read {
+    /// The parsed document, when there is one.
+    pub fn doc(&self) -> Option<&serde_json::Value> {
+        match self {
+            Read::Present(doc) => doc.as_ref(),
+            Read::Missing => None,
+        }
+    }
+}
+
+/// `"enabledPlugins": {"sophia-hook@sophia-hook": true}` in one of these JSON settings files
+/// (Claude Code's own, which Copilot CLI's install command writes into its settings too); the
+/// first that says so is the record.
+#[derive(Debug)]
+pub struct EnabledPlugins(pub &'static [PluginPlace]);
+
+impl PluginEnablement for EnabledPlugins {
+    fn files(&self, _name: &str) -> Vec<RecordFile> {
+        self.0
+            .iter()
+            .map(|place| RecordFile::at(*place, Syntax::Json))
+            .collect()
+    }
+
+    fn enabled(&self, _name: &str, id: &str, read: &[Read]) -> Option<usize> {
+        read.iter().position(|r| {
+            r.doc()
+                .and_then(|doc| doc.get("enabledPlugins")?.get(id)?.as_bool())
+                .unwrap_or(false)
+        })
+    }
 }
 
 /// A settings file of the user's, or of the project (relative to its root).
@@ -207,31 +346,98 @@ pub enum PluginPlace {
     Project(&'static str),
 }
 
-/// Where a host's plugin folder goes under `plugin build --out`.
-#[derive(Debug)]
-pub enum PluginHome {
-    /// A plugin folder inside the one marketplace folder that every such host installs
-    /// (`marketplace/`), listed by the host's own marketplace file there.
-    Marketplace {
-        /// The plugin folder, relative to the marketplace folder (`plugins/claude`).
-        plugin: &'static str,
-        /// The host's marketplace file, relative to the marketplace folder.
-        listing: &'static str,
-        source: ListingSource,
-    },
-    /// A folder of its own under `--out` (Gemini CLI's extension, which always reads
-    /// `hooks/hooks.json` in its own format, so it cannot share a folder).
-    Own(&'static str),
+/// What every manifest and marketplace file says of the plugin (`crate::plugin`'s constants).
+#[derive(Debug, Clone, Copy)]
+pub struct PluginAbout {
+    /// The plugin's name, and the marketplace's.
+    pub name: &'static str,
+    pub version: &'static str,
+    pub description: &'static str,
+    /// The manifests' author and the marketplaces' owner.
+    pub author: &'static str,
 }
 
-/// How a marketplace file names a plugin's folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListingSource {
-    /// `"source": "./plugins/<host>"`, with `owner` at the root (Claude Code's format).
-    RelativePath,
-    /// `"source": {"source": "local", "path": "./plugins/<host>"}`, with `interface`, `policy`
-    /// and `category` (Codex's `.agents/plugins/marketplace.json`).
-    LocalObject,
+/// Where a host's plugin folder goes under `plugin build --out`, what lists it, and how it is
+/// installed.
+pub trait PluginHome: Sync + std::fmt::Debug {
+    /// The plugin folder, relative to `--out` (`/`-separated), given the one marketplace folder
+    /// every marketplace host installs (`marketplace`).
+    fn dir(&self, marketplace: &str) -> String;
+
+    /// The marketplace file that lists the plugin folder, relative to `--out`, and its document;
+    /// `None` for a folder that nothing lists.
+    fn listing(
+        &self,
+        marketplace: &str,
+        about: &PluginAbout,
+    ) -> Option<(String, serde_json::Value)>;
+
+    /// What `plugin build` tells the user to do with a folder of its own, given the folder as
+    /// shown and the host's name; `None` for a plugin of the marketplace, which the advice for
+    /// the whole marketplace covers.
+    fn install_own(&self, dir: &str, host: &str) -> Option<String>;
+}
+
+/// A plugin folder inside the one marketplace folder that every such host installs
+/// (`marketplace/`), listed by the host's own marketplace file there.
+#[derive(Debug)]
+pub struct Marketplace {
+    /// The plugin folder, relative to the marketplace folder (`plugins/claude`).
+    pub plugin: &'static str,
+    /// The host's marketplace file, relative to the marketplace folder.
+    pub listing: &'static str,
+    /// The format of that file.
+    pub format: &'static dyn ListingFormat,
+}
+
+impl PluginHome for Marketplace {
+    fn dir(&self, marketplace: &str) -> String {
+        format!("{marketplace}/{}", self.plugin)
+    }
+
+    fn listing(
+        &self,
+        marketplace: &str,
+        about: &PluginAbout,
+    ) -> Option<(String, serde_json::Value)> {
+        let path = format!("./{}", self.plugin);
+        Some((
+            format!("{marketplace}/{}", self.listing),
+            self.format.document(&path, about),
+        ))
+    }
+
+    fn install_own(&self, _dir: &str, _host: &str) -> Option<String> {
+        None
+    }
+}
+
+/// How a host's marketplace file lists the one plugin folder.
+pub trait ListingFormat: Sync + std::fmt::Debug {
+    /// The marketplace file naming the plugin folder `path` (`./plugins/<host>`, relative to the
+    /// marketplace folder).
+    fn document(&self, path: &str, about: &PluginAbout) -> serde_json::Value;
+}
+
+/// `"source": "./plugins/<host>"`, with `owner` at the root (Claude Code's format, which Copilot
+/// CLI reads too).
+#[derive(Debug)]
+pub struct RelativePath;
+
+impl ListingFormat for RelativePath {
+    fn document(&self, path: &str, about: &PluginAbout) -> serde_json::Value {
+        serde_json::json!({
+            "name": about.name,
+            "owner": {"name": about.author},
+            "description": about.description,
+            "plugins": [{
+                "name": about.name,
+                "source": path,
+                "description": about.description,
+                "version": about.version,
+            }],
+        })
+    }
 }
 
 /// The plugin root in a hook command line: the text before `bin`, and the separator, for each

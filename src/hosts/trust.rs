@@ -10,31 +10,22 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{Scope, UserPath};
+use super::{Scope, Syntax, UserPath};
 
 /// A host's trust step (`HostSpec::trust`; `None` there for a host with nothing to check).
 pub trait TrustGate: Sync + Debug {
     /// The user's file the host records its trust in, and its syntax.
-    fn record(&self) -> RecordFile;
+    fn record(&self) -> TrustFile;
 
     /// What `doctor` reports about the trust of what is installed, in order.
     fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding>;
 }
 
-/// A file of the user's that a trust step reads.
+/// The file of the user's that a trust step reads, and how it is parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RecordFile {
+pub struct TrustFile {
     pub path: UserPath,
     pub syntax: Syntax,
-}
-
-/// How a record file is parsed (a TOML file arrives as the JSON value of its table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Syntax {
-    Json,
-    /// JSON with `//` and `/* */` comments.
-    Jsonc,
-    Toml,
 }
 
 /// The record file as the edge found it.
