@@ -220,7 +220,8 @@ mod tests {
     #![allow(clippy::disallowed_methods)]
     use super::*;
     use crate::decision::{HookRequest, Project, decide};
-    use crate::payload::{Event, Host, Payload};
+    use crate::hosts::{Event, Host};
+    use crate::payload::Payload;
 
     #[test]
     fn line_has_codes_and_no_prompt_text() {

@@ -17,14 +17,13 @@ use crate::commands::agents::AgentsCommand;
 use crate::commands::catalog::CatalogCommand;
 use crate::commands::eval::EvalArgs;
 use crate::commands::hook::{CompletionsArgs, HookFlags, ManArgs};
+use crate::commands::hook::{hook_args, is_tool_invocation};
 use crate::commands::install::{InstallArgs, UninstallArgs};
 use crate::commands::plugin::PluginCommand;
 use crate::commands::skills::SkillsCommand;
 use crate::commands::{self as cmd, Outcome, PipeSafe, Verdict};
 use crate::edge::hook::run_hook;
 use crate::edge::settings::Settings;
-
-pub use crate::commands::hook::{SUBCOMMANDS, hook_args, is_tool_invocation};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -304,7 +303,7 @@ mod tests {
             .collect();
         names.push("help".into());
         names.sort();
-        let mut listed: Vec<&str> = super::SUBCOMMANDS.to_vec();
+        let mut listed: Vec<&str> = crate::commands::hook::SUBCOMMANDS.to_vec();
         listed.sort();
         assert_eq!(names, listed, "SUBCOMMANDS must list every subcommand");
     }

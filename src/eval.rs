@@ -9,11 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::agents::CarryForwardStatus;
-use crate::agents::availability::{Availability, Manifest};
+use crate::agents::availability::Manifest;
+use crate::agents::catalog::Availability;
 use crate::agents::default_catalog;
 use crate::context::ContextMode;
 use crate::decision::{self, Decision, HookRequest, Project};
-use crate::payload::{Host, Payload};
+use crate::hosts::Host;
+use crate::payload::Payload;
 use crate::planning::{CarryForwardState, planned_from};
 use crate::subagent::SubagentMode;
 

@@ -124,7 +124,7 @@ pub fn parse_with_prefix<'a>(prompt: &'a str, extra_prefix: Option<&str>) -> Hot
 
 /// For the user (`install`'s closing message, `doctor`): which hotword prefix to type where on
 /// this host, given the effective second prefix (`None`: switched off).
-pub fn where_to_type(host: crate::payload::Host, prefix: &crate::config::HotwordPrefix) -> String {
+pub fn where_to_type(host: crate::hosts::Host, prefix: &crate::config::HotwordPrefix) -> String {
     let prefix = prefix.as_deref();
     let Some(tui) = &host.spec().tui else {
         return match prefix {
@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(got.detected, [Quick, Agents]);
         assert_eq!(got.stripped, "riassumi");
         assert!(parse_with_prefix("+ quick x", plus).detected.is_empty());
-        use crate::payload::Host;
+        use crate::hosts::Host;
         let codex = where_to_type(Host::Codex, &default);
         assert!(
             codex.contains("in the Codex TUI type `+quick` / `+agents`"),

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::hosts::{Entry, HandlerForm, HandlerLines};
-use crate::payload::{Event, Host};
+use crate::hosts::{Event, Host};
 
-pub use crate::hosts::{MergeError, Registered, Scope};
+use crate::hosts::{MergeError, Registered, Scope};
 
 /// The description written at the root of a hooks file sophia-hook creates.
 pub const DESCRIPTION: &str =

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     let settings = Settings::from_env();
     let debug = settings.debug;
     let args: Vec<_> = std::env::args_os().collect();
-    let tool = sophia_hook::cli::is_tool_invocation(&args);
+    let tool = sophia_hook::commands::hook::is_tool_invocation(&args);
     if !tool {
         // In hook mode the default panic message could quote input: say one line instead.
         panic::set_hook(Box::new(move |_| {
@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         fail_open(
             &mut io::stdout().lock(),
             &mut io::stderr(),
-            &sophia_hook::cli::hook_args(&args),
+            &sophia_hook::commands::hook::hook_args(&args),
             &settings,
             "panic",
             &clock,

@@ -8,8 +8,7 @@
 
 use serde_json::{Map, Value};
 
-pub use crate::hosts::gemini::strip_leading_hook_context;
-pub use crate::hosts::{Event, Host};
+use crate::hosts::{Event, Host};
 
 /// The payload fields sophia-hook uses. All optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

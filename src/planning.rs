@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::agents::availability::Availability;
 use crate::agents::catalog::AgentCatalog;
+use crate::agents::catalog::Availability;
 use crate::agents::{AgentRouting, CarryForward, CarryForwardStatus};
 use crate::fingerprint::sha256;
 use crate::text::{fold, routing_words, words};

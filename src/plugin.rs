@@ -12,9 +12,9 @@
 
 use serde_json::{Value, json};
 
+use crate::hosts::Host;
 use crate::hosts::{PluginAbout, PluginLayout};
 use crate::install::{Program, handler_for, hooks_document};
-use crate::payload::Host;
 
 /// The plugin's name in every manifest, and the marketplace's name.
 pub const NAME: &str = "sophia-hook";

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use crate::agents::{AgentRouting, CarryForwardStatus};
 use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
+use crate::hosts::Host;
 use crate::hotword::Hotword;
-use crate::payload::Host;
 use crate::routing::Routing;
 use crate::skills::SkillRouting;
 use crate::subagent::SubagentMode;
@@ -361,9 +361,9 @@ pub struct ProjectDoc {
 /// written in `AGENTS.md` stays a quoted line of the project's). The header and the truncation
 /// note are ours.
 pub fn project_doc_block(host: Host, doc: &ProjectDoc) -> String {
-    let why = if host.reads_claude_md() {
+    let why = if let Some(own) = host.own_doc() {
         format!(
-            "{} loads CLAUDE.md in this project, not this file",
+            "{} loads {own} in this project, not this file",
             host.display()
         )
     } else if !host.loads_agents_md(false) {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::catalog::AgentCatalog;
 /// Defined beside the catalog record that carries it, so the catalog needs nothing from here.
-pub use crate::agents::catalog::Availability;
+use crate::agents::catalog::Availability;
 
 /// `~/.mcp-servers/agent-availability.json`. Only `agents` is required: a hand-written manifest
 /// such as `{"schemaVersion":1,"agents":{"code_reviewer":"unavailable"}}` is read, and keys

@@ -66,7 +66,7 @@ pub fn default_catalog() -> AgentCatalog {
                 not_for: strings(a.not_for),
                 skill_affinities: strings(a.skill_affinities),
                 write_policy: a.write_policy.to_owned(),
-                availability: availability::Availability::Unknown,
+                availability: catalog::Availability::Unknown,
             })
             .collect(),
     }

@@ -7,7 +7,7 @@
 //! phase signals in the prompt, then affinity with the selected skills, then availability
 //! (`configured` above `unknown`), then catalog order. At most two.
 
-use crate::agents::availability::Availability;
+use crate::agents::catalog::Availability;
 use crate::agents::catalog::{AgentCatalog, AgentRecord};
 use crate::agents::{AgentRouting, Recommendation, Rejection};
 use crate::skills::SkillRouting;

@@ -20,8 +20,8 @@ use crate::agents::catalog::forbidden_content;
 use crate::agents::source::{BuildError, SourceRuntime};
 use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
+use crate::hosts::Host;
 use crate::hosts::agent_file::Definition;
-use crate::payload::Host;
 use crate::skills::catalog::is_valid_id;
 
 /// The hosts that have runtime agent definitions, in the order sync handles them.

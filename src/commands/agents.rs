@@ -10,8 +10,8 @@ use crate::agents::runtime::FileState;
 use crate::edge::agents_sync::{SyncTarget, agents_dir, check, load_runtime, plan, sync};
 use crate::edge::files::ProjectRoot;
 use crate::edge::settings::Settings;
-use crate::install::Scope;
-use crate::payload::Host;
+use crate::hosts::Host;
+use crate::hosts::Scope;
 
 #[derive(Debug, Subcommand)]
 pub enum AgentsCommand {

@@ -40,9 +40,9 @@ pub fn availability(
         effective.source != crate::edge::agents::AgentCatalogSource::Embedded,
     );
     let (states, warnings) = crate::edge::agents::compute_availability(&effective.catalog, &dirs);
-    let hosts: Vec<&'static str> = crate::payload::Host::with_agents()
+    let hosts: Vec<&'static str> = crate::hosts::Host::with_agents()
         .into_iter()
-        .map(crate::payload::Host::as_str)
+        .map(crate::hosts::Host::as_str)
         .collect();
     // Per host: `configured` for Codex is not `configured` on Claude Code.
     let per_host: std::collections::BTreeMap<String, std::collections::BTreeMap<String, _>> = hosts

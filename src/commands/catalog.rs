@@ -123,7 +123,7 @@ fn read_source(place: &Place) -> anyhow::Result<String> {
 /// The canonical source: `--source` as given (the user's choice), else the project's, through
 /// its door.
 fn source_place(root: &ProjectRoot, given: Option<PathBuf>) -> Place {
-    given.map_or_else(|| root.at(crate::edge::agents::SOURCE_PATH), Place::user)
+    given.map_or_else(|| root.at(crate::agents::SOURCE_PATH), Place::user)
 }
 
 /// The skill ids affinities resolve against: `--skills-root`'s project, else this one.
@@ -166,7 +166,7 @@ pub fn catalog_build(
         root.resolve_file(rel).map_err(|why| {
             anyhow::anyhow!(
                 "refusing {}: {why}; nothing was written",
-                crate::edge::agents::SOURCE_PATH
+                crate::agents::SOURCE_PATH
             )
         })?;
     }

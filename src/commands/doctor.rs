@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{binary_path, project_root_arg};
 use crate::edge::settings::Settings;
-use crate::payload::Host;
+use crate::hosts::Host;
 
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {

@@ -8,7 +8,8 @@ use anyhow::{Context, bail};
 use crate::clock::Clock;
 use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_and_decide};
 use crate::edge::settings::Settings;
-use crate::payload::{Event, Payload};
+use crate::hosts::Event;
+use crate::payload::Payload;
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {

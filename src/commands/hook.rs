@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::edge::hook::HookArgs;
-use crate::payload::Host;
+use crate::hosts::Host;
 
 /// The hook flags: the top level's and `explain`'s, nowhere else.
 #[derive(Debug, Clone, Default, clap::Args)]

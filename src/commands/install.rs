@@ -9,8 +9,8 @@ use super::{binary_path, project_root_arg, settings_path};
 use crate::clock::Clock;
 use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::settings::Settings;
-use crate::install::Scope;
-use crate::payload::Host;
+use crate::hosts::Host;
+use crate::hosts::Scope;
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
@@ -418,8 +418,8 @@ fn change(
     }
     if host.spec().settings.both_scopes != crate::hosts::BothScopes::OneRuns {
         let other = match args.scope {
-            crate::install::Scope::User => crate::install::Scope::Project,
-            crate::install::Scope::Project => crate::install::Scope::User,
+            crate::hosts::Scope::User => crate::hosts::Scope::Project,
+            crate::hosts::Scope::Project => crate::hosts::Scope::User,
         };
         let other_place = settings_path(host, other, &root, settings)?;
         let other_path = other_place.path();
@@ -429,8 +429,8 @@ fn change(
         };
         let (here, there) = (lines_at(&place), lines_at(&other_place));
         let (project, user) = match args.scope {
-            crate::install::Scope::Project => (&here, &there),
-            crate::install::Scope::User => (&there, &here),
+            crate::hosts::Scope::Project => (&here, &there),
+            crate::hosts::Scope::User => (&there, &here),
         };
         if !there.is_empty() && host.spec().settings.both_scopes.doubled(project, user) {
             writeln!(
@@ -475,7 +475,7 @@ fn change(
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         crate::edge::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
     }
-    let has_source = root.at(crate::edge::agents::SOURCE_PATH).is_file();
+    let has_source = root.at(crate::agents::SOURCE_PATH).is_file();
     if has_source || roles.is_some() {
         writeln!(
             lines.detail(),

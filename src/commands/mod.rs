@@ -25,8 +25,8 @@ use anyhow::{Context, bail};
 use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::project::project_root;
 use crate::edge::settings::Settings;
-use crate::install::Scope;
-use crate::payload::Host;
+use crate::hosts::Host;
+use crate::hosts::Scope;
 
 /// The project a tool command works on (`--root`, else the git root above the current folder),
 /// opened: every file of it is reached through this handle (`edge::files::ProjectRoot`).

@@ -9,7 +9,7 @@ use anyhow::bail;
 use super::{binary_path, project_root_arg};
 use crate::clock::Clock;
 use crate::edge::settings::Settings;
-use crate::payload::Host;
+use crate::hosts::Host;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {

@@ -10,7 +10,7 @@ use clap::Subcommand;
 use super::project_root_arg;
 use crate::edge::settings::Settings;
 use crate::edge::skills;
-use crate::payload::Host;
+use crate::hosts::Host;
 
 #[derive(Debug, Subcommand)]
 pub enum SkillsCommand {

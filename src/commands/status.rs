@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::{binary_path, project_root_arg, settings_path};
 use crate::edge::doctor::{self, Status};
 use crate::edge::settings::Settings;
-use crate::payload::Host;
+use crate::hosts::Host;
 
 #[derive(Debug, clap::Args)]
 pub struct StatusArgs {

@@ -7,13 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::agents::availability::{Availability, Manifest, overlay};
+use crate::agents::availability::{Manifest, overlay};
+use crate::agents::catalog::Availability;
 use crate::agents::catalog::{AgentCatalog, build, validate};
 use crate::agents::default_catalog;
 use crate::edge::files::{Place, ProjectRoot, ReadError, caps};
 use crate::planning::CarryForwardState;
 
-pub use crate::agents::SOURCE_PATH;
+use crate::agents::SOURCE_PATH;
 /// The generated catalog, relative to the project root (git-ignored through `.sophia/.gitignore`).
 pub const CATALOG_PATH: &str = ".sophia/agent-catalog.json";
 
@@ -233,13 +234,13 @@ pub fn definition_dirs(
 ) -> Vec<DefinitionDir> {
     use crate::agents::availability::DefinitionScope;
     use crate::edge::agents_sync::agents_dir;
-    use crate::payload::Host;
+    use crate::hosts::Host;
     let mut dirs: Vec<DefinitionDir> = Vec::new();
     for &scope in crate::agents::availability::binding_scopes(catalog_from_project) {
         let (at, only_synced) = match scope {
-            DefinitionScope::Project => (crate::install::Scope::Project, false),
-            DefinitionScope::ProjectSynced => (crate::install::Scope::Project, true),
-            DefinitionScope::User => (crate::install::Scope::User, false),
+            DefinitionScope::Project => (crate::hosts::Scope::Project, false),
+            DefinitionScope::ProjectSynced => (crate::hosts::Scope::Project, true),
+            DefinitionScope::User => (crate::hosts::Scope::User, false),
         };
         for host in Host::with_agents() {
             let Ok(dir) = agents_dir(host, at, root, settings) else {
@@ -261,7 +262,7 @@ pub fn definition_dirs(
 }
 
 /// How `host`'s agent definition files end (empty for a host without them).
-fn definition_ext(host: crate::payload::Host) -> &'static str {
+fn definition_ext(host: crate::hosts::Host) -> &'static str {
     host.spec().agents.as_ref().map_or("", |a| a.ext)
 }
 
@@ -269,7 +270,7 @@ fn definition_ext(host: crate::payload::Host) -> &'static str {
 /// the file stems of its definition files, among the first [`MAX_DEFINITIONS_PER_DIR`] entries
 /// of each folder. Listing only, no file is read. The flag says whether a folder held more (the
 /// rest was not looked at: its caller warns `agent-definitions-cut`).
-pub fn host_definition_ids(host: crate::payload::Host, dirs: &[Place]) -> (BTreeSet<String>, bool) {
+pub fn host_definition_ids(host: crate::hosts::Host, dirs: &[Place]) -> (BTreeSet<String>, bool) {
     if host.spec().agents.is_none() {
         return (BTreeSet::new(), false);
     }
@@ -295,7 +296,7 @@ pub fn host_definition_ids(host: crate::payload::Host, dirs: &[Place]) -> (BTree
 /// ([`crate::agents::runtime::is_synced_embedded`]). Only files named for an embedded role are
 /// read, so a project without them costs nothing.
 pub fn synced_embedded(
-    host: crate::payload::Host,
+    host: crate::hosts::Host,
     dir: &Place,
     ids: &BTreeSet<String>,
 ) -> BTreeSet<String> {
@@ -319,34 +320,38 @@ pub fn cut_warning(place: &str) -> String {
     )
 }
 
-/// The project agents Gemini CLI will load: those the user acknowledged in its TUI, as recorded
-/// in `~/.gemini/acknowledgments/agents.json` (`{"<project>": {"<name>": "<sha256 of the file>"}}`);
-/// an agent edited or regenerated since needs a new acknowledgement.
-pub fn gemini_acknowledged(
-    home: &Path,
+/// The project agents of `ids` (in the folder `dir`) that `host` will load, for a host that
+/// registers a project agent only once the user acknowledged it ([`crate::hosts::ProjectAck`]):
+/// the record read through the door and parsed within bounds, each definition file read, and the
+/// host's rule applied. No record, or one that does not parse: none.
+pub fn acknowledged(
+    host: crate::hosts::Host,
+    ack: &dyn crate::hosts::ProjectAck,
+    settings: &crate::edge::settings::Settings,
     root: &Path,
     dir: &Place,
     ids: BTreeSet<String>,
 ) -> BTreeSet<String> {
-    let path = home.join(".gemini/acknowledgments/agents.json");
-    let Ok(bytes) = Place::user(path).read(caps::STATE) else {
+    let file = ack.record();
+    let Some(path) = file
+        .path
+        .resolve(settings.home.as_deref(), &settings.host_homes)
+    else {
         return BTreeSet::new();
     };
-    let Ok(acks) = crate::bounded::json_value(&bytes, crate::bounded::FILE) else {
-        return BTreeSet::new();
-    };
-    let Some(project) = acks.get(root.to_string_lossy().as_ref()) else {
+    let Some(record) = Place::user(path)
+        .read_string(caps::STATE)
+        .ok()
+        .and_then(|text| crate::edge::documents::parse(&text, file.syntax))
+    else {
         return BTreeSet::new();
     };
     ids.into_iter()
         .filter(|id| {
-            let Some(want) = project.get(id).and_then(serde_json::Value::as_str) else {
-                return false;
-            };
-            dir.join(format!("{id}.md"))
+            dir.join(crate::agents::runtime::file_name(host, id))
                 .read(DEFINITION_CAP)
                 .is_ok_and(|content| {
-                    crate::fingerprint::sha256(&content).strip_prefix("sha256:") == Some(want)
+                    ack.acknowledges(&record, root, id, &content, crate::fingerprint::sha256)
                 })
         })
         .collect()
@@ -392,7 +397,7 @@ impl DefinitionIndex {
             only_synced,
         } in dirs
         {
-            let synced_host = crate::payload::Host::with_agents()
+            let synced_host = crate::hosts::Host::with_agents()
                 .into_iter()
                 .find(|h| h.as_str() == *host);
             let Ok(mut entries) = dir.list_dir(MAX_DEFINITIONS_PER_DIR) else {
@@ -513,7 +518,7 @@ pub fn compute_availability(
 
 /// The user's agent folders only ([`definition_dirs`] without the project's).
 pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<DefinitionDir> {
-    use crate::payload::Host;
+    use crate::hosts::Host;
     let mut dirs = Vec::new();
     for host in Host::with_agents() {
         if let Ok(dir) = crate::edge::agents_sync::user_agents_dir(host, settings) {
@@ -541,9 +546,9 @@ pub fn user_manifest(
     let catalog = default_catalog();
     let dirs = user_definition_dirs(settings);
     let (states, _) = compute_availability(&catalog, &dirs);
-    let hosts = crate::payload::Host::with_agents()
+    let hosts = crate::hosts::Host::with_agents()
         .into_iter()
-        .map(crate::payload::Host::as_str)
+        .map(crate::hosts::Host::as_str)
         .map(|h| {
             let by_agent = states
                 .iter()
@@ -594,7 +599,7 @@ mod tests {
     #[test]
     fn every_definition_listing_stops_at_its_cap() {
         let max = MAX_DEFINITIONS_PER_DIR;
-        for host in crate::payload::Host::with_agents() {
+        for host in crate::hosts::Host::with_agents() {
             let ext = definition_ext(host);
             for size in [max - 1, max, max + 1, max + 300] {
                 let dir = tempfile::tempdir().unwrap();
@@ -844,8 +849,22 @@ mod tests {
     }
 
     #[test]
-    fn gemini_project_agents_count_once_acknowledged() {
+    fn project_agents_count_once_acknowledged_where_the_host_asks() {
         let home = tempfile::tempdir().unwrap();
+        let settings = crate::edge::settings::Settings {
+            home: Some(home.path().to_owned()),
+            ..Default::default()
+        };
+        let host = crate::hosts::Host::ALL
+            .into_iter()
+            .find(|h| {
+                h.spec()
+                    .agents
+                    .as_ref()
+                    .is_some_and(|a| a.project_ack.is_some())
+            })
+            .expect("a host that asks for acknowledgements");
+        let ack = host.spec().agents.as_ref().unwrap().project_ack.unwrap();
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join(".gemini/agents");
         fs::create_dir_all(&dir).unwrap();
@@ -853,8 +872,10 @@ mod tests {
         fs::write(dir.join("implementer.md"), "---\nname: implementer\n---\n").unwrap();
         let ids: BTreeSet<String> = ["scout".to_owned(), "implementer".to_owned()].into();
         let acked = || {
-            gemini_acknowledged(
-                home.path(),
+            acknowledged(
+                host,
+                ack,
+                &settings,
                 root.path(),
                 &pr(root.path()).at(".gemini/agents"),
                 ids.clone(),

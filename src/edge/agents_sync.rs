@@ -16,8 +16,8 @@ use anyhow::{Context, bail};
 use crate::agents::runtime::{self, FileState, RuntimeAgent, sync_hosts};
 use crate::edge::files::{Place, ProjectRoot, ReadError};
 use crate::edge::settings::Settings;
-use crate::install::Scope;
-use crate::payload::Host;
+use crate::hosts::Host;
+use crate::hosts::Scope;
 
 /// The largest canonical source read.
 const SOURCE_CAP: crate::edge::files::Cap = crate::edge::files::caps::CATALOG;

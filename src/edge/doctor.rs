@@ -21,8 +21,9 @@ use crate::hosts::Syntax;
 use crate::hosts::trust::{
     Installed, InstalledHandler, Record, TrustFix, TrustGate, TrustInput, Verdict,
 };
-use crate::install::{Registered, Scope, registered};
-use crate::payload::{Event, Host};
+use crate::hosts::{Event, Host};
+use crate::hosts::{Registered, Scope};
+use crate::install::registered;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -15,7 +15,8 @@ use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_
 use crate::edge::settings::Settings;
 use crate::edge::skills;
 use crate::edge::turns;
-use crate::payload::{Event, Host, Payload};
+use crate::hosts::{Event, Host};
+use crate::payload::Payload;
 use crate::planning;
 use crate::render::Printed;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -570,7 +571,10 @@ fn load_project(
             project.agents = effective.map(|e| e.catalog);
         }
     }
-    let has_claude_md = request.host.reads_claude_md() && root.at("CLAUDE.md").exists();
+    let has_own_doc = request
+        .host
+        .own_doc()
+        .is_some_and(|name| root.at(name).exists());
     project.session_context_due = request.event == Event::UserPromptSubmit
         && request.host.session_context_on_prompt()
         && !request.payload.not_from_user()
@@ -581,7 +585,7 @@ fn load_project(
     } else {
         request.event == Event::SessionStart
     };
-    if session_context && !request.host.loads_agents_md(has_claude_md) {
+    if session_context && !request.host.loads_agents_md(has_own_doc) {
         match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {
             Ok(doc) => project.agents_md = Some(doc),
             Err(reason) => {
@@ -628,7 +632,7 @@ fn load_agents(
         .as_deref()
         .filter(|p| Place::user(*p).exists());
     let project_catalog =
-        root.at(agents::SOURCE_PATH).exists() || generated.is_some_and(Place::exists);
+        root.at(crate::agents::SOURCE_PATH).exists() || generated.is_some_and(Place::exists);
     if manifest.is_none() && !project_catalog {
         return None;
     }
@@ -645,7 +649,7 @@ fn host_agents(
     settings: &Settings,
 ) -> crate::agents::availability::HostDefinitions {
     use crate::edge::agents_sync::agents_dir;
-    use crate::install::Scope;
+    use crate::hosts::Scope;
     let dir = |scope| agents_dir(host, scope, root, settings).ok();
     let user: Vec<_> = dir(Scope::User).into_iter().collect();
     let (user, user_cut) = agents::host_definition_ids(host, &user);
@@ -661,19 +665,10 @@ fn host_agents(
         if cut {
             ids.cut.push("project");
         }
-        if host
-            .spec()
-            .agents
-            .as_ref()
-            .is_some_and(|a| a.project_needs_ack)
-        {
-            // Gemini CLI registers a project agent only once the user acknowledged it.
-            if let Some(home) = &settings.home {
-                ids.project = agents::gemini_acknowledged(home, root.given(), &project, found);
-            }
-        } else {
-            ids.project = found;
-        }
+        ids.project = match host.spec().agents.as_ref().and_then(|a| a.project_ack) {
+            Some(ack) => agents::acknowledged(host, ack, settings, root.given(), &project, found),
+            None => found,
+        };
         ids.project_synced = agents::synced_embedded(host, &project, &ids.project);
     }
     ids

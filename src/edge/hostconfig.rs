@@ -28,8 +28,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::edge::files::{Place, ProjectRoot, ReadError, caps};
-use crate::install::Scope;
-use crate::payload::Host;
+use crate::hosts::Host;
+use crate::hosts::Scope;
 
 /// The settings file of `host` for `scope`: a project's through its door, the user's by path.
 pub fn settings_place(

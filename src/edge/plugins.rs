@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use crate::edge::documents::parse;
 use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
+use crate::hosts::Host;
 use crate::hosts::{PluginPlace, Read, RecordFile, Syntax};
-use crate::payload::Host;
 use crate::plugin::NAME;
 
 /// The id hosts give our plugin: the plugin's name at the marketplace's name.

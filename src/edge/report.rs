@@ -17,10 +17,11 @@ use crate::edge::doctor::{self, Check, DoctorInput, Status};
 use crate::edge::files::{self, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
-use crate::payload::Host;
+use crate::hosts::Host;
+use crate::report::mix::MixBuilder;
 use crate::report::{
-    AgentsView, AnalyticsLog, Finding, HostSetup, Level, MixBuilder, ReportInput, RoleRow,
-    RoutingQuality, RuntimeDefinition, Setup, SkillInventory, Trust,
+    AgentsView, AnalyticsLog, Finding, HostSetup, Level, ReportInput, RoleRow, RoutingQuality,
+    RuntimeDefinition, Setup, SkillInventory, Trust,
 };
 
 /// An analytics line longer than this is skipped and counted as corrupt (real lines are < 1 KiB).
@@ -68,7 +69,7 @@ pub fn gather(
     clock: &dyn Clock,
 ) -> anyhow::Result<ReportInput> {
     let now = clock.now();
-    let since = crate::report::parse_since(
+    let since = crate::stats::parse_since(
         args.since
             .as_deref()
             .unwrap_or(crate::report::DEFAULT_SINCE),
@@ -218,7 +219,7 @@ fn drift_sentence(warning: &str) -> String {
         "agent-catalog-stale" => format!(
             "{} is older than the canonical source {}: the hook builds the source in memory; run `sophia-hook catalog build`",
             agents::CATALOG_PATH,
-            agents::SOURCE_PATH
+            crate::agents::SOURCE_PATH
         ),
         "agent-catalog-fingerprint-mismatch" => format!(
             "{}: its fingerprint does not match its content (edited by hand?); run `sophia-hook catalog build`",
@@ -227,7 +228,7 @@ fn drift_sentence(warning: &str) -> String {
         "agent-catalog-corrupt" => format!("{} is not a catalog", agents::CATALOG_PATH),
         "agent-catalog-source-invalid" => format!(
             "{} does not build: the hook falls back to the embedded catalog; run `sophia-hook catalog check`",
-            agents::SOURCE_PATH
+            crate::agents::SOURCE_PATH
         ),
         "availability-manifest-fingerprint-mismatch" => "the availability manifest was computed for another catalog, so it is not applied (it records the embedded roles from your own definitions; `sophia-hook availability --write` refreshes it)".into(),
         "availability-manifest-without-fingerprint" => "the availability manifest names no catalog fingerprint; run `sophia-hook availability --write`".into(),
@@ -273,7 +274,7 @@ fn agents_view(
         .collect();
     // A generated catalog must equal what its canonical source builds now.
     if effective.source == AgentCatalogSource::Generated
-        && root.is_file(Path::new(agents::SOURCE_PATH))
+        && root.is_file(Path::new(crate::agents::SOURCE_PATH))
     {
         let fresh = agents::load_catalog_at(root, None, &ids, stamp);
         if fresh.source == AgentCatalogSource::Source
@@ -283,7 +284,7 @@ fn agents_view(
                 "{} ({}) differs from what {} builds now ({}); run `sophia-hook catalog build`",
                 agents::CATALOG_PATH,
                 effective.catalog.fingerprint,
-                agents::SOURCE_PATH,
+                crate::agents::SOURCE_PATH,
                 fresh.catalog.fingerprint
             ));
         }
@@ -349,7 +350,7 @@ fn agents_view(
     let (source, source_path) = match effective.source {
         AgentCatalogSource::Source => (
             "project canonical YAML",
-            Some(agents::SOURCE_PATH.to_owned()),
+            Some(crate::agents::SOURCE_PATH.to_owned()),
         ),
         AgentCatalogSource::Generated => (
             "generated",
@@ -388,7 +389,7 @@ fn runtime_drift(root: &ProjectRoot, settings: &Settings, host: Option<Host>) ->
     .collect();
     let target = SyncTarget {
         hosts,
-        scope: crate::install::Scope::Project,
+        scope: crate::hosts::Scope::Project,
         root: root.clone(),
     };
     let Ok((agents, _)) = load_runtime(&target, settings) else {

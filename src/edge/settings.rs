@@ -193,7 +193,7 @@ impl Settings {
             time_budget,
             analytics_from_env: get(ENV_ANALYTICS).is_some()
                 || get(ENV_ANALYTICS_FILE).is_some_and(|p| !p.is_empty()),
-            host_homes: crate::payload::Host::home_vars()
+            host_homes: crate::hosts::Host::home_vars()
                 .into_iter()
                 .filter_map(|var| {
                     get(var)

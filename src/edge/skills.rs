@@ -17,7 +17,7 @@ use std::time::UNIX_EPOCH;
 
 use crate::edge::files::{BoundedFile, FileMeta, Place, ProjectRoot, ReadError, caps};
 use crate::edge::platform;
-use crate::payload::Host;
+use crate::hosts::Host;
 use crate::skills::catalog::{
     CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexSource, IndexView, Origin, apply_limits, compile,
     parse_skill_md, validate_compiled,

@@ -66,7 +66,7 @@ pub const SPEC: HostSpec = HostSpec {
     }),
     // Claude Code 2.1 loads `AGENTS.md` only when there is no `CLAUDE.md` (with one, it loads
     // `CLAUDE.md` alone).
-    agents_md: AgentsMd::UnlessClaudeMd,
+    agents_md: AgentsMd::UnlessOwnDoc("CLAUDE.md"),
     skills: Skills {
         project: &[(".claude/skills", false)],
         walk_to_root: true,
@@ -84,7 +84,7 @@ pub const SPEC: HostSpec = HostSpec {
             }),
         },
         check_name,
-        project_needs_ack: false,
+        project_ack: None,
     }),
     delegation: Delegation {
         configured: |id| format!("Claude Code's {AGENT_TOOL} with subagent_type=\"{id}\""),

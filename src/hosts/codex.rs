@@ -1,6 +1,6 @@
 //! OpenAI Codex CLI (`@openai/codex`): docs/host-protocols.md, "Codex CLI".
 
-use super::trust::{Record, TrustFile, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
+use super::trust::{Record, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
 use super::*;
 use serde_json::Value;
 
@@ -78,7 +78,7 @@ pub const SPEC: HostSpec = HostSpec {
         ext: ".toml",
         format: &RoleToml,
         check_name: non_empty_name,
-        project_needs_ack: false,
+        project_ack: None,
     }),
     delegation: Delegation {
         configured: |id| format!("Codex's spawn_agent with agent_type=\"{id}\""),
@@ -187,8 +187,8 @@ impl agent_file::DefinitionFormat for RoleToml {
 pub struct HandlerHashes;
 
 impl TrustGate for HandlerHashes {
-    fn record(&self) -> TrustFile {
-        TrustFile {
+    fn record(&self) -> UserFile {
+        UserFile {
             path: UserPath::HostHome(HOME, "config.toml"),
             syntax: Syntax::Toml,
         }

@@ -9,7 +9,7 @@
 //! hand-written PascalCase file still routes (`SessionStart`/`UserPromptSubmit` are accepted
 //! everywhere).
 
-use super::trust::{Record, TrustFile, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
+use super::trust::{Record, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
 use super::*;
 use serde_json::{Map, Value, json};
 
@@ -105,7 +105,7 @@ pub const SPEC: HostSpec = HostSpec {
             }),
         },
         check_name: non_empty_name,
-        project_needs_ack: false,
+        project_ack: None,
     }),
     delegation: Delegation {
         configured: |id| format!("Copilot CLI's task tool with agent_type=\"{id}\""),
@@ -231,8 +231,8 @@ const TRUST_FIX: &str = "start `copilot` in the project once and answer \"Yes, a
 pub struct FolderList;
 
 impl TrustGate for FolderList {
-    fn record(&self) -> TrustFile {
-        TrustFile {
+    fn record(&self) -> UserFile {
+        UserFile {
             path: UserPath::HostHome(HOME, "config.json"),
             syntax: Syntax::Jsonc,
         }

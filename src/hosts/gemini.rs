@@ -1,6 +1,6 @@
 //! Gemini CLI (`@google/gemini-cli`): docs/host-protocols.md, "Gemini CLI".
 
-use super::trust::{Record, TrustFile, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
+use super::trust::{Record, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
 use super::*;
 use serde_json::Value;
 
@@ -100,7 +100,7 @@ pub const SPEC: HostSpec = HostSpec {
         },
         check_name,
         // Gemini CLI registers a project agent only once the user acknowledged it.
-        project_needs_ack: true,
+        project_ack: Some(&Acknowledgments),
     }),
     delegation: Delegation {
         configured: |id| format!("Gemini CLI's invoke_agent with agent_name=\"{id}\""),
@@ -293,8 +293,8 @@ pub fn strip_leading_hook_context(prompt: &str) -> &str {
 pub struct TrustedFolders;
 
 impl TrustGate for TrustedFolders {
-    fn record(&self) -> TrustFile {
-        TrustFile {
+    fn record(&self) -> UserFile {
+        UserFile {
             path: UserPath::Home(".gemini/trustedFolders.json"),
             syntax: Syntax::Json,
         }
@@ -373,6 +373,39 @@ impl SessionMatcher for ExactSources {
                 SESSION_SOURCES.join(", ")
             )),
         }
+    }
+}
+
+/// Gemini CLI registers a project agent only once the user acknowledged it in its TUI, as
+/// recorded in `~/.gemini/acknowledgments/agents.json` (`{"<project>": {"<name>": "<hex SHA-256
+/// of the file>"}}`): an agent edited or regenerated since needs a new acknowledgement.
+#[derive(Debug)]
+pub struct Acknowledgments;
+
+impl ProjectAck for Acknowledgments {
+    fn record(&self) -> UserFile {
+        UserFile {
+            path: UserPath::Home(".gemini/acknowledgments/agents.json"),
+            syntax: Syntax::Json,
+        }
+    }
+
+    fn acknowledges(
+        &self,
+        record: &Value,
+        root: &Path,
+        id: &str,
+        content: &[u8],
+        sha256: fn(&[u8]) -> String,
+    ) -> bool {
+        let Some(want) = record
+            .get(root.to_string_lossy().as_ref())
+            .and_then(|project| project.get(id))
+            .and_then(Value::as_str)
+        else {
+            return false;
+        };
+        sha256(content).strip_prefix("sha256:") == Some(want)
     }
 }
 

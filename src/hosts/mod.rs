@@ -152,6 +152,14 @@ pub enum Syntax {
     Toml,
 }
 
+/// A file of the user's that the edge reads and parses for a host's own code (a trust record,
+/// the acknowledgements of project agents).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserFile {
+    pub path: UserPath,
+    pub syntax: Syntax,
+}
+
 /// What to keep of a JSON file too large to build whole (`~/.claude.json`, where Claude Code
 /// keeps every project's state): the file is skimmed within `bounded::SKIMMED` and only these
 /// keys are built, each within `bounded::FILE`. The document the host then reads holds each root
@@ -616,8 +624,8 @@ pub struct Tui {
 pub enum AgentsMd {
     /// The host reads `AGENTS.md` itself.
     Always,
-    /// Only when the project has no `CLAUDE.md`.
-    UnlessClaudeMd,
+    /// Only when the project has no file of this name (the host's own document).
+    UnlessOwnDoc(&'static str),
     Never,
 }
 
@@ -644,8 +652,28 @@ pub struct AgentRuntime {
     pub format: &'static dyn agent_file::DefinitionFormat,
     /// The host's rule for an agent name, with its message.
     pub check_name: fn(&str) -> Result<(), &'static str>,
-    /// Whether a project agent counts only once the user acknowledged it in the host.
-    pub project_needs_ack: bool,
+    /// How the host records the user's acknowledgement of a project agent, for a host that
+    /// registers one only once acknowledged; `None`: every project agent counts.
+    pub project_ack: Option<&'static dyn ProjectAck>,
+}
+
+/// A host that registers a project agent only once the user acknowledged that very file: the
+/// edge reads the record ([`ProjectAck::record`]) and each definition file, the host says whether
+/// the record acknowledges the file's content.
+pub trait ProjectAck: Sync + std::fmt::Debug {
+    /// The user's file that records the acknowledgements.
+    fn record(&self) -> UserFile;
+
+    /// Whether `record` (parsed) acknowledges agent `id` of the project at `root` with this
+    /// `content` of its definition file; `sha256` is the crate's one digest.
+    fn acknowledges(
+        &self,
+        record: &serde_json::Value,
+        root: &Path,
+        id: &str,
+        content: &[u8],
+        sha256: fn(&[u8]) -> String,
+    ) -> bool;
 }
 
 /// The host's tool names for a generated agent.
@@ -734,18 +762,21 @@ impl Host {
     }
 
     /// Whether the host reads the project's `AGENTS.md` by itself, given whether the project has
-    /// a `CLAUDE.md`.
-    pub fn loads_agents_md(self, has_claude_md: bool) -> bool {
+    /// the host's own document ([`Host::own_doc`]).
+    pub fn loads_agents_md(self, has_own_doc: bool) -> bool {
         match self.spec().agents_md {
             AgentsMd::Always => true,
-            AgentsMd::UnlessClaudeMd => !has_claude_md,
+            AgentsMd::UnlessOwnDoc(_) => !has_own_doc,
             AgentsMd::Never => false,
         }
     }
 
-    /// Whether a `CLAUDE.md` in the project changes what the host loads.
-    pub fn reads_claude_md(self) -> bool {
-        self.spec().agents_md == AgentsMd::UnlessClaudeMd
+    /// The host's own project document (`CLAUDE.md`), whose presence makes it skip `AGENTS.md`.
+    pub fn own_doc(self) -> Option<&'static str> {
+        match self.spec().agents_md {
+            AgentsMd::UnlessOwnDoc(name) => Some(name),
+            AgentsMd::Always | AgentsMd::Never => None,
+        }
     }
 
     /// Whether the session context (the bootstrap and, where the host does not load it,

@@ -10,22 +10,15 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{Scope, Syntax, UserPath};
+use super::{Scope, UserFile};
 
 /// A host's trust step (`HostSpec::trust`; `None` there for a host with nothing to check).
 pub trait TrustGate: Sync + Debug {
     /// The user's file the host records its trust in, and its syntax.
-    fn record(&self) -> TrustFile;
+    fn record(&self) -> UserFile;
 
     /// What `doctor` reports about the trust of what is installed, in order.
     fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding>;
-}
-
-/// The file of the user's that a trust step reads, and how it is parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TrustFile {
-    pub path: UserPath,
-    pub syntax: Syntax,
 }
 
 /// The record file as the edge found it.

@@ -802,7 +802,8 @@ mod tests {
 
     #[test]
     fn long_periods_group_days_and_keep_every_prompt() {
-        use crate::report::{AgentsView, MixBuilder, Setup};
+        use crate::report::mix::MixBuilder;
+        use crate::report::{AgentsView, Setup};
         let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap().to_utc();
         let (since, now) = (at("2026-01-01T00:00:00Z"), at("2026-11-30T12:00:00Z"));
         let mut mix = MixBuilder::new(since, now, None);

@@ -13,8 +13,6 @@ pub mod mix;
 
 use chrono::{DateTime, Utc};
 
-pub use mix::{MixBuilder, RoutingMix};
-
 /// How serious a finding is, in the doctor's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -157,7 +155,7 @@ pub struct ReportInput {
     pub since: DateTime<Utc>,
     pub host: Option<String>,
     pub log: AnalyticsLog,
-    pub mix: RoutingMix,
+    pub mix: mix::RoutingMix,
     pub setup: Setup,
     pub agents: AgentsView,
     pub skills: Vec<SkillInventory>,
@@ -176,9 +174,6 @@ pub struct RoutingQuality {
     pub bm25: Option<crate::eval::SkillMetrics>,
 }
 
-/// The one `--since` parser (`stats` and `report`).
-pub use crate::stats::parse_since;
-
 /// The default period: the last seven days.
 pub const DEFAULT_SINCE: &str = "7d";
 
@@ -190,6 +185,7 @@ pub fn render(input: &ReportInput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::parse_since;
 
     #[test]
     fn since_takes_durations_dates_and_timestamps() {

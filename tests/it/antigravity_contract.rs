@@ -194,7 +194,7 @@ fn the_mirror_matches_the_extracted_schema() {
 fn install_writes_the_documented_hooks_json() {
     let doc = sophia_hook::install::install(
         Value::Null,
-        sophia_hook::payload::Host::Antigravity,
+        sophia_hook::hosts::Host::Antigravity,
         "/usr/local/bin/sophia-hook",
     )
     .unwrap();

@@ -11,7 +11,7 @@ use crate::common;
 use serde_json::Value;
 
 use common::{fixtures, run_in_process};
-use sophia_hook::payload::Host;
+use sophia_hook::hosts::Host;
 
 fn contract() -> std::path::PathBuf {
     fixtures().join("contracts/copilot")

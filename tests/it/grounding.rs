@@ -12,8 +12,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use sophia_hook::hosts::Event;
 use sophia_hook::hosts::Host;
-use sophia_hook::payload::Event;
 
 struct Machine {
     _dir: tempfile::TempDir,

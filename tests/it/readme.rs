@@ -4,8 +4,8 @@
 #![allow(clippy::disallowed_methods)]
 
 use serde_json::Value;
+use sophia_hook::hosts::Host;
 use sophia_hook::install::install;
-use sophia_hook::payload::Host;
 
 const BIN: &str = "/home/me/.cargo/bin/sophia-hook";
 

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
+use sophia_hook::report::mix::MixBuilder;
 use sophia_hook::report::{
-    AgentsView, AnalyticsLog, Finding, HostSetup, Level, MixBuilder, ReportInput, RoleRow,
-    RuntimeDefinition, Setup, SkillInventory, Trust, render,
+    AgentsView, AnalyticsLog, Finding, HostSetup, Level, ReportInput, RoleRow, RuntimeDefinition,
+    Setup, SkillInventory, Trust, render,
 };
 
 const WEEK: &str = "fixtures/analytics/week.jsonl";

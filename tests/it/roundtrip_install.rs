@@ -21,8 +21,8 @@ use crate::common;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+use sophia_hook::hosts::Host;
 use sophia_hook::install::{self, events, handler};
-use sophia_hook::payload::Host;
 
 const BINARY: &str = "/opt/bin/sophia-hook";
 /// Paths an earlier install may have written: still ours.

@@ -29,7 +29,7 @@ use sophia_hook::edge::agents_sync::{SyncTarget, check, plan, remove_generated, 
 use sophia_hook::edge::files::ProjectRoot;
 use sophia_hook::edge::settings::Settings;
 use sophia_hook::fingerprint::sha256;
-use sophia_hook::install::Scope;
+use sophia_hook::hosts::Scope;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum State {

@@ -22,11 +22,12 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use sophia_hook::agents::CarryForwardStatus;
-use sophia_hook::agents::availability::Availability;
+use sophia_hook::agents::catalog::Availability;
 use sophia_hook::agents::default_catalog;
 use sophia_hook::analytics::AnalyticsEvent;
 use sophia_hook::decision::{Decision, HookRequest, Project, decide};
-use sophia_hook::payload::{Event, Host, Payload};
+use sophia_hook::hosts::{Event, Host};
+use sophia_hook::payload::Payload;
 use sophia_hook::planning::planned_from;
 use sophia_hook::skills::router::SkillRouter;
 

@@ -18,7 +18,7 @@
 use std::fs;
 use std::path::Path;
 
-use sophia_hook::agents::availability::Availability;
+use sophia_hook::agents::catalog::Availability;
 use sophia_hook::agents::default_catalog;
 use sophia_hook::edge::agents::{Definition, DefinitionDir, compute_availability, state_of};
 

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use sophia_hook::edge::files::{Place, ProjectRoot, ReadError, caps};
 use sophia_hook::edge::skills::{Homes, MAX_DIR_ENTRIES, MAX_SKILLS, inventory, skill_folders};
-use sophia_hook::payload::Host;
+use sophia_hook::hosts::Host;
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {

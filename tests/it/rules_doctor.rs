@@ -21,8 +21,8 @@ use std::fs;
 use serde_json::{Value, json};
 
 use common::run_binary;
+use sophia_hook::hosts::{Event, Host};
 use sophia_hook::install::handler;
-use sophia_hook::payload::{Event, Host};
 
 struct Sandbox {
     dir: tempfile::TempDir,

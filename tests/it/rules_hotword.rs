@@ -275,7 +275,7 @@ fn spec_accepts(prefix: &str) -> bool {
 #[test]
 fn every_accepted_prefix_is_parsed_and_named_by_the_bootstrap_and_the_advice() {
     use sophia_hook::config::HotwordPrefix;
-    use sophia_hook::payload::Host;
+    use sophia_hook::hosts::Host;
     let mut alphabet: Vec<char> = (0u8..128)
         .map(char::from)
         .filter(char::is_ascii_punctuation)

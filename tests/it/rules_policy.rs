@@ -22,7 +22,7 @@
 
 use proptest::prelude::*;
 
-use sophia_hook::agents::availability::Availability;
+use sophia_hook::agents::catalog::Availability;
 use sophia_hook::agents::catalog::{AgentCatalog, AgentRecord, PHASES};
 use sophia_hook::agents::policy::resolve_subagent_routing;
 use sophia_hook::agents::{AgentRouting, CarryForwardStatus, default_catalog};

@@ -18,7 +18,8 @@ use crate::common;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use sophia_hook::payload::{Host, strip_leading_hook_context};
+use sophia_hook::hosts::Host;
+use sophia_hook::hosts::gemini::strip_leading_hook_context;
 use sophia_hook::render;
 
 fn config(cases: u32) -> ProptestConfig {

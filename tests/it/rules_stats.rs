@@ -30,7 +30,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use sophia_hook::report::MixBuilder;
+use sophia_hook::report::mix::MixBuilder;
 use sophia_hook::report::mix::{LATENCY_BUCKETS_US, RoutingMix, percentile, round3};
 use sophia_hook::stats::{parse_since, summarise};
 

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use sophia_hook::edge::skills::{CatalogSource, Homes, build_index, load};
-use sophia_hook::payload::Host;
+use sophia_hook::hosts::Host;
 use sophia_hook::skills::catalog::{CompiledCatalog, IndexView};
 use sophia_hook::skills::default_catalog;
 use sophia_hook::skills::router::SkillRouter;

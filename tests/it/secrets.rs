@@ -13,8 +13,8 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
+use sophia_hook::hosts::Event;
 use sophia_hook::hosts::Host;
-use sophia_hook::payload::Event;
 
 const MARKER: &str = "SECRET-MARKER-7c1f";
 
