@@ -311,6 +311,347 @@ fn hand_written_executables(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `text` with its comments removed and the contents of its string and character literals
+/// blanked (`""`, `' '`), so that what is left is code: identifiers, paths, punctuation. Raw
+/// strings (`r#"…"#`), escapes and lifetimes (`'a`, not a literal) are told apart.
+fn code_only(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i] == '/' && b.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == '*' && b.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            continue;
+        }
+        let starts_word = i == 0 || !ident(b[i - 1]);
+        if starts_word && (c == 'r' || (c == 'b' && next == Some('r'))) {
+            let mut j = i + if c == 'b' { 2 } else { 1 };
+            let mut hashes = 0;
+            while b.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if b.get(j) == Some(&'"') {
+                j += 1;
+                while j < b.len()
+                    && !(b[j] == '"' && (1..=hashes).all(|k| b.get(j + k) == Some(&'#')))
+                {
+                    j += 1;
+                }
+                out.push_str("\"\"");
+                i = j + 1 + hashes;
+                continue;
+            }
+        }
+        if c == '"' {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != '"' {
+                j += if b[j] == '\\' { 2 } else { 1 };
+            }
+            out.push_str("\"\"");
+            i = j + 1;
+            continue;
+        }
+        if c == '\'' {
+            if next == Some('\\') {
+                let mut j = i + 2;
+                while j < b.len() && b[j] != '\'' {
+                    j += 1;
+                }
+                out.push_str("' '");
+                i = j + 1;
+                continue;
+            }
+            if b.get(i + 2) == Some(&'\'') {
+                out.push_str("' '");
+                i += 3;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Each production source file of `src/` (the text before its `#[cfg(test)]` module), by its
+/// path relative to `src/` with `/` separators, as [`code_only`] leaves it.
+fn production_code() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(src()).unwrap();
+                let text = std::fs::read_to_string(&path).unwrap();
+                let production = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+                out.insert(
+                    rel.to_string_lossy().replace('\\', "/"),
+                    code_only(production),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&src(), &mut out);
+    out
+}
+
+/// Per file outside `src/hosts/`, the identifiers of its code that hold a host's id (`codex`,
+/// `Gemini`, any case: `check_codex_trust`, `hosts::gemini::…`, `CLAUDE_MD`). Comments and the
+/// text of literals do not count: a message may name a host, a function may not.
+fn host_named_identifiers(code: &BTreeMap<String, String>) -> BTreeMap<String, Vec<String>> {
+    let ids: Vec<String> = host_variants().iter().map(|v| v.to_lowercase()).collect();
+    let word = regex::Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").unwrap();
+    code.iter()
+        .filter(|(file, _)| !file.starts_with("hosts/"))
+        .filter_map(|(file, text)| {
+            let found: Vec<String> = word
+                .find_iter(text)
+                .map(|m| m.as_str())
+                .filter(|w| {
+                    let w = w.to_lowercase();
+                    ids.iter().any(|id| w.contains(id.as_str()))
+                })
+                .map(str::to_owned)
+                .collect();
+            (!found.is_empty()).then(|| (file.clone(), found))
+        })
+        .collect()
+}
+
+/// Issue 30's done-when, first half: outside `src/hosts/`, no production code names a host —
+/// not as `Host::Codex` (above) and not in an identifier or a path (`gemini_acknowledged`,
+/// `crate::hosts::gemini::…`): what is one host's lives in its file, behind the spec's traits.
+#[test]
+fn no_identifier_outside_src_hosts_names_a_host() {
+    let found = host_named_identifiers(&production_code());
+    assert!(
+        found.is_empty(),
+        "code outside src/hosts/ names a host (move it into the host's file, behind the spec): {found:?}"
+    );
+}
+
+#[test]
+fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
+    let mut code = production_code();
+    let plant = |code: &mut BTreeMap<String, String>, file: &str, text: &str| {
+        code.get_mut(file).unwrap().push_str(&code_only(text));
+    };
+    plant(&mut code, "render.rs", "\nfn check_codex_trust() {}\n");
+    plant(
+        &mut code,
+        "edge/doctor.rs",
+        "\nuse crate::hosts::gemini::trusts;\n",
+    );
+    plant(&mut code, "install.rs", "\nconst CLAUDE_MD: u8 = 1;\n");
+    // A message, a raw string, a comment, a character and a lifetime name nobody.
+    plant(
+        &mut code,
+        "decision.rs",
+        "\nfn f<'a>(x: &'a str) -> String { let _c = '\"'; /* Codex */ format!(\"Gemini CLI {x}\") + r#\"copilot \"antigravity\"#\" } // Claude Code\n",
+    );
+    // Inside src/hosts/ it is the point.
+    plant(&mut code, "hosts/codex.rs", "\nfn codex_only() {}\n");
+    let found = host_named_identifiers(&code);
+    assert_eq!(
+        found.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["edge/doctor.rs", "install.rs", "render.rs"],
+        "{found:?}"
+    );
+    assert_eq!(found["render.rs"], ["check_codex_trust"]);
+    assert_eq!(found["edge/doctor.rs"], ["gemini"]);
+    assert_eq!(found["install.rs"], ["CLAUDE_MD"]);
+}
+
+/// The "kind" enums of the host descriptor: every enum reachable from `HostSpec` through the
+/// field types of the structs and enum variants of `src/hosts/` (a trait object is a door, not a kind: what is
+/// behind it is code in a host's file), with their variants.
+fn kind_enums(code: &BTreeMap<String, String>) -> BTreeMap<String, Vec<String>> {
+    let hosts: String = code
+        .iter()
+        .filter(|(file, _)| file.starts_with("hosts/"))
+        .map(|(_, text)| text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let item = regex::Regex::new(r"pub (struct|enum) ([A-Z][A-Za-z0-9]*)[^{;(]*\{").unwrap();
+    let word = regex::Regex::new(r"\b[A-Z][A-Za-z0-9]*\b").unwrap();
+    let variant = regex::Regex::new(r"^\s*([A-Z][A-Za-z0-9]*)\b").unwrap();
+    let dyn_type = regex::Regex::new(r"dyn\s+[A-Za-z0-9_:]+").unwrap();
+    // Each struct's field text and each enum's top-level variants.
+    let mut structs: BTreeMap<String, String> = BTreeMap::new();
+    let mut enums: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut enum_bodies: BTreeMap<String, String> = BTreeMap::new();
+    for cap in item.captures_iter(&hosts) {
+        let start = cap.get(0).unwrap().end();
+        let mut depth = 1;
+        let mut end = start;
+        for (k, ch) in hosts[start..].char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                end = start + k;
+                break;
+            }
+        }
+        let body = &hosts[start..end];
+        if &cap[1] == "struct" {
+            structs.insert(cap[2].to_owned(), body.to_owned());
+        } else {
+            let mut nesting = 0i32;
+            let mut variants = Vec::new();
+            for line in body.lines() {
+                if nesting == 0
+                    && let Some(v) = variant.captures(line)
+                {
+                    variants.push(v[1].to_owned());
+                }
+                nesting += line.matches(['{', '(']).count() as i32
+                    - line.matches(['}', ')']).count() as i32;
+            }
+            enums.insert(cap[2].to_owned(), variants);
+            enum_bodies.insert(cap[2].to_owned(), body.to_owned());
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut todo = vec!["HostSpec".to_owned()];
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        // A struct's fields, and the fields of an enum's variants (`Marketplace { source:
+        // ListingSource }`).
+        if let Some(fields) = structs.get(&name).or(enum_bodies.get(&name)) {
+            for field in fields.lines() {
+                // The type after `name:` (or inside a tuple variant's parentheses); a trait
+                // object's type is not followed: `&'static dyn Layout`.
+                let ty = field
+                    .split_once(':')
+                    .or_else(|| field.split_once('('))
+                    .map_or("", |(_, t)| t);
+                let ty = dyn_type.replace_all(ty, "");
+                todo.extend(word.find_iter(&ty).map(|m| m.as_str().to_owned()));
+            }
+        }
+    }
+    enums.retain(|name, _| seen.contains(name) && name != "Host");
+    enums
+}
+
+/// The variants of the kind enums that exactly one host file names, each as `Enum::Variant`.
+fn single_host_variants(code: &BTreeMap<String, String>) -> Vec<String> {
+    let ids: Vec<String> = host_variants().iter().map(|v| v.to_lowercase()).collect();
+    kind_enums(code)
+        .into_iter()
+        .flat_map(|(name, variants)| variants.into_iter().map(move |v| format!("{name}::{v}")))
+        .filter(|path| {
+            let named = regex::Regex::new(&format!(r"\b{path}\b")).unwrap();
+            ids.iter()
+                .filter(|id| named.is_match(&code[&format!("hosts/{id}.rs")]))
+                .count()
+                == 1
+        })
+        .collect()
+}
+
+/// Per file outside `src/hosts/`, the single-host kind variants its code names.
+fn single_host_kinds_outside(code: &BTreeMap<String, String>) -> BTreeMap<String, Vec<String>> {
+    let single = single_host_variants(code);
+    code.iter()
+        .filter(|(file, _)| !file.starts_with("hosts/"))
+        .filter_map(|(file, text)| {
+            let found: Vec<String> = single
+                .iter()
+                .filter(|path| {
+                    regex::Regex::new(&format!(r"\b{path}\b"))
+                        .unwrap()
+                        .is_match(text)
+                })
+                .cloned()
+                .collect();
+            (!found.is_empty()).then(|| (file.clone(), found))
+        })
+        .collect()
+}
+
+/// Issue 30's done-when, second half: outside `src/hosts/`, no code matches a kind variant only
+/// one host uses (`Trust::HandlerHashes` was Codex's, matched in doctor): such a kind is code in
+/// the host's file behind a trait the spec holds.
+#[test]
+fn no_single_host_kind_is_matched_outside_src_hosts() {
+    let code = production_code();
+    let kinds = kind_enums(&code);
+    for known in ["AgentsMd", "BothScopes", "UserPath", "PluginPlace"] {
+        assert!(kinds.contains_key(known), "{known} not read: {kinds:?}");
+    }
+    assert_eq!(
+        single_host_kinds_outside(&code),
+        BTreeMap::new(),
+        "a kind only one host uses is matched outside src/hosts/ (move it into the host's file, behind a trait)"
+    );
+}
+
+#[test]
+fn the_kind_check_sees_a_planted_single_host_match() {
+    let mut code = production_code();
+    let single = single_host_variants(&code);
+    // Today: Claude Code's own document, Gemini CLI's never loading AGENTS.md, Claude Code's
+    // same-command rule for both scopes.
+    for v in [
+        "AgentsMd::UnlessOwnDoc",
+        "AgentsMd::Never",
+        "BothScopes::BothRunUnlessSameCommand",
+    ] {
+        assert!(single.contains(&v.to_owned()), "{v}: {single:?}");
+    }
+    assert!(
+        !single.contains(&"AgentsMd::Always".to_owned()),
+        "{single:?}"
+    );
+    code.get_mut("render.rs").unwrap().push_str(&code_only(
+        "\nfn f(h: Host) -> bool { matches!(h.spec().agents_md, AgentsMd::UnlessOwnDoc(_)) }\n",
+    ));
+    code.get_mut("edge/doctor.rs").unwrap().push_str(&code_only(
+        "\nfn g(h: Host) -> bool { h.spec().agents_md == AgentsMd::Always } // AgentsMd::Never\n",
+    ));
+    let found = single_host_kinds_outside(&code);
+    assert_eq!(
+        found,
+        BTreeMap::from([(
+            "render.rs".to_owned(),
+            vec!["AgentsMd::UnlessOwnDoc".to_owned()]
+        )])
+    );
+}
+
 #[test]
 fn tests_put_executables_on_disk_only_through_common_exe() {
     fn walk(dir: &Path, out: &mut Vec<String>) {
