@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::hosts::{Entry, HandlerForm, HandlerLines};
+use crate::hosts::settings::{Entry, HandlerForm, HandlerLines};
 use crate::hosts::{Event, Host};
 
-use crate::hosts::{MergeError, Registered, Scope};
+use crate::hosts::Scope;
+use crate::hosts::settings::{MergeError, Registered};
 
 /// The description written at the root of a hooks file sophia-hook creates.
 pub const DESCRIPTION: &str =

@@ -17,12 +17,13 @@ use serde_json::Value;
 use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
+use crate::hosts::Scope;
 use crate::hosts::Syntax;
+use crate::hosts::settings::Registered;
 use crate::hosts::trust::{
     Installed, InstalledHandler, Record, TrustFix, TrustGate, TrustInput, Verdict,
 };
 use crate::hosts::{Event, Host};
-use crate::hosts::{Registered, Scope};
 use crate::install::registered;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -599,7 +600,7 @@ pub fn model_mapping(host: Host, models: &crate::config::ModelMap) -> Option<Str
 /// The other hooks of `root` that `host` runs once the user trusts the folder, and the MCP
 /// servers it starts: every handler of the project's hook settings file that is not exactly ours
 /// ([`crate::install::other_handlers`]: any layout, nested groups, extra keys such as `env`), of
-/// the host's other project files that hold hooks (`Settings::other_hook_files`), for a host that
+/// the host's other project files that hold hooks (`SettingsFile::other_hook_files`), for a host that
 /// reads a folder of hook files (Copilot CLI's `.github/hooks/`) of every other file of that
 /// folder, and of the project's MCP settings files (`HostSpec::mcp`). Each as `` `<file>`
 /// <event>: <command> `` through [`crate::charset::terminal`], cut at [`SHOWN_COMMAND`] characters

@@ -36,7 +36,7 @@ pub const SPEC: HostSpec = HostSpec {
         needs_json_noop: true,
         context_cap_chars: 10_000,
     },
-    settings: Settings {
+    settings: SettingsFile {
         project: ".agents/hooks.json",
         user: UserPath::Home(".gemini/config/hooks.json"),
         layout: &NamedEntry,

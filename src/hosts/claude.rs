@@ -37,7 +37,7 @@ pub const SPEC: HostSpec = HostSpec {
         needs_json_noop: false,
         context_cap_chars: 10_000,
     },
-    settings: Settings {
+    settings: SettingsFile {
         project: ".claude/settings.json",
         user: UserPath::Home(".claude/settings.json"),
         layout: &MatcherGroups,
@@ -176,7 +176,7 @@ fn tools(tool: &str) -> &'static [&'static str] {
 pub struct ProgramArgs;
 
 impl HandlerForm for ProgramArgs {
-    fn handler(&self, lines: &HandlerLines<'_>, _: &Settings) -> serde_json::Value {
+    fn handler(&self, lines: &HandlerLines<'_>, _: &SettingsFile) -> serde_json::Value {
         serde_json::json!({
             "type": "command",
             "command": lines.program,

@@ -39,7 +39,7 @@ pub const SPEC: HostSpec = HostSpec {
         // Codex spills above ~2,500 tokens; Claude Code's 10,000 characters keeps us inside it.
         context_cap_chars: 10_000,
     },
-    settings: Settings {
+    settings: SettingsFile {
         project: ".codex/hooks.json",
         user: UserPath::HostHome(HOME, "hooks.json"),
         layout: &MatcherGroups,

@@ -43,7 +43,7 @@ pub const SPEC: HostSpec = HostSpec {
         // No cap seen up to 1,100,000 characters: the hook's own cap decides.
         context_cap_chars: 10_000,
     },
-    settings: Settings {
+    settings: SettingsFile {
         // A file of our own: `uninstall` deletes it, no user setting is rewritten.
         project: ".github/hooks/sophia-hook.json",
         user: UserPath::HostHome(HOME, "hooks/sophia-hook.json"),
@@ -388,7 +388,7 @@ impl Layout for HookFile {
 pub struct BashPowershell;
 
 impl HandlerForm for BashPowershell {
-    fn handler(&self, lines: &HandlerLines<'_>, _: &Settings) -> Value {
+    fn handler(&self, lines: &HandlerLines<'_>, _: &SettingsFile) -> Value {
         json!({
             "type": "command",
             "bash": lines.posix,

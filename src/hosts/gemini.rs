@@ -39,7 +39,7 @@ pub const SPEC: HostSpec = HostSpec {
         needs_json_noop: true,
         context_cap_chars: 10_000,
     },
-    settings: Settings {
+    settings: SettingsFile {
         project: ".gemini/settings.json",
         user: UserPath::Home(".gemini/settings.json"),
         layout: &MatcherGroups,

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use settings::{
+use settings::{
     Entry, HandlerForm, HandlerLines, Layout, MatcherGroups, MergeError, NoMatcher, Regex,
     Registered, SessionMatcher, Shell,
 };
@@ -109,7 +109,7 @@ pub struct HostSpec {
     pub events: Events,
     pub payload: PayloadRules,
     pub output: Output,
-    pub settings: Settings,
+    pub settings: SettingsFile,
     /// How the host decides to run a repository's hooks, as `doctor` checks it; `None` when
     /// there is nothing to check.
     pub trust: Option<&'static dyn trust::TrustGate>,
@@ -572,7 +572,7 @@ impl BothScopes {
 
 /// Where the hooks are registered and in which format.
 #[derive(Debug)]
-pub struct Settings {
+pub struct SettingsFile {
     /// Relative to the project root.
     pub project: &'static str,
     pub user: UserPath,

@@ -1,4 +1,4 @@
-//! How a host's settings file holds our hooks, behind three traits a host's [`super::Settings`]
+//! How a host's settings file holds our hooks, behind three traits a host's [`super::SettingsFile`]
 //! names: the document's [`Layout`] (where the events map lives, how our entries are merged,
 //! removed and found), the [`HandlerForm`] of each handler (its keys and how it names the
 //! program), and the [`SessionMatcher`] rule. The kinds two or more hosts share live here
@@ -10,7 +10,7 @@ use std::fmt::Debug;
 
 use serde_json::{Map, Value, json};
 
-use super::Settings;
+use super::SettingsFile;
 
 /// One of our entries for a hooks document: the event's name as the host writes it, the matcher
 /// of its group (where the layout has groups), and our handler.
@@ -282,7 +282,7 @@ pub struct HandlerLines<'a> {
 pub trait HandlerForm: Sync + Debug {
     /// Our handler object, given the host's `settings` (its flags for handler names and a
     /// Windows line).
-    fn handler(&self, lines: &HandlerLines<'_>, settings: &Settings) -> Value;
+    fn handler(&self, lines: &HandlerLines<'_>, settings: &SettingsFile) -> Value;
 
     /// The handler key holding the command line (or the program).
     fn command_key(&self) -> &'static str {
@@ -315,13 +315,13 @@ pub trait HandlerForm: Sync + Debug {
 
 /// `command` is a shell command line (POSIX quoting): Codex, Gemini CLI, Antigravity, and the
 /// plugins' hooks files of Claude Code and Gemini CLI. Gemini CLI names each handler
-/// (`Settings::named_handlers`); Codex adds `commandWindows` on Windows
-/// (`Settings::command_windows`).
+/// (`SettingsFile::named_handlers`); Codex adds `commandWindows` on Windows
+/// (`SettingsFile::command_windows`).
 #[derive(Debug)]
 pub struct Shell;
 
 impl HandlerForm for Shell {
-    fn handler(&self, lines: &HandlerLines<'_>, settings: &Settings) -> Value {
+    fn handler(&self, lines: &HandlerLines<'_>, settings: &SettingsFile) -> Value {
         if settings.named_handlers {
             return json!({
                 "name": format!("sophia-hook-{}", kebab(lines.event)),
