@@ -1,16 +1,18 @@
 //! The hosts: one file per host, each the single owner of that host's contract (event names and
 //! payload fields, how the user's text is found, the output shape and its limits, the settings
 //! file per scope and its format, timeout units, trust model, matcher rules, skill folders,
-//! whether it loads `AGENTS.md`, its agent-runtime format and folder, the versions observed).
+//! whether it loads `AGENTS.md`, its agent-runtime format and folder, the versions observed) and
+//! of the code of everything only it does.
 //!
-//! The rest of `src/` asks a host's [`HostSpec`] (`host.spec()`) and names no host: a host's
-//! behaviour is data here, and the generic code handles each *kind* of contract (a settings
-//! layout, an output shape, a trust model), not each host. Pure: no I/O, and nothing from the
-//! rest of the crate (the lowest layer; docs/architecture.md).
-//!
-//! A kind only one host uses is code in that host's file behind a trait the spec holds: the
-//! settings file's layout, handler form and SessionStart matcher rule ([`settings`]), whose
-//! shared kinds live in that module.
+//! The rest of `src/` asks a host's [`HostSpec`] (`host.spec()`) and names no host. What differs
+//! as data is data here; what differs as code is a trait the spec holds as `&'static dyn …`
+//! (the output object, [`output`]; the settings file's layout, handler form and SessionStart
+//! matcher, [`settings`]; the trust step, [`trust`]; the agent definition format, [`agent_file`];
+//! the acknowledgement of project agents, the MCP settings files and the plugin's record, home and
+//! listing, here), with the impls two or more hosts share beside the trait and a kind only one
+//! host uses in that host's file. Pure: no I/O, and nothing from the rest of the crate (the lowest
+//! layer; docs/architecture.md, "Hosts"): the edge reads and parses, the host's code reads the
+//! parsed value.
 
 pub mod agent_file;
 pub mod antigravity;
