@@ -8,12 +8,11 @@
 #![allow(clippy::disallowed_methods)]
 #![cfg(unix)]
 
-use crate::common::exe;
+use crate::common::{self, Run, exe};
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use sophia_hook::hosts::{Host, Scope};
@@ -27,12 +26,6 @@ struct Machine {
     home: PathBuf,
     project: PathBuf,
     bin: PathBuf,
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 impl Machine {
@@ -72,29 +65,24 @@ impl Machine {
         exe::write_script(&exe, "#!/bin/sh\nexit 0\n");
     }
 
-    fn run(&self, args: &[&str]) -> Out {
+    fn run(&self, args: &[&str]) -> Run {
         self.run_env(args, &[])
     }
 
-    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Out {
-        let out = Command::new(BIN)
-            .args(args)
-            .arg("--root")
-            .arg(&self.project)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("HOME", &self.home)
+    /// `install`/`doctor`-style commands on this machine: `--root` the project, `PATH` the
+    /// planted executables only (what `install` detects), no analytics.
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut argv = args.to_vec();
+        let root = self.project.to_str().unwrap();
+        argv.extend(["--root", root]);
+        common::Sandbox::new(&self.home)
+            .cwd(&self.project)
             .env("PATH", &self.bin)
             .env("SOPHIA_ANALYTICS", "off")
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        Out {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(out.stdout).unwrap(),
-            stderr: String::from_utf8(out.stderr).unwrap(),
-        }
+            .unset("SOPHIA_TIME_BUDGET_MS")
+            .unset(common::EMBEDDED_ON.0)
+            .envs(env)
+            .run(&argv, b"")
     }
 
     /// The hosts whose project settings file exists.
@@ -411,25 +399,14 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
     )
     .unwrap();
     // A hook run for Claude Code, recorded in the analytics log.
-    let run = Command::new(BIN)
-        .args(["--host", "claude", "--event", "UserPromptSubmit"])
-        .current_dir(&m.project)
-        .env_clear()
-        .env("HOME", &m.home)
+    let run = common::Sandbox::new(&m.home)
+        .cwd(&m.project)
         .env("SOPHIA_ANALYTICS_FILE", &analytics)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin
-                .take()
-                .unwrap()
-                .write_all(br#"{"hook_event_name":"UserPromptSubmit","prompt":"hi","cwd":"."}"#)?;
-            c.wait()
-        })
-        .unwrap();
-    assert!(run.success() && analytics.is_file());
+        .run(
+            &["--host", "claude", "--event", "UserPromptSubmit"],
+            br#"{"hook_event_name":"UserPromptSubmit","prompt":"hi","cwd":"."}"#,
+        );
+    assert!(run.code == 0 && analytics.is_file());
     assert_eq!(
         m.run(&[
             "install",

@@ -10,7 +10,7 @@
 // of src/edge/files.rs and src/edge/platform/, run under Wine by scripts/windows-ci.sh.
 #![cfg(unix)]
 
-use crate::common::exe;
+use crate::common::{self, Run, exe};
 
 use std::fs;
 use std::io::Write;
@@ -27,12 +27,6 @@ struct Repo {
     home: PathBuf,
     project: PathBuf,
     outside: PathBuf,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 impl Repo {
@@ -69,45 +63,19 @@ impl Repo {
             .replace("$BIN", BIN)
     }
 
+    /// The binary in the project, the home the repository's own, the XDG folders in it, no
+    /// embedded-skills override (the default a user has), a budget no loaded machine reaches.
     fn run(&self, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Run {
         let home = self.home.to_str().unwrap();
-        let mut cmd = Command::new(BIN);
-        cmd.args(args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("HOME", home)
+        common::Sandbox::new(&self.home)
+            .cwd(&self.project)
             .env("XDG_CONFIG_HOME", format!("{home}/.config"))
             .env("XDG_CACHE_HOME", format!("{home}/.cache"))
             .env("XDG_STATE_HOME", format!("{home}/.local/state"))
-            .env("PATH", {
-                // The binary's folder first: a project-scope install names the bare
-                // `sophia-hook`, which must resolve to the binary under test.
-                let rest = std::env::var_os("PATH").unwrap_or_default();
-                let dir = Path::new(BIN).parent().unwrap().to_path_buf();
-                std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&rest)))
-                    .unwrap()
-            })
-            // A loaded test machine must not turn these runs into degraded ones.
             .env("SOPHIA_TIME_BUDGET_MS", "60000")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let bytes = stdin.to_vec();
-        let writer = std::thread::spawn(move || {
-            let _ = input.write_all(&bytes);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+            .unset(common::EMBEDDED_ON.0)
+            .envs(env)
+            .run(args, stdin)
     }
 
     fn prompt(&self, host: &str, prompt: &str, env: &[(&str, &str)]) -> Run {

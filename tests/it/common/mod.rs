@@ -87,25 +87,85 @@ pub fn run_binary_in(
     cwd: &Path,
     env: &[(&str, &str)],
 ) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sophia-hook"));
-    cmd.args(args)
-        .current_dir(cwd)
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", path_with_binary())
-        .env("SOPHIA_TIME_BUDGET_MS", TEST_TIME_BUDGET_MS)
-        .env(EMBEDDED_ON.0, EMBEDDED_ON.1)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
+    Sandbox::new(home).cwd(cwd).envs(env).run(args, stdin)
+}
+
+/// The one way the tests run the real binary: a clean environment (`HOME` the test's own,
+/// nothing inherited), `PATH` with the binary's folder first ([`path_with_binary`]), the time
+/// budget [`TEST_TIME_BUDGET_MS`] and [`EMBEDDED_ON`] unless changed, stdin written from another
+/// thread (the hook may stop reading early), the start retried only for Wine's spurious error.
+/// Each test file's own runner is this with its settings.
+pub struct Sandbox {
+    home: PathBuf,
+    cwd: PathBuf,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl Sandbox {
+    pub fn new(home: &Path) -> Sandbox {
+        Sandbox {
+            home: home.to_path_buf(),
+            cwd: std::env::current_dir().unwrap(),
+            env: vec![
+                ("PATH".into(), path_with_binary()),
+                ("SOPHIA_TIME_BUDGET_MS".into(), TEST_TIME_BUDGET_MS.into()),
+                (EMBEDDED_ON.0.into(), EMBEDDED_ON.1.into()),
+            ],
+        }
     }
+
+    /// The working folder.
+    pub fn cwd(mut self, cwd: &Path) -> Sandbox {
+        self.cwd = cwd.to_path_buf();
+        self
+    }
+
+    /// Sets a variable (a later value of the same name wins).
+    pub fn env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Sandbox {
+        let name = name.into();
+        self.env.retain(|(k, _)| *k != name);
+        self.env.push((name, value.into()));
+        self
+    }
+
+    pub fn envs(self, env: &[(&str, &str)]) -> Sandbox {
+        env.iter().fold(self, |s, (k, v)| s.env(*k, *v))
+    }
+
+    /// Leaves a variable unset (the binary's default applies).
+    pub fn unset(mut self, name: &str) -> Sandbox {
+        self.env.retain(|(k, _)| k != name);
+        self
+    }
+
+    /// Runs `sophia-hook ARGS` with `stdin`.
+    pub fn run(&self, args: &[&str], stdin: &[u8]) -> Run {
+        run_command(self.command(args), stdin)
+    }
+
+    /// The command [`Sandbox::run`] starts, for a test that must set something more before it
+    /// starts (a umask, a resource limit) and then [`run_command`]s it.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sophia-hook"));
+        cmd.args(args)
+            .current_dir(&self.cwd)
+            .env_clear()
+            .env("HOME", &self.home)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+}
+
+/// Starts a [`Sandbox::command`], writes `stdin` from another thread (the hook may stop reading
+/// early, over the cap: a broken pipe is expected then) and waits for its output.
+pub fn run_command(mut cmd: Command, stdin: &[u8]) -> Run {
     let mut child = spawn(&mut cmd);
     let mut child_stdin = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     let writer = std::thread::spawn(move || {
-        // The hook may stop reading early (over the cap): a broken pipe is expected then.
         let _ = child_stdin.write_all(&input);
     });
     let out = child.wait_with_output().expect("wait for sophia-hook");

@@ -6,13 +6,12 @@
 
 pub use crate::common::{Run, exe};
 
+use crate::common;
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_sophia-hook");
 
@@ -56,27 +55,13 @@ impl Sandbox {
     /// given, is set in the child before it starts.
     pub fn run_umask(&self, cwd: &Path, args: &[&str], stdin: &[u8], umask: Option<u32>) -> Run {
         let home = self.home.to_str().unwrap();
-        let mut cmd = Command::new(BIN);
-        cmd.args(args)
-            .current_dir(cwd)
-            .env_clear()
-            .env("HOME", home)
+        let mut cmd = common::Sandbox::new(&self.home)
+            .cwd(cwd)
             .env("XDG_CONFIG_HOME", format!("{home}/.config"))
             .env("XDG_CACHE_HOME", format!("{home}/.cache"))
             .env("XDG_STATE_HOME", format!("{home}/.local/state"))
-            .env("PATH", {
-                // The binary's folder first: a project-scope install names the bare
-                // `sophia-hook`, which must resolve to the binary under test.
-                let rest = std::env::var_os("PATH").unwrap_or_default();
-                let dir = Path::new(BIN).parent().unwrap().to_path_buf();
-                std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&rest)))
-                    .unwrap()
-            })
             .env("SOPHIA_TIME_BUDGET_MS", "60000")
-            .env("SOPHIA_EMBEDDED_SKILLS", "on")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .command(args);
         if let Some(mask) = umask {
             // SAFETY: umask is async-signal-safe; nothing else runs between fork and exec.
             unsafe {
@@ -86,19 +71,7 @@ impl Sandbox {
                 });
             }
         }
-        let mut child = cmd.spawn().unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let bytes = stdin.to_vec();
-        let writer = std::thread::spawn(move || {
-            let _ = input.write_all(&bytes);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        common::run_command(cmd, stdin)
     }
 
     /// A Codex prompt in `cwd`, as the host sends it.
