@@ -118,8 +118,10 @@ pub struct Decision {
 }
 
 /// The outcome of a run beyond its output, decided here and applied by the edge
-/// (`edge::hook::apply`): which state it writes, and when it prints something else.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// (`edge::hook::apply`): which state it writes, and when it prints something else. `explain
+/// --effects` shows it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Effects {
     /// On a prompt event that fires before every model call (Antigravity's PreInvocation), the
     /// context goes out once per user turn: the edge records the turn in the turn log and prints
@@ -131,13 +133,16 @@ pub struct Effects {
 }
 
 /// What a turn that was already answered prints instead of the decision's output.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OncePerTurn {
+    /// `null`: nothing at all.
+    #[serde(rename = "ifAnsweredBefore")]
     pub otherwise: Option<Printed>,
 }
 
 /// A change to the carry-forward state of the run's session.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub enum CarryForwardUpdate {
     /// A planning turn's delegation, kept for the turn that executes the plan.
     Record(PlannedDelegation),

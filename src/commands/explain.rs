@@ -1,4 +1,6 @@
-//! `sophia-hook explain`: the whole routing decision as JSON.
+//! `sophia-hook explain`: the whole routing decision as JSON, and with `--effects` the rest of
+//! the outcome the hook applies (what a turn already answered prints instead, the session's
+//! planned delegation recorded or consumed).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -22,6 +24,12 @@ pub struct ExplainArgs {
     /// the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+    /// Also show the outcome beyond the output, as `effects`: `oncePerTurn` (on a host whose
+    /// prompt event fires before every model call: what the hook prints when the turn was
+    /// already answered, `ifAnsweredBefore`) and `carryForward` (the planned delegation the
+    /// session records, or `consume`). Nothing is written.
+    #[arg(long)]
+    pub effects: bool,
 }
 
 pub fn explain(
@@ -81,7 +89,16 @@ pub fn explain(
                 .unwrap_or("none")
         )
     })?;
-    let mut json = serde_json::to_string_pretty(&decision).context("serialising the decision")?;
+    let mut value = serde_json::to_value(&decision).context("serialising the decision")?;
+    if explain.effects
+        && let Some(map) = value.as_object_mut()
+    {
+        map.insert(
+            "effects".into(),
+            serde_json::to_value(&decision.effects).context("serialising the effects")?,
+        );
+    }
+    let mut json = serde_json::to_string_pretty(&value).context("serialising the decision")?;
     json.push('\n');
     stdout
         .write_all(json.as_bytes())

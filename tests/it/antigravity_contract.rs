@@ -571,3 +571,72 @@ fn explain_routes_the_text_the_hook_would_take_from_the_transcript() {
     assert_eq!(decision["routing"]["contextMode"], "light", "{decision}");
     assert_eq!(decision["routing"]["strippedPrompt"], "spiegami");
 }
+
+/// `explain --effects` shows what the de-duplication does: on PreInvocation, the no-op a turn
+/// already answered gets, which is what the hook prints on the turn's next model call; the
+/// default `explain` (every snapshot) has no `effects`.
+#[test]
+fn explain_shows_what_a_turn_answered_before_prints() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().to_string_lossy().into_owned();
+    let settings = Settings::from_lookup(|k| match k {
+        "SOPHIA_CACHE_DIR" => Some(dir.clone()),
+        "SOPHIA_ANALYTICS" => Some("off".into()),
+        _ => None,
+    });
+    let payload = std::fs::read(
+        contract()
+            .join("payloads")
+            .join("pre-invocation-quick.json"),
+    )
+    .unwrap();
+    let explain = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "explain",
+            "--host",
+            "antigravity",
+            "--event",
+            "PreInvocation",
+        ];
+        args.extend(extra);
+        let out = run_in_process_with(&args, &payload, &settings);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        serde_json::from_str(&out.stdout).unwrap()
+    };
+    let plain = explain(&[]);
+    assert!(plain.get("effects").is_none(), "{plain}");
+    let shown = explain(&["--effects"]);
+    let once = &shown["effects"]["oncePerTurn"];
+    assert_eq!(once["ifAnsweredBefore"], serde_json::json!({}), "{shown}");
+    assert_eq!(shown["output"], plain["output"]);
+    // The hook: the first call of the turn prints the output, the next what explain said.
+    let (first, _) = run("PreInvocation", "pre-invocation-quick.json", cache.path());
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&first).unwrap(),
+        shown["output"]
+    );
+    let (again, _) = run("PreInvocation", "pre-invocation-quick.json", cache.path());
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&again).unwrap(),
+        once["ifAnsweredBefore"]
+    );
+    // A host whose prompt event fires once per turn has nothing to de-duplicate.
+    let codex = run_in_process_with(
+        &[
+            "explain",
+            "--host",
+            "codex",
+            "--effects",
+            "--prompt",
+            "!quick ciao",
+        ],
+        b"",
+        &settings,
+    );
+    let codex: serde_json::Value = serde_json::from_str(&codex.stdout).unwrap();
+    assert_eq!(
+        codex["effects"]["oncePerTurn"],
+        serde_json::Value::Null,
+        "{codex}"
+    );
+}
