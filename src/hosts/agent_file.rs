@@ -43,9 +43,40 @@ pub struct Markdown {
     pub tools: Option<AgentTools>,
 }
 
-/// A YAML double-quoted scalar (JSON string syntax, which YAML 1.2 reads the same).
-fn yaml_string(value: &str) -> String {
-    serde_json::Value::from(value).to_string()
+/// The frontmatter of a Markdown definition, in the order the file states it.
+#[derive(serde::Serialize)]
+struct Frontmatter<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Tools>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+}
+
+/// The tools line: one comma-separated string, or a list (`AgentTools::as_string`).
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Tools {
+    Joined(String),
+    List(Vec<&'static str>),
+}
+
+/// `value` (an object) as YAML 1.2 in flow style, a `key: value` line per field: every scalar
+/// a JSON string or number (which YAML 1.2 reads the same), a list as `[a, b]`.
+fn yaml_lines(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    for (key, field) in value.as_object().into_iter().flatten() {
+        let text = match field {
+            serde_json::Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(ToString::to_string).collect();
+                format!("[{}]", items.join(", "))
+            }
+            other => other.to_string(),
+        };
+        out.push_str(&format!("{key}: {text}\n"));
+    }
+    out
 }
 
 impl DefinitionFormat for Markdown {
@@ -54,23 +85,22 @@ impl DefinitionFormat for Markdown {
     }
 
     fn body(&self, def: &Definition<'_>) -> String {
-        let mut out = String::new();
-        out.push_str(&format!("name: {}\n", yaml_string(def.id)));
-        out.push_str(&format!("description: {}\n", yaml_string(def.description)));
         let as_string = self.tools.as_ref().is_some_and(|t| t.as_string);
-        match (as_string, self.tools(def.read_only, def.tools)) {
-            (true, Some(tools)) => {
-                out.push_str(&format!("tools: {}\n", yaml_string(&tools.join(", "))));
-            }
-            (_, Some(tools)) => {
-                let list: Vec<String> = tools.iter().map(|t| yaml_string(t)).collect();
-                out.push_str(&format!("tools: [{}]\n", list.join(", ")));
-            }
-            (_, None) => {}
-        }
-        if let Some(model) = def.model {
-            out.push_str(&format!("model: {}\n", yaml_string(model)));
-        }
+        let front = Frontmatter {
+            name: def.id,
+            description: def.description,
+            tools: self
+                .tools(def.read_only, def.tools)
+                .map(|tools| match as_string {
+                    true => Tools::Joined(tools.join(", ")),
+                    false => Tools::List(tools),
+                }),
+            model: def.model,
+        };
+        // Strings only: serialisation cannot fail.
+        let mut out = serde_json::to_value(&front)
+            .map(|v| yaml_lines(&v))
+            .unwrap_or_default();
         out.push_str("---\n");
         out.push_str(def.instructions);
         out.push('\n');
