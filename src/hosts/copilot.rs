@@ -350,25 +350,11 @@ impl Layout for HookFile {
 
     /// A file left with nothing, or with only the version we wrote, can go.
     fn uninstall(&self, root: &mut Map<String, Value>, is_ours: &dyn Fn(&Value) -> bool) -> bool {
-        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
-            let mut emptied = Vec::new();
-            for (name, list) in hooks.iter_mut() {
-                if let Some(list) = list.as_array_mut() {
-                    let before = list.len();
-                    list.retain(|h| !is_ours(h));
-                    if list.len() != before && list.is_empty() {
-                        emptied.push(name.clone());
-                    }
-                }
-            }
-            let removed_any = !emptied.is_empty();
-            for name in emptied {
-                hooks.shift_remove(&name);
-            }
-            if removed_any && hooks.is_empty() {
-                root.shift_remove("hooks");
-            }
-        }
+        settings::remove_from_hooks(root, |list| {
+            let before = list.len();
+            list.retain(|h| !is_ours(h));
+            list.len() != before
+        });
         root.is_empty()
             || (root.len() == 1 && root.get("version") == Some(&Value::from(HOOK_FILE_VERSION)))
     }

@@ -88,6 +88,34 @@ pub trait Layout: Sync + Debug {
     }
 }
 
+/// Removes ours from each event list of `root.hooks` (`remove` edits one list and says whether
+/// it took anything out), then the events that left empty, then `hooks` itself when that left it
+/// empty: what the user had stays as it was.
+pub fn remove_from_hooks(
+    root: &mut Map<String, Value>,
+    mut remove: impl FnMut(&mut Vec<Value>) -> bool,
+) {
+    let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let mut emptied = Vec::new();
+    for (name, list) in hooks.iter_mut() {
+        if let Some(list) = list.as_array_mut()
+            && remove(list)
+            && list.is_empty()
+        {
+            emptied.push(name.clone());
+        }
+    }
+    let removed_any = !emptied.is_empty();
+    for name in emptied {
+        hooks.shift_remove(&name);
+    }
+    if removed_any && hooks.is_empty() {
+        root.shift_remove("hooks");
+    }
+}
+
 /// `hooks.<Event>: [{matcher?, hooks: [handler]}]`: Codex, Claude Code and Gemini CLI.
 #[derive(Debug)]
 pub struct MatcherGroups;
@@ -157,24 +185,7 @@ impl Layout for MatcherGroups {
     }
 
     fn uninstall(&self, root: &mut Map<String, Value>, is_ours: &dyn Fn(&Value) -> bool) -> bool {
-        if let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) {
-            let mut emptied = Vec::new();
-            for (name, groups) in hooks.iter_mut() {
-                if let Some(groups) = groups.as_array_mut()
-                    && remove_ours_from_groups(groups, is_ours)
-                    && groups.is_empty()
-                {
-                    emptied.push(name.clone());
-                }
-            }
-            let removed_any = !emptied.is_empty();
-            for name in emptied {
-                hooks.shift_remove(&name);
-            }
-            if removed_any && hooks.is_empty() {
-                root.shift_remove("hooks");
-            }
-        }
+        remove_from_hooks(root, |groups| remove_ours_from_groups(groups, is_ours));
         false
     }
 

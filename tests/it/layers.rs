@@ -9,36 +9,49 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Module path (`edge::agents_sync`) to its source text, tests and comments removed.
-fn modules() -> BTreeMap<String, String> {
+/// Each source file of `src/`, by its path relative to `src/` with `/` separators.
+fn source_files() -> BTreeMap<String, String> {
     fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 walk(&path, out);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path.strip_prefix(src()).unwrap().with_extension("");
-                let name = rel
-                    .to_string_lossy()
-                    .replace('\\', "/")
-                    .trim_end_matches("/mod")
-                    .replace('/', "::");
-                let text = std::fs::read_to_string(&path).unwrap();
-                let code = text
-                    .split("#[cfg(test)]\nmod tests")
-                    .next()
-                    .unwrap()
-                    .lines()
-                    .filter(|l| !l.trim_start().starts_with("//"))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                out.insert(name, code);
+                let rel = path.strip_prefix(src()).unwrap();
+                out.insert(
+                    rel.to_string_lossy().replace('\\', "/"),
+                    std::fs::read_to_string(&path).unwrap(),
+                );
             }
         }
     }
     let mut out = BTreeMap::new();
     walk(&src(), &mut out);
     out
+}
+
+/// The text of a source file before its `#[cfg(test)]` module.
+fn production(text: &str) -> &str {
+    text.split("#[cfg(test)]\nmod tests").next().unwrap()
+}
+
+/// Module path (`edge::agents_sync`) to its source text, tests and comments removed.
+fn modules() -> BTreeMap<String, String> {
+    source_files()
+        .into_iter()
+        .map(|(rel, text)| {
+            let name = rel
+                .trim_end_matches(".rs")
+                .trim_end_matches("/mod")
+                .replace('/', "::");
+            let code = production(&text)
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (name, code)
+        })
+        .collect()
 }
 
 fn src() -> std::path::PathBuf {
@@ -398,28 +411,13 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// Each production source file of `src/` (the text before its `#[cfg(test)]` module), by its
-/// path relative to `src/` with `/` separators, as [`code_only`] leaves it.
+/// Each production source file of `src/` ([`production`]), by its path relative to `src/`, as
+/// [`code_only`] leaves it.
 fn production_code() -> BTreeMap<String, String> {
-    fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path.strip_prefix(src()).unwrap();
-                let text = std::fs::read_to_string(&path).unwrap();
-                let production = text.split("#[cfg(test)]\nmod tests").next().unwrap();
-                out.insert(
-                    rel.to_string_lossy().replace('\\', "/"),
-                    code_only(production),
-                );
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(&src(), &mut out);
-    out
+    source_files()
+        .into_iter()
+        .map(|(rel, text)| (rel, code_only(production(&text))))
+        .collect()
 }
 
 /// Per file outside `src/hosts/`, the identifiers of its code that hold a host's id (`codex`,
