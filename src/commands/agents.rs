@@ -7,7 +7,8 @@ use clap::{Subcommand, ValueEnum};
 
 use super::Verdict;
 use crate::agents::runtime::FileState;
-use crate::edge::agents_sync::{SyncTarget, agents_dir, check, load_runtime, plan, sync};
+use crate::edge::agents::agents_dir;
+use crate::edge::agents_sync::{SyncTarget, check, load_runtime, plan, sync};
 use crate::edge::files::ProjectRoot;
 use crate::edge::settings::Settings;
 use crate::hosts::Host;

@@ -405,7 +405,7 @@ fn change(
             remove_created_folders(&root, folders);
         } else if args.scope == Scope::Project {
             // A name inside the agents folder, so the folder itself is tried first.
-            let agents = crate::edge::agents_sync::agents_dir(host, args.scope, &root, settings)
+            let agents = crate::edge::agents::agents_dir(host, args.scope, &root, settings)
                 .ok()
                 .map(|dir| dir.join("-"));
             remove_empty_folders([Some(place.clone()), agents]);
@@ -463,7 +463,7 @@ fn change(
     )?;
     if let Some(target) = &roles {
         for &h in &target.hosts {
-            if let Ok(dir) = crate::edge::agents_sync::agents_dir(h, args.scope, &root, settings) {
+            if let Ok(dir) = crate::edge::agents::agents_dir(h, args.scope, &root, settings) {
                 created.extend(missing_folders(Some(dir)));
             }
         }
