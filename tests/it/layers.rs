@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Module path (`edge::agents_sync`) to its source text, tests and comments removed.
+/// Module path (`ops::agents_sync`) to its source text, tests and comments removed.
 fn modules() -> BTreeMap<String, String> {
     fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -122,7 +122,7 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
 #[test]
 fn adapters_import_no_command_and_stages_import_no_edge() {
     let graph = graph(&modules());
-    assert!(graph.contains_key("edge::agents_sync") && graph.contains_key("commands::agents"));
+    assert!(graph.contains_key("ops::agents_sync") && graph.contains_key("commands::agents"));
     let edge = layer_violations(
         &graph,
         |m| in_layer(m, "edge"),
@@ -139,8 +139,13 @@ fn adapters_import_no_command_and_stages_import_no_edge() {
         Vec::<String>::new(),
         "commands must not import cli"
     );
-    let outer =
-        |m: &str| in_layer(m, "edge") || in_layer(m, "commands") || m == "cli" || m == "main";
+    let outer = |m: &str| {
+        in_layer(m, "edge")
+            || in_layer(m, "ops")
+            || in_layer(m, "commands")
+            || m == "cli"
+            || m == "main"
+    };
     let pure = layer_violations(&graph, |m| !outer(m), outer);
     assert_eq!(
         pure,
@@ -466,7 +471,7 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     plant(&mut code, "render.rs", "\nfn check_codex_trust() {}\n");
     plant(
         &mut code,
-        "edge/doctor.rs",
+        "ops/doctor.rs",
         "\nuse crate::hosts::gemini::trusts;\n",
     );
     plant(&mut code, "install.rs", "\nconst CLAUDE_MD: u8 = 1;\n");
@@ -481,11 +486,11 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     let found = host_named_identifiers(&code);
     assert_eq!(
         found.keys().map(String::as_str).collect::<Vec<_>>(),
-        ["edge/doctor.rs", "install.rs", "render.rs"],
+        ["install.rs", "ops/doctor.rs", "render.rs"],
         "{found:?}"
     );
     assert_eq!(found["render.rs"], ["check_codex_trust"]);
-    assert_eq!(found["edge/doctor.rs"], ["gemini"]);
+    assert_eq!(found["ops/doctor.rs"], ["gemini"]);
     assert_eq!(found["install.rs"], ["CLAUDE_MD"]);
 }
 
@@ -639,7 +644,7 @@ fn the_kind_check_sees_a_planted_single_host_match() {
     code.get_mut("render.rs").unwrap().push_str(&code_only(
         "\nfn f(h: Host) -> bool { matches!(h.spec().agents_md, AgentsMd::UnlessOwnDoc(_)) }\n",
     ));
-    code.get_mut("edge/doctor.rs").unwrap().push_str(&code_only(
+    code.get_mut("ops/doctor.rs").unwrap().push_str(&code_only(
         "\nfn g(h: Host) -> bool { h.spec().agents_md == AgentsMd::Always } // AgentsMd::Never\n",
     ));
     let found = single_host_kinds_outside(&code);
