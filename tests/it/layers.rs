@@ -1,7 +1,7 @@
 //! The module layers (docs/architecture.md, "Layers"): `cli.rs` parses and dispatches, the tool
-//! subcommands live in `src/commands/`, the adapters in `src/edge/` import nothing from either,
-//! the pure stages import nothing from the edge, and no two modules import each other through any
-//! chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
+//! subcommands live in `src/commands/`, their bodies in `src/ops/` (which imports neither), the
+//! adapters in `src/edge/` import nothing from any of the three, the pure stages import nothing
+//! from the edge, and no two modules import each other through any chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
 //! modules is an edge of the module graph.
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
@@ -123,15 +123,26 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
 fn adapters_import_no_command_and_stages_import_no_edge() {
     let graph = graph(&modules());
     assert!(graph.contains_key("ops::agents_sync") && graph.contains_key("commands::agents"));
+    assert!(graph.contains_key("edge::agents") && graph.contains_key("ops::doctor"));
     let edge = layer_violations(
         &graph,
         |m| in_layer(m, "edge"),
-        |d| in_layer(d, "commands") || d == "cli",
+        |d| in_layer(d, "ops") || in_layer(d, "commands") || d == "cli",
     );
     assert_eq!(
         edge,
         Vec::<String>::new(),
-        "src/edge/ must not import commands or cli"
+        "src/edge/ must not import ops, commands or cli"
+    );
+    let ops = layer_violations(
+        &graph,
+        |m| in_layer(m, "ops"),
+        |d| in_layer(d, "commands") || d == "cli",
+    );
+    assert_eq!(
+        ops,
+        Vec::<String>::new(),
+        "src/ops/ must not import commands or cli"
     );
     let commands = layer_violations(&graph, |m| in_layer(m, "commands"), |d| d == "cli");
     assert_eq!(
@@ -172,6 +183,14 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
         .get_mut("edge::files")
         .unwrap()
         .push_str("\nfn f() { crate::commands::project_root_arg(None); }\n");
+    modules
+        .get_mut("edge::hook")
+        .unwrap()
+        .push_str("\nfn g() { let _ = crate::ops::eval::measure; }\n");
+    modules
+        .get_mut("ops::report")
+        .unwrap()
+        .push_str("\nuse crate::commands::report::ReportArgs;\n");
     let graph = graph(&modules);
     assert!(
         cycles(&graph)
@@ -180,8 +199,14 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
         "{:?}",
         cycles(&graph)
     );
-    let edge = layer_violations(&graph, |m| in_layer(m, "edge"), |d| in_layer(d, "commands"));
-    assert_eq!(edge, ["edge::files -> commands"]);
+    let edge = layer_violations(
+        &graph,
+        |m| in_layer(m, "edge"),
+        |d| in_layer(d, "ops") || in_layer(d, "commands"),
+    );
+    assert_eq!(edge, ["edge::files -> commands", "edge::hook -> ops::eval"]);
+    let ops = layer_violations(&graph, |m| in_layer(m, "ops"), |d| in_layer(d, "commands"));
+    assert_eq!(ops, ["ops::report -> commands::report"]);
 }
 
 /// The modules that canonicalize a path with std instead of `dunce` (any spelling of the call:
