@@ -2,9 +2,10 @@
 //!
 //! The pipeline (docs/architecture.md) is a chain of pure stages — [`payload`], [`hotword`],
 //! [`context`], [`subagent`], [`skills`], [`agents`], [`render`], [`analytics`] — joined by
-//! [`decision`]. The [`edge`] module alone touches stdin, stdout, files and the environment, and
-//! [`cli`] maps the command line onto both. Nothing in this crate prints directly: output goes
-//! through the writers the binary passes in.
+//! [`decision`]. The [`edge`] module's adapters touch stdin, stdout, files and the environment;
+//! [`cli`] maps the command line onto the hook run and the tool subcommands ([`commands`], whose
+//! bodies are in [`ops`]). Nothing in this crate prints directly: output goes through the writers
+//! the binary passes in.
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -24,6 +25,7 @@ pub mod fingerprint;
 pub mod hosts;
 pub mod hotword;
 pub mod install;
+pub mod ops;
 pub mod packed;
 pub mod payload;
 pub mod planning;

@@ -7,11 +7,12 @@ use clap::{Subcommand, ValueEnum};
 
 use super::Verdict;
 use crate::agents::runtime::FileState;
-use crate::edge::agents_sync::{SyncTarget, agents_dir, check, load_runtime, plan, sync};
+use crate::edge::agents::agents_dir;
 use crate::edge::files::ProjectRoot;
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
 use crate::hosts::Scope;
+use crate::ops::agents_sync::{SyncTarget, check, load_runtime, plan, sync};
 
 #[derive(Debug, Subcommand)]
 pub enum AgentsCommand {

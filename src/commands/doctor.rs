@@ -26,7 +26,7 @@ pub struct DoctorArgs {
 
 /// Runs `doctor`; `Ok(false)` when a check failed.
 pub fn doctor(stdout: &mut dyn Write, args: &DoctorArgs, settings: &Settings) -> super::Outcome {
-    use crate::edge::doctor;
+    use crate::ops::doctor;
     let host = args.host;
     let root = project_root_arg(args.root.clone())?;
     // `--binary sophia-hook`: the one PATH gives, as the hosts would find it.

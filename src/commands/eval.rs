@@ -76,7 +76,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         .clone()
         .map(|r| super::project_root_arg(Some(r)))
         .transpose()?;
-    let report = crate::edge::eval::measure(&args.cases, root.as_ref())?;
+    let report = crate::ops::eval::measure(&args.cases, root.as_ref())?;
     let floors = crate::eval::Floors {
         context_accuracy: args.min_context_accuracy,
         subagent_accuracy: args.min_subagent_accuracy,

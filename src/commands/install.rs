@@ -388,24 +388,24 @@ fn change(
             )?;
         }
     }
-    let roles = crate::edge::agents_sync::SyncTarget::hosts_for(Some(host))
+    let roles = crate::ops::agents_sync::SyncTarget::hosts_for(Some(host))
         .ok()
         .filter(|_| !args.no_agents)
-        .map(|hosts| crate::edge::agents_sync::SyncTarget {
+        .map(|hosts| crate::ops::agents_sync::SyncTarget {
             hosts,
             scope: args.scope,
             root: root.clone(),
         });
     if !add {
         if let Some(target) = &roles {
-            crate::edge::agents_sync::remove_generated(lines.detail(), target, settings)?;
+            crate::ops::agents_sync::remove_generated(lines.detail(), target, settings)?;
         }
         let recorded = backups.as_deref().and_then(take_created);
         if let Some(folders) = &recorded {
             remove_created_folders(&root, folders);
         } else if args.scope == Scope::Project {
             // A name inside the agents folder, so the folder itself is tried first.
-            let agents = crate::edge::agents_sync::agents_dir(host, args.scope, &root, settings)
+            let agents = crate::edge::agents::agents_dir(host, args.scope, &root, settings)
                 .ok()
                 .map(|dir| dir.join("-"));
             remove_empty_folders([Some(place.clone()), agents]);
@@ -450,7 +450,7 @@ fn change(
         writeln!(lines.main(), "{}", (host.spec().install_next)(args.scope))?;
         // The folder the next step asks the user to trust may run more than our hook.
         if args.scope == Scope::Project
-            && let Some(sentence) = crate::edge::doctor::other_hooks_sentence(host, &root)
+            && let Some(sentence) = crate::ops::doctor::other_hooks_sentence(host, &root)
         {
             writeln!(lines.main(), "note: {sentence}")?;
         }
@@ -463,7 +463,7 @@ fn change(
     )?;
     if let Some(target) = &roles {
         for &h in &target.hosts {
-            if let Ok(dir) = crate::edge::agents_sync::agents_dir(h, args.scope, &root, settings) {
+            if let Ok(dir) = crate::edge::agents::agents_dir(h, args.scope, &root, settings) {
                 created.extend(missing_folders(Some(dir)));
             }
         }
@@ -473,7 +473,7 @@ fn change(
     }
     if let Some(target) = &roles {
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
-        crate::edge::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
+        crate::ops::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
     }
     let has_source = root.at(crate::agents::SOURCE_PATH).is_file();
     if has_source || roles.is_some() {

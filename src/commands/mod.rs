@@ -1,5 +1,6 @@
 //! The tool subcommands, one module each with its clap types beside it. `cli.rs` parses the
-//! command line and dispatches here; the adapters in `edge/` never import from here (a test in
+//! command line and dispatches here; a command's body, when it is more than calling code, is in
+//! `ops/`. Neither `ops/` nor the adapters in `edge/` import from here (a test in
 //! `tests/it/layers.rs` keeps it so).
 
 pub mod agents;

@@ -63,7 +63,7 @@ pub fn report_page(
             );
         }
     }
-    let args = crate::edge::report::ReportArgs {
+    let args = crate::ops::report::ReportArgs {
         out: args.out,
         since: args.since,
         host: args.host,
@@ -72,7 +72,7 @@ pub fn report_page(
         file: args.file,
         eval: args.eval,
     };
-    let path = crate::edge::report::run(&args, settings, clock)?;
+    let path = crate::ops::report::run(&args, settings, clock)?;
     writeln!(stdout, "{}", path.shown())?;
     Ok(super::Verdict::Pass)
 }

@@ -8,9 +8,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{binary_path, project_root_arg, settings_path};
-use crate::edge::doctor::{self, Status};
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
+use crate::ops::doctor::{self, Status};
 
 #[derive(Debug, clap::Args)]
 pub struct StatusArgs {

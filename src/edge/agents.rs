@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use anyhow::Context as _;
+
 use crate::agents::availability::{Manifest, overlay};
 use crate::agents::catalog::Availability;
 use crate::agents::catalog::{AgentCatalog, build, validate};
@@ -221,8 +223,45 @@ pub struct DefinitionDir {
     pub only_synced: bool,
 }
 
+/// The folder that holds `host`'s agent definitions for `scope`.
+pub fn agents_dir(
+    host: crate::hosts::Host,
+    scope: crate::hosts::Scope,
+    root: &ProjectRoot,
+    settings: &crate::edge::settings::Settings,
+) -> anyhow::Result<Place> {
+    let Some(runtime) = &host.spec().agents else {
+        anyhow::bail!("{} has no runtime agent definitions", host.display());
+    };
+    match scope {
+        crate::hosts::Scope::Project => Ok(root.at(runtime.project_dir)),
+        crate::hosts::Scope::User => user_agents_dir(host, settings),
+    }
+}
+
+/// The user's folder of `host`'s agent definitions (`$CODEX_HOME/agents`, `~/.claude/agents`, …).
+pub fn user_agents_dir(
+    host: crate::hosts::Host,
+    settings: &crate::edge::settings::Settings,
+) -> anyhow::Result<Place> {
+    let Some(runtime) = &host.spec().agents else {
+        anyhow::bail!("{} has no runtime agent definitions", host.display());
+    };
+    match runtime
+        .user_dir
+        .resolve(settings.home.as_deref(), &settings.host_homes)
+    {
+        Some(dir) => Ok(Place::user(dir)),
+        None => settings
+            .home
+            .clone()
+            .map(Place::user)
+            .context("the home directory is unknown (HOME is not set)"),
+    }
+}
+
 /// The folders availability reads, project first: for every host with an agent runtime the very
-/// folders the hook lists ([`crate::edge::agents_sync::agents_dir`], so `$CODEX_HOME/agents`
+/// folders the hook lists ([`agents_dir`], so `$CODEX_HOME/agents`
 /// replaces `~/.codex/agents` exactly as in the hook and in `agents sync`). A folder reached
 /// twice (a project at the home) is read once. For a catalog the project wrote, only the
 /// project's folders: its roles bind to no user-scope definition, as in the hook
@@ -233,7 +272,6 @@ pub fn definition_dirs(
     catalog_from_project: bool,
 ) -> Vec<DefinitionDir> {
     use crate::agents::availability::DefinitionScope;
-    use crate::edge::agents_sync::agents_dir;
     use crate::hosts::Host;
     let mut dirs: Vec<DefinitionDir> = Vec::new();
     for &scope in crate::agents::availability::binding_scopes(catalog_from_project) {
@@ -521,7 +559,7 @@ pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<D
     use crate::hosts::Host;
     let mut dirs = Vec::new();
     for host in Host::with_agents() {
-        if let Ok(dir) = crate::edge::agents_sync::user_agents_dir(host, settings) {
+        if let Ok(dir) = user_agents_dir(host, settings) {
             dirs.push(DefinitionDir {
                 host: host.as_str(),
                 dir,

@@ -648,7 +648,7 @@ fn host_agents(
     root: &ProjectRoot,
     settings: &Settings,
 ) -> crate::agents::availability::HostDefinitions {
-    use crate::edge::agents_sync::agents_dir;
+    use crate::edge::agents::agents_dir;
     use crate::hosts::Scope;
     let dir = |scope| agents_dir(host, scope, root, settings).ok();
     let user: Vec<_> = dir(Scope::User).into_iter().collect();

@@ -2,11 +2,8 @@
 //! system. The pure stages never do; this module reads what they need and writes what they made.
 
 pub mod agents;
-pub mod agents_sync;
 pub mod config;
-pub mod doctor;
 pub mod documents;
-pub mod eval;
 pub mod files;
 pub mod hook;
 pub mod hostconfig;
@@ -15,7 +12,6 @@ pub mod platform;
 pub mod plugins;
 pub mod program;
 pub mod project;
-pub mod report;
 pub mod settings;
 pub mod skills;
 pub mod transcript;

@@ -3,7 +3,7 @@
 //! named, how often `!quick` and `!agents` are used and how long the hook takes. The page is a pure
 //! function of its inputs — the routing mix of the analytics lines ([`mix`]), the doctor's
 //! findings, the skill inventory, the agent catalog and the clock — so a snapshot pins it. Pure:
-//! no I/O, no clock, no environment; `edge::report` gathers the inputs and writes the file.
+//! no I/O, no clock, no environment; `ops::report` gathers the inputs and writes the file.
 //!
 //! Every string that reaches the page is escaped ([`html::escape`]): ids in a project's catalog or
 //! in the analytics log are untrusted input. Analytics hold no prompt text, so none can appear.

@@ -1,7 +1,7 @@
 //! The module layers (docs/architecture.md, "Layers"): `cli.rs` parses and dispatches, the tool
-//! subcommands live in `src/commands/`, the adapters in `src/edge/` import nothing from either,
-//! the pure stages import nothing from the edge, and no two modules import each other through any
-//! chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
+//! subcommands live in `src/commands/`, their bodies in `src/ops/` (which imports neither), the
+//! adapters in `src/edge/` import nothing from any of the three, the pure stages import nothing
+//! from the edge, and no two modules import each other through any chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
 //! modules is an edge of the module graph.
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
@@ -35,7 +35,7 @@ fn production(text: &str) -> &str {
     text.split("#[cfg(test)]\nmod tests").next().unwrap()
 }
 
-/// Module path (`edge::agents_sync`) to its source text, tests and comments removed.
+/// Module path (`ops::agents_sync`) to its source text, tests and comments removed.
 fn modules() -> BTreeMap<String, String> {
     source_files()
         .into_iter()
@@ -135,16 +135,27 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
 #[test]
 fn adapters_import_no_command_and_stages_import_no_edge() {
     let graph = graph(&modules());
-    assert!(graph.contains_key("edge::agents_sync") && graph.contains_key("commands::agents"));
+    assert!(graph.contains_key("ops::agents_sync") && graph.contains_key("commands::agents"));
+    assert!(graph.contains_key("edge::agents") && graph.contains_key("ops::doctor"));
     let edge = layer_violations(
         &graph,
         |m| in_layer(m, "edge"),
-        |d| in_layer(d, "commands") || d == "cli",
+        |d| in_layer(d, "ops") || in_layer(d, "commands") || d == "cli",
     );
     assert_eq!(
         edge,
         Vec::<String>::new(),
-        "src/edge/ must not import commands or cli"
+        "src/edge/ must not import ops, commands or cli"
+    );
+    let ops = layer_violations(
+        &graph,
+        |m| in_layer(m, "ops"),
+        |d| in_layer(d, "commands") || d == "cli",
+    );
+    assert_eq!(
+        ops,
+        Vec::<String>::new(),
+        "src/ops/ must not import commands or cli"
     );
     let commands = layer_violations(&graph, |m| in_layer(m, "commands"), |d| d == "cli");
     assert_eq!(
@@ -152,8 +163,13 @@ fn adapters_import_no_command_and_stages_import_no_edge() {
         Vec::<String>::new(),
         "commands must not import cli"
     );
-    let outer =
-        |m: &str| in_layer(m, "edge") || in_layer(m, "commands") || m == "cli" || m == "main";
+    let outer = |m: &str| {
+        in_layer(m, "edge")
+            || in_layer(m, "ops")
+            || in_layer(m, "commands")
+            || m == "cli"
+            || m == "main"
+    };
     let pure = layer_violations(&graph, |m| !outer(m), outer);
     assert_eq!(
         pure,
@@ -180,6 +196,14 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
         .get_mut("edge::files")
         .unwrap()
         .push_str("\nfn f() { crate::commands::project_root_arg(None); }\n");
+    modules
+        .get_mut("edge::hook")
+        .unwrap()
+        .push_str("\nfn g() { let _ = crate::ops::eval::measure; }\n");
+    modules
+        .get_mut("ops::report")
+        .unwrap()
+        .push_str("\nuse crate::commands::report::ReportArgs;\n");
     let graph = graph(&modules);
     assert!(
         cycles(&graph)
@@ -188,8 +212,14 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
         "{:?}",
         cycles(&graph)
     );
-    let edge = layer_violations(&graph, |m| in_layer(m, "edge"), |d| in_layer(d, "commands"));
-    assert_eq!(edge, ["edge::files -> commands"]);
+    let edge = layer_violations(
+        &graph,
+        |m| in_layer(m, "edge"),
+        |d| in_layer(d, "ops") || in_layer(d, "commands"),
+    );
+    assert_eq!(edge, ["edge::files -> commands", "edge::hook -> ops::eval"]);
+    let ops = layer_violations(&graph, |m| in_layer(m, "ops"), |d| in_layer(d, "commands"));
+    assert_eq!(ops, ["ops::report -> commands::report"]);
 }
 
 /// The modules that canonicalize a path with std instead of `dunce` (any spelling of the call:
@@ -464,7 +494,7 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     plant(&mut code, "render.rs", "\nfn check_codex_trust() {}\n");
     plant(
         &mut code,
-        "edge/doctor.rs",
+        "ops/doctor.rs",
         "\nuse crate::hosts::gemini::trusts;\n",
     );
     plant(&mut code, "install.rs", "\nconst CLAUDE_MD: u8 = 1;\n");
@@ -479,11 +509,11 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     let found = host_named_identifiers(&code);
     assert_eq!(
         found.keys().map(String::as_str).collect::<Vec<_>>(),
-        ["edge/doctor.rs", "install.rs", "render.rs"],
+        ["install.rs", "ops/doctor.rs", "render.rs"],
         "{found:?}"
     );
     assert_eq!(found["render.rs"], ["check_codex_trust"]);
-    assert_eq!(found["edge/doctor.rs"], ["gemini"]);
+    assert_eq!(found["ops/doctor.rs"], ["gemini"]);
     assert_eq!(found["install.rs"], ["CLAUDE_MD"]);
 }
 
@@ -637,7 +667,7 @@ fn the_kind_check_sees_a_planted_single_host_match() {
     code.get_mut("render.rs").unwrap().push_str(&code_only(
         "\nfn f(h: Host) -> bool { matches!(h.spec().agents_md, AgentsMd::UnlessOwnDoc(_)) }\n",
     ));
-    code.get_mut("edge/doctor.rs").unwrap().push_str(&code_only(
+    code.get_mut("ops/doctor.rs").unwrap().push_str(&code_only(
         "\nfn g(h: Host) -> bool { h.spec().agents_md == AgentsMd::Always } // AgentsMd::Never\n",
     ));
     let found = single_host_kinds_outside(&code);

@@ -218,7 +218,7 @@ fn a_committed_project_install_works_unchanged_in_a_clone_on_another_machine() {
             if host.session_context_on_prompt() && event == Event::SessionStart {
                 assert_eq!(stdout.trim(), "{}", "{host:?}");
             } else {
-                let chars = sophia_hook::edge::doctor::validate(host, wire, &stdout)
+                let chars = sophia_hook::ops::doctor::validate(host, wire, &stdout)
                     .unwrap_or_else(|e| panic!("{host:?} {wire}: {e}: {stdout}"));
                 assert!(chars > 0, "{host:?} {wire}: no context: {stdout}");
             }

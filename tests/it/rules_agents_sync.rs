@@ -25,11 +25,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use sophia_hook::agents::runtime::sync_hosts;
-use sophia_hook::edge::agents_sync::{SyncTarget, check, plan, remove_generated, sync};
 use sophia_hook::edge::files::ProjectRoot;
 use sophia_hook::edge::settings::Settings;
 use sophia_hook::fingerprint::sha256;
 use sophia_hook::hosts::Scope;
+use sophia_hook::ops::agents_sync::{SyncTarget, check, plan, remove_generated, sync};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum State {
@@ -124,7 +124,7 @@ fn sync_check_and_uninstall_for_every_state_on_every_role() {
                 root: ProjectRoot::open(root.path()).unwrap(),
             };
             // What sync would write for each (host, role), on an empty project.
-            let (agents, _) = sophia_hook::edge::agents_sync::load_runtime(&target, &s).unwrap();
+            let (agents, _) = sophia_hook::ops::agents_sync::load_runtime(&target, &s).unwrap();
             let entries = plan(&target, &agents, &s).unwrap();
             // Five roles for each host with an agent runtime (Codex, Claude Code, Gemini CLI,
             // Copilot CLI).

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use crate::agents::runtime::{self, FileState, RuntimeAgent, sync_hosts};
+use crate::edge::agents::agents_dir;
 use crate::edge::files::{Place, ProjectRoot, ReadError};
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
@@ -48,40 +49,6 @@ impl SyncTarget {
                     .join(", ")
             ),
         }
-    }
-}
-
-/// The folder that holds `host`'s agent definitions for `scope`.
-pub fn agents_dir(
-    host: Host,
-    scope: Scope,
-    root: &ProjectRoot,
-    settings: &Settings,
-) -> anyhow::Result<Place> {
-    let Some(runtime) = &host.spec().agents else {
-        bail!("{} has no runtime agent definitions", host.display());
-    };
-    match scope {
-        Scope::Project => Ok(root.at(runtime.project_dir)),
-        Scope::User => user_agents_dir(host, settings),
-    }
-}
-
-/// The user's folder of `host`'s agent definitions (`$CODEX_HOME/agents`, `~/.claude/agents`, …).
-pub fn user_agents_dir(host: Host, settings: &Settings) -> anyhow::Result<Place> {
-    let Some(runtime) = &host.spec().agents else {
-        bail!("{} has no runtime agent definitions", host.display());
-    };
-    match runtime
-        .user_dir
-        .resolve(settings.home.as_deref(), &settings.host_homes)
-    {
-        Some(dir) => Ok(Place::user(dir)),
-        None => settings
-            .home
-            .clone()
-            .map(Place::user)
-            .context("the home directory is unknown (HOME is not set)"),
     }
 }
 

@@ -13,11 +13,11 @@ use anyhow::Context;
 use crate::agents::catalog::AgentCatalog;
 use crate::clock::Clock;
 use crate::edge::agents::{self, AgentCatalogSource};
-use crate::edge::doctor::{self, Check, DoctorInput, Status};
 use crate::edge::files::{self, ProjectRoot};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
 use crate::hosts::Host;
+use crate::ops::doctor::{self, Check, DoctorInput, Status};
 use crate::report::mix::MixBuilder;
 use crate::report::{
     AgentsView, AnalyticsLog, Finding, HostSetup, Level, ReportInput, RoleRow, RoutingQuality,
@@ -96,7 +96,7 @@ pub fn gather(
     let quality = match &args.eval {
         None => None,
         Some(cases) => {
-            let measured = crate::edge::eval::measure(cases, Some(&args.root))?;
+            let measured = crate::ops::eval::measure(cases, Some(&args.root))?;
             Some(RoutingQuality {
                 cases: shown_path(cases, args.root.path(), settings),
                 skills: measured.skills,
@@ -379,7 +379,7 @@ fn agents_view(
 /// not drift (a host may simply not be set up). Read-only: the same plan `agents check` makes.
 fn runtime_drift(root: &ProjectRoot, settings: &Settings, host: Option<Host>) -> Vec<String> {
     use crate::agents::runtime::FileState;
-    use crate::edge::agents_sync::{SyncTarget, load_runtime, plan};
+    use crate::ops::agents_sync::{SyncTarget, load_runtime, plan};
     let hosts: Vec<Host> = match host {
         Some(h) => vec![h],
         None => Host::ALL.to_vec(),
