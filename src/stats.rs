@@ -67,15 +67,20 @@ pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Stri
     })
 }
 
-/// Summarises the log text: the one summary of the log ([`MixBuilder`], as the report reads it),
-/// over every run at or after `since`, every id whole.
-pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
-    let mut mix = MixBuilder::new(
+/// The summary `stats` counts in: the one summary of the log ([`MixBuilder`], as the report
+/// reads it), over every run at or after `since`, every id whole.
+pub fn summary_since(since: Option<DateTime<Utc>>) -> MixBuilder {
+    MixBuilder::new(
         since.unwrap_or(DateTime::<Utc>::MIN_UTC),
         DateTime::<Utc>::MAX_UTC,
         None,
     )
-    .whole_ids();
+    .whole_ids()
+}
+
+/// Summarises a log held in memory ([`summary_since`] over its lines).
+pub fn summarise(text: &str, since: Option<DateTime<Utc>>) -> Stats {
+    let mut mix = summary_since(since);
     for line in text.lines() {
         mix.push(line.as_bytes());
     }

@@ -38,17 +38,17 @@ pub fn stats(
         .map(|s| crate::stats::parse_since(&s, clock.now()))
         .transpose()
         .map_err(|e| anyhow::anyhow!(e))?;
-    let text = match crate::edge::files::Place::user(&path)
-        .read_string(crate::edge::files::caps::ANALYTICS)
-    {
-        Ok(text) => text,
-        Err(crate::edge::files::ReadError::Missing) if !explicit => String::new(),
+    // Streamed, as the report reads it: memory stays flat whatever the log's size.
+    let mut mix = crate::stats::summary_since(since);
+    match crate::ops::report::read_log(&path, &mut mix) {
+        Ok(()) => {}
+        Err(crate::edge::files::ReadError::Missing) if !explicit => {}
         Err(crate::edge::files::ReadError::Missing) => {
             anyhow::bail!("--file {}: no such file", path.shown())
         }
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.shown())),
-    };
-    let summary = crate::stats::summarise(&text, since);
+    }
+    let summary = crate::stats::Stats::from_mix(&mix.finish());
     if json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {

@@ -27,6 +27,15 @@ use crate::report::{
 /// An analytics line longer than this is skipped and counted as corrupt (real lines are < 1 KiB).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
+/// Streams the analytics log at `path` into `mix`, line by line (at most [`MAX_LINE_BYTES`] of a
+/// line held; a longer one skipped and counted): the one reader of the log, for `report` and
+/// `stats` alike, whatever its size.
+pub fn read_log(path: &std::path::Path, mix: &mut MixBuilder) -> Result<(), files::ReadError> {
+    let seen = files::Place::user(path).for_each_line(MAX_LINE_BYTES, |line| mix.push(line))?;
+    mix.skipped_too_long(seen.too_long);
+    Ok(())
+}
+
 pub struct ReportArgs {
     pub out: Option<PathBuf>,
     pub since: Option<String>,
@@ -82,11 +91,8 @@ pub fn gather(
         None => AnalyticsLog::Off,
         Some(path) => {
             let shown = shown_path(path, args.root.path(), settings);
-            match files::Place::user(path).for_each_line(MAX_LINE_BYTES, |line| mix.push(line)) {
-                Ok(seen) => {
-                    mix.skipped_too_long(seen.too_long);
-                    AnalyticsLog::Read(shown)
-                }
+            match read_log(path, &mut mix) {
+                Ok(()) => AnalyticsLog::Read(shown),
                 Err(files::ReadError::Missing) => AnalyticsLog::Missing(shown),
                 Err(e) => anyhow::bail!("reading {}: {e}", path.shown()),
             }

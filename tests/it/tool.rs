@@ -384,6 +384,33 @@ fn stats_and_report_read_since_the_same_way() {
     );
 }
 
+/// `stats` streams the log through the report's reader: a line that is not UTF-8 and a line over
+/// the reader's 64 KiB are counted as corrupt and the runs around them are counted (the whole-file
+/// read before refused the first and held the second in memory); a CRLF line reads as a line.
+#[test]
+fn stats_streams_the_log_as_the_report_does() {
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("log.jsonl");
+    let run_line = r#"{"ts":"2026-11-29T10:00:00.000Z","event":"UserPromptSubmit","host":"codex","outcome":"injected","contextMode":"full","subagentMode":"off","detectedHotwords":[],"recommendedAgents":[],"carryForward":false,"skills":[],"durationUs":1000}"#;
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(run_line.as_bytes());
+    bytes.extend_from_slice(b"\n\xff\xfe not UTF-8\n");
+    bytes.extend_from_slice(format!("{{\"pad\":\"{}\"}}\n", "x".repeat(70 * 1024)).as_bytes());
+    bytes.extend_from_slice(run_line.as_bytes());
+    bytes.extend_from_slice(b"\r\n");
+    fs::write(&log, &bytes).unwrap();
+    let run = run_binary(
+        &["stats", "--json", "--file", log.to_str().unwrap()],
+        b"",
+        home.path(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stats = json(&run.stdout);
+    assert_eq!(stats["runs"], 2, "{stats}");
+    assert_eq!(stats["corruptLines"], 2, "{stats}");
+}
+
 #[test]
 fn install_dry_run_prints_a_diff_of_valid_json_and_warnings_go_to_stderr() {
     let home = tempfile::tempdir().unwrap();
