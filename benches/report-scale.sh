@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How `sophia-hook report` grows with the analytics log: the week fixture repeated 10x, 100x and
 # 1000x, each timed in the same run next to `sophia-hook stats` over the same file (the baseline:
-# the same JSON parsing, with the whole file read into memory), with the peak RSS of both from GNU
-# time. Streaming shows as a flat report RSS while the baseline's grows with the file.
+# the same streamed summary without the page), with the peak RSS of both from GNU time. Both
+# stream the log: both RSS columns stay flat as the file grows.
 #
 #   benches/report-scale.sh          # SOPHIA_BIN picks the binary (default target/release/sophia-hook)
 set -euo pipefail
