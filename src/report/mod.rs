@@ -5,8 +5,10 @@
 //! findings, the skill inventory, the agent catalog and the clock — so a snapshot pins it. Pure:
 //! no I/O, no clock, no environment; `ops::report` gathers the inputs and writes the file.
 //!
-//! Every string that reaches the page is escaped ([`html::escape`]): ids in a project's catalog or
-//! in the analytics log are untrusted input. Analytics hold no prompt text, so none can appear.
+//! Every string that reaches the page is escaped: [`html`] is built with maud's `html!`, which
+//! escapes every splice, and each string from outside goes in as `html::markup::Text` (also
+//! `'`): ids in a project's catalog or in the analytics log are untrusted input. Analytics hold
+//! no prompt text, so none can appear.
 
 pub mod html;
 pub mod mix;

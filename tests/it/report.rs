@@ -855,3 +855,95 @@ fn report_eval_shows_risk_coverage_and_the_curve_and_no_prompt() {
     assert!(run.stderr.contains("nope.jsonl"), "{}", run.stderr);
     assert!(!out.exists());
 }
+
+/// What in the page's source (`src/report/html.rs`, tests and comments removed) would put text on
+/// the page around maud's escaping: markup built with `format!`, `write!` or `push_str`, an
+/// escaper or a `Render` impl by hand, or `PreEscaped` of anything but a string literal or a
+/// constant (a `write!` only to a `Display` impl's `f`, whose text maud escapes). Text reaches
+/// the page only through `html!` splices (escaped; strings from outside as `markup::Text`, which
+/// also escapes `'`); the one place that writes raw text is `src/report/html/markup.rs`.
+fn hand_built_markup(source: &str) -> Vec<String> {
+    let code: String = source
+        .split("#[cfg(test)]\nmod tests")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut found = Vec::new();
+    let by_hand = regex::Regex::new(
+        r"format!|format_args!|push_str|writeln!|\bwrite!\s*\(\s*[^f\s]|\bwrite!\s*\(\s*f\w|Escaper|\bfn escape|\bescape\(|\bRender\b|render_to",
+    )
+    .unwrap();
+    for m in by_hand.find_iter(&code) {
+        found.push(format!("markup by hand: {}", m.as_str()));
+    }
+    // `PreEscaped("literal")` or `PreEscaped(CONSTANT)`, the type `PreEscaped<T>`, and the import
+    // without a new name.
+    let allowed =
+        regex::Regex::new(r#"^PreEscaped(<|\(\s*("([^"\\]|\\.)*"|[A-Z][A-Z0-9_]*)\s*\))"#).unwrap();
+    let import = regex::Regex::new(r"^use maud::(\{[^}]*\}|PreEscaped);$").unwrap();
+    for (at, _) in code.match_indices("PreEscaped") {
+        let line_start = code[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = code[at..].find('\n').map_or(code.len(), |i| at + i);
+        let line = code[line_start..line_end].trim();
+        if allowed.is_match(&code[at..]) || (import.is_match(line) && !line.contains(" as ")) {
+            continue;
+        }
+        found.push(format!("PreEscaped of a value: {line}"));
+    }
+    found
+}
+
+#[test]
+fn the_page_is_built_by_maud_and_never_by_hand() {
+    let html_rs = repo_path("src/report/html.rs");
+    let source = std::fs::read_to_string(&html_rs).unwrap();
+    assert_eq!(hand_built_markup(&source), Vec::<String>::new());
+    // The page's one helper module, and no other beside it to move code into unchecked.
+    let helpers: Vec<String> = std::fs::read_dir(repo_path("src/report/html"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(helpers, ["markup.rs"]);
+    // The check sees each way around maud, planted in the real file, and not the allowed forms.
+    let planted = [
+        r#"fn a(id: &str) -> String { format!("<code>{id}</code>") }"#,
+        r#"fn a(id: &str) -> Markup { html! { (PreEscaped(format_args!("<b>{id}</b>"))) } }"#,
+        "fn a(id: &str) -> Markup { PreEscaped(id.to_owned()) }",
+        "fn a(id: &str) -> Markup { html! { td { (PreEscaped(id)) } } }",
+        "fn a(m: Markup) -> Markup { PreEscaped(m.into_string()) }",
+        "fn a(out: &mut String, id: &str) { out.push_str(id); }",
+        r#"fn a(out: &mut String, id: &str) { let _ = write!(out, "<b>{id}</b>"); }"#,
+        r#"fn a(out: &mut String, id: &str) { let _ = writeln!(out, "{id}"); }"#,
+        r#"fn a(fmt: &mut String, id: &str) { let _ = write!(fmt, "{id}"); }"#,
+        "fn a(id: &str) -> String { let mut s = String::new(); maud::Escaper::new(&mut s); s }",
+        "use maud::PreEscaped as Raw;",
+        "impl maud::Render for B { fn render_to(&self, b: &mut String) { b.extend(self.0.chars()) } }",
+    ];
+    for plant in planted {
+        let text = source.replacen(
+            "#[cfg(test)]\nmod tests",
+            &format!("{plant}\n\n#[cfg(test)]\nmod tests"),
+            1,
+        );
+        assert!(
+            !hand_built_markup(&text).is_empty(),
+            "the check missed: {plant}"
+        );
+    }
+    for fine in [
+        r#"const X: PreEscaped<&str> = PreEscaped("&amp;");"#,
+        "fn a() -> Markup { html! { (PreEscaped(STYLE)) } }",
+        "// PreEscaped(id) in a comment",
+        r#"impl fmt::Display for B { fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}", 1) } }"#,
+    ] {
+        let text = source.replacen(
+            "#[cfg(test)]\nmod tests",
+            &format!("{fine}\n\n#[cfg(test)]\nmod tests"),
+            1,
+        );
+        assert_eq!(hand_built_markup(&text), Vec::<String>::new(), "{fine}");
+    }
+}
