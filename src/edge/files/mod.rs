@@ -1215,21 +1215,17 @@ pub struct LinesRead {
 
 /// Streams a regular file line by line (`\n`-separated, the newline removed) for logs of any
 /// size, holding at most `max_line` bytes of a line in memory: a longer line is skipped and
-/// counted. Like [`read_bounded`], the file must be regular, checked before opening and on the
-/// opened (non-blocking) handle.
+/// counted. Opened as [`read_bounded`] opens (`open_regular`: regular, checked before opening and
+/// on the opened non-blocking handle; a secret's name or a link to one refused), with no cap.
 fn for_each_line(
     path: &Path,
     max_line: usize,
     mut each: impl FnMut(&[u8]),
 ) -> Result<LinesRead, ReadError> {
     use std::io::{BufRead, BufReader};
-    if !fs::metadata(path)?.is_file() {
-        return Err(ReadError::NotRegular);
-    }
-    let file = platform::read_flags(OpenOptions::new().read(true)).open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(ReadError::NotRegular);
-    }
+    // The one opener of a file to read: a secret's name, or a link to one, is refused; a log
+    // has no size cap (it is never held whole).
+    let (file, _) = open_regular(path, u64::MAX)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut seen = LinesRead::default();
     let mut line = Vec::with_capacity(1024);
@@ -1401,43 +1397,48 @@ mod tests {
 
     #[test]
     fn a_secret_is_not_read_by_name_or_through_links() {
+        // Every way the door reads a file: the class, not the one that was caught (for_each_line,
+        // the log reader of `stats` and `report`, once read a `.env` named by --file).
+        let cap = || crate::edge::files::Cap::for_tests(64);
+        type Reader<'a> = &'a dyn Fn(&Path) -> Result<(), ReadError>;
+        let readers: [(&str, Reader); 4] = [
+            ("read_bounded", &|p| read_bounded(p, cap()).map(drop)),
+            ("read_prefix", &|p| read_prefix(p, cap()).map(drop)),
+            ("open_bounded", &|p| open_bounded(p, cap()).map(drop)),
+            ("for_each_line", &|p| for_each_line(p, 64, |_| {}).map(drop)),
+        ];
         let dir = tempfile::tempdir().unwrap();
         let secret = dir.path().join(".env");
         fs::write(&secret, "KEY=1").unwrap();
-        assert!(matches!(
-            read_bounded(&secret, crate::edge::files::Cap::for_tests(64)),
-            Err(ReadError::Secret)
-        ));
+        let mut refused = vec![secret.clone()];
         #[cfg(unix)]
         {
             let link = dir.path().join("AGENTS.md");
             std::os::unix::fs::symlink(&secret, &link).unwrap();
             let chain = dir.path().join("CLAUDE.md");
             std::os::unix::fs::symlink(&link, &chain).unwrap();
-            for path in [&link, &chain] {
-                assert!(matches!(
-                    read_bounded(path, crate::edge::files::Cap::for_tests(64)),
-                    Err(ReadError::Secret)
-                ));
-                assert!(matches!(
-                    read_prefix(path, crate::edge::files::Cap::for_tests(64)),
-                    Err(ReadError::Secret)
-                ));
-                assert!(matches!(
-                    open_bounded(path, crate::edge::files::Cap::for_tests(64)),
-                    Err(ReadError::Secret)
-                ));
+            refused.extend([link, chain]);
+        }
+        let plain = dir.path().join("rules.md");
+        fs::write(&plain, "rules").unwrap();
+        for (name, read) in readers {
+            for path in &refused {
+                assert!(
+                    matches!(read(path), Err(ReadError::Secret)),
+                    "{name} read {}",
+                    path.file_name().unwrap().to_string_lossy()
+                );
             }
-            let plain = dir.path().join("rules.md");
-            fs::write(&plain, "rules").unwrap();
-            let ok = dir.path().join("GEMINI.md");
-            std::os::unix::fs::symlink(&plain, &ok).unwrap();
-            assert_eq!(
-                read_bounded(&ok, crate::edge::files::Cap::for_tests(64)).unwrap(),
-                b"rules"
-            );
+            assert!(read(&plain).is_ok(), "{name} refused a plain file");
+            #[cfg(unix)]
+            {
+                let ok = dir.path().join(format!("GEMINI-{name}.md"));
+                std::os::unix::fs::symlink(&plain, &ok).unwrap();
+                assert!(read(&ok).is_ok(), "{name} refused a link to a plain file");
+            }
         }
     }
+
     #[cfg(unix)]
     use std::os::unix::fs::{PermissionsExt, symlink};
 
