@@ -378,9 +378,9 @@ pub fn acknowledged(
         return BTreeSet::new();
     };
     let Some(record) = Place::user(path)
-        .read_string(caps::STATE)
+        .read(caps::STATE)
         .ok()
-        .and_then(|text| crate::edge::documents::parse(&text, file.syntax))
+        .and_then(|bytes| crate::edge::documents::parse_bytes(&bytes, file.syntax).ok())
     else {
         return BTreeSet::new();
     };

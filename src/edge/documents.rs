@@ -12,6 +12,16 @@ pub fn parse(text: &str, syntax: Syntax) -> Option<Value> {
     parse_or_why(text, syntax).ok()
 }
 
+/// A file's bytes parsed as `syntax`, with the parser's message when they do not parse: strict
+/// JSON on the bytes themselves (a byte that is not UTF-8 fails it, as the host's own reader
+/// fails), JSON with comments and TOML on the text with such bytes replaced.
+pub fn parse_bytes(bytes: &[u8], syntax: Syntax) -> Result<Value, String> {
+    match syntax {
+        Syntax::Json => bounded::json_value(bytes, bounded::FILE).map_err(|e| e.to_string()),
+        Syntax::Jsonc | Syntax::Toml => parse_or_why(&String::from_utf8_lossy(bytes), syntax),
+    }
+}
+
 /// [`parse`], with the parser's message when `text` does not parse (what `doctor` shows).
 pub fn parse_or_why(text: &str, syntax: Syntax) -> Result<Value, String> {
     match syntax {
@@ -48,5 +58,16 @@ mod tests {
             Some(serde_json::json!({"t": {"a": 1}}))
         );
         assert_eq!(parse("[[x", Syntax::Toml), None);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_fail_strict_json_and_are_replaced_elsewhere() {
+        let bad = b"{\"a\": 1, \"b\": \"\xff\"}";
+        assert!(parse_bytes(bad, Syntax::Json).is_err());
+        assert_eq!(parse_bytes(bad, Syntax::Jsonc).unwrap()["a"], 1);
+        assert_eq!(
+            parse_bytes(b"{\"a\": 1}", Syntax::Json).unwrap(),
+            serde_json::json!({"a": 1})
+        );
     }
 }

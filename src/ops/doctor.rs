@@ -810,8 +810,8 @@ fn check_trust(
 /// A trust record file of the user's, read through the door and parsed within the bounds of a
 /// settings file (`edge::documents`, a TOML table as its JSON value).
 fn read_record(path: &Path, syntax: Syntax) -> Record {
-    match Place::user(path).read_string(crate::edge::files::caps::SETTINGS) {
-        Ok(text) => match crate::edge::documents::parse_or_why(&text, syntax) {
+    match Place::user(path).read(crate::edge::files::caps::SETTINGS) {
+        Ok(bytes) => match crate::edge::documents::parse_bytes(&bytes, syntax) {
             Ok(value) => Record::Parsed(value),
             Err(e) => Record::Unparsable(e),
         },

@@ -515,6 +515,26 @@ fn doctor_checks_the_gemini_session_matcher_as_gemini_does() {
         "{}",
         trusted.stdout
     );
+    // The same entry in a file with a byte that is not UTF-8 (another folder's key): strict JSON
+    // refuses the whole file, as Gemini CLI's reader does, so the folder is not trusted.
+    let mut bytes = format!(
+        "{{\"{}\": \"TRUST_FOLDER\", \"/old/",
+        sb.project().to_str().unwrap()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(b"\xff\": \"DO_NOT_TRUST\"}");
+    fs::write(sb.home().join(".gemini/trustedFolders.json"), &bytes).unwrap();
+    let broken = sb.run(&["doctor", "--host", "gemini"]);
+    assert!(
+        broken.stdout.contains("is not a trusted folder"),
+        "{}",
+        broken.stdout
+    );
+    fs::write(
+        sb.home().join(".gemini/trustedFolders.json"),
+        json!({ sb.project().to_str().unwrap(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
     // What earlier versions wrote: never equal to a source, so SessionStart never ran.
     doc["hooks"]["SessionStart"][0]["matcher"] = json!("startup|resume|clear");
     fs::write(&path, doc.to_string()).unwrap();
