@@ -325,19 +325,10 @@ impl Layout for HookFile {
         if created {
             root.insert("version".into(), Value::from(HOOK_FILE_VERSION));
         }
-        let hooks = root
-            .entry("hooks")
-            .or_insert_with(|| Value::Object(Map::new()))
-            .as_object_mut()
-            .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
+        let hooks = settings::hooks_mut(root)?;
         for entry in entries {
-            let name = entry.event;
             let desired = &entry.handler;
-            let list = hooks
-                .entry(name)
-                .or_insert_with(|| Value::Array(Vec::new()))
-                .as_array_mut()
-                .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
+            let list = settings::event_list(hooks, entry.event)?;
             let ours: Vec<&Value> = list.iter().filter(|h| is_ours(h)).collect();
             if ours.len() == 1 && ours[0] == desired {
                 continue;

@@ -88,6 +88,28 @@ pub trait Layout: Sync + Debug {
     }
 }
 
+/// The `hooks` object of a settings document, created empty when absent; an error naming it when
+/// it is something else (`install` then leaves the file as it was).
+pub fn hooks_mut(root: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, MergeError> {
+    root.entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))
+}
+
+/// The list of `event` in a `hooks` object, created empty when absent; an error naming
+/// `hooks.<event>` when it is something else.
+pub fn event_list<'a>(
+    hooks: &'a mut Map<String, Value>,
+    event: &str,
+) -> Result<&'a mut Vec<Value>, MergeError> {
+    hooks
+        .entry(event)
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{event}")))
+}
+
 /// Removes ours from each event list of `root.hooks` (`remove` edits one list and says whether
 /// it took anything out), then the events that left empty, then `hooks` itself when that left it
 /// empty: what the user had stays as it was.
@@ -141,21 +163,10 @@ impl Layout for MatcherGroups {
         entries: &[Entry],
         is_ours: &dyn Fn(&Value) -> bool,
     ) -> Result<(), MergeError> {
-        let hooks = root
-            .entry("hooks")
-            .or_insert_with(|| Value::Object(Map::new()));
-        let hooks = hooks
-            .as_object_mut()
-            .ok_or_else(|| MergeError::NotAnObjectAt("hooks".into()))?;
+        let hooks = hooks_mut(root)?;
         for entry in entries {
-            let name = entry.event;
             let desired = &entry.handler;
-            let groups = hooks
-                .entry(name)
-                .or_insert_with(|| Value::Array(Vec::new()));
-            let groups = groups
-                .as_array_mut()
-                .ok_or_else(|| MergeError::NotAnArrayAt(format!("hooks.{name}")))?;
+            let groups = event_list(hooks, entry.event)?;
             let matcher = entry.matcher;
             // (the group's matcher, our handler) for each of our handlers.
             let ours: Vec<(Option<&str>, &Value)> = groups
