@@ -7,19 +7,19 @@
 
 use divan::{Bencher, black_box};
 
-use sophia_hook::agents::default_catalog;
-use sophia_hook::agents::policy::resolve_subagent_routing;
-use sophia_hook::context;
-use sophia_hook::decision::{HookRequest, Project, decide};
 use sophia_hook::hosts::{Event, Host};
-use sophia_hook::hotword;
-use sophia_hook::payload::Payload;
-use sophia_hook::render;
-use sophia_hook::routing;
-use sophia_hook::skills::catalog::{Scope, SkillDef, compile};
-use sophia_hook::skills::default_catalog as default_skills;
-use sophia_hook::skills::router::SkillRouter;
-use sophia_hook::subagent::SubagentMode;
+use sophia_hook::stages::agents::default_catalog;
+use sophia_hook::stages::agents::policy::resolve_subagent_routing;
+use sophia_hook::stages::context;
+use sophia_hook::stages::decision::{HookRequest, Project, decide};
+use sophia_hook::stages::hotword;
+use sophia_hook::stages::payload::Payload;
+use sophia_hook::stages::render;
+use sophia_hook::stages::routing;
+use sophia_hook::stages::skills::catalog::{Scope, SkillDef, compile};
+use sophia_hook::stages::skills::default_catalog as default_skills;
+use sophia_hook::stages::skills::router::SkillRouter;
+use sophia_hook::stages::subagent::SubagentMode;
 
 fn main() {
     divan::main();

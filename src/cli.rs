@@ -285,7 +285,10 @@ fn usage_error(
     }
     // Possibly a host's hook command line: exit 1, which no host documents as "block this prompt",
     // with the no-op object of a host that reads an empty stdout as a failure (Gemini CLI).
-    if let Some(noop) = hook_args(args).host.and_then(crate::render::Printed::noop) {
+    if let Some(noop) = hook_args(args)
+        .host
+        .and_then(crate::stages::render::Printed::noop)
+    {
         let _ = stdout.write_all(noop.to_line().as_bytes());
     }
     Exit::Failed

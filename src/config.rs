@@ -130,7 +130,7 @@ pub struct ProjectConfig {
     pub planning: Option<bool>,
     /// `off` keeps the embedded skills unnamed in this project; `on` is the user's to choose
     /// (ignored here with a warning: a repository cannot make us name a skill the host lacks).
-    pub embedded_skills: Option<crate::skills::grounding::EmbeddedSkills>,
+    pub embedded_skills: Option<crate::stages::skills::grounding::EmbeddedSkills>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -200,7 +200,7 @@ pub struct UserConfig {
     pub models: ModelMap,
     /// Whether the embedded skills may be named: `auto` (where their Sophia MCP server is),
     /// `on`, `off`; `SOPHIA_EMBEDDED_SKILLS` wins over it.
-    pub embedded_skills: Option<crate::skills::grounding::EmbeddedSkills>,
+    pub embedded_skills: Option<crate::stages::skills::grounding::EmbeddedSkills>,
 }
 
 impl UserConfig {
@@ -246,7 +246,7 @@ impl ProjectConfig {
         }
         if self
             .embedded_skills
-            .is_some_and(|m| m != crate::skills::grounding::EmbeddedSkills::Off)
+            .is_some_and(|m| m != crate::stages::skills::grounding::EmbeddedSkills::Off)
         {
             out.push("config-ignored:embedded_skills".to_owned());
         }

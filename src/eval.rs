@@ -8,16 +8,16 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::agents::CarryForwardStatus;
-use crate::agents::availability::Manifest;
-use crate::agents::catalog::Availability;
-use crate::agents::default_catalog;
-use crate::context::ContextMode;
-use crate::decision::{self, Decision, HookRequest, Project};
 use crate::hosts::Host;
-use crate::payload::Payload;
-use crate::planning::{CarryForwardState, planned_from};
-use crate::subagent::SubagentMode;
+use crate::stages::agents::CarryForwardStatus;
+use crate::stages::agents::availability::Manifest;
+use crate::stages::agents::catalog::Availability;
+use crate::stages::agents::default_catalog;
+use crate::stages::context::ContextMode;
+use crate::stages::decision::{self, Decision, HookRequest, Project};
+use crate::stages::payload::Payload;
+use crate::stages::planning::{CarryForwardState, planned_from};
+use crate::stages::subagent::SubagentMode;
 
 /// One line of a cases file.
 #[derive(Debug, Clone, Deserialize)]
@@ -309,7 +309,7 @@ fn curve(cases: &[CurveCase], thresholds: &[f64], hook: Option<f64>) -> Vec<Curv
 
 /// The router's thresholds: every tenth from 0 to 0.9 and the hook's own.
 fn router_thresholds() -> (Vec<f64>, f64) {
-    let hook = crate::skills::confidence::HOOK.threshold;
+    let hook = crate::stages::skills::confidence::HOOK.threshold;
     let mut t: Vec<f64> = (0..10).map(|i| f64::from(i) / 10.0).collect();
     t.push(hook);
     t.sort_by(f64::total_cmp);
@@ -369,7 +369,7 @@ pub struct Report {
     pub routing: RoutingMetrics,
     pub skills: SkillMetrics,
     /// The same skill figures for BM25F over name, description and body (see
-    /// `crate::skills::bm25::Bm25f`), the trivial answer the router is read against.
+    /// `crate::stages::skills::bm25::Bm25f`), the trivial answer the router is read against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills_bm25_baseline: Option<SkillMetrics>,
     pub agents: AgentMetrics,
@@ -525,7 +525,7 @@ struct AgentCounts {
 fn score_agents(
     case: &Case,
     decision: &Decision,
-    catalog: &crate::agents::catalog::AgentCatalog,
+    catalog: &crate::stages::agents::catalog::AgentCatalog,
     a: &mut AgentCounts,
     misses: &mut Vec<Miss>,
 ) {
@@ -834,14 +834,14 @@ fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &
 
 /// The skill figures of the BM25F baseline on the same cases (hotwords stripped, as the router
 /// sees the prompt). Its misses are not listed; `per_skill` stays empty.
-pub fn bm25_baseline(cases: &[Case], bm25: &crate::skills::bm25::Bm25f) -> SkillMetrics {
+pub fn bm25_baseline(cases: &[Case], bm25: &crate::stages::skills::bm25::Bm25f) -> SkillMetrics {
     let mut s = SkillCounts::default();
     for case in cases {
         let Some(expected) = &case.skills else {
             continue;
         };
         let prompt = case.payload.prompt.as_deref().unwrap_or_default();
-        let stripped = crate::hotword::parse(prompt).stripped;
+        let stripped = crate::stages::hotword::parse(prompt).stripped;
         let got: Vec<String> = bm25
             .select(stripped)
             .map(str::to_owned)
@@ -1213,8 +1213,8 @@ pub fn render_table(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skills::default_catalog;
-    use crate::skills::router::SkillRouter;
+    use crate::stages::skills::default_catalog;
+    use crate::stages::skills::router::SkillRouter;
 
     fn project() -> Project {
         Project {

@@ -289,7 +289,7 @@ fn group_matcher(host: Host, event: Event) -> Option<&'static str> {
     match event {
         Event::SessionStart => session_matcher(host),
         Event::UserPromptSubmit => None,
-        Event::PostToolUse => Some(crate::planning::EXIT_PLAN_MODE_TOOL),
+        Event::PostToolUse => Some(crate::stages::planning::EXIT_PLAN_MODE_TOOL),
     }
 }
 

@@ -8,7 +8,7 @@
 //! `${extensionPath}`): never a launcher, never a binary on PATH, never the environment sniffed.
 //! The handlers are `install`'s own ([`crate::install::handler_for`]), in the hooks document
 //! `install` would create ([`crate::install::hooks_document`]), and the agent definitions are
-//! `agents sync`'s ([`crate::agents::runtime::render`]) for the embedded roles.
+//! `agents sync`'s ([`crate::stages::agents::runtime::render`]) for the embedded roles.
 
 use serde_json::{Value, json};
 
@@ -87,8 +87,8 @@ pub fn plugin_dir(layout: &PluginLayout) -> String {
 }
 
 /// Every file `plugin build` writes, for a Windows (`windows`) or other target, sorted by path.
-pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::agents::source::BuildError> {
-    let roles = crate::agents::runtime::parse(crate::agents::DEFAULT_SOURCE)?;
+pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::stages::agents::source::BuildError> {
+    let roles = crate::stages::agents::runtime::parse(crate::stages::agents::DEFAULT_SOURCE)?;
     let no_models = crate::config::ModelMap::new();
     let mut out = Vec::new();
     for (host, layout) in hosts() {
@@ -107,9 +107,9 @@ pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::agents::source::Bu
                 out.push(PluginFile {
                     path: format!(
                         "{dir}/{agents}/{}",
-                        crate::agents::runtime::file_name(host, &role.id)
+                        crate::stages::agents::runtime::file_name(host, &role.id)
                     ),
-                    contents: Contents::Text(crate::agents::runtime::render(
+                    contents: Contents::Text(crate::stages::agents::runtime::render(
                         host, role, &no_models,
                     )),
                 });

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use sophia_hook::skills::bm25::{Bm25f, Bm25fParams};
-use sophia_hook::skills::router::Calibration;
+use sophia_hook::stages::skills::bm25::{Bm25f, Bm25fParams};
+use sophia_hook::stages::skills::router::Calibration;
 use sophia_hook::text::{fold, routing_window, routing_words};
 
 use crate::loco::*;
@@ -461,8 +461,8 @@ struct IndexBm25f {
 }
 
 impl IndexBm25f {
-    fn new(catalog: &sophia_hook::skills::catalog::CompiledCatalog) -> IndexBm25f {
-        use sophia_hook::skills::catalog::Field;
+    fn new(catalog: &sophia_hook::stages::skills::catalog::CompiledCatalog) -> IndexBm25f {
+        use sophia_hook::stages::skills::catalog::Field;
         let mut df: std::collections::HashMap<String, usize> = Default::default();
         let mut fields = Vec::new();
         let mut lengths = Vec::new();
@@ -671,7 +671,7 @@ impl Embeddings {
                 add(e, 1.0);
             }
             if vocab {
-                for x in sophia_hook::skills::vocab::expansions(word, &stem) {
+                for x in sophia_hook::stages::skills::vocab::expansions(word, &stem) {
                     if let Some(e) = self.stems.get(x) {
                         add(e, VIA);
                     }
@@ -725,7 +725,7 @@ fn emb_recs(c: &Catalog, recs: Vec<Rec>, table: &Embeddings, cfg: EmbedConfig) -
         let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
         let mut v = table.embed(&head, false);
         if cfg.body_lead > 0.0 {
-            let lead = sophia_hook::skills::body::split_body(&body).emphasis;
+            let lead = sophia_hook::stages::skills::body::split_body(&body).emphasis;
             let l = table.embed(&lead, false);
             for (a, x) in v.iter_mut().zip(l) {
                 *a += cfg.body_lead * x;

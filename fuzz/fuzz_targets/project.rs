@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use sophia_hook::agents::catalog::is_forbidden_char;
+use sophia_hook::stages::agents::catalog::is_forbidden_char;
 use sophia_hook::clock::FixedClock;
 use sophia_hook::edge::settings::Settings;
 

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use clap::{Subcommand, ValueEnum};
 
 use super::Verdict;
-use crate::agents::runtime::FileState;
 use crate::edge::agents::agents_dir;
 use crate::edge::files::ProjectRoot;
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
 use crate::hosts::Scope;
 use crate::ops::agents_sync::{SyncTarget, check, load_runtime, plan, sync};
+use crate::stages::agents::runtime::FileState;
 
 #[derive(Debug, Subcommand)]
 pub enum AgentsCommand {
@@ -81,7 +81,7 @@ impl AgentsHost {
     fn hosts(self) -> Vec<Host> {
         match self.0 {
             Some(host) => vec![host],
-            None => crate::agents::runtime::sync_hosts(),
+            None => crate::stages::agents::runtime::sync_hosts(),
         }
     }
 }
@@ -167,7 +167,7 @@ fn default_hosts(
 fn nothing_there(verb: &str, scope: Scope) -> String {
     format!(
         "nothing to {verb}: sophia-hook is not installed for {} ({} scope) and none of their agents folders exists; name the host with --host (or --host all)",
-        crate::agents::runtime::sync_hosts()
+        crate::stages::agents::runtime::sync_hosts()
             .iter()
             .map(|h| h.as_str())
             .collect::<Vec<_>>()
@@ -178,7 +178,7 @@ fn nothing_there(verb: &str, scope: Scope) -> String {
 
 /// Sophia-hook installed for the host in this scope, or its agents folder there.
 fn relevant_hosts(scope: Scope, root: &ProjectRoot, settings: &Settings) -> (Vec<Host>, Vec<Host>) {
-    crate::agents::runtime::sync_hosts()
+    crate::stages::agents::runtime::sync_hosts()
         .into_iter()
         .partition(|host| {
             let installed = super::settings_path(*host, scope, root, settings)

@@ -123,7 +123,7 @@ fn read_source(place: &Place) -> anyhow::Result<String> {
 /// The canonical source: `--source` as given (the user's choice), else the project's, through
 /// its door.
 fn source_place(root: &ProjectRoot, given: Option<PathBuf>) -> Place {
-    given.map_or_else(|| root.at(crate::agents::SOURCE_PATH), Place::user)
+    given.map_or_else(|| root.at(crate::stages::agents::SOURCE_PATH), Place::user)
 }
 
 /// The skill ids affinities resolve against: `--skills-root`'s project, else this one.
@@ -166,16 +166,19 @@ pub fn catalog_build(
         root.resolve_file(rel).map_err(|why| {
             anyhow::anyhow!(
                 "refusing {}: {why}; nothing was written",
-                crate::agents::SOURCE_PATH
+                crate::stages::agents::SOURCE_PATH
             )
         })?;
     }
     let out = project_catalog_path(&root, out)?;
     let text = read_source(&source)?;
     let skill_ids = skill_ids_for(&root, skills_root)?;
-    let catalog =
-        crate::agents::catalog::build(&text, &skill_ids, crate::edge::hook::timestamp(clock.now()))
-            .with_context(|| format!("refusing {}; nothing was written", source.path().shown()))?;
+    let catalog = crate::stages::agents::catalog::build(
+        &text,
+        &skill_ids,
+        crate::edge::hook::timestamp(clock.now()),
+    )
+    .with_context(|| format!("refusing {}; nothing was written", source.path().shown()))?;
     let mut json = serde_json::to_string_pretty(&catalog)?;
     json.push('\n');
     out.replace_generated(
@@ -213,7 +216,7 @@ pub fn catalog_check(
     let source = source_place(root, source);
     let text = read_source(&source)?;
     let skill_ids = skill_ids_for(root, skills_root)?;
-    let fresh = crate::agents::catalog::build(&text, &skill_ids, String::new())
+    let fresh = crate::stages::agents::catalog::build(&text, &skill_ids, String::new())
         .with_context(|| format!("the source {} does not build", source.path().shown()))?;
     if fresh.fingerprint != generated.fingerprint {
         return Ok(Err((

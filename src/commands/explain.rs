@@ -11,7 +11,7 @@ use crate::clock::Clock;
 use crate::edge::hook::{HookArgs, MAX_PAYLOAD_BYTES, load_and_decide};
 use crate::edge::settings::Settings;
 use crate::hosts::Event;
-use crate::payload::Payload;
+use crate::stages::payload::Payload;
 
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {

@@ -459,7 +459,7 @@ fn change(
     writeln!(
         lines.detail(),
         "{}",
-        crate::hotword::where_to_type(host, &prefix)
+        crate::stages::hotword::where_to_type(host, &prefix)
     )?;
     if let Some(target) = &roles {
         for &h in &target.hosts {
@@ -475,7 +475,7 @@ fn change(
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         crate::ops::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
     }
-    let has_source = root.at(crate::agents::SOURCE_PATH).is_file();
+    let has_source = root.at(crate::stages::agents::SOURCE_PATH).is_file();
     if has_source || roles.is_some() {
         writeln!(
             lines.detail(),

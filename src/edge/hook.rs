@@ -5,9 +5,7 @@
 
 use std::io::{Read, Write};
 
-use crate::analytics::AnalyticsEvent;
 use crate::clock::Clock;
-use crate::decision::{self, CarryForwardUpdate, Decision, HookRequest, Project};
 use crate::edge::agents;
 use crate::edge::config::artifact_path;
 use crate::edge::files::{Place, ProjectRoot};
@@ -16,9 +14,11 @@ use crate::edge::settings::Settings;
 use crate::edge::skills;
 use crate::edge::turns;
 use crate::hosts::{Event, Host};
-use crate::payload::Payload;
-use crate::planning;
-use crate::render::Printed;
+use crate::stages::analytics::AnalyticsEvent;
+use crate::stages::decision::{self, CarryForwardUpdate, Decision, HookRequest, Project};
+use crate::stages::payload::Payload;
+use crate::stages::planning;
+use crate::stages::render::Printed;
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -315,7 +315,7 @@ fn fill_prompt_from_transcript(payload: &mut Payload, debug: Option<&mut dyn Wri
         // The same prefix as a prompt in the payload (`payload::PROMPT_BYTES`, I1).
         Ok(text) => {
             payload.prompt =
-                Some(crate::text::prefix(&text, crate::payload::PROMPT_BYTES).to_owned())
+                Some(crate::text::prefix(&text, crate::stages::payload::PROMPT_BYTES).to_owned())
         }
         Err(skip) => {
             if let Some(err) = debug {
@@ -551,7 +551,7 @@ fn load_project(
                 agents::CATALOG_PATH,
             );
             let skill_ids = || {
-                crate::skills::default_catalog()
+                crate::stages::skills::default_catalog()
                     .skills
                     .into_iter()
                     .map(|s| s.id)
@@ -609,8 +609,8 @@ fn transcript_carries_bootstrap(path: Option<&str>) -> bool {
     };
     match Place::user(path).read(crate::edge::files::caps::TRANSCRIPT) {
         Ok(bytes) => bytes
-            .windows(crate::render::BOOTSTRAP_MARKER.len())
-            .any(|w| w == crate::render::BOOTSTRAP_MARKER.as_bytes()),
+            .windows(crate::stages::render::BOOTSTRAP_MARKER.len())
+            .any(|w| w == crate::stages::render::BOOTSTRAP_MARKER.as_bytes()),
         Err(crate::edge::files::ReadError::Missing) => false,
         Err(_) => true,
     }
@@ -631,8 +631,8 @@ fn load_agents(
         .availability_file
         .as_deref()
         .filter(|p| Place::user(*p).exists());
-    let project_catalog =
-        root.at(crate::agents::SOURCE_PATH).exists() || generated.is_some_and(Place::exists);
+    let project_catalog = root.at(crate::stages::agents::SOURCE_PATH).exists()
+        || generated.is_some_and(Place::exists);
     if manifest.is_none() && !project_catalog {
         return None;
     }
@@ -647,13 +647,13 @@ fn host_agents(
     host: Host,
     root: &ProjectRoot,
     settings: &Settings,
-) -> crate::agents::availability::HostDefinitions {
+) -> crate::stages::agents::availability::HostDefinitions {
     use crate::edge::agents::agents_dir;
     use crate::hosts::Scope;
     let dir = |scope| agents_dir(host, scope, root, settings).ok();
     let user: Vec<_> = dir(Scope::User).into_iter().collect();
     let (user, user_cut) = agents::host_definition_ids(host, &user);
-    let mut ids = crate::agents::availability::HostDefinitions {
+    let mut ids = crate::stages::agents::availability::HostDefinitions {
         user,
         ..Default::default()
     };

@@ -17,7 +17,9 @@ use crate::edge::documents;
 use crate::edge::files::{Place, ProjectRoot, caps};
 use crate::edge::settings::Settings;
 use crate::hosts::{Host, HostHome, JsonSkim, McpEntry, McpServers, PluginPlace, UserPath};
-use crate::skills::grounding::{EmbeddedSkills, Grounding, ModeFrom, SERVERS, server_of_entry};
+use crate::stages::skills::grounding::{
+    EmbeddedSkills, Grounding, ModeFrom, SERVERS, server_of_entry,
+};
 
 /// A project with at least this many of the servers' folders (each with its `package.json`) is
 /// a checkout of `mcp-servers`: one folder named like a server is not.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::edge::files::{ProjectRoot, ReadError, caps};
-use crate::render::ProjectDoc;
+use crate::stages::render::ProjectDoc;
 
 /// `AGENTS.md` is cut so that it takes at most this many characters once quoted
 /// (`render::quote_lines`: two more per line) before it is injected (Claude Code caps hook context
@@ -82,11 +82,11 @@ pub fn read_doc(
     let len = len as usize;
     let text = String::from_utf8_lossy(&bytes);
     // The longest prefix whose quoted form fits: each character costs one, each line two more.
-    let mut cost = crate::render::QUOTE_CHARS_PER_LINE;
+    let mut cost = crate::stages::render::QUOTE_CHARS_PER_LINE;
     let mut kept = 0;
     for c in text.chars() {
         cost += 1 + if c == '\n' {
-            crate::render::QUOTE_CHARS_PER_LINE
+            crate::stages::render::QUOTE_CHARS_PER_LINE
         } else {
             0
         };

@@ -71,8 +71,8 @@ pub struct Settings {
     /// Whether the embedded skills may be named, and who said so (`SOPHIA_EMBEDDED_SKILLS`,
     /// else `embedded_skills` in `config.yaml`); `None`: nobody, `auto`.
     pub embedded_skills: Option<(
-        crate::skills::grounding::EmbeddedSkills,
-        crate::skills::grounding::ModeFrom,
+        crate::stages::skills::grounding::EmbeddedSkills,
+        crate::stages::skills::grounding::ModeFrom,
     )>,
 }
 
@@ -109,7 +109,7 @@ impl Settings {
             if settings.embedded_skills.is_none() {
                 settings.embedded_skills = user
                     .embedded_skills
-                    .map(|m| (m, crate::skills::grounding::ModeFrom::UserConfig));
+                    .map(|m| (m, crate::stages::skills::grounding::ModeFrom::UserConfig));
             }
         }
         settings
@@ -207,8 +207,8 @@ impl Settings {
             hotword_prefix: None,
             models: crate::config::ModelMap::new(),
             embedded_skills: get(ENV_EMBEDDED_SKILLS)
-                .and_then(|v| crate::skills::grounding::EmbeddedSkills::parse(&v))
-                .map(|m| (m, crate::skills::grounding::ModeFrom::Environment)),
+                .and_then(|v| crate::stages::skills::grounding::EmbeddedSkills::parse(&v))
+                .map(|m| (m, crate::stages::skills::grounding::ModeFrom::Environment)),
             analytics_default,
             analytics_file,
             debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),

@@ -18,12 +18,12 @@ use std::time::UNIX_EPOCH;
 use crate::edge::files::{BoundedFile, FileMeta, Place, ProjectRoot, ReadError, caps};
 use crate::edge::platform;
 use crate::hosts::Host;
-use crate::skills::catalog::{
+use crate::stages::skills::catalog::{
     CATALOG_SCHEMA_VERSION, CompiledCatalog, IndexSource, IndexView, Origin, apply_limits, compile,
     parse_skill_md, validate_compiled,
 };
-use crate::skills::default_catalog;
-use crate::skills::router::SkillRouter;
+use crate::stages::skills::default_catalog;
+use crate::stages::skills::router::SkillRouter;
 
 /// The index file, relative to the project root. `.sophia/` holds a `.gitignore` of `*`, so the
 /// generated files never reach version control.
@@ -42,7 +42,7 @@ pub enum CatalogSource {
 impl CatalogSource {
     pub fn as_str(self) -> &'static str {
         match self {
-            CatalogSource::Embedded => crate::skills::grounding::EMBEDDED_SOURCE,
+            CatalogSource::Embedded => crate::stages::skills::grounding::EMBEDDED_SOURCE,
             CatalogSource::Index => "index",
             CatalogSource::Cache => "cache",
             CatalogSource::Scan => "scan",
@@ -116,7 +116,7 @@ impl Homes {
 /// How deep nested folders are searched below a Codex skill folder.
 const NESTED_DEPTH: usize = 3;
 /// At most this many skills make an inventory; the rest are left out with a warning.
-pub const MAX_SKILLS: usize = crate::skills::catalog::limits::SKILLS;
+pub const MAX_SKILLS: usize = crate::stages::skills::catalog::limits::SKILLS;
 /// At most this many entries of one skill folder are looked at.
 pub const MAX_DIR_ENTRIES: usize = 4_096;
 
@@ -519,7 +519,7 @@ fn scan(
                 }
                 seen.insert(def.id.clone(), f.rel.clone());
                 sources.push(format!("{}:{}", f.scope.as_str(), f.rel));
-                bodies.push(crate::skills::body::body_of(&text).to_owned());
+                bodies.push(crate::stages::skills::body::body_of(&text).to_owned());
                 defs.push(def);
             }
             Err(why) => warnings.push(format!("skill-skipped:{}: {why}", f.rel)),
@@ -542,7 +542,7 @@ fn scan(
 /// turn, each by name) are left out, with a `skills-index-cap` warning. Real skills compile to 3–6 KB each, so about 700 to 1,000 fit;
 /// skills at every limit of `docs/skills.md` are far larger. `None` past the budget.
 fn fit_index(
-    defs: &[crate::skills::catalog::SkillDef],
+    defs: &[crate::stages::skills::catalog::SkillDef],
     bodies: &[String],
     sources: &[String],
     fingerprint: String,
@@ -553,7 +553,7 @@ fn fit_index(
     let total = defs.len();
     let mut keep = total;
     loop {
-        let mut catalog = crate::skills::catalog::compile_within(
+        let mut catalog = crate::stages::skills::catalog::compile_within(
             &defs[..keep],
             &bodies[..keep],
             fingerprint.clone(),
@@ -650,14 +650,14 @@ pub fn checked_host_index(base: Option<Place>, host: Host) -> Option<Place> {
 
 /// The definitions of a project's own skills (the inventory [`load`] routes against), parsed
 /// but not compiled: the input of the BM25 baseline in `eval`.
-pub fn definitions(root: &ProjectRoot) -> Vec<crate::skills::catalog::SkillDef> {
+pub fn definitions(root: &ProjectRoot) -> Vec<crate::stages::skills::catalog::SkillDef> {
     documents(root).into_iter().map(|(def, _)| def).collect()
 }
 
 /// [`definitions`] with each `SKILL.md`'s body (its first
-/// [`crate::skills::body::BODY_BYTES`], see [`crate::skills::body::body_of`]): the input of the
+/// [`crate::stages::skills::body::BODY_BYTES`], see [`crate::stages::skills::body::body_of`]): the input of the
 /// BM25F baseline in `eval`.
-pub fn documents(root: &ProjectRoot) -> Vec<(crate::skills::catalog::SkillDef, String)> {
+pub fn documents(root: &ProjectRoot) -> Vec<(crate::stages::skills::catalog::SkillDef, String)> {
     let inv = inventory(skill_folders(
         Host::DEFAULT,
         root.path(),
@@ -669,7 +669,7 @@ pub fn documents(root: &ProjectRoot) -> Vec<(crate::skills::catalog::SkillDef, S
         .filter_map(|f| f.place.read_string(caps::SKILL_MD).ok())
         .filter_map(|text| {
             let def = parse_skill_md(&text).ok()?;
-            Some((def, crate::skills::body::body_of(&text).to_owned()))
+            Some((def, crate::stages::skills::body::body_of(&text).to_owned()))
         })
         .collect()
 }
@@ -1731,7 +1731,7 @@ mod tests {
         let kw = loaded.catalog.skills[0]
             .terms
             .iter()
-            .filter(|t| t.field == crate::skills::catalog::Field::Keyword)
+            .filter(|t| t.field == crate::stages::skills::catalog::Field::Keyword)
             .count();
         assert_eq!(kw, 64);
     }

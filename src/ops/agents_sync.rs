@@ -13,12 +13,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::agents::runtime::{self, FileState, RuntimeAgent, sync_hosts};
 use crate::edge::agents::agents_dir;
 use crate::edge::files::{Place, ProjectRoot, ReadError};
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
 use crate::hosts::Scope;
+use crate::stages::agents::runtime::{self, FileState, RuntimeAgent, sync_hosts};
 
 /// The largest canonical source read.
 const SOURCE_CAP: crate::edge::files::Cap = crate::edge::files::caps::CATALOG;
@@ -78,7 +78,10 @@ pub fn load_runtime(
     settings: &Settings,
 ) -> anyhow::Result<(Vec<RuntimeAgent>, String)> {
     let (path, project_skills) = match target.scope {
-        Scope::Project => (Some(target.root.at(crate::agents::SOURCE_PATH)), true),
+        Scope::Project => (
+            Some(target.root.at(crate::stages::agents::SOURCE_PATH)),
+            true,
+        ),
         Scope::User => (user_source_path(settings).map(Place::user), false),
     };
     let read = match &path {
@@ -101,20 +104,20 @@ pub fn load_runtime(
             (text, shown.shown().to_string(), ids)
         }
         Err(ReadError::Missing) => (
-            crate::agents::DEFAULT_SOURCE.to_owned(),
+            crate::stages::agents::DEFAULT_SOURCE.to_owned(),
             "the embedded default roles".to_owned(),
             embedded_skill_ids(),
         ),
         Err(e) => bail!("reading the canonical source {}: {e}", shown.shown()),
     };
-    crate::agents::catalog::build(&text, &skill_ids, String::new())
+    crate::stages::agents::catalog::build(&text, &skill_ids, String::new())
         .and_then(|_| runtime::parse(&text))
         .map(|agents| (agents, label.clone()))
         .with_context(|| format!("refusing {label}; nothing was written"))
 }
 
 fn embedded_skill_ids() -> std::collections::BTreeSet<String> {
-    crate::skills::default_catalog()
+    crate::stages::skills::default_catalog()
         .skills
         .into_iter()
         .map(|s| s.id)
@@ -485,7 +488,7 @@ mod tests {
     #[test]
     fn the_users_model_map_never_reaches_the_projects_definitions() {
         const MODEL: &str = "users-own-model-7";
-        for host in crate::agents::runtime::sync_hosts() {
+        for host in crate::stages::agents::runtime::sync_hosts() {
             let root = tempfile::tempdir().unwrap();
             let home = tempfile::tempdir().unwrap();
             let mut s = settings(home.path());
@@ -541,11 +544,11 @@ mod tests {
     #[test]
     fn a_project_source_with_a_secret_in_runtime_is_refused_and_nothing_written() {
         let root = tempfile::tempdir().unwrap();
-        let src = root.path().join(crate::agents::SOURCE_PATH);
+        let src = root.path().join(crate::stages::agents::SOURCE_PATH);
         fs::create_dir_all(src.parent().unwrap()).unwrap();
         fs::write(
             &src,
-            crate::agents::DEFAULT_SOURCE.replacen(
+            crate::stages::agents::DEFAULT_SOURCE.replacen(
                 "Do not propose designs",
                 "Use token=abcd1234efgh. Do not propose designs",
                 1,

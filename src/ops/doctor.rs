@@ -479,7 +479,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     out.push(check(
         Status::Info,
         name,
-        crate::hotword::where_to_type(host, &prefix),
+        crate::stages::hotword::where_to_type(host, &prefix),
         None,
     ));
     if let Some(experimental) = &host.spec().experimental {
@@ -1090,7 +1090,7 @@ fn check_skills(root: &ProjectRoot, hosts: &[Host], settings: &Settings, out: &m
                     &config,
                     &|| false,
                 );
-                let silent = crate::skills::grounding::known_skills()
+                let silent = crate::stages::skills::grounding::known_skills()
                     .all(|s| grounding.grounds(s).is_none());
                 out.push(check(
                     Status::Info,
@@ -1100,7 +1100,9 @@ fn check_skills(root: &ProjectRoot, hosts: &[Host], settings: &Settings, out: &m
                         searched(),
                         grounding.summary()
                     ),
-                    (silent && grounding.mode == crate::skills::grounding::EmbeddedSkills::Auto)
+                    (silent
+                        && grounding.mode
+                            == crate::stages::skills::grounding::EmbeddedSkills::Auto)
                         .then(|| {
                             "configure the Sophia MCP servers for this host, or \
                              SOPHIA_EMBEDDED_SKILLS=on (docs/skills.md)"
@@ -1159,7 +1161,7 @@ fn check_skills(root: &ProjectRoot, hosts: &[Host], settings: &Settings, out: &m
 fn check_agent_catalog(
     root: &ProjectRoot,
     out: &mut Vec<Check>,
-) -> crate::agents::catalog::AgentCatalog {
+) -> crate::stages::agents::catalog::AgentCatalog {
     let skill_ids = skills::load(root)
         .catalog
         .skills
@@ -1205,7 +1207,7 @@ fn check_agent_catalog(
 
 fn check_manifest(
     settings: &Settings,
-    catalog: &crate::agents::catalog::AgentCatalog,
+    catalog: &crate::stages::agents::catalog::AgentCatalog,
     out: &mut Vec<Check>,
 ) {
     let Some(path) = &settings.availability_file else {
@@ -1232,8 +1234,10 @@ fn check_manifest(
             return;
         }
     };
-    match crate::bounded::json::<crate::agents::availability::Manifest>(&text, crate::bounded::FILE)
-    {
+    match crate::bounded::json::<crate::stages::agents::availability::Manifest>(
+        &text,
+        crate::bounded::FILE,
+    ) {
         Err(e) => out.push(check(
             Status::Fail,
             "availability",
@@ -1254,7 +1258,7 @@ fn check_manifest(
         )),
         // The manifest holds the embedded roles' states only (docs/security.md I3): a project with
         // its own catalog is expected not to match, and is not given them.
-        Ok(_) if catalog.fingerprint != crate::agents::default_catalog().fingerprint => {
+        Ok(_) if catalog.fingerprint != crate::stages::agents::default_catalog().fingerprint => {
             out.push(check(
                 Status::Info,
                 "availability",

@@ -3,11 +3,11 @@
 use crate::charset::Shown as _;
 use std::path::Path;
 
-use crate::decision::Project;
 use crate::edge::files::ProjectRoot;
 use crate::edge::skills;
 use crate::eval::Report;
-use crate::skills::router::SkillRouter;
+use crate::stages::decision::Project;
+use crate::stages::skills::router::SkillRouter;
 
 /// Reads the cases at `cases_path` (and the manifests they name, from the cases file's folder),
 /// routes each over `root`'s skill catalog (the embedded defaults when `None`) as hook mode
@@ -42,7 +42,7 @@ pub fn measure(cases_path: &Path, root: Option<&ProjectRoot>) -> anyhow::Result<
     let loaded = match root {
         Some(root) => skills::load(root),
         None => skills::LoadedCatalog {
-            catalog: crate::skills::default_catalog(),
+            catalog: crate::stages::skills::default_catalog(),
             source: skills::CatalogSource::Embedded,
             warnings: Vec::new(),
             inventory: skills::Inventory::default(),
@@ -54,16 +54,16 @@ pub fn measure(cases_path: &Path, root: Option<&ProjectRoot>) -> anyhow::Result<
         loaded.catalog.skills.iter().map(|s| s.id.clone()).collect();
     let agents = match root {
         Some(root) => crate::edge::agents::load_catalog(root, &skill_ids, String::new()).catalog,
-        None => crate::agents::default_catalog(),
+        None => crate::stages::agents::default_catalog(),
     };
     let mut project = Project {
         skill_source: Some(loaded.source.as_str()),
         skill_warnings: loaded.warnings,
         skills: Some(SkillRouter::new(loaded.catalog)),
         // `eval` measures the catalog, not this machine: every embedded skill may be named.
-        skill_grounding: Some(crate::skills::grounding::Grounding::new(
-            crate::skills::grounding::EmbeddedSkills::On,
-            crate::skills::grounding::ModeFrom::Eval,
+        skill_grounding: Some(crate::stages::skills::grounding::Grounding::new(
+            crate::stages::skills::grounding::EmbeddedSkills::On,
+            crate::stages::skills::grounding::ModeFrom::Eval,
         )),
         agents: Some(agents),
         ..Project::default()
@@ -71,10 +71,12 @@ pub fn measure(cases_path: &Path, root: Option<&ProjectRoot>) -> anyhow::Result<
     let mut report = crate::eval::run(&cases, &mut project);
     let documents = match root {
         Some(root) => skills::documents(root),
-        None => crate::skills::default_documents(),
+        None => crate::stages::skills::default_documents(),
     };
-    let bm25 =
-        crate::skills::bm25::Bm25f::new(&documents, crate::skills::bm25::Bm25fParams::BASELINE);
+    let bm25 = crate::stages::skills::bm25::Bm25f::new(
+        &documents,
+        crate::stages::skills::bm25::Bm25fParams::BASELINE,
+    );
     report.skills_bm25_baseline = Some(crate::eval::bm25_baseline(&cases, &bm25));
     Ok(report)
 }

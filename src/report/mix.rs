@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analytics::LoggedRun;
+use crate::stages::analytics::LoggedRun;
 use chrono::{DateTime, NaiveDate, Utc};
 
 /// Rounds a duration down to three significant digits (4 495 µs is 4 490 µs), so that a

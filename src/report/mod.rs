@@ -137,7 +137,7 @@ pub struct SkillInventory {
     /// How the catalog was loaded: `embedded`, `index`, `scan`.
     pub source: String,
     /// Skill id, the folder it came from, and the name the analytics log gives it
-    /// ([`crate::analytics::skill_label`]: a project skill's is a hash).
+    /// ([`crate::stages::analytics::skill_label`]: a project skill's is a hash).
     pub skills: Vec<(String, String, String)>,
 }
 

@@ -191,7 +191,7 @@ export const SCENARIOS = [
     },
   },
   {
-    // Two phases, two roles (src/agents/policy.rs, decided in issue #22): "read" is discovery (the
+    // Two phases, two roles (src/stages/agents/policy.rs, decided in issue #22): "read" is discovery (the
     // scout), "summarize" analysis (the analyst, first); each a line of its own, neither twice.
     name: 'subagent-request-english',
     steps: [{ prompt: 'use a subagent to read these files and summarize them' }],

@@ -251,7 +251,7 @@ function standardChecks(ctx) {
   // SessionStart bootstrap: exactly once in the conversation, inside hook context.
   const bootstrapCount = ctx.count(BOOTSTRAP);
   out.push(check('SessionStart bootstrap arrives exactly once', bootstrapCount === 1, `found ${bootstrapCount} times`));
-  // Gemini CLI gets it with the first prompt (src/payload.rs session_context_on_prompt): in that
+  // Gemini CLI gets it with the first prompt (src/stages/payload.rs session_context_on_prompt): in that
   // prompt's context on the first step, in an earlier turn's afterwards.
   out.push(
     check(
@@ -269,7 +269,7 @@ function standardChecks(ctx) {
 
   // No routing block twice: at most one per prompt of the conversation, at most one in this prompt's
   // context. `Sophia agent routing:` is a line per recommended role, and the policy recommends at most
-  // two (src/agents/policy.rs): at most two per prompt, and never the same agent twice.
+  // two (src/stages/agents/policy.rs): at most two per prompt, and never the same agent twice.
   for (const m of ROUTING_MARKERS) {
     const per = m === 'Sophia agent routing:' ? 2 : 1;
     const total = ctx.count(m);

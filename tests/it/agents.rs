@@ -1049,13 +1049,13 @@ fn sophias_roles_bind_to_a_project_definition_only_when_agents_sync_wrote_it() {
         ("copilot", ".github/agents", "agent.md"),
         ("gemini", ".gemini/agents", "md"),
     ];
-    let ids: Vec<String> = sophia_hook::agents::default_catalog()
+    let ids: Vec<String> = sophia_hook::stages::agents::default_catalog()
         .agents
         .into_iter()
         .map(|a| a.id)
         .collect();
     assert!(ids.len() >= 5, "{ids:?}");
-    let marker = sophia_hook::agents::runtime::MARKER;
+    let marker = sophia_hook::stages::agents::runtime::MARKER;
     for (host, folder, ext) in hosts {
         for kind in [
             ProjectDefinition::Synced,

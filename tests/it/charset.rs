@@ -120,9 +120,9 @@ fn tool_output_never_carries_a_terminal_escape() {
 /// sanitizer drops it.
 #[test]
 fn every_hidden_code_point_is_stopped_on_every_path_to_the_model() {
-    use sophia_hook::agents::catalog::is_forbidden_char;
-    use sophia_hook::render::{document_text, token};
-    use sophia_hook::skills::catalog::is_valid_id;
+    use sophia_hook::stages::agents::catalog::is_forbidden_char;
+    use sophia_hook::stages::render::{document_text, token};
+    use sophia_hook::stages::skills::catalog::is_valid_id;
     let members = hidden_class_members();
     assert!(members.len() > 900_000);
     for c in members {

@@ -250,11 +250,11 @@ fn a_generic_role_recommended_fails_the_run() {
 /// through a real catalog by `a_generic_role_recommended_fails_the_run`.
 #[test]
 fn a_catalog_that_could_recommend_an_unavailable_agent_is_refused() {
-    use sophia_hook::agents::catalog::Availability;
+    use sophia_hook::stages::agents::catalog::Availability;
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("project");
     std::fs::create_dir_all(root.join(".sophia")).unwrap();
-    let mut catalog = sophia_hook::agents::default_catalog();
+    let mut catalog = sophia_hook::stages::agents::default_catalog();
     let mut twin = catalog.agent("scout").unwrap().clone();
     catalog.agents.retain(|a| a.id == "scout");
     catalog.agents[0].availability = Availability::Unavailable;

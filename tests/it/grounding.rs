@@ -382,7 +382,7 @@ fn a_checkout_of_the_mcp_servers_repository_keeps_its_hints() {
     for skill in ["mcp-database-expert", "mcp-git-mantis-workflow"] {
         let text = fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(format!("src/skills/defaults/{skill}/SKILL.md")),
+                .join(format!("src/stages/skills/defaults/{skill}/SKILL.md")),
         )
         .unwrap();
         full.write(full.project.join(format!("skills/{skill}/SKILL.md")), &text);

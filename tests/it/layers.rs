@@ -1,8 +1,9 @@
 //! The module layers (docs/architecture.md, "Layers"): `cli.rs` parses and dispatches, the tool
 //! subcommands live in `src/commands/`, their bodies in `src/ops/` (which imports neither), the
-//! adapters in `src/edge/` import nothing from any of the three, the pure stages import nothing
-//! from the edge, and no two modules import each other through any chain. Read from the source text: every `crate::a::b` path outside comments and `#[cfg(test)]`
-//! modules is an edge of the module graph.
+//! adapters in `src/edge/` import nothing from any of the three, the pure code imports nothing
+//! from the edge, the pipeline stages in `src/stages/` import no tool command's pure core, and no
+//! two modules import each other through any chain. Read from the source text: every
+//! `crate::a::b` path outside comments and `#[cfg(test)]` modules is an edge of the module graph.
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
 
@@ -176,6 +177,19 @@ fn adapters_import_no_command_and_stages_import_no_edge() {
         Vec::<String>::new(),
         "the pure stages must not import the edge"
     );
+    assert!(graph.contains_key("stages::decision") && graph.contains_key("eval"));
+    let stages = layer_violations(&graph, |m| in_layer(m, "stages"), tool_core);
+    assert_eq!(
+        stages,
+        Vec::<String>::new(),
+        "src/stages/ must not import a tool command's pure core"
+    );
+}
+
+/// The pure cores of the tool commands beside the stages in `src/`: they build on the stages,
+/// never the other way round.
+fn tool_core(module: &str) -> bool {
+    ["eval", "install", "plugin", "stats"].contains(&module) || in_layer(module, "report")
 }
 
 #[test]
@@ -189,9 +203,9 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
     // The same functions over a graph with one back edge each: they must report it.
     let mut modules = modules();
     modules
-        .get_mut("agents::catalog")
+        .get_mut("stages::agents::catalog")
         .unwrap()
-        .push_str("\nuse crate::agents::availability::Manifest;\n");
+        .push_str("\nuse crate::stages::agents::availability::Manifest;\n");
     modules
         .get_mut("edge::files")
         .unwrap()
@@ -204,11 +218,16 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
         .get_mut("ops::report")
         .unwrap()
         .push_str("\nuse crate::commands::report::ReportArgs;\n");
+    modules
+        .get_mut("stages::render")
+        .unwrap()
+        .push_str("\nfn h() { let _ = crate::report::mix::RoutingMix::default; }\n");
     let graph = graph(&modules);
     assert!(
         cycles(&graph)
             .iter()
-            .any(|c| c.contains("agents::catalog") && c.contains("agents::availability")),
+            .any(|c| c.contains("stages::agents::catalog")
+                && c.contains("stages::agents::availability")),
         "{:?}",
         cycles(&graph)
     );
@@ -220,6 +239,8 @@ fn the_checks_see_a_planted_cycle_and_a_planted_layer_breach() {
     assert_eq!(edge, ["edge::files -> commands", "edge::hook -> ops::eval"]);
     let ops = layer_violations(&graph, |m| in_layer(m, "ops"), |d| in_layer(d, "commands"));
     assert_eq!(ops, ["ops::report -> commands::report"]);
+    let stages = layer_violations(&graph, |m| in_layer(m, "stages"), tool_core);
+    assert_eq!(stages, ["stages::render -> report::mix"]);
 }
 
 /// The modules that canonicalize a path with std instead of `dunce` (any spelling of the call:
@@ -328,7 +349,7 @@ fn only_src_hosts_names_a_host() {
 #[test]
 fn the_host_count_sees_a_planted_match_arm() {
     let mut modules = modules();
-    modules.get_mut("render").unwrap().push_str(
+    modules.get_mut("stages::render").unwrap().push_str(
         "\nfn f(h: Host) -> u8 { match h { Host::Gemini => 1, Host::Codex | Host::Claude => 2, _ => 3 } }\n",
     );
     // Inside src/hosts/ it is the point.
@@ -337,7 +358,7 @@ fn the_host_count_sees_a_planted_match_arm() {
         .unwrap()
         .push_str("\nconst H: Host = Host::Antigravity;\n");
     let found = host_mentions(&modules);
-    assert_eq!(found.get("render"), Some(&3), "{found:?}");
+    assert_eq!(found.get("stages::render"), Some(&3), "{found:?}");
     assert_eq!(found.get("hosts::codex"), None, "{found:?}");
 }
 
@@ -491,7 +512,11 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     let plant = |code: &mut BTreeMap<String, String>, file: &str, text: &str| {
         code.get_mut(file).unwrap().push_str(&code_only(text));
     };
-    plant(&mut code, "render.rs", "\nfn check_codex_trust() {}\n");
+    plant(
+        &mut code,
+        "stages/render.rs",
+        "\nfn check_codex_trust() {}\n",
+    );
     plant(
         &mut code,
         "ops/doctor.rs",
@@ -501,7 +526,7 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     // A message, a raw string, a comment, a character and a lifetime name nobody.
     plant(
         &mut code,
-        "decision.rs",
+        "stages/decision.rs",
         "\nfn f<'a>(x: &'a str) -> String { let _c = '\"'; /* Codex */ format!(\"Gemini CLI {x}\") + r#\"copilot \"antigravity\"#\" } // Claude Code\n",
     );
     // Inside src/hosts/ it is the point.
@@ -509,10 +534,10 @@ fn the_identifier_check_sees_a_planted_name_and_not_a_message() {
     let found = host_named_identifiers(&code);
     assert_eq!(
         found.keys().map(String::as_str).collect::<Vec<_>>(),
-        ["install.rs", "ops/doctor.rs", "render.rs"],
+        ["install.rs", "ops/doctor.rs", "stages/render.rs"],
         "{found:?}"
     );
-    assert_eq!(found["render.rs"], ["check_codex_trust"]);
+    assert_eq!(found["stages/render.rs"], ["check_codex_trust"]);
     assert_eq!(found["ops/doctor.rs"], ["gemini"]);
     assert_eq!(found["install.rs"], ["CLAUDE_MD"]);
 }
@@ -664,9 +689,11 @@ fn the_kind_check_sees_a_planted_single_host_match() {
         !single.contains(&"AgentsMd::Always".to_owned()),
         "{single:?}"
     );
-    code.get_mut("render.rs").unwrap().push_str(&code_only(
-        "\nfn f(h: Host) -> bool { matches!(h.spec().agents_md, AgentsMd::UnlessOwnDoc(_)) }\n",
-    ));
+    code.get_mut("stages/render.rs")
+        .unwrap()
+        .push_str(&code_only(
+            "\nfn f(h: Host) -> bool { matches!(h.spec().agents_md, AgentsMd::UnlessOwnDoc(_)) }\n",
+        ));
     code.get_mut("ops/doctor.rs").unwrap().push_str(&code_only(
         "\nfn g(h: Host) -> bool { h.spec().agents_md == AgentsMd::Always } // AgentsMd::Never\n",
     ));
@@ -674,7 +701,7 @@ fn the_kind_check_sees_a_planted_single_host_match() {
     assert_eq!(
         found,
         BTreeMap::from([(
-            "render.rs".to_owned(),
+            "stages/render.rs".to_owned(),
             vec!["AgentsMd::UnlessOwnDoc".to_owned()]
         )])
     );
@@ -1064,7 +1091,7 @@ fn outcome_changed_after_decide(modules: &BTreeMap<String, String>) -> Vec<Strin
     .map(|p| regex::Regex::new(p).unwrap());
     let mut found = Vec::new();
     for (module, code) in modules {
-        if module == "decision" {
+        if module == "stages::decision" {
             continue;
         }
         for re in &patterns {

@@ -53,7 +53,7 @@ fn an_eval_manifest_is_read_through_the_bounded_reader() {
 /// folder of `n` definitions costs `n` reads for the whole catalog (it cost `n` per agent).
 #[test]
 fn definition_folders_are_read_once_for_every_agent() {
-    let catalog = sophia_hook::agents::default_catalog();
+    let catalog = sophia_hook::stages::agents::default_catalog();
     assert!(catalog.agents.len() > 1);
     for n in [10usize, 100, 1_000] {
         let tmp = tempfile::tempdir().unwrap();

@@ -48,11 +48,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use sophia_hook::eval::{Case, parse_cases};
-use sophia_hook::routing::route_with_prefix;
-use sophia_hook::skills::SkillRouting;
-use sophia_hook::skills::bm25::{Bm25f, Bm25fParams};
-use sophia_hook::skills::confidence::{self, Confidence, FEATURES, Ranking};
-use sophia_hook::skills::router::{
+use sophia_hook::stages::routing::route_with_prefix;
+use sophia_hook::stages::skills::SkillRouting;
+use sophia_hook::stages::skills::bm25::{Bm25f, Bm25fParams};
+use sophia_hook::stages::skills::confidence::{self, Confidence, FEATURES, Ranking};
+use sophia_hook::stages::skills::router::{
     Calibration, ConfidenceInputs, DESCRIPTION, PHRASE, SkillRouter,
 };
 use sophia_hook::text::routing_window;

@@ -8,20 +8,20 @@ use std::ffi::OsString;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use sophia_hook::agents::catalog::Availability;
-use sophia_hook::agents::default_catalog;
-use sophia_hook::agents::policy::resolve_subagent_routing;
-use sophia_hook::analytics::AnalyticsEvent;
 use sophia_hook::clock::FixedClock;
-use sophia_hook::decision::{HookRequest, Project, decide};
 use sophia_hook::edge::settings::Settings;
 use sophia_hook::hosts::{Event, Host};
-use sophia_hook::hotword::{self, Hotword};
-use sophia_hook::payload::Payload;
-use sophia_hook::routing;
-use sophia_hook::skills::default_catalog as default_skills;
-use sophia_hook::skills::router::SkillRouter;
-use sophia_hook::subagent::SubagentMode;
+use sophia_hook::stages::agents::catalog::Availability;
+use sophia_hook::stages::agents::default_catalog;
+use sophia_hook::stages::agents::policy::resolve_subagent_routing;
+use sophia_hook::stages::analytics::AnalyticsEvent;
+use sophia_hook::stages::decision::{HookRequest, Project, decide};
+use sophia_hook::stages::hotword::{self, Hotword};
+use sophia_hook::stages::payload::Payload;
+use sophia_hook::stages::routing;
+use sophia_hook::stages::skills::default_catalog as default_skills;
+use sophia_hook::stages::skills::router::SkillRouter;
+use sophia_hook::stages::subagent::SubagentMode;
 
 /// Words that exercise every stage: hotwords and look-alikes, delegation phrases, negations,
 /// skill keywords, agent names, quotes and fences, in Italian and English.

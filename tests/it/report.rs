@@ -524,7 +524,7 @@ fn the_binary_writes_the_page_under_the_state_dir_and_prints_its_path() {
     let path = state.join("sophia-hook").join("report.html");
     assert_eq!(run.stdout.trim(), path.to_str().unwrap());
     let html = std::fs::read_to_string(&path).unwrap();
-    let fingerprint = sophia_hook::agents::default_catalog().fingerprint;
+    let fingerprint = sophia_hook::stages::agents::default_catalog().fingerprint;
     assert!(html.contains(&format!("<code id=\"fingerprint\">{fingerprint}</code>")));
     assert!(html.contains("<svg id=\"prompts-per-day\""));
     assert!(html.contains("source: <strong>embedded</strong>"));

@@ -24,12 +24,12 @@ use crate::common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sophia_hook::agents::runtime::sync_hosts;
 use sophia_hook::edge::files::ProjectRoot;
 use sophia_hook::edge::settings::Settings;
 use sophia_hook::fingerprint::sha256;
 use sophia_hook::hosts::Scope;
 use sophia_hook::ops::agents_sync::{SyncTarget, check, plan, remove_generated, sync};
+use sophia_hook::stages::agents::runtime::sync_hosts;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum State {

@@ -21,15 +21,15 @@ use crate::common;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use sophia_hook::agents::CarryForwardStatus;
-use sophia_hook::agents::catalog::Availability;
-use sophia_hook::agents::default_catalog;
-use sophia_hook::analytics::AnalyticsEvent;
-use sophia_hook::decision::{Decision, HookRequest, Project, decide};
 use sophia_hook::hosts::{Event, Host};
-use sophia_hook::payload::Payload;
-use sophia_hook::planning::planned_from;
-use sophia_hook::skills::router::SkillRouter;
+use sophia_hook::stages::agents::CarryForwardStatus;
+use sophia_hook::stages::agents::catalog::Availability;
+use sophia_hook::stages::agents::default_catalog;
+use sophia_hook::stages::analytics::AnalyticsEvent;
+use sophia_hook::stages::decision::{Decision, HookRequest, Project, decide};
+use sophia_hook::stages::payload::Payload;
+use sophia_hook::stages::planning::planned_from;
+use sophia_hook::stages::skills::router::SkillRouter;
 
 const PROMPTS: [&str; 9] = [
     "!quick spiegami la query SQL",
@@ -45,7 +45,9 @@ const PROMPTS: [&str; 9] = [
 
 fn project() -> Project {
     Project {
-        skills: Some(SkillRouter::new(sophia_hook::skills::default_catalog())),
+        skills: Some(SkillRouter::new(
+            sophia_hook::stages::skills::default_catalog(),
+        )),
         ..Project::default()
     }
 }
@@ -353,7 +355,7 @@ fn an_id_read_from_a_project_file_is_logged_by_its_hash_whatever_the_file_labels
         for host in ["claude", "codex"] {
             let cell = format!("{host} agent {renamed:?}");
             let (dir, home, project) = common::home_and_project();
-            let mut source = sophia_hook::agents::DEFAULT_SOURCE.to_owned();
+            let mut source = sophia_hook::stages::agents::DEFAULT_SOURCE.to_owned();
             if let Some(id) = renamed {
                 assert!(source.contains("  - id: scout\n"));
                 source = source.replace("  - id: scout\n", &format!("  - id: {id}\n"));

@@ -18,9 +18,9 @@
 use std::fs;
 use std::path::Path;
 
-use sophia_hook::agents::catalog::Availability;
-use sophia_hook::agents::default_catalog;
 use sophia_hook::edge::agents::{Definition, DefinitionDir, compute_availability, state_of};
+use sophia_hook::stages::agents::catalog::Availability;
+use sophia_hook::stages::agents::default_catalog;
 
 const HOSTS: [(&str, &str); 4] = [
     ("codex", ".toml"),

@@ -315,7 +315,7 @@ proptest! {
         not_for in prop::collection::vec(list_entry(), 0..80),
         phases in prop::collection::vec(list_entry(), 0..14),
     ) {
-        use sophia_hook::skills::catalog::{SkillDef, apply_limits};
+        use sophia_hook::stages::skills::catalog::{SkillDef, apply_limits};
         let texts = |l: &[(String, bool)]| l.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>();
         let kept = |l: &[(String, bool)], max: usize| {
             l.iter().filter(|(_, fits)| *fits).take(max).map(|(s, _)| s.clone()).collect::<Vec<_>>()

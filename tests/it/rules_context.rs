@@ -17,10 +17,10 @@
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
 
-use sophia_hook::context::{
+use sophia_hook::stages::context::{
     self, ContextMode, REASON_DEFAULT_FULL, REASON_QUICK, REASON_REPO_OVERRIDE,
 };
-use sophia_hook::routing;
+use sophia_hook::stages::routing;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lang {

@@ -32,10 +32,10 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use sophia_hook::decision::{Decision, Project};
 use sophia_hook::eval::{Ratio, decide_case, parse_cases, run};
-use sophia_hook::skills::default_catalog;
-use sophia_hook::skills::router::SkillRouter;
+use sophia_hook::stages::decision::{Decision, Project};
+use sophia_hook::stages::skills::default_catalog;
+use sophia_hook::stages::skills::router::SkillRouter;
 
 /// Prompts whose answers differ: skills or none, one or two, modes, hotwords, agents.
 const PROMPTS: [&str; 12] = [

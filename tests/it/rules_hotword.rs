@@ -19,10 +19,10 @@
 use proptest::prelude::*;
 
 use sophia_hook::config::ProjectConfig;
-use sophia_hook::context::ContextMode;
-use sophia_hook::hotword::{self, Hotword};
-use sophia_hook::routing;
-use sophia_hook::subagent::SubagentMode;
+use sophia_hook::stages::context::ContextMode;
+use sophia_hook::stages::hotword::{self, Hotword};
+use sophia_hook::stages::routing;
+use sophia_hook::stages::subagent::SubagentMode;
 
 /// The two hotwords by their words (the spec's list, not the parser's).
 const WORDS: [(&str, Hotword); 2] = [("quick", Hotword::Quick), ("agents", Hotword::Agents)];
@@ -313,7 +313,7 @@ fn every_accepted_prefix_is_parsed_and_named_by_the_bootstrap_and_the_advice() {
         assert_eq!(got.detected, [Hotword::Quick, Hotword::Agents], "{p:?}");
         assert_eq!(got.stripped, "riassumi", "{p:?}");
         for host in Host::ALL {
-            let boot = sophia_hook::render::bootstrap(host, &prefix);
+            let boot = sophia_hook::stages::render::bootstrap(host, &prefix);
             assert!(
                 boot.contains(&format!("`{p}quick` and `{p}agents` are the same hotwords")),
                 "{host:?} {p:?}: {boot}"

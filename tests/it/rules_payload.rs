@@ -15,7 +15,7 @@ use crate::common;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use sophia_hook::payload::Payload;
+use sophia_hook::stages::payload::Payload;
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -274,7 +274,7 @@ fn the_event_follows_the_flag_then_the_name_then_the_payload_shape() {
 /// that grows under case folding, and a long `messages` history whose last user turn is large.
 #[test]
 fn nothing_past_the_prompt_bound_changes_the_answer() {
-    use sophia_hook::payload::PROMPT_BYTES;
+    use sophia_hook::stages::payload::PROMPT_BYTES;
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
     let cwd = tmp.path().to_str().unwrap();

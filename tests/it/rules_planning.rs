@@ -14,8 +14,8 @@
 use crate::common;
 
 use chrono::{TimeZone, Utc};
-use sophia_hook::agents::default_catalog;
-use sophia_hook::planning::{PlannedDelegation, approves_plan, carry_forward};
+use sophia_hook::stages::agents::default_catalog;
+use sophia_hook::stages::planning::{PlannedDelegation, approves_plan, carry_forward};
 
 /// Words that are neither approvals, plan nouns nor execute verbs.
 const FILLERS: &[&str] = &["allora", "ecco", "quindi", "dunque", "adesso", "insomma"];
@@ -107,7 +107,7 @@ fn leaving_plan_mode_carries_only_a_plan_made_in_plan_mode() {
 /// this catches (the second independent audit of issue 20, #6): the window cut to three words.
 #[test]
 fn a_plan_verb_counts_up_to_four_words_before_the_plan_noun() {
-    use sophia_hook::planning::asks_for_plan;
+    use sophia_hook::stages::planning::asks_for_plan;
     let mut checked = 0;
     for (verb, noun) in [
         ("prepara", "piano"),

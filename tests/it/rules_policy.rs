@@ -22,13 +22,13 @@
 
 use proptest::prelude::*;
 
-use sophia_hook::agents::catalog::Availability;
-use sophia_hook::agents::catalog::{AgentCatalog, AgentRecord, PHASES};
-use sophia_hook::agents::policy::resolve_subagent_routing;
-use sophia_hook::agents::{AgentRouting, CarryForwardStatus, default_catalog};
-use sophia_hook::planning::{carry_forward, carry_forward_on_plan_approval, planned_from};
-use sophia_hook::skills::{SkillMatch, SkillRouting};
-use sophia_hook::subagent::SubagentMode;
+use sophia_hook::stages::agents::catalog::Availability;
+use sophia_hook::stages::agents::catalog::{AgentCatalog, AgentRecord, PHASES};
+use sophia_hook::stages::agents::policy::resolve_subagent_routing;
+use sophia_hook::stages::agents::{AgentRouting, CarryForwardStatus, default_catalog};
+use sophia_hook::stages::planning::{carry_forward, carry_forward_on_plan_approval, planned_from};
+use sophia_hook::stages::skills::{SkillMatch, SkillRouting};
+use sophia_hook::stages::subagent::SubagentMode;
 
 /// One cue word per phase, from the spec's cue lists (Italian and English cue words).
 const CUES: [(&str, &str); 5] = [
@@ -588,7 +588,7 @@ fn carry_forward_for_every_availability_change() {
 /// definition, else `unknown`.
 #[test]
 fn availability_overlay_then_host_definitions_for_every_combination() {
-    use sophia_hook::agents::availability::{Manifest, apply_host_definitions, overlay};
+    use sophia_hook::stages::agents::availability::{Manifest, apply_host_definitions, overlay};
     use std::collections::{BTreeMap, BTreeSet};
     let states = [
         None,
@@ -675,7 +675,7 @@ fn availability_overlay_then_host_definitions_for_every_combination() {
 /// approving one, and an approval that brings new scope.
 #[test]
 fn plan_requests_approvals_and_scope_changes() {
-    use sophia_hook::planning::{approves_plan, asks_for_plan, changes_scope};
+    use sophia_hook::stages::planning::{approves_plan, asks_for_plan, changes_scope};
     for ask in [
         "prepara un piano per la migrazione",
         "pianifica il refactoring del modulo",
@@ -720,7 +720,7 @@ fn plan_requests_approvals_and_scope_changes() {
 /// written as `use the A and then the B`, gives `[A, B]`.
 #[test]
 fn named_roles_keep_the_order_they_are_written_in() {
-    use sophia_hook::agents::policy::named_agents;
+    use sophia_hook::stages::agents::policy::named_agents;
     let catalog = default_catalog();
     let ids: Vec<String> = catalog.agents.iter().map(|a| a.id.clone()).collect();
     assert!(ids.len() >= 2);
@@ -760,7 +760,7 @@ fn spoken_forms(id: &str) -> Vec<String> {
 /// directly before the name was dropped and `!agents analizza i log, no scout` locked the scout.
 #[test]
 fn a_negation_anywhere_before_a_name_in_its_clause_is_never_a_lock() {
-    use sophia_hook::agents::policy::named_agents;
+    use sophia_hook::stages::agents::policy::named_agents;
     const NEGATIONS: [&str; 12] = [
         "no", "non", "not", "don't", "never", "mai", "senza", "without", "evita", "avoid",
         "nessun", "niente",

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use sophia_hook::hosts::Host;
 use sophia_hook::hosts::gemini::strip_leading_hook_context;
-use sophia_hook::render;
+use sophia_hook::stages::render;
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -271,9 +271,9 @@ fn a_hotword_after_hook_context_blocks_counts_on_gemini() {
 /// reasons, and it carries the sentence each mode needs; never the user's text.
 #[test]
 fn the_routing_block_says_what_each_mode_needs() {
-    use sophia_hook::context::ContextMode;
-    use sophia_hook::routing;
-    use sophia_hook::subagent::SubagentMode;
+    use sophia_hook::stages::context::ContextMode;
+    use sophia_hook::stages::routing;
+    use sophia_hook::stages::subagent::SubagentMode;
     let leads = ["", "!quick ", "!agents ", "!quick !agents "];
     let bodies = [
         "spiegami la query lenta",
@@ -347,9 +347,9 @@ fn the_routing_block_says_what_each_mode_needs() {
 /// `generalist`), with the fixed brief of its write policy; "naming the skill" only with a skill.
 #[test]
 fn the_delegation_line_follows_the_host_table() {
-    use sophia_hook::agents::{AgentRouting, Recommendation};
-    use sophia_hook::skills::SkillRouting;
-    use sophia_hook::subagent::SubagentMode;
+    use sophia_hook::stages::agents::{AgentRouting, Recommendation};
+    use sophia_hook::stages::skills::SkillRouting;
+    use sophia_hook::stages::subagent::SubagentMode;
     for host in Host::ALL {
         for configured in [true, false] {
             for read_only in [true, false] {
@@ -447,9 +447,9 @@ fn the_delegation_line_follows_the_host_table() {
 /// `agent-unavailable` names the unavailable ones.
 #[test]
 fn the_carry_forward_line_follows_its_status() {
-    use sophia_hook::agents::{AgentRouting, CarryForward, CarryForwardStatus};
-    use sophia_hook::skills::SkillRouting;
-    use sophia_hook::subagent::SubagentMode;
+    use sophia_hook::stages::agents::{AgentRouting, CarryForward, CarryForwardStatus};
+    use sophia_hook::stages::skills::SkillRouting;
+    use sophia_hook::stages::subagent::SubagentMode;
     let plans: [(&[&str], &[Option<&str>]); 2] = [
         (&["scout"], &[Some("mcp-docs-navigator")]),
         (

@@ -13,9 +13,9 @@
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
 
-use sophia_hook::context::ContextMode;
-use sophia_hook::routing;
-use sophia_hook::subagent::{
+use sophia_hook::stages::context::ContextMode;
+use sophia_hook::stages::routing;
+use sophia_hook::stages::subagent::{
     REASON_AGENTS, REASON_DEFAULT_OFF, REASON_EXPLICIT, REASON_SUBAGENT_ORIGIN, SubagentMode,
 };
 

@@ -11,9 +11,9 @@ use std::path::Path;
 
 use sophia_hook::edge::skills::{CatalogSource, Homes, build_index, load};
 use sophia_hook::hosts::Host;
-use sophia_hook::skills::catalog::{CompiledCatalog, IndexView};
-use sophia_hook::skills::default_catalog;
-use sophia_hook::skills::router::SkillRouter;
+use sophia_hook::stages::skills::catalog::{CompiledCatalog, IndexView};
+use sophia_hook::stages::skills::default_catalog;
+use sophia_hook::stages::skills::router::SkillRouter;
 
 /// Writes `n` skills: skill `k` has the unique keyword `zeta{k}x` and shares generic words with
 /// all the others.
@@ -76,7 +76,7 @@ fn lazy(catalog: &CompiledCatalog) -> SkillRouter {
     SkillRouter::from_index(
         IndexView::open(
             Box::new(text.as_bytes()),
-            sophia_hook::skills::catalog::Origin::Machine,
+            sophia_hook::stages::skills::catalog::Origin::Machine,
         )
         .unwrap(),
     )
@@ -182,7 +182,7 @@ fn explain_shows_the_confidence_of_the_selected_skill() {
     let reasons = selected[0]["reasons"].as_array().unwrap();
     let last = reasons.last().unwrap().as_str().unwrap();
     let p: f64 = last.strip_prefix("confidence:").unwrap().parse().unwrap();
-    let threshold = sophia_hook::skills::confidence::HOOK.threshold;
+    let threshold = sophia_hook::stages::skills::confidence::HOOK.threshold;
     assert!((threshold - 0.005..=1.0).contains(&p), "{got}");
     assert!(reasons.len() > 1, "the router's reasons stay: {got}");
     let none = explain("ciao, come stai?");

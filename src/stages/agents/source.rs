@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use crate::skills::catalog::is_valid_id;
+use crate::stages::skills::catalog::is_valid_id;
 
 /// The source format's `schemaVersion` (the catalog built from it carries the same).
 pub const SCHEMA_VERSION: u32 = 1;

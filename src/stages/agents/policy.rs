@@ -7,11 +7,11 @@
 //! phase signals in the prompt, then affinity with the selected skills, then availability
 //! (`configured` above `unknown`), then catalog order. At most two.
 
-use crate::agents::catalog::Availability;
-use crate::agents::catalog::{AgentCatalog, AgentRecord};
-use crate::agents::{AgentRouting, Recommendation, Rejection};
-use crate::skills::SkillRouting;
-use crate::subagent::SubagentMode;
+use crate::stages::agents::catalog::Availability;
+use crate::stages::agents::catalog::{AgentCatalog, AgentRecord};
+use crate::stages::agents::{AgentRouting, Recommendation, Rejection};
+use crate::stages::skills::SkillRouting;
+use crate::stages::subagent::SubagentMode;
 use crate::text::{NEGATIONS, fold, mask_quoted, stem, words};
 
 /// Reason codes (documented in `docs/agents/README.md`).
@@ -184,7 +184,7 @@ const ALIASES: &[(&str, &[&str])] = &[
 ];
 
 /// The cue words of each phase, stemmed, sorted and deduplicated: what
-/// `src/agents/defaults/cues.rs` holds as static data (a test fails when it is stale).
+/// `src/stages/agents/defaults/cues.rs` holds as static data (a test fails when it is stale).
 #[cfg(test)]
 fn cue_stems_of(cues: &[&str]) -> Vec<String> {
     let set: std::collections::BTreeSet<String> = cues.iter().map(|c| stem(c)).collect();
@@ -200,7 +200,7 @@ fn phase_signals(text: &str) -> Vec<(&'static str, usize)> {
     let writes_tests = ws.iter().any(|w| TEST_VERBS.contains(w));
     PHASE_CUES
         .iter()
-        .zip(crate::agents::PHASE_CUE_STEMS.iter())
+        .zip(crate::stages::agents::PHASE_CUE_STEMS.iter())
         .filter_map(|((phase, cues), (_, cue_stems))| {
             let hits = if *phase == "test" {
                 // Exact words: the stem of "testa" is the noun "test".
@@ -406,7 +406,7 @@ fn recommend(
     // runners-up that matched a keyword or a name word; else none (a description-word match,
     // or an unscored affinity, would name a skill the prompt is not about).
     let has_affinity = |id: &str| agent.skill_affinities.iter().any(|a| a == id);
-    let real_match = |m: &&crate::skills::SkillMatch| {
+    let real_match = |m: &&crate::stages::skills::SkillMatch| {
         m.reasons
             .iter()
             .any(|r| r.starts_with("keyword:") || r.starts_with("name:"))
@@ -445,7 +445,7 @@ mod tests {
     #[test]
     fn phase_cue_stems_are_in_sync() {
         let mut out = String::from(
-            "// Generated from PHASE_CUES in src/agents/policy.rs by\n\
+            "// Generated from PHASE_CUES in src/stages/agents/policy.rs by\n\
              // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib phase_cue_stems_are_in_sync`.\n\
              // Do not edit.\n\n\
              /// Per phase, the stems of its cue words, sorted (binary search).\n\
@@ -460,26 +460,27 @@ mod tests {
             out.push_str(&format!("    ({phase:?}, &[{}]),\n", stems.join(", ")));
         }
         out.push_str("];\n");
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agents/defaults/cues.rs");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/stages/agents/defaults/cues.rs");
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             std::fs::write(path, out).unwrap();
             return;
         }
-        for ((phase, cues), (static_phase, stems)) in
-            PHASE_CUES.iter().zip(crate::agents::PHASE_CUE_STEMS.iter())
+        for ((phase, cues), (static_phase, stems)) in PHASE_CUES
+            .iter()
+            .zip(crate::stages::agents::PHASE_CUE_STEMS.iter())
         {
             assert_eq!(phase, static_phase);
             assert_eq!(
                 cue_stems_of(cues),
                 stems.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-                "src/agents/defaults/cues.rs is stale: run \
+                "src/stages/agents/defaults/cues.rs is stale: run \
                  SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib phase_cue_stems_are_in_sync"
             );
         }
     }
-    use crate::agents::default_catalog;
-    use crate::skills::SkillMatch;
+    use crate::stages::agents::default_catalog;
+    use crate::stages::skills::SkillMatch;
 
     fn skills(ids: &[&str]) -> SkillRouting {
         SkillRouting {

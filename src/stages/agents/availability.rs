@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agents::catalog::AgentCatalog;
+use crate::stages::agents::catalog::AgentCatalog;
 /// Defined beside the catalog record that carries it, so the catalog needs nothing from here.
-use crate::agents::catalog::Availability;
+use crate::stages::agents::catalog::Availability;
 
 /// `~/.mcp-servers/agent-availability.json`. Only `agents` is required: a hand-written manifest
 /// such as `{"schemaVersion":1,"agents":{"code_reviewer":"unavailable"}}` is read, and keys
@@ -72,7 +72,7 @@ pub fn overlay(catalog: &mut AgentCatalog, manifest: &Manifest, host: Option<&st
 pub struct HostDefinitions {
     pub project: std::collections::BTreeSet<String>,
     /// The project's definitions that are byte for byte what `agents sync` writes there for
-    /// Sophia's own roles ([`crate::agents::runtime::is_synced_embedded`]): the only project
+    /// Sophia's own roles ([`crate::stages::agents::runtime::is_synced_embedded`]): the only project
     /// definitions Sophia's embedded roles bind to.
     pub project_synced: std::collections::BTreeSet<String>,
     pub user: std::collections::BTreeSet<String>,
@@ -121,7 +121,7 @@ pub enum DefinitionScope {
     /// Any definition in the project's folder.
     Project,
     /// A definition in the project's folder that is exactly what `agents sync` writes there for
-    /// an embedded role ([`crate::agents::runtime::is_synced_embedded`]).
+    /// an embedded role ([`crate::stages::agents::runtime::is_synced_embedded`]).
     ProjectSynced,
     User,
 }
@@ -149,7 +149,7 @@ mod tests {
     // Tests parse what the code under test printed.
     #![allow(clippy::disallowed_methods)]
     use super::*;
-    use crate::agents::catalog::{AgentCatalog, AgentRecord};
+    use crate::stages::agents::catalog::{AgentCatalog, AgentRecord};
 
     fn catalog() -> AgentCatalog {
         let record = |id: &str| AgentRecord {

@@ -18,14 +18,14 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::skills::catalog::{
+use crate::stages::skills::catalog::{
     CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, postings,
 };
-use crate::skills::confidence::{
+use crate::stages::skills::confidence::{
     self, Candidate, Confidence, IndexTotals, field_lengths, ranking_scores,
 };
-use crate::skills::vocab::expansions;
-use crate::skills::{SkillMatch, SkillRouting};
+use crate::stages::skills::vocab::expansions;
+use crate::stages::skills::{SkillMatch, SkillRouting};
 use crate::text::{fold, routing_window, routing_words, stem};
 
 /// A skill that has hand-written `keywords` needs at least this score to be selected: one
@@ -948,11 +948,11 @@ mod tests {
 
     #[test]
     fn an_empty_catalog_selects_nothing() {
-        let empty = crate::skills::catalog::compile(&[], String::new(), Vec::new());
+        let empty = crate::stages::skills::catalog::compile(&[], String::new(), Vec::new());
         let routing = SkillRouter::new(empty).route_rules("prepara il report zebra");
         assert!(routing.selected.is_empty() && routing.runners_up.is_empty());
     }
-    use crate::skills::catalog::{SkillDef, compile};
+    use crate::stages::skills::catalog::{SkillDef, compile};
 
     fn def(id: &str, keywords: &[&str], not_for: &[&str], scope: Scope) -> SkillDef {
         SkillDef {
@@ -1796,7 +1796,11 @@ mod tests {
             let text = compile(defs, "fp".into(), vec![]).to_lines();
             let bytes: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
             SkillRouter::from_index(
-                IndexView::open(Box::new(bytes), crate::skills::catalog::Origin::Machine).unwrap(),
+                IndexView::open(
+                    Box::new(bytes),
+                    crate::stages::skills::catalog::Origin::Machine,
+                )
+                .unwrap(),
             )
         };
         let prompts = [

@@ -4,13 +4,13 @@
 
 use serde::Serialize;
 
-use crate::agents::{AgentRouting, CarryForwardStatus};
-use crate::context::{ContextMode, REASON_REPO_OVERRIDE};
 use crate::hosts::Host;
-use crate::hotword::Hotword;
-use crate::routing::Routing;
-use crate::skills::SkillRouting;
-use crate::subagent::SubagentMode;
+use crate::stages::agents::{AgentRouting, CarryForwardStatus};
+use crate::stages::context::{ContextMode, REASON_REPO_OVERRIDE};
+use crate::stages::hotword::Hotword;
+use crate::stages::routing::Routing;
+use crate::stages::skills::SkillRouting;
+use crate::stages::subagent::SubagentMode;
 
 /// At most this many hint blocks per hook run.
 pub const MAX_BLOCKS: usize = 2;
@@ -163,7 +163,7 @@ pub fn specialist_block(
              final answer, and reviews the child's result before concluding."
                 .to_owned(),
         );
-    } else if agents.mode != crate::subagent::SubagentMode::Off {
+    } else if agents.mode != crate::stages::subagent::SubagentMode::Off {
         let reason = token(agents.fallback_reason.as_deref().unwrap_or("none"));
         lines.push(format!(
             "Sophia agent routing: no agent recommended (fallbackReason={reason}); do not \
@@ -272,7 +272,7 @@ pub fn document_text(text: &str) -> String {
 /// when it is `configured` for this host (a runtime definition exists); otherwise the host's
 /// built-in delegation, with the role named only as the brief to give. The brief is fixed text
 /// chosen by write policy: nothing a repository writes reaches the model from here.
-fn delegation(host: Host, rec: &crate::agents::Recommendation) -> String {
+fn delegation(host: Host, rec: &crate::stages::agents::Recommendation) -> String {
     let id = &token(&rec.agent_id);
     let skill = match &rec.skill_id {
         Some(skill) => format!(", naming the skill {} in the task", token(skill)),
@@ -485,7 +485,7 @@ mod tests {
             "# Rules\n\tindent \n [31mred txt end"
         );
     }
-    use crate::routing::route;
+    use crate::stages::routing::route;
 
     #[test]
     fn only_a_context_output_has_context() {
@@ -541,7 +541,7 @@ mod tests {
 
     #[test]
     fn carried_forward_plans_name_what_is_no_longer_available() {
-        use crate::agents::{CarryForward, CarryForwardStatus};
+        use crate::stages::agents::{CarryForward, CarryForwardStatus};
         let block = |unavailable: &[&str]| {
             let mut agents = AgentRouting::off();
             agents.carry_forward = Some(CarryForward {
@@ -564,7 +564,7 @@ mod tests {
 
     #[test]
     fn specialist_block_names_at_most_two_skills() {
-        use crate::skills::SkillMatch;
+        use crate::stages::skills::SkillMatch;
         let m = |id: &str| SkillMatch {
             skill_id: id.into(),
             score: 5,
@@ -605,7 +605,7 @@ mod tests {
         let mut agents = AgentRouting::empty(SubagentMode::Required);
         agents
             .recommended_agents
-            .push(crate::agents::Recommendation {
+            .push(crate::stages::agents::Recommendation {
                 agent_id: id.into(),
                 skill_id: skill.map(str::to_owned),
                 availability: availability.into(),

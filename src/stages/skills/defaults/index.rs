@@ -1,4 +1,4 @@
-// Generated from src/skills/defaults/*/SKILL.md by
+// Generated from src/stages/skills/defaults/*/SKILL.md by
 // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.
 // Do not edit.
 

@@ -5,17 +5,17 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::agents::catalog::AgentCatalog;
-use crate::agents::policy::resolve_subagent_routing;
-use crate::agents::{AgentRouting, default_catalog};
 use crate::hosts::{Event, Host};
-use crate::payload::Payload;
-use crate::planning::{self, PlannedDelegation};
-use crate::render::{self, Printed, ProjectDoc};
-use crate::routing::{self, Routing};
-use crate::skills::SkillRouting;
-use crate::skills::router::SkillRouter;
-use crate::subagent::SubagentMode;
+use crate::stages::agents::catalog::AgentCatalog;
+use crate::stages::agents::policy::resolve_subagent_routing;
+use crate::stages::agents::{AgentRouting, default_catalog};
+use crate::stages::payload::Payload;
+use crate::stages::planning::{self, PlannedDelegation};
+use crate::stages::render::{self, Printed, ProjectDoc};
+use crate::stages::routing::{self, Routing};
+use crate::stages::skills::SkillRouting;
+use crate::stages::skills::router::SkillRouter;
+use crate::stages::subagent::SubagentMode;
 
 /// What the hook was asked: which host, which event, and the payload.
 #[derive(Debug, Clone)]
@@ -47,7 +47,7 @@ pub struct Project {
     pub skill_warnings: Vec<String>,
     /// What grounds the embedded skills here, looked up only when the catalog is the embedded
     /// one; `None` grounds none of them (`skills::grounding::apply`).
-    pub skill_grounding: Option<crate::skills::grounding::Grounding>,
+    pub skill_grounding: Option<crate::stages::skills::grounding::Grounding>,
     /// The effective agent catalog (availability overlaid); `None` means the embedded default.
     pub agents: Option<AgentCatalog>,
     /// Agent catalog and manifest warnings.
@@ -280,9 +280,12 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             }
             skills.catalog = project.skill_source.map(str::to_owned);
             skills.warnings = project.skill_warnings.clone();
-            if project.skill_source == Some(crate::skills::grounding::EMBEDDED_SOURCE) {
+            if project.skill_source == Some(crate::stages::skills::grounding::EMBEDDED_SOURCE) {
                 // The one place an embedded skill is let through: only where it is grounded.
-                crate::skills::grounding::apply(&mut skills, project.skill_grounding.as_ref());
+                crate::stages::skills::grounding::apply(
+                    &mut skills,
+                    project.skill_grounding.as_ref(),
+                );
             }
             if planning::approves_plan(window) && !planning::asks_for_plan(window) {
                 // An approval moves to execution even with the planning switch on; only a host
@@ -298,7 +301,10 @@ pub fn decide(request: &HookRequest<'_>, project: &Project) -> Decision {
             let effective = needs_catalog.then(|| {
                 let mut catalog = project.agents.clone().unwrap_or_else(default_catalog);
                 if let Some(defined) = &project.host_agents {
-                    crate::agents::availability::apply_host_definitions(&mut catalog, defined);
+                    crate::stages::agents::availability::apply_host_definitions(
+                        &mut catalog,
+                        defined,
+                    );
                 }
                 catalog
             });

@@ -11,7 +11,7 @@ pub mod source;
 
 use serde::Serialize;
 
-use crate::subagent::SubagentMode;
+use crate::stages::subagent::SubagentMode;
 use catalog::AgentCatalog;
 
 pub const POLICY_SOURCE: &str = "deterministic-agent-policy";
@@ -22,7 +22,7 @@ mod defaults {
 }
 pub(crate) use defaults::cues::PHASE_CUE_STEMS;
 
-/// A role of the embedded default catalog, as static data (`src/agents/defaults/catalog.rs`,
+/// A role of the embedded default catalog, as static data (`src/stages/agents/defaults/catalog.rs`,
 /// generated from `docs/agents/canonical-subagents.yaml`; a test fails when it is stale).
 pub struct StaticAgent {
     pub id: &'static str,
@@ -40,7 +40,7 @@ pub const SOURCE_PATH: &str = "docs/agents/canonical-subagents.yaml";
 
 /// The canonical source the embedded catalog was built from; `agents sync` generates runtime
 /// definitions from it in a project that has no source of its own.
-pub const DEFAULT_SOURCE: &str = include_str!("../../docs/agents/canonical-subagents.yaml");
+pub const DEFAULT_SOURCE: &str = include_str!("../../../docs/agents/canonical-subagents.yaml");
 
 /// Whether `id` is an agent of the embedded default catalog.
 pub fn is_embedded_id(id: &str) -> bool {
@@ -72,7 +72,7 @@ pub fn default_catalog() -> AgentCatalog {
     }
 }
 
-/// The Rust source of `src/agents/defaults/catalog.rs` for a built catalog.
+/// The Rust source of `src/stages/agents/defaults/catalog.rs` for a built catalog.
 #[cfg(test)]
 fn catalog_to_rust(c: &AgentCatalog) -> String {
     let list = |v: &[String]| {
@@ -83,7 +83,7 @@ fn catalog_to_rust(c: &AgentCatalog) -> String {
         "// Generated from docs/agents/canonical-subagents.yaml by\n\
          // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_agent_catalog_is_in_sync`.\n\
          // Do not edit.\n\n\
-         use crate::agents::StaticAgent;\n\n",
+         use crate::stages::agents::StaticAgent;\n\n",
     );
     out.push_str(&format!(
         "pub const FINGERPRINT: &str = {:?};\n",
@@ -208,8 +208,8 @@ mod tests {
     /// `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_agent_catalog_is_in_sync`.
     #[test]
     fn embedded_default_agent_catalog_is_in_sync() {
-        let source = include_str!("../../docs/agents/canonical-subagents.yaml");
-        let skill_ids = crate::skills::default_catalog()
+        let source = include_str!("../../../docs/agents/canonical-subagents.yaml");
+        let skill_ids = crate::stages::skills::default_catalog()
             .skills
             .into_iter()
             .map(|s| s.id)
@@ -219,7 +219,7 @@ mod tests {
             catalog::build(source, &skill_ids, now).expect("the canonical source builds");
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("src/agents/defaults/catalog.rs");
+                .join("src/stages/agents/defaults/catalog.rs");
             std::fs::write(path, catalog_to_rust(&fresh)).unwrap();
             return;
         }
@@ -230,7 +230,7 @@ mod tests {
         );
         assert_eq!(
             embedded.fingerprint, fresh.fingerprint,
-            "src/agents/defaults/catalog.rs is stale: run \
+            "src/stages/agents/defaults/catalog.rs is stale: run \
              SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_agent_catalog_is_in_sync"
         );
         fresh.generated_at = embedded.generated_at.clone();

@@ -5,9 +5,9 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
-use crate::agents::CarryForwardStatus;
-use crate::decision::Decision;
-use crate::render::Printed;
+use crate::stages::agents::CarryForwardStatus;
+use crate::stages::decision::Decision;
+use crate::stages::render::Printed;
 
 /// How a hook run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,7 +70,7 @@ pub fn skill_label(id: &str, source: Option<&str>, from_project_file: bool) -> S
 /// repeats it); any other id of a project's catalog as `project:` and a hash, like a project
 /// skill.
 pub fn agent_label(id: &str, catalog_from_project: bool) -> String {
-    if catalog_from_project && !crate::agents::is_embedded_id(id) {
+    if catalog_from_project && !crate::stages::agents::is_embedded_id(id) {
         project_label(id)
     } else {
         id.to_owned()
@@ -219,9 +219,9 @@ mod tests {
     // Tests parse what the code under test printed.
     #![allow(clippy::disallowed_methods)]
     use super::*;
-    use crate::decision::{HookRequest, Project, decide};
     use crate::hosts::{Event, Host};
-    use crate::payload::Payload;
+    use crate::stages::decision::{HookRequest, Project, decide};
+    use crate::stages::payload::Payload;
 
     #[test]
     fn line_has_codes_and_no_prompt_text() {

@@ -13,12 +13,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::source::{BuildError, Sandbox};
 use crate::fingerprint::{canonical_json, sha256};
-use crate::skills::catalog::is_valid_id;
+use crate::stages::agents::source::{BuildError, Sandbox};
+use crate::stages::skills::catalog::is_valid_id;
 
 /// The catalog's schema version: the canonical source's, which it is built from.
-pub const AGENT_CATALOG_SCHEMA_VERSION: u32 = crate::agents::source::SCHEMA_VERSION;
+pub const AGENT_CATALOG_SCHEMA_VERSION: u32 = crate::stages::agents::source::SCHEMA_VERSION;
 /// The task phases a role may declare, and that the policy detects in prompts.
 pub const PHASES: [&str; 5] = ["discovery", "analysis", "implementation", "review", "test"];
 
@@ -108,7 +108,7 @@ pub fn build(
     skill_ids: &BTreeSet<String>,
     generated_at: String,
 ) -> Result<AgentCatalog, BuildError> {
-    let parsed = crate::agents::source::parse::<Sandbox>(source)?;
+    let parsed = crate::stages::agents::source::parse::<Sandbox>(source)?;
     let mut seen = BTreeSet::new();
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
@@ -198,7 +198,7 @@ pub fn build(
 /// Bounds of a catalog: what `build` accepts and what a generated catalog read back may hold.
 pub mod limits {
     /// Agents per catalog: the source's bound.
-    pub const AGENTS: usize = crate::agents::source::MAX_AGENTS;
+    pub const AGENTS: usize = crate::stages::agents::source::MAX_AGENTS;
     /// Entries per list field (phases, capabilities, notFor, skillAffinities).
     pub const LIST: usize = 32;
     /// Characters of one text value (summary, one capability, one notFor entry).
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn the_embedded_default_passes_validation() {
-        validate(&crate::agents::default_catalog()).unwrap();
+        validate(&crate::stages::agents::default_catalog()).unwrap();
     }
 
     #[test]

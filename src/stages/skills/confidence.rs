@@ -9,7 +9,7 @@
 //! The weights, the standardisation and the threshold are the leave-one-catalog-out protocol's
 //! final fit (`tests/it/loco.rs` recomputes it and fails when [`HOOK`] differs).
 
-use crate::skills::catalog::{CompiledSkill, Field};
+use crate::stages::skills::catalog::{CompiledSkill, Field};
 
 /// How many features the confidence reads.
 pub const FEATURES: usize = 7;

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use crate::context::{self, ContextMode};
-use crate::hotword::{self, Hotword};
-use crate::subagent::{self, SubagentMode};
+use crate::stages::context::{self, ContextMode};
+use crate::stages::hotword::{self, Hotword};
+use crate::stages::subagent::{self, SubagentMode};
 use crate::text::routing_window;
 
 /// `routing` of the decision JSON (docs/architecture.md, "Data contracts").
@@ -45,7 +45,7 @@ pub fn route_with_prefix(prompt: &str, from_subagent: bool, extra_prefix: Option
     // One spelling of every letter from here on: the stripped prompt every later stage reads
     // (context, delegation, skills, agents, planning) is composed (NFC), within the prompt bound.
     let composed = crate::text::nfc(prompt);
-    let prompt = crate::text::prefix(&composed, crate::payload::PROMPT_BYTES);
+    let prompt = crate::text::prefix(&composed, crate::stages::payload::PROMPT_BYTES);
     let parsed = hotword::parse_with_prefix(prompt, extra_prefix);
     let window = routing_window(parsed.stripped);
     let context = context::route(window, parsed.has(Hotword::Quick));

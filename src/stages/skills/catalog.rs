@@ -54,7 +54,7 @@ pub enum Field {
     #[serde(rename = "a")]
     Avoid,
     /// A word of the `SKILL.md` body's headings, when-to-use or examples lines
-    /// ([`crate::skills::body::split_body`]).
+    /// ([`crate::stages::skills::body::split_body`]).
     #[serde(rename = "e")]
     BodyLead,
     /// A word of the rest of the body's prose.
@@ -252,7 +252,7 @@ impl CompiledCatalog {
             postings.push_str(&format!("    ({}, {}, {}),\n", len(&p.0), p.1, p.2));
         }
         format!(
-            "// Generated from src/skills/defaults/*/SKILL.md by\n\
+            "// Generated from src/stages/skills/defaults/*/SKILL.md by\n\
              // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.\n\
              // Do not edit.\n\n\
              pub const FINGERPRINT: &str = {:?};\n\n\
@@ -675,7 +675,7 @@ impl IndexView {
         self.skills == 0
     }
 
-    /// BM25's mean length over the whole catalog, as [`crate::skills::router::SkillRouter`]
+    /// BM25's mean length over the whole catalog, as [`crate::stages::skills::router::SkillRouter`]
     /// computes it from all the skills.
     pub fn mean_length(&self) -> f64 {
         if self.skills == 0 {
@@ -1210,7 +1210,7 @@ pub fn compile(
 /// The stems of a body as (stem, first word, lead): the lead's in order of first occurrence,
 /// then the prose's by frequency (ties: first occurrence).
 fn body_words(body: &str) -> Vec<(String, String, bool)> {
-    let split = crate::skills::body::split_body(body);
+    let split = crate::stages::skills::body::split_body(body);
     let mut out: Vec<(String, String, bool)> = Vec::new();
     let lead = fold(&split.emphasis);
     for w in routing_words(&lead) {
@@ -1787,7 +1787,7 @@ mod tests {
             warnings: vec![],
             postings: vec![Posting("query".into(), 0, 1), Posting("sql".into(), 0, 0)],
         };
-        let want = r#"// Generated from src/skills/defaults/*/SKILL.md by
+        let want = r#"// Generated from src/stages/skills/defaults/*/SKILL.md by
 // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync`.
 // Do not edit.
 

@@ -16,13 +16,13 @@
 
 use serde::Serialize;
 
-use crate::agents::catalog::forbidden_content;
-use crate::agents::source::{BuildError, SourceRuntime};
 use crate::config::{ModelMap, Tier};
 use crate::fingerprint::{canonical_json, sha256};
 use crate::hosts::Host;
 use crate::hosts::agent_file::Definition;
-use crate::skills::catalog::is_valid_id;
+use crate::stages::agents::catalog::forbidden_content;
+use crate::stages::agents::source::{BuildError, SourceRuntime};
+use crate::stages::skills::catalog::is_valid_id;
 
 /// The hosts that have runtime agent definitions, in the order sync handles them.
 pub fn sync_hosts() -> Vec<Host> {
@@ -70,11 +70,11 @@ impl RuntimeAgent {
 }
 
 /// Reads the runtime fields of every agent of the canonical source. Call it after
-/// [`crate::agents::catalog::build`] accepted the source (which checks ids and routing fields).
+/// [`crate::stages::agents::catalog::build`] accepted the source (which checks ids and routing fields).
 /// Refuses empty instructions, a malformed model or effort, a host name `models` does not know,
 /// and secret-like or machine-path values in any runtime field.
 pub fn parse(source: &str) -> Result<Vec<RuntimeAgent>, BuildError> {
-    let parsed = crate::agents::source::parse::<SourceRuntime>(source)?;
+    let parsed = crate::stages::agents::source::parse::<SourceRuntime>(source)?;
     let mut agents = Vec::with_capacity(parsed.agents.len());
     for a in parsed.agents {
         let field_err = |field: &'static str, problem: String| a.field_error(field, problem);
@@ -229,8 +229,9 @@ pub fn render_for_project(host: Host, agent: &RuntimeAgent) -> String {
 
 /// Sophia's embedded roles as runtime agents, parsed once.
 fn embedded() -> &'static [RuntimeAgent] {
-    static EMBEDDED: std::sync::LazyLock<Vec<RuntimeAgent>> =
-        std::sync::LazyLock::new(|| parse(crate::agents::DEFAULT_SOURCE).unwrap_or_default());
+    static EMBEDDED: std::sync::LazyLock<Vec<RuntimeAgent>> = std::sync::LazyLock::new(|| {
+        parse(crate::stages::agents::DEFAULT_SOURCE).unwrap_or_default()
+    });
     &EMBEDDED
 }
 
@@ -314,7 +315,7 @@ mod tests {
     use super::*;
 
     fn agents() -> Vec<RuntimeAgent> {
-        parse(crate::agents::DEFAULT_SOURCE).expect("the embedded source parses")
+        parse(crate::stages::agents::DEFAULT_SOURCE).expect("the embedded source parses")
     }
 
     fn agent(id: &str) -> RuntimeAgent {
@@ -488,7 +489,7 @@ mod tests {
 
     #[test]
     fn a_source_that_names_model_ids_is_refused_with_the_tier_to_use_instead() {
-        let src = crate::agents::DEFAULT_SOURCE;
+        let src = crate::stages::agents::DEFAULT_SOURCE;
         for to in [
             "tier: economy\n      model: gpt-5.4-mini",
             "tier: economy\n      models: { claude: haiku }",
@@ -513,7 +514,7 @@ mod tests {
 
     #[test]
     fn refusals_name_the_agent_and_the_runtime_field() {
-        let src = crate::agents::DEFAULT_SOURCE;
+        let src = crate::stages::agents::DEFAULT_SOURCE;
         let table: &[(&str, &str, &str)] = &[
             (
                 "Do not propose designs, do not edit files.",

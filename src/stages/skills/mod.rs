@@ -16,7 +16,7 @@ use serde::Serialize;
 use catalog::CompiledCatalog;
 
 /// The embedded default catalog (the Sophia MCP skills), compiled from
-/// `src/skills/defaults/*/SKILL.md` into static data without pointers (byte ranges of one text,
+/// `src/stages/skills/defaults/*/SKILL.md` into static data without pointers (byte ranges of one text,
 /// [`CompiledCatalog::to_rust`]); a test fails when it is stale.
 mod defaults {
     use super::catalog::{Field, Scope, StaticPosting, StaticSkill, StaticTerm};
@@ -115,9 +115,10 @@ mod tests {
     use super::catalog::{compile_with_bodies, parse_skill_md};
     use super::*;
 
-    /// Compiles `src/skills/defaults/*/SKILL.md` the way `skills index` does.
+    /// Compiles `src/stages/skills/defaults/*/SKILL.md` the way `skills index` does.
     fn compile_default_sources() -> CompiledCatalog {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/skills/defaults");
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/stages/skills/defaults");
         let mut dirs: Vec<_> = std::fs::read_dir(&root)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -144,13 +145,13 @@ mod tests {
         let fresh = compile_default_sources();
         if std::env::var_os("SOPHIA_UPDATE_DEFAULTS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("src/skills/defaults/index.rs");
+                .join("src/stages/skills/defaults/index.rs");
             std::fs::write(path, fresh.to_rust()).unwrap();
             return;
         }
         assert!(
             default_catalog() == fresh,
-            "src/skills/defaults/index.rs is stale: run \
+            "src/stages/skills/defaults/index.rs is stale: run \
              SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_index_is_in_sync"
         );
     }

@@ -2,7 +2,7 @@
 // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib embedded_default_agent_catalog_is_in_sync`.
 // Do not edit.
 
-use crate::agents::StaticAgent;
+use crate::stages::agents::StaticAgent;
 
 pub const FINGERPRINT: &str =
     "sha256:859921a486d0fe9e51cefafbe014cfee733f79a8f27a2e55b5304d8b248953bc";

@@ -1,4 +1,4 @@
-// Generated from PHASE_CUES in src/agents/policy.rs by
+// Generated from PHASE_CUES in src/stages/agents/policy.rs by
 // `SOPHIA_UPDATE_DEFAULTS=1 cargo test --lib phase_cue_stems_are_in_sync`.
 // Do not edit.
 

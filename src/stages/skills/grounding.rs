@@ -5,7 +5,7 @@
 //! the embedded catalog stays silent: "use skill X" for a skill the host cannot use is a wrong
 //! hint. The user can turn it always on or off (`SOPHIA_EMBEDDED_SKILLS`, `embedded_skills` in
 //! `config.yaml`); a project can only turn it off. Pure: the edge finds the servers
-//! (`edge::mcp`), [`crate::decision::decide`] withholds what is not grounded.
+//! (`edge::mcp`), [`crate::stages::decision::decide`] withholds what is not grounded.
 
 use std::collections::BTreeMap;
 

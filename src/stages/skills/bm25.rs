@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::skills::catalog::SkillDef;
+use crate::stages::skills::catalog::SkillDef;
 use crate::text::{routing_window, terms};
 
 const K1: f64 = 1.2;
@@ -91,7 +91,7 @@ impl Bm25 {
 }
 
 /// BM25F over a skill's name, description and `SKILL.md` body (the body's headings and
-/// when-to-use/examples lines as their own field, [`crate::skills::body::split_body`]): each
+/// when-to-use/examples lines as their own field, [`crate::stages::skills::body::split_body`]): each
 /// field's term frequency is length-normalised against that field's mean length and weighted,
 /// the sum goes through BM25's saturation once (Robertson and Zaragoza's simple BM25F):
 ///
@@ -150,7 +150,7 @@ impl Bm25f {
         let mut lengths = Vec::new();
         let mut ids = Vec::new();
         for (def, body) in docs {
-            let split = crate::skills::body::split_body(body);
+            let split = crate::stages::skills::body::split_body(body);
             let texts = [
                 def.id.replace(['-', '_'], " "),
                 def.description.clone(),
@@ -276,7 +276,7 @@ fn select_top<'a>(scores: &[(f64, &'a str)]) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skills::catalog::Scope;
+    use crate::stages::skills::catalog::Scope;
 
     fn def(id: &str, description: &str) -> SkillDef {
         SkillDef {

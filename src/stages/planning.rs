@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::agents::catalog::AgentCatalog;
-use crate::agents::catalog::Availability;
-use crate::agents::{AgentRouting, CarryForward, CarryForwardStatus};
 use crate::fingerprint::sha256;
+use crate::stages::agents::catalog::AgentCatalog;
+use crate::stages::agents::catalog::Availability;
+use crate::stages::agents::{AgentRouting, CarryForward, CarryForwardStatus};
 use crate::text::{fold, routing_words, words};
 
 /// Claude Code's tool whose approval ("Exit plan mode?") moves a plan to execution.
@@ -419,7 +419,7 @@ mod tests {
 
     #[test]
     fn carry_forward_outcomes() {
-        let catalog = crate::agents::default_catalog();
+        let catalog = crate::stages::agents::default_catalog();
         let now = DateTime::parse_from_rfc3339("2026-11-29T12:00:00Z")
             .unwrap()
             .to_utc();
