@@ -11,6 +11,8 @@ use super::{binary_path, project_root_arg, settings_path};
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
 use crate::ops::doctor::{self, Status};
+use crate::report::mix::MixBuilder;
+use chrono::{DateTime, SecondsFormat, Utc};
 
 #[derive(Debug, clap::Args)]
 pub struct StatusArgs {
@@ -127,32 +129,19 @@ pub fn line(row: &HostStatus) -> String {
     )
 }
 
-/// The last run per host id in the analytics log (its `ts`), when the log can be read.
+/// The last run per host id in the analytics log (the `ts` of its latest run, as the hook logs
+/// it), from the one streaming summary of the log that `stats` and the report read.
 fn last_runs(settings: &Settings) -> std::collections::BTreeMap<String, String> {
-    let mut out = std::collections::BTreeMap::new();
     let Some(path) = &settings.analytics_file else {
-        return out;
+        return Default::default();
     };
-    let Ok(text) =
-        crate::edge::files::Place::user(path).read_string(crate::edge::files::caps::ANALYTICS)
-    else {
-        return out;
-    };
-    for line in text.lines() {
-        let Ok(event) = crate::bounded::json_str::<serde_json::Value>(line, crate::bounded::FILE)
-        else {
-            continue;
-        };
-        if let (Some(host), Some(ts)) = (
-            event.get("host").and_then(|v| v.as_str()),
-            event.get("ts").and_then(|v| v.as_str()),
-        ) {
-            let entry = out.entry(host.to_owned()).or_insert_with(String::new);
-            // RFC 3339 UTC timestamps of one format: the text order is the time order.
-            if ts > entry.as_str() {
-                *entry = ts.to_owned();
-            }
-        }
+    let mut mix = MixBuilder::new(DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC, None);
+    if crate::ops::report::read_log(path, &mut mix).is_err() {
+        return Default::default();
     }
-    out
+    mix.finish()
+        .last_run_per_host
+        .into_iter()
+        .map(|(host, ts)| (host, ts.to_rfc3339_opts(SecondsFormat::Millis, true)))
+        .collect()
 }

@@ -69,6 +69,8 @@ pub struct RoutingMix {
     /// Prompts per UTC day.
     pub prompts_per_day: BTreeMap<NaiveDate, u64>,
     pub runs_per_host: BTreeMap<String, u64>,
+    /// The time of each host's latest counted run (`status` shows it).
+    pub last_run_per_host: BTreeMap<String, DateTime<Utc>>,
     /// Runs per event and host, `"<event> <host>"` (`unknown` for a run with no event).
     pub runs_per_event_and_host: BTreeMap<String, u64>,
     pub outcomes: BTreeMap<String, u64>,
@@ -176,6 +178,11 @@ impl MixBuilder {
         *m.runs_per_event_and_host
             .entry(id(format!("{event} {}", line.host)))
             .or_default() += 1;
+        let last = m
+            .last_run_per_host
+            .entry(id(line.host.clone()))
+            .or_insert(line.ts);
+        *last = (*last).max(line.ts);
         *m.runs_per_host.entry(id(line.host)).or_default() += 1;
         *m.outcomes.entry(id(line.outcome)).or_default() += 1;
         if let Some(f) = line.failure {

@@ -411,6 +411,64 @@ fn stats_streams_the_log_as_the_report_does() {
     assert_eq!(stats["corruptLines"], 2, "{stats}");
 }
 
+/// `status`'s last run per host comes from the same streaming summary of the log as `stats`:
+/// whatever else the log holds (each kind of bad line), the latest run of each host is shown, by
+/// time and not by where it sits in the file. Before, status read the log whole as text, so one
+/// line that was not UTF-8 (or a log over the cap) hid every host's last run.
+#[test]
+fn status_reads_the_last_run_from_the_one_summary_of_the_log() {
+    let run_line = |ts: &str, host: &str| {
+        format!(
+            r#"{{"ts":"{ts}","event":"UserPromptSubmit","host":"{host}","outcome":"injected","contextMode":"full","subagentMode":"off","detectedHotwords":[],"recommendedAgents":[],"carryForward":false,"skills":[],"durationUs":1000}}"#
+        )
+    };
+    let bad_lines: [(&str, Vec<u8>); 5] = [
+        ("not UTF-8", b"\xff\xfe not UTF-8".to_vec()),
+        (
+            "over the reader's cap",
+            format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes(),
+        ),
+        ("not JSON", b"{\"ts\":".to_vec()),
+        (
+            "not a run",
+            br#"{"ts":"2026-12-31T00:00:00.000Z","host":"codex"}"#.to_vec(),
+        ),
+        ("blank", b"   ".to_vec()),
+    ];
+    for (kind, bad) in bad_lines {
+        let home = tempfile::tempdir().unwrap();
+        let log = home.path().join("log.jsonl");
+        let mut bytes = Vec::new();
+        for line in [
+            run_line("2026-11-29T10:00:00.000Z", "codex").into_bytes(),
+            bad.clone(),
+            run_line("2026-11-28T09:00:00.000Z", "codex").into_bytes(),
+            run_line("2026-11-30T08:00:00.000Z", "claude").into_bytes(),
+        ] {
+            bytes.extend_from_slice(&line);
+            bytes.push(b'\n');
+        }
+        fs::write(&log, &bytes).unwrap();
+        let run = run_binary(
+            &["status", "--json"],
+            b"",
+            home.path(),
+            &[("SOPHIA_ANALYTICS_FILE", log.to_str().unwrap())],
+        );
+        assert_eq!(run.code, 0, "{kind}: {}", run.stderr);
+        let rows = json(&run.stdout)["hosts"].as_array().unwrap().clone();
+        let last = |host: &str| {
+            rows.iter()
+                .find(|r| r["host"] == host)
+                .map(|r| r["lastRun"].clone())
+                .unwrap()
+        };
+        assert_eq!(last("codex"), "2026-11-29T10:00:00.000Z", "{kind}");
+        assert_eq!(last("claude"), "2026-11-30T08:00:00.000Z", "{kind}");
+        assert_eq!(last("gemini"), Value::Null, "{kind}");
+    }
+}
+
 #[test]
 fn install_dry_run_prints_a_diff_of_valid_json_and_warnings_go_to_stderr() {
     let home = tempfile::tempdir().unwrap();
