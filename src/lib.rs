@@ -22,6 +22,7 @@ pub mod hosts;
 pub mod install;
 pub mod ops;
 pub mod packed;
+pub mod pattern;
 pub mod plugin;
 pub mod report;
 pub mod stages;

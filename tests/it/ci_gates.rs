@@ -335,6 +335,52 @@ fn the_readme_command_check_holds_and_can_fail() {
     assert!(!run.stdout.contains(want), "{}", run.stdout);
 }
 
+/// The patterns check of `.ci/run` (scripts/patterns-check.sh): the regex crate ships without its
+/// Unicode tables and this test build has them (src/pattern.rs), so `.ci/run` runs every pattern
+/// in the release binary. It passes on the hook, and fails on a binary that accepts a user path in
+/// a routing field and on one that panics (a pattern that does not compile). Unix only: the check
+/// is a bash script of the Linux job (under Wine there is no bash to start).
+#[cfg(unix)]
+#[test]
+fn the_patterns_check_holds_and_can_fail() {
+    assert!(
+        ci_script().contains("\nscripts/patterns-check.sh target/release/sophia-hook\n"),
+        ".ci/run no longer runs scripts/patterns-check.sh on the release binary"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let check = |command: &[&str]| {
+        std::process::Command::new("bash")
+            .arg(root.join("scripts/patterns-check.sh"))
+            .args(command)
+            .output()
+            .unwrap()
+    };
+    let hook = check(&[env!("CARGO_BIN_EXE_sophia-hook")]);
+    assert!(
+        hook.status.success(),
+        "{}",
+        String::from_utf8_lossy(&hook.stderr)
+    );
+    for stand_in in [
+        &["true"][..],
+        &[
+            "sh",
+            "-c",
+            "echo 'thread main panicked' >&2; exit 101",
+            "sh",
+        ][..],
+        &["sh", "-c", "echo 'refusing: no pattern' >&2; exit 2", "sh"][..],
+    ] {
+        let out = check(stand_in);
+        assert!(!out.status.success(), "{stand_in:?} passed the check");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).starts_with("patterns: "),
+            "{stand_in:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// The distribution step of `.ci/run`: every artifact `scripts/dist.sh` builds is installed and
 /// run by `scripts/dist-check.sh`, and `scripts/dist-check-fails.sh` (archives, plugins) and
 /// `packaging/check-installs-fails.sh` (npm packages, wheels) plant one fault per check and

@@ -918,7 +918,8 @@ fn the_parser_check_sees_every_way_around_the_budget() {
 }
 
 /// Every `clippy::disallowed_methods` allow under `dir` that is not in the door's own modules
-/// nor the first lines of a `#[cfg(...test...)]` module, as `file:line`.
+/// (or `pattern.rs`, the one constructor of regular expressions) nor the first lines of a
+/// `#[cfg(...test...)]` module, as `file:line`.
 fn lifted_outside_the_door(dir: &Path) -> Vec<String> {
     fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -932,7 +933,11 @@ fn lifted_outside_the_door(dir: &Path) -> Vec<String> {
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
+            // The door's own modules, and the one constructor of regular expressions.
             if rel.starts_with("edge/files/") || rel.starts_with("edge/platform/") {
+                continue;
+            }
+            if rel == "pattern.rs" {
                 continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();

@@ -313,7 +313,7 @@ pub fn is_forbidden_char(c: char) -> bool {
 // class would make the regex crate fall back to its slow engines on non-ASCII text (issue 29,
 // blind pass cases 23–25: 64 summaries of `é ` cost 0.4 s on every prompt).
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    crate::pattern::ascii(
         r"(?ix-u)
         (api[_-]?key|secret|passw(or)?d|token|bearer|credential)s?\s*[:=]
         | \b(sk|pk|rk)-[a-z0-9_-]{16,}
@@ -325,12 +325,11 @@ static SECRET: LazyLock<Regex> = LazyLock::new(|| {
         | -----BEGIN
         ",
     )
-    .expect("secret pattern")
 });
 static LONG_TOKEN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?-u)[A-Za-z0-9+/_=-]{32,}").expect("token pattern"));
+    LazyLock::new(|| crate::pattern::ascii(r"(?-u)[A-Za-z0-9+/_=-]{32,}"));
 static USER_PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    crate::pattern::ascii(
         r"(?ix-u)
         (^|[\s'\x22(=])(/home/|/Users/|/root/|/var/|/etc/|/opt/|/tmp/|~/|~\\)
         | [a-z]:\\
@@ -338,7 +337,6 @@ static USER_PATH: LazyLock<Regex> = LazyLock::new(|| {
         | \$home\b
         ",
     )
-    .expect("path pattern")
 });
 
 /// Why a routing value may not enter the catalog, if it may not.
