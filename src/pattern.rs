@@ -10,9 +10,10 @@
 
 use regex::Regex;
 
-/// `pattern` compiled with Unicode mode off: `\w`, `\s`, `\b`, `.` and case folding are ASCII.
-/// Panics on a pattern that turns Unicode mode back on or does not compile: every pattern is a
-/// constant of this crate, and its tests build each one.
+/// `pattern` compiled with Unicode mode off: `\w`, `\d`, `\s`, `\b` and case folding are ASCII
+/// (and what could match a byte that is not UTF-8 — `.`, `[^…]`, `\W` — does not compile).
+/// Panics on a pattern that turns Unicode mode back on or does
+/// not compile: every pattern is a constant of this crate, and its tests build each one.
 pub fn ascii(pattern: &str) -> Regex {
     assert!(
         !enables_unicode(pattern),
@@ -23,30 +24,33 @@ pub fn ascii(pattern: &str) -> Regex {
     built.unwrap_or_else(|e| panic!("pattern {pattern}: {e}"))
 }
 
-/// Whether `pattern` has a flag group (`(?u)`, `(?iu)`, `(?u:…)`) that turns Unicode mode on.
-/// An escaped `(` is a literal; a group whose flags list `u` after `-` turns it off.
+/// Whether `pattern` has a flag group (`(?u)`, `(?iu)`, `(?u:…)`, also spaced out in `x` mode)
+/// that turns Unicode mode on, read from the regex crate's own syntax tree; `(?-u)` turns it
+/// off. A pattern that does not parse is left to the build, which says why.
 fn enables_unicode(pattern: &str) -> bool {
-    let b = pattern.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'(' if b.get(i + 1) == Some(&b'?') => {
-                let flags: Vec<u8> = b[i + 2..]
-                    .iter()
-                    .take_while(|c| c.is_ascii_alphabetic() || **c == b'-')
-                    .copied()
-                    .collect();
-                let closed = matches!(b.get(i + 2 + flags.len()), Some(b')' | b':'));
-                if closed && flags.iter().take_while(|c| **c != b'-').any(|c| *c == b'u') {
-                    return true;
-                }
-                i += 1;
+    use regex_syntax::ast::{self, Ast, Flag};
+    struct Finder;
+    impl ast::Visitor for Finder {
+        type Output = ();
+        type Err = ();
+        fn finish(self) -> Result<(), ()> {
+            Ok(())
+        }
+        fn visit_pre(&mut self, node: &Ast) -> Result<(), ()> {
+            let flags = match node {
+                Ast::Flags(set) => Some(&set.flags),
+                Ast::Group(group) => group.flags(),
+                _ => None,
+            };
+            match flags.and_then(|f| f.flag_state(Flag::Unicode)) {
+                Some(true) => Err(()),
+                _ => Ok(()),
             }
-            _ => i += 1,
         }
     }
-    false
+    ast::parse::Parser::new()
+        .parse(pattern)
+        .is_ok_and(|tree| ast::visit(&tree, Finder).is_err())
 }
 
 #[cfg(test)]
@@ -63,6 +67,10 @@ mod tests {
             r"a(?xu-i)b",
             r"(?-u)x(?u)\b",
             r"(?i-x)(?su:.)",
+            // Spaced out in `x` mode, where the parser skips white space and comments.
+            "(?x)( ?u)\\w",
+            "(?x)(#c\n?u:\\w)",
+            "(?x)(\t?u)\\b",
         ] {
             assert!(enables_unicode(p), "not seen: {p}");
         }
@@ -75,6 +83,8 @@ mod tests {
             r"(?<u>x)",
             r"\(?u\)",
             r"[a-z]{3}",
+            r"[(?u)]",
+            "(?x)a # (?u) in a comment",
         ] {
             assert!(!enables_unicode(p), "seen in {p}");
         }

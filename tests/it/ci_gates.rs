@@ -361,22 +361,34 @@ fn the_patterns_check_holds_and_can_fail() {
         "{}",
         String::from_utf8_lossy(&hook.stderr)
     );
-    for stand_in in [
-        &["true"][..],
-        &[
-            "sh",
-            "-c",
-            "echo 'thread main panicked' >&2; exit 101",
-            "sh",
-        ][..],
-        &["sh", "-c", "echo 'refusing: no pattern' >&2; exit 2", "sh"][..],
+    // One stand-in per way the check fails, each with the message it must give.
+    for (stand_in, says) in [
+        (&["true"][..], "a user path in a routing field was accepted"),
+        (
+            &[
+                "sh",
+                "-c",
+                "echo 'thread main panicked' >&2; exit 101",
+                "sh",
+            ][..],
+            "the canonical source did not build",
+        ),
+        (
+            &[
+                "sh",
+                "-c",
+                "case \"$*\" in *bad.yaml*) echo 'refusing: no' >&2; exit 2;; esac",
+                "sh",
+            ][..],
+            "the user path was not refused by its pattern",
+        ),
     ] {
         let out = check(stand_in);
+        let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{stand_in:?} passed the check");
         assert!(
-            String::from_utf8_lossy(&out.stderr).starts_with("patterns: "),
-            "{stand_in:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            stderr.starts_with(&format!("patterns: {says}")),
+            "{stand_in:?}: {stderr}"
         );
     }
 }

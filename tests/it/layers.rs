@@ -820,6 +820,14 @@ fn the_door_is_the_only_way_to_files_and_names() {
         "toml::from_slice",
         "serde_saphyr::from_str",
         "serde_saphyr::from_slice",
+        "regex::Regex::new",
+        "regex::RegexBuilder::new",
+        "regex::RegexSet::new",
+        "regex::RegexSetBuilder::new",
+        "regex::bytes::Regex::new",
+        "regex::bytes::RegexBuilder::new",
+        "regex::bytes::RegexSet::new",
+        "regex::bytes::RegexSetBuilder::new",
     ] {
         assert!(
             refused.contains(&method),
@@ -827,6 +835,74 @@ fn the_door_is_the_only_way_to_files_and_names() {
         );
     }
     assert_eq!(lifted_outside_the_door(&src()), Vec::<String>::new());
+}
+
+/// Every way to build a regular expression that clippy's list of constructors does not name
+/// (`str::parse`, `TryFrom`, `FromStr`, a builder reached by another path), outside
+/// `pattern.rs`, as `file: text`: each of them compiles with Unicode mode on, which the shipped
+/// regex crate cannot do (src/pattern.rs).
+fn regexes_built_outside_pattern(code: &BTreeMap<String, String>) -> Vec<String> {
+    let built = regex::Regex::new(concat!(
+        r"\b(Regex|RegexBuilder|RegexSet|RegexSetBuilder)\s*::\s*(new|try_from|from_str|empty)\b",
+        r"|parse\s*::\s*<\s*(regex\s*::\s*)?(bytes\s*::\s*)?Regex\b",
+        r"|:\s*(regex\s*::\s*)?(bytes\s*::\s*)?Regex\s*=[^;]*\.(parse|try_into)\s*\(",
+        r"|<\s*(regex\s*::\s*)?(bytes\s*::\s*)?Regex\s+as\s",
+    ))
+    .unwrap();
+    let mut found = Vec::new();
+    for (file, text) in code {
+        if file == "pattern.rs" {
+            continue;
+        }
+        for m in built.find_iter(text) {
+            found.push(format!("{file}: {}", m.as_str()));
+        }
+    }
+    found
+}
+
+#[test]
+fn every_regex_is_built_by_pattern_ascii() {
+    let code = production_code();
+    assert!(code["pattern.rs"].contains("RegexBuilder::new"));
+    assert_eq!(regexes_built_outside_pattern(&code), Vec::<String>::new());
+}
+
+#[test]
+fn the_regex_check_sees_each_way_to_build_one() {
+    for planted in [
+        "let r = Regex::new(p).unwrap();",
+        "let r = regex::bytes::RegexBuilder::new(p).build();",
+        "let r = \"x\".parse::<Regex>();",
+        "let r = p.parse::<regex::Regex>();",
+        "let r: Regex = p.parse().unwrap();",
+        "let r: regex::Regex = p.try_into().unwrap();",
+        "let r = Regex::try_from(p);",
+        "let r = <Regex as std::str::FromStr>::from_str(p);",
+        "let r = Regex::from_str(p);",
+        "let s = RegexSet::empty();",
+    ] {
+        let code = BTreeMap::from([("stages/context.rs".to_owned(), code_only(planted))]);
+        assert_eq!(
+            regexes_built_outside_pattern(&code).len(),
+            1,
+            "not seen: {planted}"
+        );
+    }
+    // A message or a comment naming one, and the one constructor's own file, are not.
+    let fine = BTreeMap::from([
+        (
+            "edge/hook.rs".to_owned(),
+            code_only(
+                "let m = \"Regex::new is refused\"; // Regex::new(p)\nlet r = crate::pattern::ascii(p);",
+            ),
+        ),
+        (
+            "pattern.rs".to_owned(),
+            code_only("regex::RegexBuilder::new(pattern).unicode(false).build()"),
+        ),
+    ]);
+    assert_eq!(regexes_built_outside_pattern(&fine), Vec::<String>::new());
 }
 
 /// The parsers' other entries, which clippy cannot tell from the budgeted ones by name (a

@@ -94,8 +94,6 @@ pub mod caps {
     pub const CASES: Cap = Cap(16 * 1024 * 1024);
     /// A page written for people: the HTML report, a manual page.
     pub const PAGE: Cap = Cap(64 * 1024 * 1024);
-    /// The analytics log, read whole by `stats` only (written by appends of one line).
-    pub const ANALYTICS: Cap = Cap(1024 * 1024 * 1024);
     /// The binary copied into a plugin.
     pub const BINARY: Cap = Cap(1024 * 1024 * 1024);
     /// A file of any size of which only a bounded tail is read (a host's conversation file,
@@ -115,7 +113,6 @@ pub mod caps {
         ("TRANSCRIPT", TRANSCRIPT),
         ("CASES", CASES),
         ("PAGE", PAGE),
-        ("ANALYTICS", ANALYTICS),
         ("BINARY", BINARY),
         ("TAIL_ONLY", TAIL_ONLY),
     ];
@@ -1273,7 +1270,7 @@ mod tests {
     /// readers. A file written at the cap is read back whole, by the whole read and the opened
     /// one; one byte more is refused by every writer (`FileTooLarge`, naming the cap) before
     /// anything is written: no file, no folder, and a file already there is left as it was. The
-    /// caps over 16 MiB (append-only logs, the plugin binary, tails) are checked on `admits`.
+    /// caps over 16 MiB (pages, the plugin binary, tails) are checked on `admits`.
     #[test]
     fn every_cap_binds_its_writers_as_it_binds_its_readers() {
         type Writer = fn(&Path, &[u8], Cap) -> io::Result<()>;
@@ -1288,7 +1285,7 @@ mod tests {
             }),
         ];
         let dir = tempfile::tempdir().unwrap();
-        assert!(caps::ALL.len() >= 14);
+        assert!(caps::ALL.len() >= 13);
         for &(name, cap) in caps::ALL {
             assert!(cap.admits(cap.bytes()), "{name}");
             assert!(
@@ -1566,7 +1563,6 @@ mod tests {
             ("SETTINGS", caps::SETTINGS, 4 * MIB),
             ("TRANSCRIPT", caps::TRANSCRIPT, 16 * MIB),
             ("CASES", caps::CASES, 16 * MIB),
-            ("ANALYTICS", caps::ANALYTICS, 1024 * MIB),
         ];
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sparse");
