@@ -12,8 +12,8 @@ use regex::Regex;
 
 /// `pattern` compiled with Unicode mode off: `\w`, `\d`, `\s`, `\b` and case folding are ASCII
 /// (and what could match a byte that is not UTF-8 — `.`, `[^…]`, `\W` — does not compile).
-/// Panics on a pattern that turns Unicode mode back on or does
-/// not compile: every pattern is a constant of this crate, and its tests build each one.
+/// Panics on a pattern that turns Unicode mode back on or does not compile: every pattern is a
+/// constant of this crate, and its tests build each one.
 pub fn ascii(pattern: &str) -> Regex {
     assert!(
         !enables_unicode(pattern),

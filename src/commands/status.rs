@@ -11,8 +11,7 @@ use super::{binary_path, project_root_arg, settings_path};
 use crate::edge::settings::Settings;
 use crate::hosts::Host;
 use crate::ops::doctor::{self, Status};
-use crate::report::mix::MixBuilder;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::SecondsFormat;
 
 #[derive(Debug, clap::Args)]
 pub struct StatusArgs {
@@ -135,7 +134,7 @@ fn last_runs(settings: &Settings) -> std::collections::BTreeMap<String, String> 
     let Some(path) = &settings.analytics_file else {
         return Default::default();
     };
-    let mut mix = MixBuilder::new(DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC, None);
+    let mut mix = crate::stats::summary_since(None);
     if crate::ops::report::read_log(path, &mut mix).is_err() {
         return Default::default();
     }
