@@ -1,7 +1,7 @@
 //! The leave-one-catalog-out experiments, out of the test suite: `cargo bench --bench loco --
-//! [backbone] [learned] [index_bm25f] [embed]` (none: all four). The protocol itself and its gates
-//! are `tests/it/loco.rs`, loaded here for its catalogs, figures and choice (its tests are not
-//! run here, hence the dead code and the imports only they use).
+//! [backbone] [learned] [index_bm25f] [embed] [ranking_weight] [features]` (none: all six). The
+//! protocol itself and its gates are `tests/it/loco.rs`, loaded here for its catalogs, figures
+//! and choice (its tests are not run here, hence the dead code and the imports only they use).
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
 #![cfg_attr(windows, allow(dead_code))]

@@ -1,7 +1,7 @@
 //! The leave-one-catalog-out experiments (docs/skills.md): each prints tables and asserts
 //! nothing, so they live out of the test suite. `benches/loco.rs` runs them:
-//! `cargo bench --bench loco -- backbone learned index_bm25f embed` (any of the names; none: all
-//! four). They share the protocol's catalogs, figures and choice with `tests/it/loco.rs`.
+//! `cargo bench --bench loco -- backbone learned index_bm25f embed ranking_weight features` (any
+//! of the names; none: all six). They share the protocol's catalogs, figures and choice with `tests/it/loco.rs`.
 
 use std::path::Path;
 
@@ -11,9 +11,15 @@ use sophia_hook::text::{fold, routing_window, routing_words};
 
 use crate::loco::*;
 
-/// The experiments by name, in the order given; no name runs all four.
+/// The experiments by name, in the order given; no name runs all six.
 pub fn run(names: &[String]) {
-    let all = ["backbone", "learned", "index_bm25f", "embed"];
+    let all = [
+        "backbone",
+        "learned",
+        "index_bm25f",
+        "embed",
+        "ranking_weight",
+    ];
     let chosen: Vec<&str> = if names.is_empty() {
         all.to_vec()
     } else {
@@ -28,6 +34,8 @@ pub fn run(names: &[String]) {
                 the_embedding_table_reader_reads_the_distill_format();
                 static_embedding_experiment()
             }
+            "ranking_weight" => ranking_weight_experiment(),
+            "features" => features_experiment(),
             other => panic!("no experiment {other:?}; the experiments: {all:?}"),
         }
     }
@@ -1191,4 +1199,223 @@ pub fn the_embedding_table_reader_reads_the_distill_format() {
     let n = 445f32.sqrt();
     assert!(close(&t.embed("tabelli", false), &[21.0 / n, -2.0 / n]));
     assert!(close(&t.embed("zzz", false), &[0.0, 0.0]));
+}
+
+/// The ranking's own top-1 (issue 33's "ranking top-1": the first candidate, named or not) of
+/// the fused ranking with BM25F-from-the-index weighted: `weight` × BM25F over its best + the
+/// router's over its best, for b in {0.75, 0}; the weight and b chosen per fold on the other
+/// catalogs (highest pooled ranking top-1), scored on the one left out, beside BM25F as is.
+pub fn ranking_weight_experiment() {
+    use sophia_hook::stages::skills::confidence;
+    let Shared { catalogs, .. } = shared();
+    let runs = confidence_runs();
+    let weights = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 1e6];
+    // [point][catalog] = (right firsts, cases with a skill)
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    let mut table: Vec<Vec<(usize, usize)>> = Vec::new();
+    for (bi, b) in [confidence::B, 0.0].into_iter().enumerate() {
+        for &w in &weights {
+            points.push((b, w));
+            table.push(
+                catalogs
+                    .iter()
+                    .zip(&runs.inputs[bi])
+                    .map(|(c, inputs)| {
+                        let mut got = (0, 0);
+                        for ((_, expected), inp) in c.cases.iter().zip(inputs) {
+                            if expected.is_empty() {
+                                continue;
+                            }
+                            got.1 += 1;
+                            let bm1 = inp.candidates.iter().map(|x| x.bm25f).fold(0.0, f64::max);
+                            let r1 = inp
+                                .candidates
+                                .iter()
+                                .map(|x| x.router.max(0.0))
+                                .fold(0.0, f64::max);
+                            let norm = |v: f64, top: f64| if top > 0.0 { v / top } else { 0.0 };
+                            let first = (0..inp.candidates.len())
+                                .map(|i| {
+                                    let x = inp.candidates[i];
+                                    let s = if w >= 1e6 {
+                                        norm(x.bm25f, bm1)
+                                    } else {
+                                        w * norm(x.bm25f, bm1) + norm(x.router.max(0.0), r1)
+                                    };
+                                    (s, i)
+                                })
+                                .filter(|(s, _)| *s > 0.0)
+                                .min_by(|a, b| {
+                                    b.0.total_cmp(&a.0)
+                                        .then_with(|| inp.ids[a.1].cmp(&inp.ids[b.1]))
+                                });
+                            got.0 += usize::from(
+                                first.is_some_and(|(_, i)| expected.contains(&inp.ids[i])),
+                            );
+                        }
+                        got
+                    })
+                    .collect(),
+            );
+        }
+    }
+    let pooled = |p: usize, skip: Option<usize>| {
+        table[p]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != skip)
+            .fold((0, 0), |a, (_, x)| (a.0 + x.0, a.1 + x.1))
+    };
+    println!("ranking top-1 by (b, weight of BM25F-from-the-index), pooled over every catalog:");
+    for (p, (b, w)) in points.iter().enumerate() {
+        let (h, t) = pooled(p, None);
+        println!("  b={b} w={w}: {:.3} ({h}/{t})", h as f64 / t as f64);
+    }
+    let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
+    let (mut total, mut base, mut ge) = ((0, 0), (0, 0), 0);
+    for (k, c) in catalogs.iter().enumerate() {
+        let best = (0..points.len())
+            .max_by(|&a, &b| {
+                let (x, y) = (pooled(a, Some(k)), pooled(b, Some(k)));
+                (x.0 * y.1).cmp(&(y.0 * x.1)).then(b.cmp(&a))
+            })
+            .unwrap();
+        let got = table[best][k];
+        let bm = baselines[k].rank1;
+        total = (total.0 + got.0, total.1 + got.1);
+        base = (base.0 + bm.0, base.1 + bm.1);
+        ge += usize::from(got.0 * bm.1 >= bm.0 * got.1);
+        println!(
+            "held out {}: b={} w={}: ranking top-1 {} ({}/{})  BM25F {} ({}/{})",
+            c.name,
+            points[best].0,
+            points[best].1,
+            show(got),
+            got.0,
+            got.1,
+            show(bm),
+            bm.0,
+            bm.1
+        );
+    }
+    println!(
+        "pooled held-out ranking top-1 {} ({}/{}), BM25F {} ({}/{}); at least BM25F's on {ge} of {}",
+        show(total),
+        total.0,
+        total.1,
+        show(base),
+        base.0,
+        base.1,
+        catalogs.len()
+    );
+}
+
+/// Candidate features for issue 33's classes, on the hook's own inputs (BM25F from the index and
+/// the router, `ConfidenceInputs`), each added to the seven of `confidence::features` and kept
+/// only if it wins under leave one catalog out (fitted per fold at the protocol's in-fold
+/// target, scored on the catalog left out):
+/// - `question`: the prompt opens a question or ends with `?` (an answer wanted, not work);
+/// - `sibling coverage`: the winner's coverage minus its nearest sibling's (the ranking's second):
+///   how much of the prompt only the winner explains;
+/// - `sibling share`: the second's ranking score over the winner's (near twins close to 1);
+/// - `length`: ln(1 + the prompt's routing words) (short casual prompts).
+pub fn features_experiment() {
+    use sophia_hook::stages::skills::confidence::{self, Ranking};
+    use sophia_hook::text::is_question_lead;
+    const N: usize = 11;
+    let Shared { catalogs, .. } = shared();
+    let runs = confidence_runs();
+    let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
+    let expected: Vec<Vec<&[String]>> = catalogs
+        .iter()
+        .map(|c| c.cases.iter().map(|(_, e)| e.as_slice()).collect())
+        .collect();
+    for (ranking, b) in [(Ranking::Fused, confidence::B), (Ranking::Router, 0.0)] {
+        let inputs = &runs.inputs[usize::from(b == 0.0)];
+        let all: Vec<Vec<RankedWinner<'_, N>>> = catalogs
+            .iter()
+            .zip(inputs)
+            .map(|(c, per)| {
+                c.cases
+                    .iter()
+                    .zip(per)
+                    .map(|((prompt, _), inp)| {
+                        let rank = confidence::ranking_scores(&inp.candidates, ranking);
+                        let mut order: Vec<usize> =
+                            (0..rank.len()).filter(|&i| rank[i] > 0.0).collect();
+                        order.sort_by(|&a, &b| {
+                            rank[b]
+                                .total_cmp(&rank[a])
+                                .then_with(|| inp.ids[a].cmp(&inp.ids[b]))
+                        });
+                        let ranked: Vec<&str> =
+                            order.iter().map(|&i| inp.ids[i].as_str()).collect();
+                        let Some(&top) = order.first() else {
+                            return (None, ranked, [0.0; N]);
+                        };
+                        let base = confidence::features(&inp.candidates, top, inp.selected);
+                        let folded = fold(prompt);
+                        let words: Vec<&str> = folded
+                            .split(|ch: char| !ch.is_alphanumeric())
+                            .filter(|w| !w.is_empty())
+                            .collect();
+                        let question = is_question_lead(&words) || prompt.trim_end().ends_with('?');
+                        let second = order.get(1).copied();
+                        let sib_cov = inp.candidates[top].coverage
+                            - second.map_or(0.0, |s| inp.candidates[s].coverage);
+                        let sib_share = second.map_or(0.0, |s| rank[s] / rank[top]);
+                        let len = (1.0 + routing_words(&folded).count() as f64).ln();
+                        let mut x = [0.0; N];
+                        x[..7].copy_from_slice(&base);
+                        x[7] = f64::from(u8::from(question));
+                        x[8] = sib_cov;
+                        x[9] = sib_share;
+                        x[10] = len;
+                        (Some(inp.ids[top].clone()), ranked, x)
+                    })
+                    .collect()
+            })
+            .collect();
+        for (label, keep) in [
+            ("the seven", &[][..]),
+            ("+ question", &[7][..]),
+            ("+ sibling coverage", &[8][..]),
+            ("+ sibling share", &[9][..]),
+            ("+ length", &[10][..]),
+            ("+ sibling coverage + share", &[8, 9][..]),
+            ("+ all four", &[7, 8, 9, 10][..]),
+        ] {
+            let masked: Vec<Vec<RankedWinner<'_, N>>> = all
+                .iter()
+                .map(|per| {
+                    per.iter()
+                        .map(|(t, r, x)| {
+                            let mut x = *x;
+                            for (j, v) in x.iter_mut().enumerate().skip(7) {
+                                if !keep.contains(&j) {
+                                    *v = 0.0;
+                                }
+                            }
+                            (t.clone(), r.clone(), x)
+                        })
+                        .collect()
+                })
+                .collect();
+            let held = confidence_loco(&expected, &masked, FIT_TARGET);
+            let rows: Vec<Figures> = held.iter().map(|h| h.1).collect();
+            let under = rows
+                .iter()
+                .filter(|f| ratio(f.named).is_some_and(|r| r < 0.80))
+                .count();
+            let ge = rows
+                .iter()
+                .zip(&baselines)
+                .filter(|(f, b)| ratio(f.rank1) >= ratio(b.rank1))
+                .count();
+            summary(&format!("{ranking:?} b={b} {label}"), &rows);
+            println!(
+                "  catalogs under 0.80 named precision: {under}; ranking top-1 >= BM25F's: {ge}"
+            );
+        }
+    }
 }

@@ -21,7 +21,7 @@
 //! and the held-out gate is on those figures. [`the_hook_confidence_is_the_protocol_fit`] checks
 //! that `confidence::HOOK` is the chosen variant's final fit over all eight.
 //!
-//! Four experiments (they print tables and assert nothing; docs/skills.md records
+//! Six experiments (they print tables and assert nothing; docs/skills.md records
 //! their figures; out of the test suite in `benches/loco.rs`: `cargo bench --bench loco`): `backbone_experiments`
 //! (BM25F, or BM25F fused with the router, as the ranking, with abstention thresholds on margin,
 //! coverage, score and agreement chosen per fold; and the Snowball stemmers of `rust-stemmers`
@@ -30,7 +30,10 @@
 //! from the compiled index alone, what the hook could read) and `static_embedding_experiment`
 //! (a static word-embedding table, `scripts/embeddings/distill.py`, alone and fused with BM25F
 //! and the router, and as features of the learned confidence; the tables are named by
-//! `SOPHIA_EMBED_TABLE`, and without it the experiment prints how to make them).
+//! `SOPHIA_EMBED_TABLE`, and without it the experiment prints how to make them), and on the
+//! hook's own inputs `ranking_weight_experiment` (the blend of BM25F-from-the-index and the
+//! router, chosen per fold for ranking top-1) and `features_experiment` (four more features of
+//! the confidence for issue 33's classes: question, sibling coverage, sibling share, length).
 //!
 //! `SOPHIA_LOCO_UNSEEN=1` joins the eight catalogs of `fixtures/unseen` to the protocol, an
 //! experiment's switch (docs/skills.md, "Risk and coverage": leave one catalog out over sixteen);
@@ -192,6 +195,9 @@ pub(crate) struct Figures {
     pub(crate) named: (usize, usize),
     pub(crate) no_skill_recall: (usize, usize),
     pub(crate) top2: (usize, usize),
+    /// Ranking top-1: the ranking's first candidate, named or not, is the expected skill (over
+    /// the cases that have one; `eval`'s "ranking top-1").
+    pub(crate) rank1: (usize, usize),
 }
 
 impl Figures {
@@ -202,6 +208,12 @@ impl Figures {
             self.top1.0 += usize::from(named == Some(first.as_str()));
             self.top2.1 += 1;
             self.top2.0 += usize::from(ranked.iter().take(2).any(|r| r == first));
+            self.rank1.1 += 1;
+            self.rank1.0 += usize::from(
+                ranked
+                    .first()
+                    .is_some_and(|r| expected.iter().any(|e| e == r)),
+            );
         } else {
             self.no_skill_recall.1 += 1;
             self.no_skill_recall.0 += usize::from(named.is_none());
@@ -219,6 +231,7 @@ impl Figures {
             named: add(self.named, o.named),
             no_skill_recall: add(self.no_skill_recall, o.no_skill_recall),
             top2: add(self.top2, o.top2),
+            rank1: add(self.rank1, o.rank1),
         }
     }
 }
@@ -323,7 +336,7 @@ fn the_choice_prefers_top1_among_precise_points_then_precision() {
 
 pub(crate) fn row(name: &str, f: &Figures) -> String {
     format!(
-        "{name:<20} top-1 {} ({}/{})  named {} ({}/{})  no-skill recall {}  top-2 {}",
+        "{name:<20} top-1 {} ({}/{})  named {} ({}/{})  no-skill recall {}  top-2 {}  ranking top-1 {} ({}/{})",
         show(f.top1),
         f.top1.0,
         f.top1.1,
@@ -331,7 +344,10 @@ pub(crate) fn row(name: &str, f: &Figures) -> String {
         f.named.0,
         f.named.1,
         show(f.no_skill_recall),
-        show(f.top2)
+        show(f.top2),
+        show(f.rank1),
+        f.rank1.0,
+        f.rank1.1
     )
 }
 
@@ -395,11 +411,12 @@ pub(crate) fn loco(table: &Table, allowed: &[usize], catalogs: usize) -> Vec<(us
 pub(crate) fn summary(label: &str, rows: &[Figures]) {
     let pooled = rows.iter().fold(Figures::default(), |a, f| a.plus(*f));
     println!(
-        "{label:<26} top-1 {}; named {}; no-skill recall {}; top-2 {}",
+        "{label:<26} top-1 {}; named {}; no-skill recall {}; top-2 {}; ranking top-1 {}",
         mean_worst(rows, |f| f.top1),
         mean_worst(rows, |f| f.named),
         mean_worst(rows, |f| f.no_skill_recall),
-        mean_worst(rows, |f| f.top2)
+        mean_worst(rows, |f| f.top2),
+        mean_worst(rows, |f| f.rank1)
     );
     println!("{:<26} {}", "", row("pooled", &pooled));
 }
@@ -687,6 +704,7 @@ fn the_harness_counts_what_eval_counts() {
                     named: pair(section, "namedPrecision"),
                     no_skill_recall: pair(section, "noSkillRecall"),
                     top2: pair(section, "top2"),
+                    rank1: pair(section, "rankingTop1"),
                 };
                 assert_eq!(f, got, "{} {section}", file.to_string_lossy());
             }
