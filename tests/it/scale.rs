@@ -12,8 +12,9 @@ use std::path::Path;
 use sophia_hook::edge::skills::{CatalogSource, Homes, build_index, load};
 use sophia_hook::hosts::Host;
 use sophia_hook::stages::skills::catalog::{CompiledCatalog, IndexView};
+use sophia_hook::stages::skills::confidence::{self, Ranking};
 use sophia_hook::stages::skills::default_catalog;
-use sophia_hook::stages::skills::router::SkillRouter;
+use sophia_hook::stages::skills::router::{Calibration, SkillRouter};
 
 /// Writes `n` skills: skill `k` has the unique keyword `zeta{k}x` and shares generic words with
 /// all the others.
@@ -141,6 +142,23 @@ fn the_lazy_index_routes_exactly_like_the_whole_catalog() {
         let whole = SkillRouter::new(catalog);
         for prompt in &prompts {
             assert_eq!(lazy.route(prompt), whole.route(prompt), "{prompt}");
+            // And with BM25F's length normalisation on and off whatever the hook's is: the
+            // index header's field lengths are the whole catalog's.
+            for (ranking, b) in [(Ranking::Bm25f, confidence::B), (Ranking::Fused, 0.0)] {
+                let calibration = Calibration {
+                    confidence: Some(confidence::Confidence {
+                        ranking,
+                        b,
+                        ..confidence::HOOK
+                    }),
+                    ..Calibration::HOOK
+                };
+                assert_eq!(
+                    lazy.route_with(prompt, calibration),
+                    whole.route_with(prompt, calibration),
+                    "{prompt} b={b}"
+                );
+            }
             routed += 1;
         }
     }

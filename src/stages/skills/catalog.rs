@@ -142,13 +142,16 @@ pub type StaticPosting = (u16, u32, u32);
 
 impl CompiledCatalog {
     /// The compact line format of the compiled index (`.sophia/skills-index.tsv` and the
-    /// per-machine cache): `#\tschema\tfingerprint`, `H\tskills\tlengths\tpostings bytes`, the
+    /// per-machine cache): `#\tschema\tfingerprint`, `H\tskills\tlengths\tpostings bytes\tname
+    /// length\tdescription length\tbody lead length\tbody prose length`, the
     /// postings `P\tstem\tskill offset` sorted by stem (one per stem and skill), then per skill
     /// `S\tid\tscope\tphases\tsource` followed by its terms `T\tfield\tstems\tlabel`, warnings
     /// `W\ttext`, and `E\tskills` last (a file without it is truncated). A skill offset counts
     /// bytes from the first `S` line; `lengths` is the sum of the skills' name and description
-    /// terms (BM25's mean length). The header and the postings first let [`IndexView`] read and
-    /// decode only the skills a prompt's words reach.
+    /// terms (BM25's mean length), the four field lengths the sums over the skills of
+    /// [`field_lengths`] (BM25F's mean field lengths, for the confidence's length
+    /// normalisation). The header and the postings first let [`IndexView`] read and decode only
+    /// the skills a prompt's words reach.
     pub fn to_lines(&self) -> String {
         self.to_lines_sized().0
     }
@@ -160,6 +163,7 @@ impl CompiledCatalog {
         let mut records = String::new();
         let mut offsets = Vec::with_capacity(self.skills.len());
         let mut lengths = 0usize;
+        let fields = field_sums(&self.skills);
         for skill in &self.skills {
             offsets.push(records.len());
             lengths += bm25_length(&skill.terms);
@@ -209,11 +213,15 @@ impl CompiledCatalog {
             sizes[si as usize] += (lines.len() - before) as u64;
         }
         let text = format!(
-            "#\t{}\t{}\nH\t{}\t{lengths}\t{}\n{lines}{records}",
+            "#\t{}\t{}\nH\t{}\t{lengths}\t{}\t{}\t{}\t{}\t{}\n{lines}{records}",
             self.schema_version,
             clean(&self.source_fingerprint),
             self.skills.len(),
             lines.len(),
+            fields[0],
+            fields[1],
+            fields[2],
+            fields[3],
         );
         (text, sizes)
     }
@@ -457,6 +465,7 @@ impl CompiledCatalog {
         let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
         if header.skills != catalog.skills.len()
             || header.lengths != lengths
+            || header.fields != field_sums(&catalog.skills)
             || catalog.postings.len() != terms
         {
             return Err(mismatch());
@@ -471,6 +480,7 @@ struct Header {
     skills: usize,
     lengths: usize,
     postings_len: usize,
+    fields: [usize; 4],
 }
 
 impl Header {
@@ -480,8 +490,43 @@ impl Header {
             skills: num()?,
             lengths: num()?,
             postings_len: num()?,
+            fields: [num()?, num()?, num()?, num()?],
         })
     }
+}
+
+/// The BM25F field of a term of the index (`None`: not counted — negative clauses, not-for).
+pub fn field_index(field: Field) -> Option<usize> {
+    match field {
+        Field::Keyword | Field::Name => Some(0),
+        Field::Description => Some(1),
+        Field::BodyLead => Some(2),
+        Field::Body => Some(3),
+        Field::NotFor | Field::Avoid => None,
+    }
+}
+
+/// A skill's BM25F field lengths: its single-word terms per field.
+pub fn field_lengths(skill: &CompiledSkill) -> [usize; 4] {
+    let mut len = [0; 4];
+    for t in skill.terms.iter().filter(|t| !t.is_phrase()) {
+        if let Some(i) = field_index(t.field) {
+            len[i] += 1;
+        }
+    }
+    len
+}
+
+/// The sums over `skills` of each BM25F field length ([`field_lengths`]): what the `H` line
+/// carries for the confidence's length normalisation.
+pub fn field_sums(skills: &[CompiledSkill]) -> [usize; 4] {
+    let mut sums = [0; 4];
+    for skill in skills {
+        for (sum, n) in sums.iter_mut().zip(field_lengths(skill)) {
+            *sum += n;
+        }
+    }
+    sums
 }
 
 /// An `S` line (after its tag) as a skill without terms.
@@ -588,6 +633,8 @@ pub struct IndexView {
     source: Box<dyn IndexSource>,
     skills: usize,
     lengths: usize,
+    /// The header's sums of the four BM25F field lengths.
+    fields: [usize; 4],
     /// The `P` lines.
     postings: Vec<u8>,
     /// Where the first `S` line starts: skill offsets count from here.
@@ -634,12 +681,13 @@ impl IndexView {
         if h.next() != Some("H") {
             return Err("no header line".into());
         }
-        let mut num = || h.next().and_then(|v| v.parse::<usize>().ok());
-        let (skills, lengths, postings_len) = (
-            num().ok_or("bad header line")?,
-            num().ok_or("bad header line")?,
-            num().ok_or("bad header line")?,
-        );
+        let mut num = || {
+            h.next()
+                .and_then(|v| v.parse::<usize>().ok())
+                .ok_or("bad header line")
+        };
+        let (skills, lengths, postings_len) = (num()?, num()?, num()?);
+        let fields = [num()?, num()?, num()?, num()?];
         let body_at = second_end as u64 + 1;
         let records_at = body_at
             .checked_add(postings_len as u64)
@@ -661,6 +709,7 @@ impl IndexView {
             source,
             skills,
             lengths,
+            fields,
             postings,
             records_at,
         })
@@ -683,6 +732,11 @@ impl IndexView {
         } else {
             (self.lengths as f64 / self.skills as f64).max(1.0)
         }
+    }
+
+    /// The header's sums of the four BM25F field lengths ([`field_sums`] of the whole catalog).
+    pub fn field_sums(&self) -> [usize; 4] {
+        self.fields
     }
 
     /// The skill offsets of the `P` lines of `stem`.
@@ -880,7 +934,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 7;
+pub const CATALOG_SCHEMA_VERSION: u32 = 8;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -1725,7 +1779,7 @@ mod tests {
             &full[..full.len() / 2],
             "",
             "#\t5\tfp\n",
-            "#\t5\tfp\nH\t1\t1\t999\nE\t1\n",
+            "#\t8\tfp\nH\t1\t1\t999\t0\t0\t0\t0\nE\t1\n",
         ] {
             let text: &'static str = Box::leak(bad.to_owned().into_boxed_str());
             assert!(
@@ -2172,15 +2226,17 @@ mod index_tests {
         compile(&defs, "fp".into(), vec![])
     }
 
-    /// `text` with its `H` line rewritten by `edit` (skills, lengths, postings bytes).
-    fn with_header(text: &str, edit: impl Fn(&mut [usize; 3])) -> String {
+    /// `text` with its `H` line rewritten by `edit` (skills, lengths, postings bytes, then the
+    /// four field lengths).
+    fn with_header(text: &str, edit: impl Fn(&mut [usize; 7])) -> String {
         let h = text.lines().nth(1).unwrap();
-        let mut n = [0usize; 3];
+        let mut n = [0usize; 7];
         for (k, v) in h.split('\t').skip(1).enumerate() {
             n[k] = v.parse().unwrap();
         }
         edit(&mut n);
-        text.replacen(h, &format!("H\t{}\t{}\t{}", n[0], n[1], n[2]), 1)
+        let line: Vec<String> = n.iter().map(usize::to_string).collect();
+        text.replacen(h, &format!("H\t{}", line.join("\t")), 1)
     }
 
     /// The `P` lines of `text`, each with its newline, and where the first `S` line starts.
@@ -2254,13 +2310,17 @@ mod index_tests {
         assert!(CompiledCatalog::from_lines(leak(before_end("W\tw\n"))).is_ok());
         // A record line before the header: the error names that line.
         for early in ["S\tx\tspecialist\t\t", "W\tw", "E\t0"] {
-            let text = format!("#\t5\tfp\n{early}\nH\t0\t0\t0\nE\t0\n");
+            let text = format!("#\t8\tfp\n{early}\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n");
             assert_eq!(refused(&text), "line 2: malformed", "{early}");
         }
         // A header line first, without a schema line; the same catalog with one parses.
-        assert_eq!(refused("H\t0\t0\t0\nE\t0\n"), "line 1: malformed");
-        let empty = CompiledCatalog::from_lines("#\t7\tfp\nH\t0\t0\t0\nE\t0\n").unwrap();
-        assert_eq!((empty.schema_version, empty.skills.len()), (7, 0));
+        assert_eq!(
+            refused("H\t0\t0\t0\t0\t0\t0\t0\nE\t0\n"),
+            "line 1: malformed"
+        );
+        let empty =
+            CompiledCatalog::from_lines("#\t8\tfp\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n").unwrap();
+        assert_eq!((empty.schema_version, empty.skills.len()), (8, 0));
         // The last posting line moved among the records, the header's postings bytes cut to match.
         let (p, records) = p_lines(&full);
         let last = p[p.len() - 1];
@@ -2285,13 +2345,44 @@ mod index_tests {
     #[test]
     fn from_lines_refuses_a_header_that_lies_about_one_figure() {
         let full = catalog_of(5).to_lines();
-        for edit in [
-            |n: &mut [usize; 3]| n[0] += 1,
-            |n: &mut [usize; 3]| n[1] += 1,
-            |n: &mut [usize; 3]| n[1] -= 1,
-        ] {
-            assert_eq!(refused(&with_header(&full, edit)), MISMATCH);
+        // Every figure but the postings bytes (below), one up and one down: the skill count, the
+        // BM25 length and each of the four BM25F field lengths.
+        let h: Vec<usize> = full
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split('\t')
+            .skip(1)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(h.len(), 7, "{full}");
+        assert!(
+            h[3] > 0 && h[4] > 0,
+            "names and descriptions have terms: {h:?}"
+        );
+        for k in [0, 1, 3, 4, 5, 6] {
+            for up in [true, false] {
+                if !up && h[k] == 0 {
+                    continue;
+                }
+                let lied = with_header(&full, |n| {
+                    n[k] = if up { n[k] + 1 } else { n[k] - 1 };
+                });
+                assert_eq!(
+                    refused(&lied),
+                    MISMATCH,
+                    "figure {k} {}",
+                    if up { "up" } else { "down" }
+                );
+            }
         }
+        // A header without the field lengths (schema 7's) is not read.
+        let three = full.replacen(
+            full.lines().nth(1).unwrap(),
+            &format!("H\t{}\t{}\t{}", h[0], h[1], h[2]),
+            1,
+        );
+        assert!(refused(&three).ends_with(MALFORMED), "{three}");
         // A posting line left out, the header's postings bytes cut to match: a term has no posting.
         let (p, _) = p_lines(&full);
         let short = with_header(&full.replacen(p[0], "", 1), |n| n[2] -= p[0].len());
@@ -2323,7 +2414,7 @@ mod index_tests {
     #[test]
     fn an_index_view_of_no_skills_and_of_the_skill_bound() {
         let text = leak(compile(&[], "fp".into(), vec![]).to_lines());
-        assert_eq!(text, "#\t7\tfp\nH\t0\t0\t0\nE\t0\n");
+        assert_eq!(text, "#\t8\tfp\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n");
         let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
         assert!(view.is_empty());
         assert_eq!(view.len(), 0);
@@ -2341,14 +2432,14 @@ mod index_tests {
             "IndexView { source_fingerprint: \"fp\", skills: 2, .. }"
         );
         // The header may claim up to 1,000 skills (each is checked when it is read), no more.
-        let at_bound = leak("#\t5\tfp\nH\t1000\t0\t0\nE\t1000\n".into());
+        let at_bound = leak("#\t8\tfp\nH\t1000\t0\t0\t0\t0\t0\t0\nE\t1000\n".into());
         assert_eq!(
             IndexView::open(Box::new(at_bound.as_bytes()), Origin::Machine)
                 .unwrap()
                 .len(),
             1000
         );
-        let over = leak("#\t5\tfp\nH\t1001\t0\t0\nE\t1001\n".into());
+        let over = leak("#\t8\tfp\nH\t1001\t0\t0\t0\t0\t0\t0\nE\t1001\n".into());
         assert!(IndexView::open(Box::new(over.as_bytes()), Origin::Machine).is_err());
     }
 

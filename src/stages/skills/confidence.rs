@@ -9,7 +9,7 @@
 //! The weights, the standardisation and the threshold are the leave-one-catalog-out protocol's
 //! final fit (`tests/it/loco.rs` recomputes it and fails when [`HOOK`] differs).
 
-use crate::stages::skills::catalog::{CompiledSkill, Field};
+use crate::stages::skills::catalog::{Field, field_index};
 
 /// How many features the confidence reads.
 pub const FEATURES: usize = 7;
@@ -19,28 +19,6 @@ pub const FEATURES: usize = 7;
 pub const WEIGHTS: [f64; 4] = [3.0, 2.0, 1.5, 1.0];
 pub const K1: f64 = 1.2;
 pub const B: f64 = 0.75;
-
-/// The BM25F field of a term of the index (`None`: not counted — negative clauses, not-for).
-pub fn field_index(field: Field) -> Option<usize> {
-    match field {
-        Field::Keyword | Field::Name => Some(0),
-        Field::Description => Some(1),
-        Field::BodyLead => Some(2),
-        Field::Body => Some(3),
-        Field::NotFor | Field::Avoid => None,
-    }
-}
-
-/// A skill's BM25F field lengths: its single-word terms per field.
-pub fn field_lengths(skill: &CompiledSkill) -> [usize; 4] {
-    let mut len = [0; 4];
-    for t in skill.terms.iter().filter(|t| !t.is_phrase()) {
-        if let Some(i) = field_index(t.field) {
-            len[i] += 1;
-        }
-    }
-    len
-}
 
 /// Which ranking's winner the confidence judges.
 #[derive(Debug, Clone, Copy, PartialEq)]

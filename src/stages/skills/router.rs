@@ -19,11 +19,10 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::stages::skills::catalog::{
-    CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, postings,
+    CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, field_lengths,
+    postings,
 };
-use crate::stages::skills::confidence::{
-    self, Candidate, Confidence, IndexTotals, field_lengths, ranking_scores,
-};
+use crate::stages::skills::confidence::{self, Candidate, Confidence, IndexTotals, ranking_scores};
 use crate::stages::skills::vocab::expansions;
 use crate::stages::skills::{SkillMatch, SkillRouting};
 use crate::text::{fold, routing_window, routing_words, stem};
@@ -267,10 +266,9 @@ impl SkillRouter {
             lengths: Vec::new(),
             mean_length: view.mean_length(),
             field_lengths: OnceLock::new(),
-            // The index header has no mean field lengths (schema 7): BM25F over a lazy index
-            // runs without length normalisation, as the hook's confidence does
-            // (`confidence::HOOK.b` is 0; `tests/it/scale.rs` routes both ways and compares).
-            index_totals: Some(IndexTotals::new(view.len(), [0; 4])),
+            // BM25F's mean field lengths from the header (schema 8), so a lazy index scores as
+            // the whole catalog does (`tests/it/scale.rs` routes both ways and compares).
+            index_totals: Some(IndexTotals::new(view.len(), view.field_sums())),
             keyworded: Vec::new(),
             total: view.len(),
             lazy: Some(view),
