@@ -16,10 +16,10 @@
 //! [`the_hook_meets_the_pooled_named_precision_gate`].
 //!
 //! The hook's learned confidence (`skills::confidence`) on top of the rules: per fold a logistic
-//! regression fitted on the seven catalogs and its threshold chosen there, for each of
+//! regression fitted on the other fifteen catalogs and its threshold chosen there, for each of
 //! [`VARIANTS`]; each fold's fit runs through the hook's own code path on the catalog left out,
 //! and the held-out gate is on those figures. [`the_hook_confidence_is_the_protocol_fit`] checks
-//! that `confidence::HOOK` is the chosen variant's final fit over all eight.
+//! that `confidence::HOOK` is the chosen variant's final fit over all sixteen.
 //!
 //! Six experiments (they print tables and assert nothing; docs/skills.md records
 //! their figures; out of the test suite in `benches/loco.rs`: `cargo bench --bench loco`): `backbone_experiments`
@@ -35,9 +35,8 @@
 //! router, chosen per fold for ranking top-1) and `features_experiment` (four more features of
 //! the confidence for issue 33's classes: question, sibling coverage, sibling share, length).
 //!
-//! `SOPHIA_LOCO_UNSEEN=1` joins the eight catalogs of `fixtures/unseen` to the protocol, an
-//! experiment's switch (docs/skills.md, "Risk and coverage": leave one catalog out over sixteen);
-//! without it the protocol and its gates are over the eight of `fixtures/catalogs`.
+//! The sixteen catalogs are the eight first labelled (blind sets 1 and 2) and the eight of blind
+//! set 3 (`fixtures/eval/catalogs/BLIND-SET-3.md`), which joined the protocol with issue 33.
 //!
 //! Not built for Windows: the protocol is pure computation over fixtures, identical on every
 //! platform, and takes minutes in a debug build; under Wine (`scripts/windows-ci.sh`) it would
@@ -63,7 +62,7 @@ use sophia_hook::text::routing_window;
 /// The named precision a calibration must reach on the catalogs it is chosen on.
 pub(crate) const NAMED_PRECISION: f64 = 0.90;
 
-/// The named precision the confidence's threshold must reach on the seven catalogs it is fitted
+/// The named precision the confidence's threshold must reach on the fifteen catalogs it is fitted
 /// on, one point above [`NAMED_PRECISION`]: the fit is scored on the same prompts it learned
 /// from, so its in-sample precision runs above what a catalog it never saw gets. 0.91 is the
 /// target the learned-confidence experiment used in session 6, before the confidence reached the
@@ -114,17 +113,10 @@ pub(crate) struct Catalog {
 
 pub(crate) fn catalogs() -> Vec<Catalog> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut sets = vec![(
+    let sets = [(
         base.join("fixtures/eval/catalogs"),
         base.join("fixtures/catalogs"),
     )];
-    // An experiment's switch: the eight unseen catalogs join the protocol.
-    if std::env::var_os("SOPHIA_LOCO_UNSEEN").is_some() {
-        sets.push((
-            base.join("fixtures/unseen/eval"),
-            base.join("fixtures/unseen/catalogs"),
-        ));
-    }
     sets.into_iter()
         .flat_map(|(dir, roots)| {
             let mut names: Vec<String> = std::fs::read_dir(&roots)
@@ -534,7 +526,7 @@ fn leave_one_catalog_out() {
         &table(catalogs, grid, System::Fused),
         &every,
     );
-    // The learned confidence (the hook): each variant, fitted per fold on the other seven
+    // The learned confidence (the hook): each variant, fitted per fold on the other fifteen
     // catalogs and scored through the hook's code path on the one left out.
     let runs = confidence_runs();
     for ((ranking, b), v) in VARIANTS.iter().zip(&runs.variants) {
@@ -600,11 +592,13 @@ fn leave_one_catalog_out() {
 }
 
 /// The CI gate on the pooled held-out figures of the hook under the protocol (docs/skills.md,
-/// "Leave one catalog out": the learned confidence fitted on seven catalogs, the hook's code
-/// path on the eighth): named precision at least 0.90, top-1 at least 0.62 (measured: 0.905 and
-/// 0.623; the rules alone, before: 0.906 and 0.587).
+/// "Leave one catalog out": the learned confidence fitted on fifteen catalogs, the hook's code
+/// path on the sixteenth): issue 33's first figure, named precision at least 0.90 at recall
+/// (named) — `top1` here, an abstention a miss — at least 0.55 (measured over the sixteen:
+/// 0.911 and 0.564; the rules alone: 0.896 and 0.532). Restated for sixteen catalogs from the
+/// eight's 0.90 and top-1 0.62 (there 0.905 and 0.623).
 pub(crate) fn meets_held_out_gate(f: &Figures) -> bool {
-    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.62)
+    ratio(f.named).is_some_and(|r| r >= 0.90) && ratio(f.top1).is_some_and(|r| r >= 0.55)
 }
 
 #[test]
@@ -614,9 +608,9 @@ fn the_held_out_gate_fails_just_below() {
         named,
         ..Figures::default()
     };
-    assert!(meets_held_out_gate(&at((62, 100), (90, 100))));
-    assert!(!meets_held_out_gate(&at((62, 100), (899, 1000))));
-    assert!(!meets_held_out_gate(&at((619, 1000), (90, 100))));
+    assert!(meets_held_out_gate(&at((55, 100), (90, 100))));
+    assert!(!meets_held_out_gate(&at((55, 100), (899, 1000))));
+    assert!(!meets_held_out_gate(&at((549, 1000), (90, 100))));
     assert!(
         !meets_held_out_gate(&at((0, 0), (0, 0))),
         "nothing scored is no pass"
@@ -898,7 +892,7 @@ pub(crate) fn choose_second(
 }
 
 /// Leave one catalog out of one confidence variant: per held-out catalog the confidence fitted
-/// on the other seven (with its second-name share chosen there), and its figures there through
+/// on the other fifteen (with its second-name share chosen there), and its figures there through
 /// the hook's code path; (right, named) of the second names.
 pub(crate) struct HeldOut {
     pub(crate) folds: Vec<Confidence>,
@@ -964,7 +958,7 @@ pub(crate) fn chosen_variant(runs: &ConfidenceRuns) -> usize {
 }
 
 /// The hook's confidence variant, and what it is: the protocol's choice among [`VARIANTS`], and
-/// its final fit over all eight catalogs (weights, standardisation and threshold within
+/// its final fit over all sixteen catalogs (weights, standardisation and threshold within
 /// [`FIT_TOLERANCE`]).
 #[test]
 fn the_hook_confidence_is_the_protocol_fit() {

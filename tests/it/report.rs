@@ -776,15 +776,15 @@ fn the_availability_drift_is_cleared_by_the_command_it_names() {
 }
 
 /// `report --eval`: the page shows the project's skill routing measured on labelled prompts —
-/// the figures `eval` prints for the same files (counted by hand for this catalog in
-/// docs/skills.md, "Risk and coverage") and the curve with one point per threshold — and never a
+/// the figures `eval` prints for the same files (docs/skills.md, "Risk and coverage", the
+/// web-game-dev row of the sixteen) and the curve with one point per threshold — and never a
 /// word of a prompt. Without `--eval` there is no such section; a cases file that does not exist
 /// is an error and no page is written.
 #[test]
 fn report_eval_shows_risk_coverage_and_the_curve_and_no_prompt() {
     let home = tempfile::tempdir().unwrap();
-    let root = repo_path("fixtures/unseen/catalogs/web-game-dev");
-    let cases = repo_path("fixtures/unseen/eval/web-game-dev.jsonl");
+    let root = repo_path("fixtures/catalogs/web-game-dev");
+    let cases = repo_path("fixtures/eval/catalogs/web-game-dev.jsonl");
     let out = home.path().join("page.html");
     let report = |extra: &[&str]| {
         let mut args = vec![
@@ -807,9 +807,9 @@ fn report_eval_shows_risk_coverage_and_the_curve_and_no_prompt() {
     };
     let hook_row = format!(
         "<tr><th scope=\"row\">sophia-hook</th>{}{}{}</tr>",
-        cell("70.6", 12, 17),
-        cell("26.1", 12, 46),
-        cell("39.1", 18, 46)
+        cell("66.7", 8, 12),
+        cell("17.4", 8, 46),
+        cell("43.5", 20, 46)
     );
     assert!(section.contains(&hook_row), "{section}");
     let bm25_row = format!(

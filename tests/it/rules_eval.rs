@@ -364,15 +364,12 @@ fn the_prompts_cover_every_kind_of_answer() {
     assert!(answers.iter().any(|a| a.context == json!("full")));
 }
 
-/// Every third-party catalog with its labelled cases: (cases file, catalog root), the eight the
-/// router was fitted on and the eight it never saw.
+/// Every third-party catalog with its labelled cases: (cases file, catalog root), the sixteen of
+/// the protocol.
 fn third_party_sets() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
     let f = common::fixtures();
     let mut sets = Vec::new();
-    for (eval, roots) in [
-        (f.join("eval/catalogs"), f.join("catalogs")),
-        (f.join("unseen/eval"), f.join("unseen/catalogs")),
-    ] {
+    for (eval, roots) in [(f.join("eval/catalogs"), f.join("catalogs"))] {
         let mut names: Vec<String> = std::fs::read_dir(&roots)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
