@@ -214,7 +214,7 @@ impl Drop for TerminalSafe<'_> {
 
 /// Words at most in an id taken from a project file (a skill folder's `name`, an agent id of a
 /// project's canonical source): an id is a name, never a sentence. Eight words keep every name of
-/// the eight third-party catalogs in `fixtures/catalogs/` (the longest,
+/// the sixteen third-party catalogs in `fixtures/catalogs/` (the longest,
 /// `implementing-policy-as-code-with-open-policy-agent`, has eight); four cut real catalogs'
 /// skills out of routing.
 pub const PROJECT_ID_WORDS: usize = 8;

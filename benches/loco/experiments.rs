@@ -19,6 +19,7 @@ pub fn run(names: &[String]) {
         "index_bm25f",
         "embed",
         "ranking_weight",
+        "features",
     ];
     let chosen: Vec<&str> = if names.is_empty() {
         all.to_vec()
@@ -339,8 +340,8 @@ pub fn learned_confidence_experiment() {
 }
 
 /// The learned confidence under leave one catalog out: per fold a logistic regression over
-/// [`features`] fitted on the seven catalogs, its threshold chosen there (the highest top-1 with
-/// named precision at the target), scored on the eighth.
+/// [`features`] fitted on the other catalogs, its threshold chosen there (the highest top-1 with
+/// named precision at the target), scored on the one left out.
 fn learned(catalogs: &[Catalog], all: &[Vec<Rec>], label: &str) {
     let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
     // The router's ranking: its normalised score far above BM25F's, which only breaks ties.
@@ -1082,7 +1083,7 @@ pub fn static_embedding_experiment() {
         }
     }
     // The learned confidence over the three-way ranking (BM25F + router + embedding): per fold
-    // the configuration and weight chosen on the other seven (the highest pooled top-1 of the
+    // the configuration and weight chosen on the other catalogs (the highest pooled top-1 of the
     // ranking, as above), then the confidence fitted and its threshold chosen there.
     let three: Vec<usize> = (0..points.len())
         .filter(|&p| matches!(points[p].1, Fusion::Three(_)))

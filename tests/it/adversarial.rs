@@ -665,6 +665,51 @@ fn every_adversarial_layout_is_harmless() {
 
 /// The harness itself catches harm: a layout whose command writes outside, prints a canary and
 /// prints non-JSON is reported on every count (a harness that passes everything proves nothing).
+/// A forged compiled index must look like one of the current schema, or it tests the schema
+/// check and not the parse it was built for: every generated `skills-index.tsv` starts with
+/// `CATALOG_SCHEMA_VERSION` and a header line the reader takes (its first complaint, on the
+/// prefix and the suffix alone, is about what follows the header, never the header). After a
+/// schema bump this fails until the forged prefixes are brought along.
+#[test]
+fn forged_indexes_are_of_the_current_schema() {
+    use sophia_hook::stages::skills::catalog::{CATALOG_SCHEMA_VERSION, IndexView, Origin};
+    let mut forged = 0;
+    for (name, layout) in layouts() {
+        for (path, g) in &layout.project_generated {
+            if !path.ends_with("skills-index.tsv") {
+                continue;
+            }
+            forged += 1;
+            assert!(
+                g.prefix
+                    .starts_with(&format!("#\t{CATALOG_SCHEMA_VERSION}\t")),
+                "{name}: {path} is not of schema {CATALOG_SCHEMA_VERSION}"
+            );
+            let text: &'static str =
+                Box::leak(format!("{}{}", g.prefix, g.suffix).into_boxed_str());
+            let err = IndexView::open(Box::new(text.as_bytes()), Origin::Project)
+                .err()
+                .unwrap_or_default();
+            assert!(
+                ![
+                    "no schema line",
+                    "bad schema line",
+                    "no header line",
+                    "bad header line"
+                ]
+                .contains(&err.as_str()),
+                "{name}: {path}: the header is refused ({err})"
+            );
+        }
+    }
+    assert!(
+        forged >= 1
+            || !std::env::var("ADVERSARIAL_ONLY")
+                .unwrap_or_default()
+                .is_empty()
+    );
+}
+
 #[test]
 fn the_harness_reports_harm() {
     let layout: Layout = serde_json::from_value(serde_json::json!({

@@ -441,7 +441,7 @@ fn leave_one_catalog_out() {
         router,
     } = shared();
     assert!(
-        catalogs.len() >= 5 && catalogs.iter().all(|c| c.cases.len() >= 20),
+        catalogs.len() == 16 && catalogs.iter().all(|c| c.cases.len() >= 20),
         "the labelled catalogs were not found"
     );
     let n = catalogs.len();
@@ -594,7 +594,8 @@ fn leave_one_catalog_out() {
 /// The CI gate on the pooled held-out figures of the hook under the protocol (docs/skills.md,
 /// "Leave one catalog out": the learned confidence fitted on fifteen catalogs, the hook's code
 /// path on the sixteenth): issue 33's first figure, named precision at least 0.90 at recall
-/// (named) — `top1` here, an abstention a miss — at least 0.55 (measured over the sixteen:
+/// counted strictly — `top1` here: the first name is the first expected skill, an abstention a
+/// miss (`eval`'s recall (named) also counts a two-skill case's second) — at least 0.55 (measured over the sixteen:
 /// 0.911 and 0.564; the rules alone: 0.896 and 0.532). Restated for sixteen catalogs from the
 /// eight's 0.90 and top-1 0.62 (there 0.905 and 0.623).
 pub(crate) fn meets_held_out_gate(f: &Figures) -> bool {
