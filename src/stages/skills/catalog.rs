@@ -163,7 +163,7 @@ impl CompiledCatalog {
         let mut records = String::new();
         let mut offsets = Vec::with_capacity(self.skills.len());
         let mut lengths = 0usize;
-        let fields = field_sums(&self.skills);
+        let fields = field_sums(self.skills.iter().map(field_lengths));
         for skill in &self.skills {
             offsets.push(records.len());
             lengths += bm25_length(&skill.terms);
@@ -465,7 +465,7 @@ impl CompiledCatalog {
         let lengths: usize = catalog.skills.iter().map(|s| bm25_length(&s.terms)).sum();
         if header.skills != catalog.skills.len()
             || header.lengths != lengths
-            || header.fields != field_sums(&catalog.skills)
+            || header.fields != field_sums(catalog.skills.iter().map(field_lengths))
             || catalog.postings.len() != terms
         {
             return Err(mismatch());
@@ -484,7 +484,7 @@ struct Header {
 }
 
 impl Header {
-    fn parse(mut f: Fields) -> Option<Header> {
+    fn parse(mut f: Fields<'_>) -> Option<Header> {
         let mut num = || f.next().and_then(|v| v.parse::<usize>().ok());
         Some(Header {
             skills: num()?,
@@ -517,12 +517,12 @@ pub fn field_lengths(skill: &CompiledSkill) -> [usize; 4] {
     len
 }
 
-/// The sums over `skills` of each BM25F field length ([`field_lengths`]): what the `H` line
+/// The sums of skills' BM25F field lengths (each skill's [`field_lengths`]): what the `H` line
 /// carries for the confidence's length normalisation.
-pub fn field_sums(skills: &[CompiledSkill]) -> [usize; 4] {
+pub fn field_sums(lengths: impl IntoIterator<Item = [usize; 4]>) -> [usize; 4] {
     let mut sums = [0; 4];
-    for skill in skills {
-        for (sum, n) in sums.iter_mut().zip(field_lengths(skill)) {
+    for skill in lengths {
+        for (sum, n) in sums.iter_mut().zip(skill) {
             *sum += n;
         }
     }
@@ -530,7 +530,7 @@ pub fn field_sums(skills: &[CompiledSkill]) -> [usize; 4] {
 }
 
 /// An `S` line (after its tag) as a skill without terms.
-fn parse_skill_line(mut f: Fields) -> Option<CompiledSkill> {
+fn parse_skill_line(mut f: Fields<'static>) -> Option<CompiledSkill> {
     let id = f.next()?.to_owned();
     let scope = match f.next()? {
         "specialist" => Scope::Specialist,
@@ -555,7 +555,7 @@ fn parse_skill_line(mut f: Fields) -> Option<CompiledSkill> {
 }
 
 /// A `T` line (after its tag), borrowing its strings.
-fn parse_term_line(mut f: Fields) -> Option<Term> {
+fn parse_term_line(mut f: Fields<'static>) -> Option<Term> {
     let field = match f.next()? {
         "k" => Field::Keyword,
         "n" => Field::Name,
@@ -677,17 +677,17 @@ impl IndexView {
             .and_then(|v| v.parse().ok())
             .ok_or("bad schema line")?;
         let source_fingerprint = first.next().ok_or("bad schema line")?.to_owned();
-        let mut h = second[1..].split('\t');
+        let mut h = Fields(Some(&second[1..]), b'\t');
         if h.next() != Some("H") {
             return Err("no header line".into());
         }
-        let mut num = || {
-            h.next()
-                .and_then(|v| v.parse::<usize>().ok())
-                .ok_or("bad header line")
-        };
-        let (skills, lengths, postings_len) = (num()?, num()?, num()?);
-        let fields = [num()?, num()?, num()?, num()?];
+        // The same parse as the full read's, so the two reads cannot disagree on the header.
+        let Header {
+            skills,
+            lengths,
+            postings_len,
+            fields,
+        } = Header::parse(h).ok_or("bad header line")?;
         let body_at = second_end as u64 + 1;
         let records_at = body_at
             .checked_add(postings_len as u64)
@@ -734,7 +734,7 @@ impl IndexView {
         }
     }
 
-    /// The header's sums of the four BM25F field lengths ([`field_sums`] of the whole catalog).
+    /// The header's sums of the four BM25F field lengths ([`field_sums`] over the whole catalog).
     pub fn field_sums(&self) -> [usize; 4] {
         self.fields
     }
@@ -884,12 +884,12 @@ fn record_len(chunk: &[u8], complete: bool) -> Option<usize> {
 /// Tab-separated fields by a plain byte scan (`str::split` costs several times more here, and
 /// this runs on every prompt).
 #[derive(Clone)]
-struct Fields(Option<&'static str>, u8);
+struct Fields<'a>(Option<&'a str>, u8);
 
-impl Iterator for Fields {
-    type Item = &'static str;
+impl<'a> Iterator for Fields<'a> {
+    type Item = &'a str;
 
-    fn next(&mut self) -> Option<&'static str> {
+    fn next(&mut self) -> Option<&'a str> {
         let rest = self.0?;
         match rest.as_bytes().iter().position(|&b| b == self.1) {
             Some(i) => {

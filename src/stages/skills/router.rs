@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use crate::stages::skills::catalog::{
     CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, field_lengths,
-    postings,
+    field_sums, postings,
 };
 use crate::stages::skills::confidence::{self, Candidate, Confidence, IndexTotals, ranking_scores};
 use crate::stages::skills::vocab::expansions;
@@ -448,13 +448,7 @@ impl SkillRouter {
             .field_lengths
             .get_or_init(|| self.skills.iter().map(field_lengths).collect());
         let totals = self.index_totals.unwrap_or_else(|| {
-            let mut sums = [0; 4];
-            for skill in lengths {
-                for (sum, n) in sums.iter_mut().zip(skill) {
-                    *sum += n;
-                }
-            }
-            IndexTotals::new(self.skills.len(), sums)
+            IndexTotals::new(self.skills.len(), field_sums(lengths.iter().copied()))
         });
         let bm = confidence::index_scores(&query, postings, lengths, totals, b);
         let mut out: Vec<Candidate> = scored
