@@ -27,10 +27,29 @@ if "--svg" in ARGS:
     del ARGS[at : at + 2]
 BIN = ARGS[0] if ARGS else str(ROOT / "target/release/sophia-hook")
 EVALS, ROOTS = ROOT / "fixtures/eval/catalogs", ROOT / "fixtures/catalogs"
-# The catalogs of blind set 3 (fixtures/eval/catalogs/BLIND-SET-3.md): measured once unseen
-# before they joined the protocol, kept apart in the table.
-SET3 = {"bio-rnaseq", "clickhouse-db", "finance-compliance", "go-backend", "llm-context",
-        "pm-docs", "react-frontend", "web-game-dev"}
+# The catalogs of blind set 3, measured once unseen before they joined the protocol and kept
+# apart in the table: the first table of its README (one row per catalog, its name in
+# backticks), so the set is written in one place.
+SET3_README = EVALS / "BLIND-SET-3.md"
+
+
+def set3():
+    names, in_table = set(), False
+    for line in SET3_README.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| catalog |"):
+            if in_table or names:
+                break
+            in_table = True
+        elif in_table and line.startswith("| `"):
+            names.add(line.split("`")[1])
+        elif in_table and not line.startswith("|"):
+            break
+    if not names or any(not (ROOTS / n).is_dir() for n in names):
+        sys.exit(f"{SET3_README}: no catalog table, or a catalog not in {ROOTS}: {sorted(names)}")
+    return names
+
+
+SET3 = set3()
 
 
 def counts_at(curve, t):

@@ -1342,13 +1342,7 @@ pub fn features_experiment() {
                     .zip(per)
                     .map(|((prompt, _), inp)| {
                         let rank = confidence::ranking_scores(&inp.candidates, ranking);
-                        let mut order: Vec<usize> =
-                            (0..rank.len()).filter(|&i| rank[i] > 0.0).collect();
-                        order.sort_by(|&a, &b| {
-                            rank[b]
-                                .total_cmp(&rank[a])
-                                .then_with(|| inp.ids[a].cmp(&inp.ids[b]))
-                        });
+                        let order = confidence::ranking_order(&rank, |i| inp.ids[i].as_str());
                         let ranked: Vec<&str> =
                             order.iter().map(|&i| inp.ids[i].as_str()).collect();
                         let Some(&top) = order.first() else {

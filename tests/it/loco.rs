@@ -113,22 +113,17 @@ pub(crate) struct Catalog {
 
 pub(crate) fn catalogs() -> Vec<Catalog> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sets = [(
-        base.join("fixtures/eval/catalogs"),
-        base.join("fixtures/catalogs"),
-    )];
-    sets.into_iter()
-        .flat_map(|(dir, roots)| {
-            let mut names: Vec<String> = std::fs::read_dir(&roots)
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            names.sort();
-            names
-                .into_iter()
-                .map(move |n| (dir.clone(), roots.join(&n), n))
-        })
-        .filter_map(|(dir, root, name)| {
+    let dir = base.join("fixtures/eval/catalogs");
+    let roots = base.join("fixtures/catalogs");
+    let mut names: Vec<String> = std::fs::read_dir(&roots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| (roots.join(&n), n))
+        .filter_map(|(root, name)| {
             let files: Vec<PathBuf> = [".dev.jsonl", ".holdout.jsonl", ".jsonl"]
                 .iter()
                 .map(|ext| dir.join(format!("{name}{ext}")))
@@ -730,13 +725,7 @@ pub(crate) type Winner<'a> = (&'a str, [f64; FEATURES]);
 /// and its features.
 pub(crate) fn winner(inp: &ConfidenceInputs, ranking: Ranking) -> Option<Winner<'_>> {
     let rank = confidence::ranking_scores(&inp.candidates, ranking);
-    let best = (0..inp.candidates.len())
-        .filter(|&i| rank[i] > 0.0)
-        .min_by(|&a, &b| {
-            rank[b]
-                .total_cmp(&rank[a])
-                .then_with(|| inp.ids[a].cmp(&inp.ids[b]))
-        })?;
+    let best = *confidence::ranking_order(&rank, |i| inp.ids[i].as_str()).first()?;
     let x = confidence::features(&inp.candidates, best, inp.selected);
     Some((inp.ids[best].as_str(), x))
 }
@@ -843,12 +832,7 @@ pub(crate) fn names_counted(
     for (i, c) in catalogs.iter().enumerate().filter(|(i, _)| train(*i)) {
         for ((_, expected), inp) in c.cases.iter().zip(&inputs[i]) {
             let rank = confidence::ranking_scores(&inp.candidates, conf.ranking);
-            let mut order: Vec<usize> = (0..rank.len()).filter(|&j| rank[j] > 0.0).collect();
-            order.sort_by(|&a, &b| {
-                rank[b]
-                    .total_cmp(&rank[a])
-                    .then_with(|| inp.ids[a].cmp(&inp.ids[b]))
-            });
+            let order = confidence::ranking_order(&rank, |j| inp.ids[j].as_str());
             let p = |j: usize| conf.of(&confidence::features(&inp.candidates, j, inp.selected));
             let Some(&first) = order.first().filter(|&&j| p(j) >= conf.threshold) else {
                 continue;

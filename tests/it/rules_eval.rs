@@ -368,23 +368,22 @@ fn the_prompts_cover_every_kind_of_answer() {
 /// the protocol.
 fn third_party_sets() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
     let f = common::fixtures();
+    let (eval, roots) = (f.join("eval/catalogs"), f.join("catalogs"));
+    let mut names: Vec<String> = std::fs::read_dir(&roots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
     let mut sets = Vec::new();
-    for (eval, roots) in [(f.join("eval/catalogs"), f.join("catalogs"))] {
-        let mut names: Vec<String> = std::fs::read_dir(&roots)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        for name in names {
-            for file in [
-                format!("{name}.jsonl"),
-                format!("{name}.dev.jsonl"),
-                format!("{name}.holdout.jsonl"),
-            ] {
-                let path = eval.join(&file);
-                if path.is_file() {
-                    sets.push((path, roots.join(&name)));
-                }
+    for name in names {
+        for file in [
+            format!("{name}.jsonl"),
+            format!("{name}.dev.jsonl"),
+            format!("{name}.holdout.jsonl"),
+        ] {
+            let path = eval.join(&file);
+            if path.is_file() {
+                sets.push((path, roots.join(&name)));
             }
         }
     }

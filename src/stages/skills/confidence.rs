@@ -117,6 +117,14 @@ pub fn ranking_scores(cands: &[Candidate], ranking: Ranking) -> Vec<f64> {
         .collect()
 }
 
+/// The candidates `rank` scores above zero, best first, ties by `id` (the skill's id): the one
+/// order the hook names from and the protocol counts by.
+pub fn ranking_order<'a>(rank: &[f64], id: impl Fn(usize) -> &'a str) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rank.len()).filter(|&i| rank[i] > 0.0).collect();
+    order.sort_by(|&a, &b| rank[b].total_cmp(&rank[a]).then_with(|| id(a).cmp(id(b))));
+    order
+}
+
 /// The catalog-wide figures BM25F over the index needs: the skill count and the mean of each
 /// field length (at least 1).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -22,7 +22,9 @@ use crate::stages::skills::catalog::{
     CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, field_lengths,
     field_sums, postings,
 };
-use crate::stages::skills::confidence::{self, Candidate, Confidence, IndexTotals, ranking_scores};
+use crate::stages::skills::confidence::{
+    self, Candidate, Confidence, IndexTotals, ranking_order, ranking_scores,
+};
 use crate::stages::skills::vocab::expansions;
 use crate::stages::skills::{SkillMatch, SkillRouting};
 use crate::text::{fold, routing_window, routing_words, stem};
@@ -717,14 +719,7 @@ impl SkillRouter {
         }
         let cands = self.candidates(&s, conf.b);
         let rank = ranking_scores(&cands, conf.ranking);
-        let mut order: Vec<usize> = (0..cands.len()).filter(|&i| rank[i] > 0.0).collect();
-        order.sort_by(|&a, &b| {
-            rank[b].total_cmp(&rank[a]).then_with(|| {
-                self.skills[cands[a].skill]
-                    .id
-                    .cmp(&self.skills[cands[b].skill].id)
-            })
-        });
+        let order = ranking_order(&rank, |i| self.skills[cands[i].skill].id.as_str());
         let keyworded_first = order
             .first()
             .is_some_and(|&i| self.keyworded[cands[i].skill]);
