@@ -1,7 +1,8 @@
 //! The leave-one-catalog-out experiments (docs/skills.md): each prints tables and asserts
 //! nothing, so they live out of the test suite. `benches/loco.rs` runs them:
 //! `cargo bench --bench loco -- backbone learned index_bm25f embed ranking_weight features` (any
-//! of the names; none: all six). They share the protocol's catalogs, figures and choice with `tests/it/loco.rs`.
+//! of the names; none: all six; `embed_texts` writes what `scripts/embeddings/contextual.py`
+//! embeds). They share the protocol's catalogs, figures and choice with `tests/it/loco.rs`.
 
 use std::path::Path;
 
@@ -33,11 +34,16 @@ pub fn run(names: &[String]) {
             "index_bm25f" => index_bm25f_experiment(),
             "embed" => {
                 the_embedding_table_reader_reads_the_distill_format();
+                the_scores_reader_reads_the_contextual_format();
                 static_embedding_experiment()
             }
+            "embed_texts" => write_embedding_texts(),
             "ranking_weight" => ranking_weight_experiment(),
             "features" => features_experiment(),
-            other => panic!("no experiment {other:?}; the experiments: {all:?}"),
+            other => panic!(
+                "no experiment {other:?}; the experiments: {all:?}, and embed_texts (the texts \
+                 scripts/embeddings/contextual.py embeds)"
+            ),
         }
     }
 }
@@ -691,6 +697,93 @@ impl Embeddings {
     }
 }
 
+/// Where the embedding experiment's similarities come from: a static table, looked up here, or
+/// a sentence model run on every text by `scripts/embeddings/contextual.py` (a file
+/// `*.scores.jsonl`: per catalog and case, the cosine of the prompt with every skill), which
+/// tells what a model at run time would add before any of it is built.
+enum Source {
+    Table(Embeddings),
+    Scores { name: String, cases: CaseScores },
+}
+
+/// (catalog, case) -> (the prompt they were computed for, (cosine, skill id) per skill).
+type CaseScores = std::collections::HashMap<(String, usize), (String, Vec<(f64, String)>)>;
+
+/// The file suffix of a contextual model's scores.
+const SCORES: &str = ".scores.jsonl";
+
+impl Source {
+    fn load(path: &Path) -> Source {
+        if !path.to_string_lossy().ends_with(SCORES) {
+            return Source::Table(Embeddings::load(path));
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let mut cases = std::collections::HashMap::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            let scores = v["scores"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{path:?}: a line without scores"))
+                .iter()
+                .map(|(id, c)| (c.as_f64().unwrap(), id.clone()))
+                .collect();
+            cases.insert(
+                (
+                    v["catalog"].as_str().unwrap().to_owned(),
+                    usize::try_from(v["case"].as_u64().unwrap()).unwrap(),
+                ),
+                (v["prompt"].as_str().unwrap().to_owned(), scores),
+            );
+        }
+        Source::Scores {
+            name: path.file_name().unwrap().to_string_lossy().into_owned(),
+            cases,
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Source::Table(t) => &t.name,
+            Source::Scores { name, .. } => name,
+        }
+    }
+}
+
+/// `embed_texts`: what a sentence model embeds for the experiment, one JSON line per skill
+/// (`catalog`, `skill`, `head` = name and description as the tables embed them, `lead` = the
+/// body's lead lines) and per case (`catalog`, `case`, `prompt` = the routing window the hook
+/// routes on), to `SOPHIA_EMBED_TEXTS` (default `/tmp/sophia-embed/texts.jsonl`).
+pub fn write_embedding_texts() {
+    let path = std::env::var("SOPHIA_EMBED_TEXTS")
+        .unwrap_or_else(|_| "/tmp/sophia-embed/texts.jsonl".to_owned());
+    let Shared { catalogs, .. } = shared();
+    let mut out = String::new();
+    for c in catalogs {
+        let docs = sophia_hook::edge::skills::documents(
+            &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
+        );
+        for (def, body) in docs {
+            let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
+            let lead = sophia_hook::stages::skills::body::split_body(&body).emphasis;
+            let line =
+                serde_json::json!({"catalog": c.name, "skill": def.id, "head": head, "lead": lead});
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+        for (i, (prompt, _)) in c.cases.iter().enumerate() {
+            let line = serde_json::json!({"catalog": c.name, "case": i, "prompt": prompt});
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+    }
+    if let Some(dir) = Path::new(&path).parent() {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(&path, out).unwrap_or_else(|e| panic!("{path}: {e}"));
+    println!("wrote {path}; then python scripts/embeddings/contextual.py --texts {path}");
+}
+
 fn normalised(mut v: Vec<f32>) -> Vec<f32> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
@@ -725,7 +818,44 @@ fn sorted(mut v: Vec<(f64, String)>) -> Vec<(f64, String)> {
     v
 }
 
-fn emb_recs(c: &Catalog, recs: Vec<Rec>, table: &Embeddings, cfg: EmbedConfig) -> Vec<EmbRec> {
+fn emb_recs(c: &Catalog, recs: Vec<Rec>, source: &Source, cfg: EmbedConfig) -> Vec<EmbRec> {
+    let bm = |prompt: &str| {
+        sorted(
+            c.bm25f
+                .scores(prompt)
+                .into_iter()
+                .map(|(s, id)| (s, id.to_owned()))
+                .collect(),
+        )
+    };
+    let table = match source {
+        Source::Table(t) => t,
+        Source::Scores { name, cases } => {
+            return c
+                .cases
+                .iter()
+                .zip(recs)
+                .enumerate()
+                .map(|(i, ((prompt, _), rec))| {
+                    let (seen, emb) = cases
+                        .get(&(c.name.clone(), i))
+                        .unwrap_or_else(|| panic!("{name}: no scores for {} case {i}", c.name));
+                    assert_eq!(
+                        seen, prompt,
+                        "{name}: {} case {i} is another prompt",
+                        c.name
+                    );
+                    let bm = bm(prompt);
+                    assert_eq!(emb.len(), bm.len(), "{name}: {} case {i}", c.name);
+                    EmbRec {
+                        rec,
+                        bm,
+                        emb: sorted(emb.clone()),
+                    }
+                })
+                .collect();
+        }
+    };
     let skills: Vec<(String, Vec<f32>)> = sophia_hook::edge::skills::documents(
         &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
     )
@@ -752,15 +882,9 @@ fn emb_recs(c: &Catalog, recs: Vec<Rec>, table: &Embeddings, cfg: EmbedConfig) -
                 .iter()
                 .map(|(id, v)| (cosine(&q, v), id.clone()))
                 .collect();
-            let bm = c
-                .bm25f
-                .scores(prompt)
-                .into_iter()
-                .map(|(s, id)| (s, id.to_owned()))
-                .collect();
             EmbRec {
                 rec,
-                bm: sorted(bm),
+                bm: bm(prompt),
                 emb: sorted(emb),
             }
         })
@@ -913,28 +1037,43 @@ pub fn static_embedding_experiment() {
              (Python 3.12)\n  python scripts/embeddings/distill.py --model e5 --words 40000 \
              --dims 64,128,256 --out /tmp/sophia-embed\nthen\n  {EMBED_TABLE}=/tmp/sophia-embed/\
              e5-64.bin,/tmp/sophia-embed/e5-128.bin,/tmp/sophia-embed/e5-256.bin cargo bench \
-             --bench loco -- embed"
+             --bench loco -- embed\nor a sentence model's scores (a file *{SCORES}): cargo bench \
+             --bench loco -- embed_texts, then scripts/embeddings/contextual.py (its docstring)"
         );
         return;
     };
-    let tables: Vec<Embeddings> = paths
+    let tables: Vec<Source> = paths
         .split(',')
-        .map(|p| Embeddings::load(Path::new(p)))
+        .map(|p| Source::load(Path::new(p)))
         .collect();
     for t in &tables {
-        println!(
-            "table {}: {} words, {} stems, D {}, {} bytes",
-            t.name,
-            t.words.len(),
-            t.stems.len(),
-            t.dim,
-            t.bytes
-        );
+        match t {
+            Source::Table(t) => println!(
+                "table {}: {} words, {} stems, D {}, {} bytes",
+                t.name,
+                t.words.len(),
+                t.stems.len(),
+                t.dim,
+                t.bytes
+            ),
+            Source::Scores { name, cases } => {
+                println!("scores {name}: {} cases (a sentence model's)", cases.len())
+            }
+        }
     }
     let Shared { catalogs, .. } = shared();
     let baselines: Vec<Figures> = catalogs.iter().map(bm25f_figures).collect();
     let mut configs = Vec::new();
-    for table in 0..tables.len() {
+    for (table, source) in tables.iter().enumerate() {
+        if let Source::Scores { .. } = source {
+            // The model read the whole texts: no vocabulary, no body lead to choose.
+            configs.push(EmbedConfig {
+                table,
+                vocab: false,
+                body_lead: 0.0,
+            });
+            continue;
+        }
         for vocab in [false, true] {
             for body_lead in [0.0, 0.5] {
                 configs.push(EmbedConfig {
@@ -958,7 +1097,7 @@ pub fn static_embedding_experiment() {
     let label = |cfg: &EmbedConfig| {
         format!(
             "{}{}{}",
-            tables[cfg.table].name,
+            tables[cfg.table].name(),
             if cfg.vocab { ", vocabulary" } else { ", raw" },
             if cfg.body_lead > 0.0 {
                 ", body lead"
@@ -1200,6 +1339,36 @@ pub fn the_embedding_table_reader_reads_the_distill_format() {
     let n = 445f32.sqrt();
     assert!(close(&t.embed("tabelli", false), &[21.0 / n, -2.0 / n]));
     assert!(close(&t.embed("zzz", false), &[0.0, 0.0]));
+}
+
+/// The scores reader against a file written by hand as `contextual.py` writes it: two cases of
+/// one catalog, and a line for a catalog the experiment does not have.
+pub fn the_scores_reader_reads_the_contextual_format() {
+    let dir = std::env::temp_dir().join(format!("sophia-scores-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("t{SCORES}"));
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"catalog": "c", "case": 0, "prompt": "fai il deploy", "scores": {"deploy": 0.8, "lint": 0.25}}"#,
+            "\n",
+            r#"{"catalog": "c", "case": 1, "prompt": "lint it", "scores": {"deploy": 0.1, "lint": 0.9}}"#,
+            "\n\n",
+        ),
+    )
+    .unwrap();
+    let Source::Scores { name, cases } = Source::load(&path) else {
+        panic!("{path:?} read as a table")
+    };
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!((name.as_str(), cases.len()), ("t.scores.jsonl", 2));
+    let (prompt, scores) = &cases[&("c".to_owned(), 0)];
+    assert_eq!(prompt, "fai il deploy");
+    assert_eq!(
+        sorted(scores.clone()),
+        [(0.8, "deploy".to_owned()), (0.25, "lint".to_owned())]
+    );
+    assert_eq!(cases[&("c".to_owned(), 1)].1.len(), 2);
 }
 
 /// The ranking's own top-1 (issue 33's "ranking top-1": the first candidate, named or not) of
