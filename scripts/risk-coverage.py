@@ -15,6 +15,7 @@ threshold on its top score moves, for blind set 3 and for all sixteen (docs/skil
 """
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -34,19 +35,27 @@ SET3_README = EVALS / "BLIND-SET-3.md"
 
 
 def set3():
-    names, in_table = set(), False
+    """The first cell of every row of the README's first table (`| catalog |` header), each a
+    catalog name in backticks; the separator and the bold total row are skipped, any other row
+    is an error, so a table that changes shape fails here instead of grouping wrongly."""
+    names, in_table = [], False
     for line in SET3_README.read_text(encoding="utf-8").splitlines():
-        if line.startswith("| catalog |"):
-            if in_table or names:
-                break
-            in_table = True
-        elif in_table and line.startswith("| `"):
-            names.add(line.split("`")[1])
-        elif in_table and not line.startswith("|"):
+        line = line.strip()
+        if not in_table:
+            in_table = line.startswith("| catalog |")
+            continue
+        if not line.startswith("|"):
             break
-    if not names or any(not (ROOTS / n).is_dir() for n in names):
-        sys.exit(f"{SET3_README}: no catalog table, or a catalog not in {ROOTS}: {sorted(names)}")
-    return names
+        first = line.strip("|").split("|")[0].strip()
+        if set(first) <= set("-: ") or first.startswith("**"):
+            continue
+        m = re.fullmatch(r"`([a-z0-9-]+)`", first)
+        if not m:
+            sys.exit(f"{SET3_README}: a row of the catalog table whose first cell is not a `name`: {line}")
+        names.append(m.group(1))
+    if not names or any(not (ROOTS / n).is_dir() for n in names) or len(set(names)) != len(names):
+        sys.exit(f"{SET3_README}: no catalog table, a catalog not in {ROOTS}, or one twice: {names}")
+    return set(names)
 
 
 SET3 = set3()

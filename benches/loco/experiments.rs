@@ -706,8 +706,43 @@ enum Source {
     Scores { name: String, cases: CaseScores },
 }
 
-/// (catalog, case) -> (the prompt they were computed for, (cosine, skill id) per skill).
-type CaseScores = std::collections::HashMap<(String, usize), (String, Vec<(f64, String)>)>;
+/// (catalog, case) -> what the model's cosines were computed for and the cosines.
+type CaseScores = std::collections::HashMap<(String, usize), CaseScore>;
+
+/// One case of a sentence model's scores.
+struct CaseScore {
+    /// The prompt embedded.
+    prompt: String,
+    /// [`texts_digest`] of the catalog's skill texts embedded.
+    skills: String,
+    /// (cosine, skill id) per skill.
+    scores: Vec<(f64, String)>,
+}
+
+/// A catalog's skill texts as the embedding experiment reads them, in the catalog's order:
+/// (id, head = name and description, lead = the body's lead lines).
+fn skill_texts(c: &Catalog) -> Vec<(String, String, String)> {
+    sophia_hook::edge::skills::documents(
+        &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
+    )
+    .into_iter()
+    .map(|(def, body)| {
+        let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
+        let lead = sophia_hook::stages::skills::body::split_body(&body).emphasis;
+        (def.id, head, lead)
+    })
+    .collect()
+}
+
+/// `sha256:<hex>` of `id\nhead\nlead\n` over the skills, in order: `contextual.py` writes it
+/// beside the cosines (`skills`), so scores of a catalog whose texts changed are refused.
+fn texts_digest(texts: &[(String, String, String)]) -> String {
+    let mut all = String::new();
+    for (id, head, lead) in texts {
+        all.push_str(&format!("{id}\n{head}\n{lead}\n"));
+    }
+    sophia_hook::fingerprint::sha256(all.as_bytes())
+}
 
 /// The file suffix of a contextual model's scores.
 const SCORES: &str = ".scores.jsonl";
@@ -728,12 +763,21 @@ impl Source {
                 .iter()
                 .map(|(id, c)| (c.as_f64().unwrap(), id.clone()))
                 .collect();
+            let text = |k: &str| {
+                v[k].as_str()
+                    .unwrap_or_else(|| panic!("{path:?}: a line without {k}"))
+                    .to_owned()
+            };
             cases.insert(
                 (
-                    v["catalog"].as_str().unwrap().to_owned(),
+                    text("catalog"),
                     usize::try_from(v["case"].as_u64().unwrap()).unwrap(),
                 ),
-                (v["prompt"].as_str().unwrap().to_owned(), scores),
+                CaseScore {
+                    prompt: text("prompt"),
+                    skills: text("skills"),
+                    scores,
+                },
             );
         }
         Source::Scores {
@@ -760,14 +804,9 @@ pub fn write_embedding_texts() {
     let Shared { catalogs, .. } = shared();
     let mut out = String::new();
     for c in catalogs {
-        let docs = sophia_hook::edge::skills::documents(
-            &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
-        );
-        for (def, body) in docs {
-            let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
-            let lead = sophia_hook::stages::skills::body::split_body(&body).emphasis;
+        for (id, head, lead) in skill_texts(c) {
             let line =
-                serde_json::json!({"catalog": c.name, "skill": def.id, "head": head, "lead": lead});
+                serde_json::json!({"catalog": c.name, "skill": id, "head": head, "lead": lead});
             out.push_str(&line.to_string());
             out.push('\n');
         }
@@ -831,13 +870,18 @@ fn emb_recs(c: &Catalog, recs: Vec<Rec>, source: &Source, cfg: EmbedConfig) -> V
     let table = match source {
         Source::Table(t) => t,
         Source::Scores { name, cases } => {
+            let digest = texts_digest(&skill_texts(c));
             return c
                 .cases
                 .iter()
                 .zip(recs)
                 .enumerate()
                 .map(|(i, ((prompt, _), rec))| {
-                    let (seen, emb) = cases
+                    let CaseScore {
+                        prompt: seen,
+                        skills,
+                        scores: emb,
+                    } = cases
                         .get(&(c.name.clone(), i))
                         .unwrap_or_else(|| panic!("{name}: no scores for {} case {i}", c.name));
                     assert_eq!(
@@ -845,8 +889,23 @@ fn emb_recs(c: &Catalog, recs: Vec<Rec>, source: &Source, cfg: EmbedConfig) -> V
                         "{name}: {} case {i} is another prompt",
                         c.name
                     );
+                    assert_eq!(
+                        *skills, digest,
+                        "{name}: {}'s skill texts changed since the scores were made",
+                        c.name
+                    );
                     let bm = bm(prompt);
-                    assert_eq!(emb.len(), bm.len(), "{name}: {} case {i}", c.name);
+                    let ids = |v: &[(f64, String)]| {
+                        let mut ids: Vec<String> = v.iter().map(|x| x.1.clone()).collect();
+                        ids.sort();
+                        ids
+                    };
+                    assert_eq!(
+                        ids(emb),
+                        ids(&bm),
+                        "{name}: {} case {i} scores other skills than the catalog has",
+                        c.name
+                    );
                     EmbRec {
                         rec,
                         bm,
@@ -1001,8 +1060,10 @@ fn loco_at(table: &Table, allowed: &[usize], target: f64) -> Vec<(usize, Figures
         .collect()
 }
 
-/// One line of the summary table: pooled top-1 (right/expected), named precision (right/named),
-/// top-2, the worst catalog's named precision and the "≥ BM25F" counts.
+/// One line of the summary table: pooled top-1 (the named skill is the first expected one),
+/// ranking top-1 (the ranking's first is an expected skill, named or not: the protocol's and
+/// `eval`'s `rankingTop1`), named precision (right/named), top-2, the worst catalog's named
+/// precision and the "≥ BM25F" counts (top-1, ranking top-1, named precision).
 fn summary_line(label: &str, rows: &[Figures], baselines: &[Figures]) {
     let p = rows.iter().fold(Figures::default(), |a, f| a.plus(*f));
     let worst = rows
@@ -1016,15 +1077,19 @@ fn summary_line(label: &str, rows: &[Figures], baselines: &[Figures]) {
             .count()
     };
     println!(
-        "| {label} | {} ({}/{}) | {} ({}/{}) | {worst:.3} | {} | {}/{n}, {}/{n} |",
+        "| {label} | {} ({}/{}) | {} ({}/{}) | {} ({}/{}) | {worst:.3} | {} | {}/{n}, {}/{n}, {}/{n} |",
         show(p.top1),
         p.top1.0,
         p.top1.1,
+        show(p.rank1),
+        p.rank1.0,
+        p.rank1.1,
         show(p.named),
         p.named.0,
         p.named.1,
         show(p.top2),
         ge(|f| f.top1),
+        ge(|f| f.rank1),
         ge(|f| f.named),
         n = rows.len()
     );
@@ -1121,9 +1186,9 @@ pub fn static_embedding_experiment() {
         .map(|(ci, f)| data[*ci].iter().map(|rs| fusion_figures(rs, *f)).collect())
         .collect();
     println!(
-        "| system | pooled top-1 | pooled named precision | worst named | top-2 | ≥ BM25F top-1 / named |"
+        "| system | pooled top-1 | ranking top-1 | pooled named precision | worst named | top-2 | ≥ BM25F top-1 / ranking / named |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     summary_line("BM25F", &baselines, &baselines);
     let kinds: [(&str, FusionFilter); 4] = [
         ("embedding alone", |f| *f == Fusion::Alone),
@@ -1342,7 +1407,8 @@ pub fn the_embedding_table_reader_reads_the_distill_format() {
 }
 
 /// The scores reader against a file written by hand as `contextual.py` writes it: two cases of
-/// one catalog, and a line for a catalog the experiment does not have.
+/// one catalog and one of another (the reader keeps every catalog's; the experiment asks for
+/// its own).
 pub fn the_scores_reader_reads_the_contextual_format() {
     let dir = std::env::temp_dir().join(format!("sophia-scores-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -1350,10 +1416,12 @@ pub fn the_scores_reader_reads_the_contextual_format() {
     std::fs::write(
         &path,
         concat!(
-            r#"{"catalog": "c", "case": 0, "prompt": "fai il deploy", "scores": {"deploy": 0.8, "lint": 0.25}}"#,
+            r#"{"catalog": "c", "case": 0, "prompt": "fai il deploy", "skills": "sha256:01", "scores": {"deploy": 0.8, "lint": 0.25}}"#,
             "\n",
-            r#"{"catalog": "c", "case": 1, "prompt": "lint it", "scores": {"deploy": 0.1, "lint": 0.9}}"#,
+            r#"{"catalog": "c", "case": 1, "prompt": "lint it", "skills": "sha256:01", "scores": {"deploy": 0.1, "lint": 0.9}}"#,
             "\n\n",
+            r#"{"catalog": "d", "case": 0, "prompt": "x", "skills": "sha256:02", "scores": {"a": 0.5}}"#,
+            "\n",
         ),
     )
     .unwrap();
@@ -1361,14 +1429,24 @@ pub fn the_scores_reader_reads_the_contextual_format() {
         panic!("{path:?} read as a table")
     };
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!((name.as_str(), cases.len()), ("t.scores.jsonl", 2));
-    let (prompt, scores) = &cases[&("c".to_owned(), 0)];
-    assert_eq!(prompt, "fai il deploy");
+    assert_eq!((name.as_str(), cases.len()), ("t.scores.jsonl", 3));
+    let c0 = &cases[&("c".to_owned(), 0)];
     assert_eq!(
-        sorted(scores.clone()),
+        (c0.prompt.as_str(), c0.skills.as_str()),
+        ("fai il deploy", "sha256:01")
+    );
+    assert_eq!(
+        sorted(c0.scores.clone()),
         [(0.8, "deploy".to_owned()), (0.25, "lint".to_owned())]
     );
-    assert_eq!(cases[&("c".to_owned(), 1)].1.len(), 2);
+    assert_eq!(cases[&("c".to_owned(), 1)].scores.len(), 2);
+    assert_eq!(cases[&("d".to_owned(), 0)].skills, "sha256:02");
+    // The digest: sha256 over "id\nhead\nlead\n" per skill, as contextual.py computes it
+    // (python3 -c 'import hashlib; print(hashlib.sha256(b"a\nA b\n\n").hexdigest())').
+    assert_eq!(
+        texts_digest(&[("a".into(), "A b".into(), String::new())]),
+        "sha256:d459ad86f7a2273b1e2c4eb18baa0be3156cc649f582e302e4771f1730d01823"
+    );
 }
 
 /// The ranking's own top-1 (issue 33's "ranking top-1": the first candidate, named or not) of
@@ -1404,24 +1482,22 @@ pub fn ranking_weight_experiment() {
                                 .map(|x| x.router.max(0.0))
                                 .fold(0.0, f64::max);
                             let norm = |v: f64, top: f64| if top > 0.0 { v / top } else { 0.0 };
-                            let first = (0..inp.candidates.len())
-                                .map(|i| {
-                                    let x = inp.candidates[i];
-                                    let s = if w >= 1e6 {
+                            let rank: Vec<f64> = inp
+                                .candidates
+                                .iter()
+                                .map(|x| {
+                                    if w >= 1e6 {
                                         norm(x.bm25f, bm1)
                                     } else {
                                         w * norm(x.bm25f, bm1) + norm(x.router.max(0.0), r1)
-                                    };
-                                    (s, i)
+                                    }
                                 })
-                                .filter(|(s, _)| *s > 0.0)
-                                .min_by(|a, b| {
-                                    b.0.total_cmp(&a.0)
-                                        .then_with(|| inp.ids[a.1].cmp(&inp.ids[b.1]))
-                                });
-                            got.0 += usize::from(
-                                first.is_some_and(|(_, i)| expected.contains(&inp.ids[i])),
-                            );
+                                .collect();
+                            let first = confidence::ranking_order(&rank, |i| inp.ids[i].as_str())
+                                .first()
+                                .copied();
+                            got.0 +=
+                                usize::from(first.is_some_and(|i| expected.contains(&inp.ids[i])));
                         }
                         got
                     })

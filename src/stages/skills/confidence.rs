@@ -271,6 +271,23 @@ mod tests {
     }
 
     #[test]
+    fn the_ranking_order_is_score_then_id_and_only_positive_scores() {
+        // Ids deliberately out of position order; a tie, a zero, a negative and a NaN.
+        let ids = ["delta", "alpha", "charlie", "bravo", "echo", "foxtrot"];
+        let rank = [2.0, 0.0, 3.0, 2.0, -1.0, f64::NAN];
+        assert_eq!(ranking_order(&rank, |i| ids[i]), [2, 3, 0]);
+        // Every permutation of the same scores gives the same ids in the same order.
+        let scored = [(1.5, "b"), (1.5, "a"), (0.5, "c"), (0.0, "d")];
+        for perm in [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1], [1, 3, 0, 2]] {
+            let rank: Vec<f64> = perm.iter().map(|&p| scored[p].0).collect();
+            let order = ranking_order(&rank, |i| scored[perm[i]].1);
+            let got: Vec<&str> = order.iter().map(|&i| scored[perm[i]].1).collect();
+            assert_eq!(got, ["a", "b", "c"], "{perm:?}");
+        }
+        assert!(ranking_order(&[], |_| "").is_empty());
+    }
+
+    #[test]
     fn the_rankings_order_the_candidates() {
         let cands = [cand(0, 6.0, 3.0), cand(1, 2.0, 4.0)];
         let order = |r| {
