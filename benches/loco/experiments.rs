@@ -915,23 +915,19 @@ fn emb_recs(c: &Catalog, recs: Vec<Rec>, source: &Source, cfg: EmbedConfig) -> V
                 .collect();
         }
     };
-    let skills: Vec<(String, Vec<f32>)> = sophia_hook::edge::skills::documents(
-        &sophia_hook::edge::files::ProjectRoot::open(&c.root).unwrap(),
-    )
-    .into_iter()
-    .map(|(def, body)| {
-        let head = format!("{} {}", def.id.replace(['-', '_'], " "), def.description);
-        let mut v = table.embed(&head, false);
-        if cfg.body_lead > 0.0 {
-            let lead = sophia_hook::stages::skills::body::split_body(&body).emphasis;
-            let l = table.embed(&lead, false);
-            for (a, x) in v.iter_mut().zip(l) {
-                *a += cfg.body_lead * x;
+    let skills: Vec<(String, Vec<f32>)> = skill_texts(c)
+        .into_iter()
+        .map(|(id, head, lead)| {
+            let mut v = table.embed(&head, false);
+            if cfg.body_lead > 0.0 {
+                let l = table.embed(&lead, false);
+                for (a, x) in v.iter_mut().zip(l) {
+                    *a += cfg.body_lead * x;
+                }
             }
-        }
-        (def.id, normalised(v))
-    })
-    .collect();
+            (id, normalised(v))
+        })
+        .collect();
     c.cases
         .iter()
         .zip(recs)
