@@ -34,6 +34,9 @@ struct CaseLine {
     subagent_mode: Option<SubagentMode>,
     detected_hotwords: Option<Vec<String>>,
     skills: Option<Vec<String>>,
+    /// Other skills that are right too (a prompt two skills fit): a first name among them counts
+    /// as right for named precision, recall (named) and ranking top-1.
+    accept: Option<Vec<String>>,
     agents: Option<Vec<String>>,
     #[serde(default, deserialize_with = "present")]
     agent_skill: Option<Option<String>>,
@@ -44,9 +47,9 @@ struct CaseLine {
     session: Option<String>,
     availability: Option<BTreeMap<String, Availability>>,
     manifest: Option<String>,
-    /// Free text for the reader; ignored.
+    /// Free text for the reader; ignored, but for its first word: `explicit` marks a prompt that
+    /// names its skill (the sealed sets' tag), counted apart as explicit-mention accuracy.
     #[serde(default)]
-    #[allow(dead_code)]
     note: Option<String>,
 }
 
@@ -79,6 +82,10 @@ pub struct Case {
     pub subagent_mode: Option<SubagentMode>,
     pub detected_hotwords: Option<Vec<String>>,
     pub skills: Option<Vec<String>>,
+    /// Other skills that are right too (`accept`).
+    pub accept: Vec<String>,
+    /// The prompt names its skill (a `note` starting with `explicit`).
+    pub explicit: bool,
     /// Expected recommended agents, primary first; `[]` means none.
     pub agents: Option<Vec<String>>,
     /// Expected `skillId` of the first recommendation (`null` for none).
@@ -177,6 +184,11 @@ fn parse_cases_with(
             subagent_mode: raw.subagent_mode,
             detected_hotwords: raw.detected_hotwords,
             skills: raw.skills,
+            accept: raw.accept.unwrap_or_default(),
+            explicit: raw
+                .note
+                .as_deref()
+                .is_some_and(|n| n.trim_start().starts_with("explicit")),
         });
     }
     Ok(cases)
@@ -243,6 +255,12 @@ pub struct SkillMetrics {
     /// Of the cases with an expected skill, those whose ranking's first candidate (named or not)
     /// is an expected one: what the ranking knows before the decision to name.
     pub ranking_top1: Ratio,
+    /// False names: of the cases that expect no skill, those that got a name (the complement of
+    /// no-skill recall, said the way a user feels it).
+    pub false_names: Ratio,
+    /// Explicit-mention accuracy: of the cases that name their skill (`note` starting with
+    /// `explicit`), those whose first named skill is the one named.
+    pub explicit_mention: Ratio,
     /// Named precision against `recall (named)` as the threshold of the decision to name moves,
     /// lowest threshold first. The router's: over its learned confidence, at every tenth and at
     /// the hook's own threshold (prompts the rules decide are named as the hook names them at
@@ -651,6 +669,7 @@ struct SkillCounts {
     top2: (usize, usize),
     named_recall: (usize, usize),
     ranking_top1: (usize, usize),
+    explicit: (usize, usize),
     curve: Vec<CurveCase>,
     /// (true positives, false positives, false negatives) per skill id.
     per_skill: BTreeMap<String, (usize, usize, usize)>,
@@ -723,9 +742,16 @@ fn score_routing(case: &Case, decision: &Decision, counts: &mut Counts, misses: 
 }
 
 /// Named precision, `recall (named)`, ranking top-1 and top-2 of one case: `got` is what was
-/// named, `ranked` the ranking.
-fn count_named_and_top2(s: &mut SkillCounts, expected: &[String], got: &[String], ranked: &[&str]) {
-    let named_right = got.first().is_some_and(|g| expected.contains(g));
+/// named, `ranked` the ranking, `accept` the other skills that are right too.
+fn count_named_and_top2(
+    s: &mut SkillCounts,
+    expected: &[String],
+    accept: &[String],
+    got: &[String],
+    ranked: &[&str],
+) {
+    let right = |id: &str| expected.iter().chain(accept).any(|e| e == id);
+    let named_right = got.first().is_some_and(|g| right(g));
     if !got.is_empty() {
         s.named.1 += 1;
         s.named.0 += usize::from(named_right);
@@ -736,11 +762,7 @@ fn count_named_and_top2(s: &mut SkillCounts, expected: &[String], got: &[String]
         s.named_recall.1 += 1;
         s.named_recall.0 += usize::from(named_right);
         s.ranking_top1.1 += 1;
-        s.ranking_top1.0 += usize::from(
-            ranked
-                .first()
-                .is_some_and(|r| expected.iter().any(|e| e == r)),
-        );
+        s.ranking_top1.0 += usize::from(ranked.first().is_some_and(|r| right(r)));
     }
 }
 
@@ -756,6 +778,11 @@ fn skill_ratios(s: &SkillCounts) -> SkillMetrics {
         top2: Ratio::new(s.top2.0, s.top2.1),
         named_recall: Ratio::new(s.named_recall.0, s.named_recall.1),
         ranking_top1: Ratio::new(s.ranking_top1.0, s.ranking_top1.1),
+        false_names: Ratio::new(
+            s.expected_empty - s.both_empty.min(s.expected_empty),
+            s.expected_empty,
+        ),
+        explicit_mention: Ratio::new(s.explicit.0, s.explicit.1),
         curve: Vec::new(),
         per_skill: BTreeMap::new(),
     }
@@ -780,19 +807,24 @@ fn score_skills(case: &Case, decision: &Decision, counts: &mut Counts, misses: &
             s.top1.0 += 1;
         }
     }
-    count_named_and_top2(s, expected, &got, &ranked);
+    count_named_and_top2(s, expected, &case.accept, &got, &ranked);
+    if case.explicit {
+        s.explicit.1 += 1;
+        s.explicit.0 += usize::from(got.first().is_some_and(|g| expected.first() == Some(g)));
+    }
+    let right = |id: &str| expected.iter().chain(&case.accept).any(|e| e == id);
     // The confidence decided: the ranking's first candidate is named when its confidence
     // reaches the threshold. The rules decided: named as the hook named, at every threshold.
     s.curve
         .push(match (decision.skills.first_confidence, ranked.first()) {
             (Some(p), Some(first)) => CurveCase {
                 with_skill: !expected.is_empty(),
-                right: expected.iter().any(|e| e == first),
+                right: right(first),
                 gate: Gate::Score(p),
             },
             _ => CurveCase {
                 with_skill: !expected.is_empty(),
-                right: got.first().is_some_and(|g| expected.contains(g)),
+                right: got.first().is_some_and(|g| right(g)),
                 gate: Gate::Fixed(!got.is_empty()),
             },
         });
@@ -853,12 +885,14 @@ pub fn bm25_baseline(cases: &[Case], bm25: &crate::stages::skills::bm25::Bm25f) 
             .filter(|(score, _)| *score > 0.0)
             .map(|(_, id)| *id)
             .collect();
-        count_named_and_top2(&mut s, expected, &got, &ranked);
+        count_named_and_top2(&mut s, expected, &case.accept, &got, &ranked);
         // Named at a threshold when the baseline's rule names its top skill and the top score
         // reaches the threshold.
         s.curve.push(CurveCase {
             with_skill: !expected.is_empty(),
-            right: got.first().is_some_and(|g| expected.contains(g)),
+            right: got
+                .first()
+                .is_some_and(|g| expected.iter().chain(&case.accept).any(|e| e == g)),
             gate: match scores.first() {
                 Some((top, _)) if !got.is_empty() => Gate::Score(*top),
                 _ => Gate::Fixed(false),
@@ -908,6 +942,7 @@ pub struct Floors {
     pub named_precision: Option<f64>,
     pub named_recall: Option<f64>,
     pub ranking_top1: Option<f64>,
+    pub explicit_mention: Option<f64>,
     pub agent_precision_at_1: Option<f64>,
     pub agent_precision: Option<f64>,
     pub agent_recall: Option<f64>,
@@ -921,7 +956,7 @@ impl Floors {
     fn checks<'r>(
         &self,
         r: &'r Report,
-    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 17] {
+    ) -> [(&'static str, &'static str, Option<f64>, &'r Ratio); 18] {
         let (routing, skills, agents) = (&r.routing, &r.skills, &r.agents);
         [
             (
@@ -989,6 +1024,12 @@ impl Floors {
                 "--min-ranking-top-1",
                 self.ranking_top1,
                 &skills.ranking_top1,
+            ),
+            (
+                "explicit-mention accuracy",
+                "--min-explicit-mention",
+                self.explicit_mention,
+                &skills.explicit_mention,
             ),
             (
                 "agent precision@1",
@@ -1147,6 +1188,8 @@ pub fn render_table(report: &Report) -> String {
             ("recall (named)", &s.named_recall),
             ("ranking top-1", &s.ranking_top1),
             ("top-2", &s.top2),
+            ("false names (no-skill cases named)", &s.false_names),
+            ("explicit-mention accuracy", &s.explicit_mention),
         ],
     );
     if let Some(b) = &report.skills_bm25_baseline {

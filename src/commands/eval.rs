@@ -49,6 +49,10 @@ pub struct EvalArgs {
     /// first candidate, named or not, is expected (0–1).
     #[arg(long = "min-ranking-top-1", value_name = "RATIO")]
     pub min_ranking_top_1: Option<f64>,
+    /// Fail below this explicit-mention accuracy: of the cases whose `note` starts with
+    /// `explicit` (the prompt names its skill), those that name that skill first (0–1).
+    #[arg(long, value_name = "RATIO")]
+    pub min_explicit_mention: Option<f64>,
     /// Fail below this share of agent-routed cases whose first agent is expected (0–1).
     #[arg(long, value_name = "RATIO")]
     pub min_agent_precision_at_1: Option<f64>,
@@ -89,6 +93,7 @@ pub fn eval(stdout: &mut dyn Write, args: &EvalArgs) -> super::Outcome {
         named_precision: args.min_named_precision,
         named_recall: args.min_recall,
         ranking_top1: args.min_ranking_top_1,
+        explicit_mention: args.min_explicit_mention,
         agent_precision_at_1: args.min_agent_precision_at_1,
         agent_precision: args.min_agent_precision,
         agent_recall: args.min_agent_recall,

@@ -142,6 +142,7 @@ fn figure(report: &Value, flag: &str) -> f64 {
         "--min-named-precision" => "/skills/namedPrecision/value",
         "--min-recall" => "/skills/namedRecall/value",
         "--min-ranking-top-1" => "/skills/rankingTop1/value",
+        "--min-explicit-mention" => "/skills/explicitMention/value",
         "--min-agent-precision-at-1" => "/agents/precisionAt1/value",
         "--min-agent-precision" => "/agents/precision/value",
         "--min-agent-recall" => "/agents/recall/value",

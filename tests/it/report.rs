@@ -807,7 +807,7 @@ fn report_eval_shows_risk_coverage_and_the_curve_and_no_prompt() {
     };
     let hook_row = format!(
         "<tr><th scope=\"row\">sophia-hook</th>{}{}{}</tr>",
-        cell("66.7", 8, 12),
+        cell("88.9", 8, 9),
         cell("17.4", 8, 46),
         cell("43.5", 20, 46)
     );

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::stages::skills::topics;
 use crate::text::{fold, routing_words, stem, terms};
 
 /// How a skill relates to the others, for precedence (docs/architecture.md: multi-source analysis →
@@ -60,6 +61,11 @@ pub enum Field {
     /// A word of the rest of the body's prose.
     #[serde(rename = "b")]
     Body,
+    /// A technology, platform or format the skill's name, description or keywords name
+    /// (`stages::skills::topics`, e.g. `build-tool/gradle`): not scored, read by object
+    /// agreement. Its stems are `@` and the label, which no prompt word can match.
+    #[serde(rename = "t")]
+    Topic,
 }
 
 impl Field {
@@ -69,6 +75,7 @@ impl Field {
             Field::Name => "name",
             Field::Description => "description",
             Field::NotFor => "not-for",
+            Field::Topic => "topic",
             Field::Avoid => "avoid",
             Field::BodyLead => "body-lead",
             Field::Body => "body",
@@ -184,6 +191,7 @@ impl CompiledCatalog {
                     Field::Name => "n",
                     Field::Description => "d",
                     Field::NotFor => "x",
+                    Field::Topic => "t",
                     Field::Avoid => "a",
                     Field::BodyLead => "e",
                     Field::Body => "b",
@@ -502,7 +510,7 @@ pub fn field_index(field: Field) -> Option<usize> {
         Field::Description => Some(1),
         Field::BodyLead => Some(2),
         Field::Body => Some(3),
-        Field::NotFor | Field::Avoid => None,
+        Field::NotFor | Field::Avoid | Field::Topic => None,
     }
 }
 
@@ -561,6 +569,7 @@ fn parse_term_line(mut f: Fields<'static>) -> Option<Term> {
         "n" => Field::Name,
         "d" => Field::Description,
         "x" => Field::NotFor,
+        "t" => Field::Topic,
         "a" => Field::Avoid,
         "e" => Field::BodyLead,
         "b" => Field::Body,
@@ -842,6 +851,33 @@ impl IndexView {
         }
     }
 
+    /// The skill whose id, or the folder of whose `SKILL.md`, is `name` (an explicit mention,
+    /// `stages::skills::mention`); reads the records whole, so only for a prompt that names a
+    /// skill its words did not reach.
+    pub fn skill_named(&self, name: &str) -> Option<CompiledSkill> {
+        let room = self.source.byte_len().saturating_sub(self.records_at) as usize;
+        let records = self.source.read_at(self.records_at, room)?;
+        let mut offset = 0usize;
+        for line in records.split(|&b| b == b'\n') {
+            let at = offset;
+            offset += line.len() + 1;
+            let Some(rest) = line.strip_prefix(b"S\t") else {
+                continue;
+            };
+            let line = String::from_utf8_lossy(rest);
+            let mut f = line.split('\t');
+            let id = f.next().unwrap_or_default();
+            let source = f.nth(2).unwrap_or_default();
+            let folder = source
+                .strip_suffix("/SKILL.md")
+                .and_then(|s| s.rsplit('/').next());
+            if id == name || folder.is_some_and(|f| f.eq_ignore_ascii_case(name)) {
+                return self.skill_at(at);
+            }
+        }
+        None
+    }
+
     /// Every skill id, in index order (reads the records whole).
     pub fn ids(&self) -> Vec<String> {
         let room = self.source.byte_len().saturating_sub(self.records_at) as usize;
@@ -934,7 +970,7 @@ pub fn postings(skills: &[CompiledSkill]) -> Vec<Posting> {
 }
 
 /// Bumped whenever the compiled form or the stemmer changes, so old indexes count as stale.
-pub const CATALOG_SCHEMA_VERSION: u32 = 8;
+pub const CATALOG_SCHEMA_VERSION: u32 = 9;
 
 #[derive(Debug, Deserialize)]
 struct Frontmatter {
@@ -1479,6 +1515,27 @@ pub fn compile_within(
                     label: Cow::Owned(n.clone()),
                 });
             }
+            // What the skill is about, for object agreement: read from its name, description
+            // and keywords whatever the catalog shares (the rule above keeps a word most
+            // skills have out of the evidence, not out of the skill's subject).
+            let about = format!(
+                "{} {} {}",
+                d.id.replace(['-', '_'], " "),
+                d.description,
+                d.keywords.join(" ")
+            );
+            for topic in topics::topics(&about) {
+                if out.len() >= limits::TERMS_PER_SKILL {
+                    full = true;
+                    break;
+                }
+                let label = topic.label();
+                out.push(Term {
+                    stems: Cow::Owned(format!("{}{label}", topics::STEM_MARK)),
+                    field: Field::Topic,
+                    label: Cow::Owned(label),
+                });
+            }
             if full {
                 warnings.push(format!(
                     "skill-terms-cut:{}: {} terms kept",
@@ -1779,7 +1836,7 @@ mod tests {
             &full[..full.len() / 2],
             "",
             "#\t5\tfp\n",
-            "#\t8\tfp\nH\t1\t1\t999\t0\t0\t0\t0\nE\t1\n",
+            "#\t9\tfp\nH\t1\t1\t999\t0\t0\t0\t0\nE\t1\n",
         ] {
             let text: &'static str = Box::leak(bad.to_owned().into_boxed_str());
             assert!(
@@ -2310,7 +2367,7 @@ mod index_tests {
         assert!(CompiledCatalog::from_lines(leak(before_end("W\tw\n"))).is_ok());
         // A record line before the header: the error names that line.
         for early in ["S\tx\tspecialist\t\t", "W\tw", "E\t0"] {
-            let text = format!("#\t8\tfp\n{early}\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n");
+            let text = format!("#\t9\tfp\n{early}\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n");
             assert_eq!(refused(&text), "line 2: malformed", "{early}");
         }
         // A header line first, without a schema line; the same catalog with one parses.
@@ -2319,8 +2376,8 @@ mod index_tests {
             "line 1: malformed"
         );
         let empty =
-            CompiledCatalog::from_lines("#\t8\tfp\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n").unwrap();
-        assert_eq!((empty.schema_version, empty.skills.len()), (8, 0));
+            CompiledCatalog::from_lines("#\t9\tfp\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n").unwrap();
+        assert_eq!((empty.schema_version, empty.skills.len()), (9, 0));
         // The last posting line moved among the records, the header's postings bytes cut to match.
         let (p, records) = p_lines(&full);
         let last = p[p.len() - 1];
@@ -2414,7 +2471,7 @@ mod index_tests {
     #[test]
     fn an_index_view_of_no_skills_and_of_the_skill_bound() {
         let text = leak(compile(&[], "fp".into(), vec![]).to_lines());
-        assert_eq!(text, "#\t8\tfp\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n");
+        assert_eq!(text, "#\t9\tfp\nH\t0\t0\t0\t0\t0\t0\t0\nE\t0\n");
         let view = IndexView::open(Box::new(text.as_bytes()), Origin::Machine).unwrap();
         assert!(view.is_empty());
         assert_eq!(view.len(), 0);
@@ -2432,14 +2489,14 @@ mod index_tests {
             "IndexView { source_fingerprint: \"fp\", skills: 2, .. }"
         );
         // The header may claim up to 1,000 skills (each is checked when it is read), no more.
-        let at_bound = leak("#\t8\tfp\nH\t1000\t0\t0\t0\t0\t0\t0\nE\t1000\n".into());
+        let at_bound = leak("#\t9\tfp\nH\t1000\t0\t0\t0\t0\t0\t0\nE\t1000\n".into());
         assert_eq!(
             IndexView::open(Box::new(at_bound.as_bytes()), Origin::Machine)
                 .unwrap()
                 .len(),
             1000
         );
-        let over = leak("#\t8\tfp\nH\t1001\t0\t0\t0\t0\t0\t0\nE\t1001\n".into());
+        let over = leak("#\t9\tfp\nH\t1001\t0\t0\t0\t0\t0\t0\nE\t1001\n".into());
         assert!(IndexView::open(Box::new(over.as_bytes()), Origin::Machine).is_err());
     }
 

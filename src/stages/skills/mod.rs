@@ -8,7 +8,9 @@ pub mod body;
 pub mod catalog;
 pub mod confidence;
 pub mod grounding;
+pub mod mention;
 pub mod router;
+pub mod topics;
 pub mod vocab;
 
 use serde::Serialize;

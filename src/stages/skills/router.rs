@@ -25,6 +25,8 @@ use crate::stages::skills::catalog::{
 use crate::stages::skills::confidence::{
     self, Candidate, Confidence, IndexTotals, ranking_order, ranking_scores,
 };
+use crate::stages::skills::mention;
+use crate::stages::skills::topics;
 use crate::stages::skills::vocab::expansions;
 use crate::stages::skills::{SkillMatch, SkillRouting};
 use crate::text::{fold, routing_window, routing_words, stem};
@@ -363,7 +365,18 @@ impl SkillRouter {
     /// [`route`](Self::route) with other calibrated constants: the calibration sweeps' entry
     /// point.
     pub fn route_with(&self, stripped: &str, calibration: Calibration) -> SkillRouting {
-        if let Some(subset) = self.lazy_subset(stripped) {
+        let mentions = mention::mentions(stripped);
+        if let Some(mut subset) = self.lazy_subset(stripped) {
+            // A skill the prompt names is routed whether or not one of its words reached it.
+            if let Some(view) = &self.lazy {
+                for m in mentions.iter().filter(|m| !m.negated) {
+                    if subset.find_mentioned(m).is_none()
+                        && let Some(skill) = view.skill_named(&m.name)
+                    {
+                        subset.push_skill(skill);
+                    }
+                }
+            }
             return subset.route_with(stripped, calibration);
         }
         // A project whose every SKILL.md was skipped (or whose scan ran out of time) has an empty
@@ -372,7 +385,130 @@ impl SkillRouter {
             return SkillRouting::default();
         }
         let scored = self.score(stripped, calibration);
-        self.select(scored, calibration)
+        let mut routing = self.select(scored, calibration);
+        self.apply_mentions(&mentions, &mut routing);
+        self.apply_agreement(stripped, &mut routing);
+        routing
+    }
+
+    /// Object agreement ([`topics`], docs/skills.md): a selected skill whose name, description
+    /// or keywords name another technology of a family the prompt names, and none of the
+    /// prompt's, is not named (`object-mismatch:<family>` among its reasons, as a runner-up). A
+    /// skill the prompt names explicitly is the user's choice and stays.
+    fn apply_agreement(&self, stripped: &str, routing: &mut SkillRouting) {
+        if routing.selected.is_empty() {
+            return;
+        }
+        let prompt = topics::topics(stripped);
+        if prompt.is_empty() {
+            return;
+        }
+        let mut vetoed: Vec<SkillMatch> = Vec::new();
+        routing.selected.retain_mut(|m| {
+            let locked = m.reasons.iter().any(|r| r.starts_with(mention::REASON));
+            let Some(skill) = self.skills.iter().find(|s| s.id == m.skill_id) else {
+                return true;
+            };
+            match topics::disagreement(&prompt, &topics::of_skill(skill)) {
+                Some(family) if !locked => {
+                    m.reasons.push(format!("object-mismatch:{family}"));
+                    vetoed.push(m.clone());
+                    false
+                }
+                _ => true,
+            }
+        });
+        if vetoed.is_empty() {
+            return;
+        }
+        for m in vetoed.into_iter().rev() {
+            routing.runners_up.insert(0, m);
+        }
+        routing.runners_up.truncate(RUNNERS_UP);
+        if routing.selected.is_empty() {
+            // Not named at any threshold: `eval`'s curve reads it as the rules' abstention.
+            routing.first_confidence = None;
+        }
+    }
+
+    /// The skill a mention names: its id, or the folder its `SKILL.md` is in (Claude Code keys a
+    /// skill by its folder).
+    fn find_mentioned(&self, m: &mention::Mention) -> Option<usize> {
+        let by_id = self.skills.iter().position(|s| s.id == m.name);
+        by_id.or_else(|| {
+            self.skills.iter().position(|s| {
+                skill_folder(&s.source).is_some_and(|f| f.eq_ignore_ascii_case(&m.name))
+            })
+        })
+    }
+
+    /// Adds a skill read from the index for a mention (a lazy subset only).
+    fn push_skill(&mut self, skill: CompiledSkill) {
+        self.lengths.push(bm25_length(&skill.terms) as f64);
+        self.keyworded
+            .push(skill.terms.iter().any(|t| t.field == Field::Keyword));
+        self.skills.push(skill);
+        self.postings = postings(&self.skills);
+    }
+
+    /// The explicit-mention lock (docs/skills.md, "Explicit mentions"): the skills the prompt
+    /// names positively and the catalog has are named, in the prompt's order (two at most),
+    /// whatever the scores say; a skill named after a negation is never named.
+    fn apply_mentions(&self, mentions: &[mention::Mention], routing: &mut SkillRouting) {
+        if mentions.is_empty() {
+            return;
+        }
+        let negated: Vec<&str> = mentions
+            .iter()
+            .filter(|m| m.negated)
+            .filter_map(|m| self.find_mentioned(m))
+            .map(|si| self.skills[si].id.as_str())
+            .collect();
+        let mut locked: Vec<usize> = Vec::new();
+        for m in mentions.iter().filter(|m| !m.negated) {
+            if let Some(si) = self.find_mentioned(m)
+                && !locked.contains(&si)
+                && !negated.contains(&self.skills[si].id.as_str())
+            {
+                locked.push(si);
+            }
+        }
+        let dropped: Vec<SkillMatch> = std::mem::take(&mut routing.selected);
+        if locked.is_empty() {
+            for m in dropped {
+                if negated.contains(&m.skill_id.as_str()) {
+                    routing.runners_up.insert(0, m);
+                } else {
+                    routing.selected.push(m);
+                }
+            }
+            if routing.selected.is_empty() {
+                routing.first_confidence = None;
+            }
+            return;
+        }
+        for &si in locked.iter().take(2) {
+            let id = &self.skills[si].id;
+            routing.runners_up.retain(|m| &m.skill_id != id);
+            let score = dropped
+                .iter()
+                .find(|m| &m.skill_id == id)
+                .map_or(0.0, |m| f64::from(m.score));
+            routing.selected.push(self.skill_match(
+                si,
+                score,
+                vec![format!("{}:{id}", mention::REASON)],
+            ));
+        }
+        for m in dropped.into_iter().rev() {
+            if !routing.selected.iter().any(|s| s.skill_id == m.skill_id) {
+                routing.runners_up.insert(0, m);
+            }
+        }
+        routing.runners_up.truncate(RUNNERS_UP);
+        // A lock is the user's choice, not the confidence's: `eval` counts it named at every
+        // threshold, as a decision of the rules.
+        routing.first_confidence = None;
     }
 
     /// What the learned confidence reads for `stripped` ([`ConfidenceInputs`]), with BM25F's
@@ -533,6 +669,8 @@ impl SkillRouter {
                     1.0
                 };
                 let weight = match term.field {
+                    // Read by object agreement, never scored (no prompt stem reaches one).
+                    Field::Topic => continue,
                     Field::Keyword | Field::NotFor => {
                         let matched = if term.is_phrase() {
                             q.via.is_none() && phrase_at(&phrase_stems, term.stems())
@@ -817,6 +955,17 @@ struct Scored {
     top_si: usize,
     top: f64,
     stems: Vec<String>,
+}
+
+/// The folder a skill's `SKILL.md` is in, from its source (`project:.claude/skills/pdf/SKILL.md`
+/// → `pdf`); `None` for the embedded catalog, which has no source.
+fn skill_folder(source: &str) -> Option<&str> {
+    let mut parts = source.rsplit(['/', '\\']);
+    let file = parts.next()?;
+    file.eq_ignore_ascii_case("SKILL.md")
+        .then(|| parts.next())
+        .flatten()
+        .filter(|f| !f.is_empty())
 }
 
 /// Extensions of source-code files. `js` is left out: `Next.js`, `Node.js` and `Vue.js` are
