@@ -399,17 +399,34 @@ impl SkillRouter {
         if routing.selected.is_empty() {
             return;
         }
-        let prompt = topics::topics(stripped);
+        // Only the families the selected skills name can disagree: the prompt is read for those.
+        let of_selected: Vec<Vec<topics::Topic>> = routing
+            .selected
+            .iter()
+            .map(|m| {
+                self.skills
+                    .iter()
+                    .find(|s| s.id == m.skill_id)
+                    .map(topics::of_skill)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut families: Vec<u16> = of_selected.iter().flatten().map(|t| t.family).collect();
+        if families.is_empty() {
+            return;
+        }
+        families.sort_unstable();
+        families.dedup();
+        let prompt = topics::topics_in(stripped, Some(&families));
         if prompt.is_empty() {
             return;
         }
         let mut vetoed: Vec<SkillMatch> = Vec::new();
+        let mut own = of_selected.into_iter();
         routing.selected.retain_mut(|m| {
             let locked = m.reasons.iter().any(|r| r.starts_with(mention::REASON));
-            let Some(skill) = self.skills.iter().find(|s| s.id == m.skill_id) else {
-                return true;
-            };
-            match topics::disagreement(&prompt, &topics::of_skill(skill)) {
+            let skill_topics = own.next().unwrap_or_default();
+            match topics::disagreement(&prompt, &skill_topics) {
                 Some(family) if !locked => {
                     m.reasons.push(format!("object-mismatch:{family}"));
                     vetoed.push(m.clone());

@@ -384,6 +384,29 @@ const FAMILIES: &[(&str, &[Group])] = &[
     ),
 ];
 
+/// The first words of the two-word entries of [`FAMILIES`]: a pair is looked up only after one
+/// (a unit test keeps the list equal to the table's).
+const PAIR_STARTS: &[&str] = &[
+    "asp",
+    "aws",
+    "azure",
+    "cloud",
+    "cosmos",
+    "ef",
+    "entity",
+    "github",
+    "google",
+    "jetpack",
+    "microsoft",
+    "new",
+    "oracle",
+    "react",
+    "service",
+    "spring",
+    "sql",
+    "vertex",
+];
+
 /// What a topic term's stems start with (then its label): no prompt word can match it.
 pub const STEM_MARK: &str = "@";
 
@@ -433,6 +456,12 @@ impl Topic {
 /// each part of a compound word (`build.gradle`: `gradle`) and each pair of adjacent words is
 /// looked up.
 pub fn topics(text: &str) -> Vec<Topic> {
+    topics_in(text, None)
+}
+
+/// [`topics`] of the given families only (`None`: all): object agreement asks only about the
+/// families a selected skill names, which keeps the hook's cost to a few lookups a word.
+pub fn topics_in(text: &str, families: Option<&[u16]>) -> Vec<Topic> {
     let folded = fold(text);
     let words: Vec<&str> = folded
         .split(|c: char| !(c.is_alphanumeric() || "#./-_".contains(c)))
@@ -442,19 +471,19 @@ pub fn topics(text: &str) -> Vec<Topic> {
     let mut out: Vec<Topic> = Vec::new();
     let mut pair = String::new();
     for (i, w) in words.iter().enumerate() {
-        lookup(w, &mut out);
+        lookup(w, families, &mut out);
         // A file or a compound names its parts too (`build.gradle`, `Cargo.toml`).
         if w.contains(['.', '/', '-', '_']) {
             for part in w.split(['.', '/', '-', '_']).filter(|p| !p.is_empty()) {
-                lookup(part, &mut out);
+                lookup(part, families, &mut out);
             }
         }
-        if let Some(next) = words.get(i + 1) {
+        if let Some(next) = words.get(i + 1).filter(|_| PAIR_STARTS.contains(w)) {
             pair.clear();
             pair.push_str(w);
             pair.push(' ');
             pair.push_str(next);
-            lookup(&pair, &mut out);
+            lookup(&pair, families, &mut out);
         }
     }
     out.sort_unstable();
@@ -462,8 +491,11 @@ pub fn topics(text: &str) -> Vec<Topic> {
     out
 }
 
-fn lookup(word: &str, out: &mut Vec<Topic>) {
+fn lookup(word: &str, families: Option<&[u16]>, out: &mut Vec<Topic>) {
     for (f, (_, groups)) in FAMILIES.iter().enumerate() {
+        if families.is_some_and(|only| !only.contains(&(f as u16))) {
+            continue;
+        }
         for (g, (_, names)) in groups.iter().enumerate() {
             if names.contains(&word) {
                 out.push(Topic {
@@ -514,6 +546,37 @@ mod tests {
         );
         assert_eq!(labels("gitlab-ci pipeline"), ["ci/gitlab-ci"]);
         assert_eq!(labels("make it go faster next time"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn pair_starts_are_the_first_words_of_the_two_word_entries() {
+        let mut starts: Vec<&str> = FAMILIES
+            .iter()
+            .flat_map(|(_, groups)| groups.iter())
+            .flat_map(|(_, names)| names.iter())
+            .filter_map(|n| n.split_once(' ').map(|(first, _)| first))
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        assert_eq!(starts, PAIR_STARTS);
+    }
+
+    #[test]
+    fn topics_in_reads_only_the_families_asked() {
+        let text = "port the gradle build to GKE";
+        let all = topics(text);
+        assert_eq!(all.len(), 2);
+        let cloud = all
+            .iter()
+            .find(|t| t.label() == "cloud/gcp")
+            .unwrap()
+            .family;
+        let only: Vec<String> = topics_in(text, Some(&[cloud]))
+            .into_iter()
+            .map(Topic::label)
+            .collect();
+        assert_eq!(only, ["cloud/gcp"]);
+        assert!(topics_in(text, Some(&[])).is_empty());
     }
 
     #[test]
