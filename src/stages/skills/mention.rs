@@ -8,9 +8,9 @@
 //!   `/plugin:name`);
 //! - the word `skill` right before or after the name: `use the pdf skill`, `skill pdf`,
 //!   `con la skill pdf`, `skill: pdf`, `` the `pdf` skill ``;
-//! - a name in backticks written exactly as an id of two or more words (`` `eas-hosting` ``):
-//!   a single backticked word is usually the user's code (`` `Signup` ``, `` `pdf` ``), not a
-//!   skill.
+//! - an id of two or more words written as it is spelled, bare or in backticks
+//!   (`eas-hosting`, `` `eas-hosting` ``): a single word (`pdf`, `` `Signup` ``) is usually the
+//!   user's subject or code, not a skill's name.
 //!
 //! A name after a negation in its clause (`don't use the pdf skill`, `senza la skill pdf`) is a
 //! mention too, negated: the router then never names that skill. Fenced code is not read (pasted
@@ -33,9 +33,8 @@ pub struct Mention {
 
 /// Whether the prompt can hold a mention at all: the fast path of every prompt that does not.
 pub fn may_mention(prompt: &str) -> bool {
-    prompt.contains('$')
+    prompt.contains(['$', '`', '-', '_'])
         || prompt.trim_start().starts_with('/')
-        || prompt.contains('`')
         || prompt
             .as_bytes()
             .windows(5)
@@ -138,8 +137,11 @@ fn mentioned(tokens: &[Token], i: usize, at_start: bool) -> (Vec<String>, usize,
             .collect();
         return (names, first, last);
     }
+    // A compound id written as it is spelled (`eas-hosting`, with or without backticks) names
+    // the skill: the "an explicit skill name in the prompt is a lock". A single word
+    // (`pdf`, `` `Signup` ``) is usually the user's subject or code, not a skill's name.
     let compound = word.trim_matches(['-', '_']).contains(['-', '_']);
-    if tokens[i].backticked && compound && tokens[i].raw.contains(word) {
+    if compound && tokens[i].raw.contains(word) {
         return one(name_of(word));
     }
     (Vec::new(), i, i)
@@ -191,6 +193,7 @@ mod tests {
             ("usa la skill `pdf-tools` per unirli", "pdf-tools"),
             ("use the `pdf-tools` skill", "pdf-tools"),
             ("merge them with `pdf-tools`", "pdf-tools"),
+            ("merge them with pdf-tools please", "pdf-tools"),
             ("use the \"pdf\" skill", "pdf"),
             ("the pdf skill, please", "pdf"),
         ];
