@@ -266,7 +266,45 @@ pub struct SkillMetrics {
     /// the hook's own threshold (prompts the rules decide are named as the hook names them at
     /// every point). BM25F's: over its top score, at every score where a point changes.
     pub curve: Vec<CurvePoint>,
+    /// The confidence's reliability: the prompts the confidence decided, by tenths of the
+    /// confidence of the ranking's first candidate, and how many of those candidates were right
+    /// (a prompt that expects no skill has no right candidate). A calibrated confidence has
+    /// each bin's share right near its confidence. Empty for BM25F and where the rules decide.
+    pub reliability: Vec<ReliabilityBin>,
     pub per_skill: BTreeMap<String, PerSkill>,
+}
+
+/// One bin of [`SkillMetrics::reliability`]: confidences in `[from, to)` (the last bin holds 1).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReliabilityBin {
+    pub from: f64,
+    pub to: f64,
+    /// Right first candidates over the prompts in the bin.
+    pub right: Ratio,
+}
+
+/// The reliability bins of the cases the confidence decided (`Gate::Score`), by tenths.
+fn reliability(cases: &[CurveCase]) -> Vec<ReliabilityBin> {
+    let mut bins: Vec<(usize, usize)> = vec![(0, 0); 10];
+    for c in cases {
+        if let Gate::Score(p) = c.gate {
+            let at = ((p.clamp(0.0, 1.0) * 10.0).floor() as usize).min(9);
+            bins[at].1 += 1;
+            bins[at].0 += usize::from(c.right && c.with_skill);
+        }
+    }
+    if bins.iter().all(|b| b.1 == 0) {
+        return Vec::new();
+    }
+    bins.into_iter()
+        .enumerate()
+        .map(|(i, (right, n))| ReliabilityBin {
+            from: i as f64 / 10.0,
+            to: (i + 1) as f64 / 10.0,
+            right: Ratio::new(right, n),
+        })
+        .collect()
 }
 
 /// One point of the risk and coverage curve.
@@ -479,6 +517,7 @@ pub fn run(cases: &[Case], project: &mut Project) -> Report {
     let (thresholds, hook) = router_thresholds();
     report.skills = SkillMetrics {
         curve: curve(&s.curve, &thresholds, Some(hook)),
+        reliability: reliability(&s.curve),
         per_skill: s
             .per_skill
             .iter()
@@ -784,6 +823,7 @@ fn skill_ratios(s: &SkillCounts) -> SkillMetrics {
         ),
         explicit_mention: Ratio::new(s.explicit.0, s.explicit.1),
         curve: Vec::new(),
+        reliability: Vec::new(),
         per_skill: BTreeMap::new(),
     }
 }
@@ -1210,6 +1250,21 @@ pub fn render_table(report: &Report) -> String {
         );
     }
     render_curve(&mut out, s, report.skills_bm25_baseline.as_ref());
+    if !s.reliability.is_empty() {
+        out.push_str(
+            "\nreliability (prompts the confidence decided, by the confidence of the first \
+             candidate: the share whose candidate is right)\n",
+        );
+        for b in s.reliability.iter().filter(|b| b.right.total > 0) {
+            out.push_str(&format!(
+                "  {:.1}-{:.1}  {} {:>9}\n",
+                b.from,
+                b.to,
+                percent(b.right.value, 6),
+                format!("({}/{})", b.right.hits, b.right.total)
+            ));
+        }
+    }
     if !s.per_skill.is_empty() {
         out.push_str("\n  per skill                      tp   fp   fn  precision  recall\n");
         for (id, p) in &s.per_skill {
@@ -1478,6 +1533,34 @@ mod tests {
         let never = curve(&cases, &[2.0], None);
         assert_eq!(pair(recall_at_precision(&never, 1.0, 4)), (1, 4));
         assert_eq!(pair(recall_at_precision(&never, 1.01, 4)), (0, 4));
+    }
+
+    #[test]
+    fn reliability_bins_the_confidence_decided_cases_by_tenths() {
+        let case = |p: Option<f64>, right: bool, with_skill: bool| CurveCase {
+            with_skill,
+            right,
+            gate: p.map_or(Gate::Fixed(true), Gate::Score),
+        };
+        let cases = [
+            case(Some(0.05), false, true),
+            case(Some(0.95), true, true),
+            case(Some(1.0), true, true),
+            case(Some(0.95), false, false),
+            case(Some(0.31), true, true),
+            // The rules decided: not the confidence's, not binned.
+            case(None, true, true),
+        ];
+        let bins = reliability(&cases);
+        assert_eq!(bins.len(), 10);
+        let at = |i: usize| (bins[i].right.hits, bins[i].right.total);
+        assert_eq!(at(0), (0, 1));
+        assert_eq!(at(3), (1, 1));
+        // 1.0 is in the last bin; a no-skill prompt's candidate is never right.
+        assert_eq!(at(9), (2, 3));
+        assert_eq!(bins.iter().map(|b| b.right.total).sum::<usize>(), 5);
+        assert_eq!((bins[9].from, bins[9].to), (0.9, 1.0));
+        assert!(reliability(&[case(None, true, true)]).is_empty());
     }
 
     #[test]
