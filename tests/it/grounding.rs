@@ -12,7 +12,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sophia_hook::hosts::Event;
 use sophia_hook::hosts::Host;
 
 struct Machine {
@@ -47,8 +46,6 @@ const PLACES: [(Place, Host); 9] = [
     (Place::CopilotUser, Host::Copilot),
     (Place::AntigravityUser, Host::Antigravity),
 ];
-
-static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 const SQL: &str = r#"{"command": "node", "args": ["/opt/mcp-servers/sql-node/index.js"]}"#;
 
@@ -131,25 +128,7 @@ impl Machine {
     }
 
     fn payload(&self, host: Host, prompt: &str) -> Vec<u8> {
-        let wire = host.event_name(Event::UserPromptSubmit);
-        let mut payload = (host.spec().payload.sample)(
-            Event::UserPromptSubmit,
-            wire,
-            self.project.to_str().unwrap(),
-            // A conversation of its own per run: a host that fires per model call (Antigravity)
-            // answers a repeated turn once.
-            &RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                .to_string(),
-        );
-        let key = payload
-            .as_object()
-            .unwrap()
-            .iter()
-            .find(|(_, v)| v.as_str() == Some(sophia_hook::hosts::SAMPLE_PROMPT))
-            .map(|(k, _)| k.clone())
-            .expect("the sample payload carries the sample prompt");
-        payload[key] = prompt.into();
-        payload.to_string().into_bytes()
+        common::prompt_payload(host, &self.project, prompt)
     }
 
     fn run(&self, args: &[&str], host: Host, prompt: &str, env: &[(&str, &str)]) -> common::Run {

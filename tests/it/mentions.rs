@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use serde_json::Value;
-use sophia_hook::hosts::{Event, Host};
+use sophia_hook::hosts::Host;
 
 /// A folder a host does not read, per host (docs/skills.md, "How the folders were verified").
 const NOT_READ: &[(&str, &str)] = &[
@@ -53,35 +53,10 @@ fn skill(root: &Path, folder: &str, id: &str, description: &str) {
     .unwrap();
 }
 
-fn payload(host: Host, project: &Path, prompt: &str) -> Vec<u8> {
-    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let wire = host.event_name(Event::UserPromptSubmit);
-    // A conversation of its own per prompt: a host that fires per model call (Antigravity)
-    // answers a repeated turn once.
-    let conversation = RUN
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        .to_string();
-    let mut payload = (host.spec().payload.sample)(
-        Event::UserPromptSubmit,
-        wire,
-        project.to_str().unwrap(),
-        &conversation,
-    );
-    let key = payload
-        .as_object()
-        .unwrap()
-        .iter()
-        .find(|(_, v)| v.as_str() == Some(sophia_hook::hosts::SAMPLE_PROMPT))
-        .map(|(k, _)| k.clone())
-        .expect("the sample payload carries the sample prompt");
-    payload[key] = prompt.into();
-    payload.to_string().into_bytes()
-}
-
 /// Hook stdout and the explain decision for `prompt` on `host`.
 fn ask(host: Host, home: &Path, project: &Path, prompt: &str) -> (String, Value) {
     let env = [("SOPHIA_ANALYTICS", "off")];
-    let body = payload(host, project, prompt);
+    let body = common::prompt_payload(host, project, prompt);
     let hook = common::run_binary_in(&["--host", host.as_str()], &body, home, project, &env);
     assert_eq!(hook.code, 0, "{}", hook.stderr);
     let explain = common::run_binary_in(

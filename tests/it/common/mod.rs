@@ -287,3 +287,30 @@ pub fn copy_canonical_source(project: &Path) {
     )
     .unwrap();
 }
+
+/// A prompt event as `host` sends it for `prompt` in `project`: the host's sample payload with
+/// its prompt replaced, in a conversation of its own per call (a host that fires per model call,
+/// Antigravity, answers a repeated turn once).
+pub fn prompt_payload(host: sophia_hook::hosts::Host, project: &Path, prompt: &str) -> Vec<u8> {
+    use sophia_hook::hosts::Event;
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let conversation = RUN
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        .to_string();
+    let wire = host.event_name(Event::UserPromptSubmit);
+    let mut payload = (host.spec().payload.sample)(
+        Event::UserPromptSubmit,
+        wire,
+        project.to_str().unwrap(),
+        &conversation,
+    );
+    let key = payload
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, v)| v.as_str() == Some(sophia_hook::hosts::SAMPLE_PROMPT))
+        .map(|(k, _)| k.clone())
+        .expect("the sample payload carries the sample prompt");
+    payload[key] = prompt.into();
+    payload.to_string().into_bytes()
+}
