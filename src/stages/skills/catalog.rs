@@ -867,10 +867,7 @@ impl IndexView {
             let line = String::from_utf8_lossy(rest);
             let mut f = line.split('\t');
             let id = f.next().unwrap_or_default();
-            let source = f.nth(2).unwrap_or_default();
-            let folder = source
-                .strip_suffix("/SKILL.md")
-                .and_then(|s| s.rsplit('/').next());
+            let folder = skill_folder(f.nth(2).unwrap_or_default());
             if id == name || folder.is_some_and(|f| f.eq_ignore_ascii_case(name)) {
                 return self.skill_at(at);
             }
@@ -1222,6 +1219,17 @@ fn validate_skill(skill: &CompiledSkill, origin: Origin) -> Result<(), String> {
 
 fn truncate(s: &str) -> String {
     s.chars().take(40).collect()
+}
+
+/// The folder a skill's `SKILL.md` is in, from its source (`project:.claude/skills/pdf/SKILL.md`
+/// → `pdf`): Claude Code keys a skill by it. `None` for the embedded catalog, which has no source.
+pub fn skill_folder(source: &str) -> Option<&str> {
+    let mut parts = source.rsplit(['/', '\\']);
+    let file = parts.next()?;
+    file.eq_ignore_ascii_case("SKILL.md")
+        .then(|| parts.next())
+        .flatten()
+        .filter(|f| !f.is_empty())
 }
 
 /// Skill and agent ids: 1–64 characters of lowercase ASCII letters, digits, `-` and `_`,
@@ -1860,6 +1868,27 @@ mod tests {
         let view = IndexView::open(Box::new(bytes), Origin::Machine).unwrap();
         assert!(view.subset(["zeta3x", "topic3"]).skills.is_empty());
         assert_eq!(view.subset(["zeta4x"]).skills.len(), 1);
+    }
+
+    #[test]
+    fn the_folder_of_a_skill_is_read_from_its_source() {
+        for (source, folder) in [
+            ("project:.agents/skills/pdf/SKILL.md", Some("pdf")),
+            (
+                "user:~/.claude/skills/Pdf-Tools/SKILL.md",
+                Some("Pdf-Tools"),
+            ),
+            ("project:.agents/skills/group/pdf/skill.md", Some("pdf")),
+            (
+                "user:C:\\Users\\me\\.claude\\skills\\pdf\\SKILL.md",
+                Some("pdf"),
+            ),
+            ("project:skills/pdf/README.md", None),
+            ("SKILL.md", None),
+            ("", None),
+        ] {
+            assert_eq!(skill_folder(source), folder, "{source}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use crate::stages::skills::catalog::{
     CompiledCatalog, CompiledSkill, Field, IndexView, Posting, Scope, bm25_length, field_lengths,
-    field_sums, postings,
+    field_sums, postings, skill_folder,
 };
 use crate::stages::skills::confidence::{
     self, Candidate, Confidence, IndexTotals, ranking_order, ranking_scores,
@@ -972,17 +972,6 @@ struct Scored {
     top_si: usize,
     top: f64,
     stems: Vec<String>,
-}
-
-/// The folder a skill's `SKILL.md` is in, from its source (`project:.claude/skills/pdf/SKILL.md`
-/// → `pdf`); `None` for the embedded catalog, which has no source.
-fn skill_folder(source: &str) -> Option<&str> {
-    let mut parts = source.rsplit(['/', '\\']);
-    let file = parts.next()?;
-    file.eq_ignore_ascii_case("SKILL.md")
-        .then(|| parts.next())
-        .flatten()
-        .filter(|f| !f.is_empty())
 }
 
 /// Extensions of source-code files. `js` is left out: `Next.js`, `Node.js` and `Vue.js` are
