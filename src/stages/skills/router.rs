@@ -1993,6 +1993,32 @@ mod tests {
         let got = lazy(&router_defs()).route_rules("mostrami il query plan delle tabelle");
         assert_eq!(selected(&got), ["db"], "{got:?}");
         assert_eq!(got.selected[0].score, 12, "{got:?}");
+        // A skill the prompt names but none of its words reach (every name word is shared by
+        // the whole catalog, or too short to be a word) is read from the index by its name.
+        let shared: Vec<SkillDef> = ["x", "y", "z", "w"]
+            .iter()
+            .map(|k| {
+                plain(
+                    &format!("data-{k}"),
+                    &format!("Data tool {k}{k}{k} for rows."),
+                )
+            })
+            .collect();
+        for prompt in [
+            "$data-x please",
+            "use the data-y skill",
+            "nothing named here",
+        ] {
+            let whole = SkillRouter::new(compile(&shared, "fp".into(), vec![]));
+            assert_eq!(
+                lazy(&shared).route_with(prompt, Calibration::HOOK),
+                whole.route_with(prompt, Calibration::HOOK),
+                "{prompt}"
+            );
+        }
+        let got = lazy(&shared).route_with("$data-x please", Calibration::HOOK);
+        assert_eq!(selected(&got), ["data-x"], "{got:?}");
+        assert_eq!(got.selected[0].reasons, ["explicit-mention:data-x"]);
         let empty = lazy(&[]);
         assert_eq!((empty.len(), empty.is_empty()), (0, true));
         assert!(empty.ids().is_empty());
