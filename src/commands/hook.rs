@@ -23,6 +23,11 @@ pub struct HookFlags {
     /// Planning mode, for hosts that do not report it (Codex); same as SOPHIA_PLANNING=1.
     #[arg(long)]
     pub planning: bool,
+    /// The time budget of this run in milliseconds, for tests and benchmarks: a command-line
+    /// flag is the user's own (SOPHIA_TIME_BUDGET_MS, which a repository can set for a host's
+    /// hooks, is clamped to 150 ms).
+    #[arg(long, value_name = "MS")]
+    pub time_budget_ms: Option<u64>,
 }
 
 impl HookFlags {
@@ -31,6 +36,7 @@ impl HookFlags {
             host: self.host,
             event: self.event.clone(),
             planning: self.planning,
+            time_budget: self.time_budget_ms.map(std::time::Duration::from_millis),
         }
     }
 }
@@ -61,7 +67,7 @@ pub fn is_tool_invocation(args: &[OsString]) -> bool {
     let mut words = args.iter().skip(1).map(|a| a.to_str());
     while let Some(word) = words.next() {
         match word {
-            Some("--host" | "--event") => {
+            Some("--host" | "--event" | "--time-budget-ms") => {
                 words.next();
             }
             Some(w) if w.starts_with('-') => {}
@@ -72,7 +78,8 @@ pub fn is_tool_invocation(args: &[OsString]) -> bool {
     false
 }
 
-/// Hook-mode arguments (`--host H`, `--event E`, `--planning`, also in `--flag=value` form),
+/// Hook-mode arguments (`--host H`, `--event E`, `--planning`, `--time-budget-ms MS`, also in
+/// `--flag=value` form),
 /// read by hand; `None` for anything else (a subcommand, `--help`, an unknown host), which goes
 /// to clap.
 pub fn parse_hook_args(args: &[OsString]) -> Option<HookArgs> {
@@ -86,6 +93,13 @@ pub fn parse_hook_args(args: &[OsString]) -> Option<HookArgs> {
         };
         match flag {
             "--planning" if inline.is_none() => out.planning = true,
+            "--time-budget-ms" => {
+                let value = match inline {
+                    Some(v) => v,
+                    None => rest.next()??,
+                };
+                out.time_budget = Some(std::time::Duration::from_millis(value.parse().ok()?));
+            }
             "--host" | "--event" => {
                 let value = match inline {
                     Some(v) => v,

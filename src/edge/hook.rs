@@ -36,11 +36,18 @@ pub struct HookArgs {
     /// `--event`, verbatim; an event we do not answer makes the run a pass-through.
     pub event: Option<String>,
     pub planning: bool,
+    /// `--time-budget-ms`: this run's budget, over the settings' (the user's own flag).
+    pub time_budget: Option<std::time::Duration>,
 }
 
 impl HookArgs {
     pub fn host(&self) -> Host {
         self.host.unwrap_or(Host::DEFAULT)
+    }
+
+    /// The run's time budget: the flag's, else the settings' (clamped from the environment).
+    pub fn time_budget(&self, settings: &Settings) -> std::time::Duration {
+        self.time_budget.unwrap_or(settings.time_budget)
     }
 }
 
@@ -167,7 +174,8 @@ fn load(
         panic!("fault injected by SOPHIA_FAULT=panic");
     }
     let mut payload = Payload::parse(&bytes).map_err(|e| e.code())?;
-    let over_budget = || clock.elapsed().saturating_sub(read_at) > settings.time_budget;
+    let budget = args.time_budget(settings);
+    let over_budget = || clock.elapsed().saturating_sub(read_at) > budget;
     let now = clock.now();
     let (decision, analytics) = load_and_decide(
         &mut payload,
@@ -284,7 +292,7 @@ pub fn load_and_decide(
         let _ = writeln!(
             err,
             "[sophia-hook] degraded reason=time-budget budget_ms={}",
-            settings.time_budget.as_millis()
+            args.time_budget(settings).as_millis()
         );
     }
     Ok((decision::decide(&request, &project), project.analytics))
@@ -393,6 +401,10 @@ fn load_project(
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);
     project.skill_warnings.extend(config.warnings());
+    // What the environment set that was refused or clamped (`edge::settings`): codes only.
+    project
+        .skill_warnings
+        .extend(settings.warnings.iter().cloned());
     if request.event == Event::UserPromptSubmit {
         // Paths come from the configuration read above, not from a second read of it, and stay
         // inside the project (a refused path reads as missing, with a warning).

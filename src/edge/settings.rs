@@ -61,6 +61,15 @@ pub struct Settings {
     /// When a run has used this much time before loading catalogs or scoring, it emits the minimal
     /// safe output instead (`SOPHIA_TIME_BUDGET_MS`, default 100 ms).
     pub time_budget: std::time::Duration,
+    /// How long a state update waits for another session's lock (`SOPHIA_STATE_LOCK_MS`, at most
+    /// [`MAX_STATE_LOCK_WAIT`]).
+    pub state_lock_wait: std::time::Duration,
+    /// What the environment set that was refused or clamped, one code each
+    /// (`env-ignored:<VAR>:<why>`, `env-clamped:<VAR>`): shown by `explain`, `doctor` and the
+    /// hook's debug lines.
+    pub warnings: Vec<String>,
+    /// The variable the cache folder came from (`HOME` for the default under it).
+    pub cache_var: &'static str,
     /// The search path (`PATH`): where a host finds a bare `sophia-hook` (`install`, `doctor`).
     pub search_path: Option<String>,
     /// `NO_COLOR` is set (not empty): clap's usage errors and help stay plain.
@@ -95,11 +104,15 @@ impl Settings {
     }
 
     pub fn from_env() -> Settings {
+        // The one place the process environment is read (clippy.toml refuses `std::env::var*`
+        // everywhere else).
+        #[allow(clippy::disallowed_methods)]
         let get = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        if let Some(ms) = get(ENV_STATE_LOCK_MS).and_then(|v| v.trim().parse::<u64>().ok()) {
-            crate::edge::files::set_lock_wait(std::time::Duration::from_millis(ms));
-        }
         let mut settings = Settings::from_lookup(get);
+        if let Ok(cwd) = std::env::current_dir() {
+            settings.refuse_inside_project(&cwd);
+        }
+        crate::edge::files::set_lock_wait(settings.state_lock_wait);
         settings.stdin_is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
         if let Some(dir) = &settings.config_dir {
             let user = crate::edge::config::load_user(dir);
@@ -113,6 +126,46 @@ impl Settings {
             }
         }
         settings
+    }
+
+    /// Refuses every folder and file of ours that lies inside the git work tree of `cwd` (where
+    /// the host runs us: the repository), seen through links: an absolute path from a project's
+    /// `env` block or `.env` that names the clone would put our cache, state, logs or the user's
+    /// host settings into it. Not when that work tree is the home folder itself (a dotfiles
+    /// repository). Each refusal is a warning naming the variable (`…:inside-project`).
+    pub fn refuse_inside_project(&mut self, cwd: &Path) {
+        let Some(root) = cwd
+            .ancestors()
+            .find(|dir| crate::edge::files::Place::user(dir.join(".git")).exists())
+            .map(seen_through_links)
+        else {
+            return;
+        };
+        let inside = |p: &Path| seen_through_links(p).starts_with(&root);
+        if self.home.as_deref().map(seen_through_links).as_ref() == Some(&root) {
+            return;
+        }
+        let mut said = Vec::new();
+        let mut refuse = |slot: &mut Option<PathBuf>, var: &str| {
+            if slot.as_deref().is_some_and(inside) {
+                *slot = None;
+                said.push(format!("env-ignored:{var}:inside-project"));
+            }
+        };
+        refuse(&mut self.home, "HOME");
+        refuse(&mut self.analytics_file, ENV_ANALYTICS_FILE);
+        refuse(&mut self.availability_file, ENV_AVAILABILITY);
+        refuse(&mut self.cache_dir, self.cache_var);
+        refuse(&mut self.config_dir, "XDG_CONFIG_HOME");
+        refuse(&mut self.state_dir, "XDG_STATE_HOME");
+        self.host_homes.retain(|var, dir| {
+            let keep = !inside(dir);
+            if !keep {
+                said.push(format!("env-ignored:{var}:inside-project"));
+            }
+            keep
+        });
+        self.warnings.extend(said);
     }
 
     /// Applies the user-level configuration's analytics keys (`enabled`, `file`): trusted, since
@@ -132,78 +185,78 @@ impl Settings {
         }
     }
 
-    /// Builds settings from any variable lookup (tests pass a map).
+    /// Builds settings from any variable lookup (tests pass a map). Every variable is input a
+    /// repository can set (hosts apply a project's `env` block or `.env` to their hooks), so each
+    /// value is validated here, once: a path must be absolute and free of `..` (it is normalised),
+    /// a file we write must not be a dotfile, a number is clamped to its documented ceiling.
+    /// What is refused or clamped is said in [`Settings::warnings`], naming the variable.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Settings {
-        let home = get("HOME")
-            .or_else(|| get("USERPROFILE"))
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        let mut env = Env {
+            get: &get,
+            warnings: Vec::new(),
+        };
+        let home = env.path("HOME").or_else(|| env.path("USERPROFILE"));
         let analytics_on = !get(ENV_ANALYTICS).is_some_and(|v| is_off(&v));
-        let env_file = get(ENV_ANALYTICS_FILE).filter(|p| !p.is_empty());
-        let analytics_default = env_file.is_none();
-        let analytics_file = match env_file {
-            // A relative path never resolves against the process's working directory (the
-            // project the host runs us in): it is relative to the home directory.
-            Some(path) => home.as_ref().map_or_else(
-                || Some(PathBuf::from(&path)).filter(|p| p.is_absolute()),
-                |h| Some(user_path(h, Path::new(&path))),
-            ),
-            None => home
+        let env_file = env.written_file(ENV_ANALYTICS_FILE);
+        let analytics_from_env = get(ENV_ANALYTICS).is_some() || env.is_set(ENV_ANALYTICS_FILE);
+        // A refused `SOPHIA_ANALYTICS_FILE` switches analytics off: the user asked for another
+        // file than the default, and a value we cannot use is not a reason to write elsewhere.
+        let analytics_default = !env.is_set(ENV_ANALYTICS_FILE);
+        let analytics_file = match (env_file, analytics_default) {
+            (Some(path), _) => Some(path),
+            (None, true) => home
                 .as_ref()
                 .map(|h| h.join(".mcp-servers/analytics/sophia-hook.jsonl")),
+            (None, false) => None,
         }
         .filter(|_| analytics_on);
-        let availability_file = get(ENV_AVAILABILITY)
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                home.as_ref()
-                    .map(|h| h.join(".mcp-servers/agent-availability.json"))
-            });
-        let cache_dir = get(ENV_CACHE_DIR)
-            .or_else(|| get("XDG_CACHE_HOME"))
-            .or_else(|| get("LOCALAPPDATA"))
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                home.as_ref().map(|h| {
-                    if cfg!(target_os = "macos") {
-                        h.join("Library/Caches")
-                    } else {
-                        h.join(".cache")
-                    }
-                })
-            });
-        let xdg = |var: &str, fallback: &str| {
-            get(var)
-                .filter(|p| Path::new(p).is_absolute())
-                .map(PathBuf::from)
-                .or_else(|| home.as_ref().map(|h| h.join(fallback)))
-                .map(|d| d.join("sophia-hook"))
+        let availability_file = match env.written_file(ENV_AVAILABILITY) {
+            Some(path) => Some(path),
+            None if env.is_set(ENV_AVAILABILITY) => None,
+            None => home
+                .as_ref()
+                .map(|h| h.join(".mcp-servers/agent-availability.json")),
         };
-        let time_budget = get(ENV_TIME_BUDGET_MS)
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map_or(DEFAULT_TIME_BUDGET, std::time::Duration::from_millis);
-        let state_dir = get("XDG_STATE_HOME")
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
+        let cache_from = env.first_path(&[ENV_CACHE_DIR, "XDG_CACHE_HOME", "LOCALAPPDATA"]);
+        let cache_var = cache_from.as_ref().map_or("HOME", |(var, _)| *var);
+        let cache_dir = cache_from.map(|(_, p)| p).or_else(|| {
+            home.as_ref().map(|h| {
+                if cfg!(target_os = "macos") {
+                    h.join("Library/Caches")
+                } else {
+                    h.join(".cache")
+                }
+            })
+        });
+        let config_dir = env
+            .path("XDG_CONFIG_HOME")
+            .or_else(|| home.as_ref().map(|h| h.join(".config")))
+            .map(|d| d.join("sophia-hook"));
+        let state_dir = env
+            .path("XDG_STATE_HOME")
             .or_else(|| home.as_ref().map(|h| h.join(".local/state")));
+        let time_budget = env
+            .millis(ENV_TIME_BUDGET_MS, MAX_TIME_BUDGET)
+            .unwrap_or(DEFAULT_TIME_BUDGET);
+        let state_lock_wait = env
+            .millis(ENV_STATE_LOCK_MS, MAX_STATE_LOCK_WAIT)
+            .unwrap_or(MAX_STATE_LOCK_WAIT);
+        let host_homes = crate::hosts::Host::home_vars()
+            .into_iter()
+            .filter_map(|var| env.path(var).map(|p| (var, p)))
+            .collect();
+        let search_path = env.search_path();
+        let warnings = env.warnings;
         Settings {
+            cache_var,
             state_dir,
             time_budget,
-            analytics_from_env: get(ENV_ANALYTICS).is_some()
-                || get(ENV_ANALYTICS_FILE).is_some_and(|p| !p.is_empty()),
-            host_homes: crate::hosts::Host::home_vars()
-                .into_iter()
-                .filter_map(|var| {
-                    get(var)
-                        .filter(|p| !p.is_empty())
-                        .map(|p| (var, PathBuf::from(p)))
-                })
-                .collect(),
+            state_lock_wait,
+            analytics_from_env,
+            host_homes,
             availability_file,
             cache_dir,
-            config_dir: xdg("XDG_CONFIG_HOME", ".config"),
+            config_dir,
             hotword_prefix: None,
             models: crate::config::ModelMap::new(),
             embedded_skills: get(ENV_EMBEDDED_SKILLS)
@@ -215,11 +268,173 @@ impl Settings {
             planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
             home,
             inject_panic: get(ENV_FAULT).is_some_and(|v| v == "panic"),
-            search_path: get("PATH").filter(|p| !p.is_empty()),
+            search_path,
             no_color: get("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stdin_is_terminal: false,
+            warnings,
         }
     }
+}
+
+/// Every variable [`Settings::from_lookup`] reads, by what it holds: the paths (folders and files
+/// of ours, validated by `Env::path`), the files we write (no dotfile), the numbers (clamped) and
+/// the words (switches, `PATH`). A variable read but not listed fails the test
+/// `every_variable_read_is_classified`, so a new one cannot skip the checks the tests generate
+/// over these lists (here and in `tests/it/env_input.rs`).
+pub fn path_vars() -> Vec<&'static str> {
+    let mut vars = vec![
+        "HOME",
+        "USERPROFILE",
+        ENV_ANALYTICS_FILE,
+        ENV_AVAILABILITY,
+        ENV_CACHE_DIR,
+        "XDG_CACHE_HOME",
+        "LOCALAPPDATA",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+    ];
+    vars.extend(crate::hosts::Host::home_vars());
+    vars
+}
+pub const WRITTEN_FILE_VARS: &[&str] = &[ENV_ANALYTICS_FILE, ENV_AVAILABILITY];
+pub const NUMBER_VARS: &[&str] = &[ENV_TIME_BUDGET_MS, ENV_STATE_LOCK_MS];
+pub const WORD_VARS: &[&str] = &[
+    ENV_ANALYTICS,
+    ENV_DEBUG,
+    ENV_PLANNING,
+    ENV_FAULT,
+    ENV_EMBEDDED_SKILLS,
+    "NO_COLOR",
+    "PATH",
+];
+
+/// The ceiling of `SOPHIA_TIME_BUDGET_MS`: a hook run does at most 150 ms of work
+/// (`docs/security.md`, `## Time cap`), whatever the environment says.
+pub const MAX_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(150);
+/// The ceiling (and default) of `SOPHIA_STATE_LOCK_MS`.
+pub const MAX_STATE_LOCK_WAIT: std::time::Duration = crate::edge::files::LOCK_WAIT;
+
+/// The environment as it is read: every value through one of these methods, each refusal and
+/// clamp recorded as a warning naming the variable (`env-ignored:<VAR>:<why>`,
+/// `env-clamped:<VAR>`).
+struct Env<'a> {
+    get: &'a dyn Fn(&str) -> Option<String>,
+    warnings: Vec<String>,
+}
+
+impl Env<'_> {
+    /// Set to something (an empty value counts as unset, as shells and hosts treat it).
+    fn is_set(&self, var: &str) -> bool {
+        (self.get)(var).is_some_and(|v| !v.is_empty())
+    }
+
+    fn refuse(&mut self, var: &str, why: &str) {
+        self.warnings.push(format!("env-ignored:{var}:{why}"));
+    }
+
+    /// A folder or file the variable names: absolute, no `..`, no line break or other control
+    /// character, normalised (no `.` components, no doubled separators); else refused.
+    fn path(&mut self, var: &str) -> Option<PathBuf> {
+        let value = (self.get)(var).filter(|v| !v.is_empty())?;
+        match checked_path(&value) {
+            Ok(path) => Some(path),
+            Err(why) => {
+                self.refuse(var, why);
+                None
+            }
+        }
+    }
+
+    /// The first of `vars` that is set and valid (a refused one is said and skipped), with its
+    /// name.
+    fn first_path(&mut self, vars: &[&'static str]) -> Option<(&'static str, PathBuf)> {
+        vars.iter()
+            .find_map(|var| self.path(var).map(|p| (*var, p)))
+    }
+
+    /// A file we write (append to, or replace): a [`Env::path`] whose name is not a dotfile
+    /// (`.bashrc`, `.gitconfig`, `.profile`: a line of ours there is run or parsed by another
+    /// program) and not a folder-like name.
+    fn written_file(&mut self, var: &str) -> Option<PathBuf> {
+        let path = self.path(var)?;
+        match path.file_name().and_then(|n| n.to_str()) {
+            Some(name) if !name.starts_with('.') => Some(path),
+            _ => {
+                self.refuse(var, "dotfile");
+                None
+            }
+        }
+    }
+
+    /// Milliseconds, at most `ceiling` (a larger value is clamped and said); a value that is not
+    /// a whole number is refused.
+    fn millis(&mut self, var: &str, ceiling: std::time::Duration) -> Option<std::time::Duration> {
+        let value = (self.get)(var).filter(|v| !v.trim().is_empty())?;
+        let Ok(ms) = value.trim().parse::<u64>() else {
+            // A number too large for u64 is still a number: clamped like any other.
+            if !value.trim().is_empty() && value.trim().bytes().all(|b| b.is_ascii_digit()) {
+                self.warnings.push(format!("env-clamped:{var}"));
+                return Some(ceiling);
+            }
+            self.refuse(var, "not-a-number");
+            return None;
+        };
+        let wanted = std::time::Duration::from_millis(ms);
+        if wanted > ceiling {
+            self.warnings.push(format!("env-clamped:{var}"));
+            return Some(ceiling);
+        }
+        Some(wanted)
+    }
+
+    /// `PATH` without its relative entries: `which` resolves them against the working folder,
+    /// i.e. the project, so a `bin` or `.` entry would let a repository's own `sophia-hook` pass
+    /// for the installed one.
+    fn search_path(&mut self) -> Option<String> {
+        let value = (self.get)("PATH").filter(|p| !p.is_empty())?;
+        let entries: Vec<PathBuf> = std::env::split_paths(&value).collect();
+        let kept: Vec<&PathBuf> = entries.iter().filter(|e| e.is_absolute()).collect();
+        if kept.len() != entries.len() {
+            self.refuse("PATH", "relative-entry");
+        }
+        std::env::join_paths(kept)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+            .filter(|p| !p.is_empty())
+    }
+}
+
+/// `path` with its longest existing beginning resolved (links followed), the rest appended: where
+/// a write to it would land, for a path that may not exist yet.
+fn seen_through_links(path: &Path) -> PathBuf {
+    for base in path.ancestors() {
+        if let Ok(real) = dunce::canonicalize(base) {
+            let rest = path.strip_prefix(base).unwrap_or(Path::new(""));
+            return real.join(rest);
+        }
+    }
+    path.to_path_buf()
+}
+
+/// An environment path as we use it, or why not: absolute, without `..`, without control
+/// characters; `.` components and doubled separators are dropped.
+pub fn checked_path(value: &str) -> Result<PathBuf, &'static str> {
+    if value.chars().any(char::is_control) {
+        return Err("control-character");
+    }
+    let path = Path::new(value);
+    if !path.is_absolute() {
+        return Err("relative");
+    }
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => return Err("dotdot"),
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Ok(out)
 }
 
 /// A user-chosen path: `~/x` and relative paths are under the home directory, absolute paths
@@ -273,12 +488,11 @@ mod tests {
         let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS, "off")]);
         assert_eq!(s.analytics_file, None);
         assert_eq!(settings(&[]).analytics_file, None);
-        // Relative: under the home directory, never the working directory.
+        // Relative: refused (it would land in the working folder, the project), and analytics
+        // are off rather than moved back to the default.
         let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS_FILE, "logs/a.jsonl")]);
-        assert_eq!(
-            s.analytics_file,
-            Some(PathBuf::from("/home/u/logs/a.jsonl"))
-        );
+        assert_eq!(s.analytics_file, None);
+        assert_eq!(s.warnings, ["env-ignored:SOPHIA_ANALYTICS_FILE:relative"]);
         let s = settings(&[(ENV_ANALYTICS_FILE, "logs/a.jsonl")]);
         assert_eq!(s.analytics_file, None);
     }
@@ -392,5 +606,201 @@ mod tests {
         assert!(s.debug && s.planning);
         let s = settings(&[(ENV_DEBUG, "0")]);
         assert!(!s.debug && !s.planning);
+    }
+
+    #[test]
+    fn every_variable_read_is_classified() {
+        let read = std::cell::RefCell::new(std::collections::BTreeSet::new());
+        let _ = Settings::from_lookup(|k| {
+            read.borrow_mut().insert(k.to_owned());
+            Some("/x/y".to_owned())
+        });
+        let _ = Settings::from_lookup(|k| {
+            read.borrow_mut().insert(k.to_owned());
+            None
+        });
+        let known: std::collections::BTreeSet<String> = path_vars()
+            .into_iter()
+            .chain(NUMBER_VARS.iter().copied())
+            .chain(WORD_VARS.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        let unknown: Vec<String> = read
+            .take()
+            .into_iter()
+            .filter(|v| !known.contains(v))
+            .collect();
+        assert!(unknown.is_empty(), "read but not classified: {unknown:?}");
+    }
+
+    /// Every path a [`Settings`] holds.
+    fn all_paths(s: &Settings) -> Vec<PathBuf> {
+        [
+            &s.home,
+            &s.analytics_file,
+            &s.availability_file,
+            &s.cache_dir,
+            &s.config_dir,
+            &s.state_dir,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .chain(s.host_homes.values().cloned())
+        .collect()
+    }
+
+    /// The class of issue 48 (1): every path variable × every form a repository's `env` block
+    /// or `.env` can give it. No path of the settings is relative, climbs with `..` or carries
+    /// a control character; a refused value is said, naming its variable; a valid one is kept,
+    /// normalised.
+    #[test]
+    fn no_path_from_the_environment_is_relative_or_climbs() {
+        let bad = [
+            ("relative", "cache"),
+            ("relative", "./x"),
+            ("relative", "../x"),
+            ("relative", "~/x"),
+            ("relative", ".bashrc"),
+            ("dotdot", "/home/u/../../etc/x"),
+            ("dotdot", "/home/u/a/.."),
+            ("control-character", "/home/u/a\nb"),
+            ("control-character", "/home/u/\u{1b}[31m"),
+        ];
+        for var in path_vars() {
+            for (why, value) in bad {
+                // USERPROFILE is read only without HOME.
+                let home = if var == "USERPROFILE" { "" } else { "/home/u" };
+                let s = settings(&[("HOME", home), (var, value)]);
+                for path in all_paths(&s) {
+                    assert!(path.is_absolute(), "{var}={value:?}: {path:?}");
+                    assert!(
+                        !path
+                            .components()
+                            .any(|c| c == std::path::Component::ParentDir),
+                        "{var}={value:?}: {path:?}"
+                    );
+                    assert!(
+                        !path.to_string_lossy().chars().any(char::is_control),
+                        "{var}={value:?}: {path:?}"
+                    );
+                }
+                let said = format!("env-ignored:{var}:{why}");
+                assert!(
+                    s.warnings.contains(&said),
+                    "{var}={value:?}: {:?}",
+                    s.warnings
+                );
+            }
+            // Empty is unset, and says nothing.
+            let home = if var == "USERPROFILE" { "" } else { "/home/u" };
+            let s = settings(&[("HOME", home), (var, "")]);
+            assert!(s.warnings.is_empty(), "{var}: {:?}", s.warnings);
+            // A valid value is kept, normalised.
+            let s = settings(&[("HOME", home), (var, "/data/./x//y")]);
+            assert!(s.warnings.is_empty(), "{var}: {:?}", s.warnings);
+            assert!(
+                all_paths(&s)
+                    .iter()
+                    .any(|p| p.starts_with("/data/x/y") || p == Path::new("/data/x/y")),
+                "{var}: {:?}",
+                all_paths(&s)
+            );
+        }
+    }
+
+    /// A file we append to or replace is never a dotfile of the user's (`.bashrc`,
+    /// `.gitconfig`): a line of ours there is run or parsed by another program.
+    #[test]
+    fn a_file_we_write_is_never_a_dotfile() {
+        for var in WRITTEN_FILE_VARS {
+            for value in ["/home/u/.bashrc", "/home/u/.gitconfig", "/home/u/.config/."] {
+                let s = settings(&[("HOME", "/home/u"), (var, value)]);
+                for path in [&s.analytics_file, &s.availability_file]
+                    .into_iter()
+                    .flatten()
+                {
+                    assert!(
+                        !path
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.')),
+                        "{var}={value}: {path:?}"
+                    );
+                }
+                assert!(
+                    s.warnings
+                        .iter()
+                        .any(|w| w.starts_with(&format!("env-ignored:{var}:"))),
+                    "{var}={value}: {:?}",
+                    s.warnings
+                );
+            }
+        }
+        // Refused, the file is not moved back to the default: nothing is written.
+        let s = settings(&[("HOME", "/home/u"), (ENV_ANALYTICS_FILE, "/home/u/.bashrc")]);
+        assert_eq!(s.analytics_file, None);
+    }
+
+    /// The class of issue 48 (2): no number from the environment lifts a bound past its
+    /// ceiling; what is not a number is refused and the default kept.
+    #[test]
+    fn numbers_from_the_environment_are_clamped() {
+        let ceilings = [
+            (ENV_TIME_BUDGET_MS, MAX_TIME_BUDGET, DEFAULT_TIME_BUDGET),
+            (ENV_STATE_LOCK_MS, MAX_STATE_LOCK_WAIT, MAX_STATE_LOCK_WAIT),
+        ];
+        assert_eq!(ceilings.len(), NUMBER_VARS.len());
+        for (var, ceiling, default) in ceilings {
+            let value = |s: &Settings| {
+                if var == ENV_TIME_BUDGET_MS {
+                    s.time_budget
+                } else {
+                    s.state_lock_wait
+                }
+            };
+            for (given, said) in [
+                ("600000", Some("env-clamped")),
+                ("18446744073709551615", Some("env-clamped")),
+                ("99999999999999999999999999", Some("env-clamped")),
+                ("-1", Some("env-ignored")),
+                ("1e9", Some("env-ignored")),
+                ("ten", Some("env-ignored")),
+                ("", None),
+                (" 40 ", None),
+            ] {
+                let s = settings(&[(var, given)]);
+                assert!(value(&s) <= ceiling, "{var}={given}: {:?}", value(&s));
+                match said {
+                    Some(code) => assert!(
+                        s.warnings
+                            .iter()
+                            .any(|w| w.starts_with(&format!("{code}:{var}"))),
+                        "{var}={given}: {:?}",
+                        s.warnings
+                    ),
+                    None => assert!(s.warnings.is_empty(), "{var}={given}: {:?}", s.warnings),
+                }
+                if said == Some("env-ignored") || given.is_empty() {
+                    assert_eq!(value(&s), default, "{var}={given}");
+                }
+            }
+            assert_eq!(
+                value(&settings(&[(var, " 40 ")])),
+                std::time::Duration::from_millis(40)
+            );
+        }
+    }
+
+    /// A relative `PATH` entry resolves against the working folder, the project: dropped, so a
+    /// repository's `bin/sophia-hook` never passes for the installed one.
+    #[test]
+    fn relative_search_path_entries_are_dropped() {
+        let sep = if cfg!(windows) { ";" } else { ":" };
+        let abs = if cfg!(windows) { "C:\\bin" } else { "/usr/bin" };
+        let s = settings(&[("PATH", &format!("bin{sep}{abs}{sep}.{sep}"))]);
+        assert_eq!(s.search_path.as_deref(), Some(abs));
+        assert_eq!(s.warnings, ["env-ignored:PATH:relative-entry"]);
+        let s = settings(&[("PATH", ".")]);
+        assert_eq!(s.search_path, None);
     }
 }

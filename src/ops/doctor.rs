@@ -123,6 +123,7 @@ pub fn run_by_host(input: &DoctorInput<'_>) -> (Vec<HostChecks>, Vec<Check>) {
 
 fn check_common_first(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
     check_binary(input.binary, out);
+    check_environment(input.settings, out);
     match crate::edge::config::load(input.root) {
         (_, Some(why)) => out.push(check(
             Status::Fail,
@@ -166,6 +167,35 @@ fn check_common_first(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
                 )),
             ));
         }
+    }
+}
+
+/// What the environment set that sophia-hook refused or clamped (`edge::settings`): one warning
+/// each, naming the variable. Hosts apply a project's `env` block or `.env` to their hooks, so a
+/// value here may be the repository's, not the user's.
+fn check_environment(settings: &Settings, out: &mut Vec<Check>) {
+    for warning in &settings.warnings {
+        let (what, fix) = match warning.strip_prefix("env-clamped:") {
+            Some(var) => (
+                format!("{warning}: {var} is above its ceiling and was lowered to it"),
+                format!("unset {var}, or set it at most to the ceiling in docs/configuration.md"),
+            ),
+            None => {
+                let var = warning
+                    .strip_prefix("env-ignored:")
+                    .and_then(|rest| rest.split(':').next())
+                    .unwrap_or("the variable");
+                (
+                    format!(
+                        "{warning}: {var} is not used (a path must be absolute, without `..`; a file we write is no dotfile; a number is a whole number)"
+                    ),
+                    format!(
+                        "set {var} to an absolute path or number, or unset it; if you did not set it, look for it in the project's host settings (`env`) or `.env`"
+                    ),
+                )
+            }
+        };
+        out.push(check(Status::Warn, "environment", what, Some(fix)));
     }
 }
 

@@ -29,6 +29,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The budget of a layout's hook run in the harness (see `materialise`).
+const ADVERSARIAL_BUDGET_FLAG: &str = "--time-budget-ms=1000";
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -283,6 +286,16 @@ fn materialise(layout: &Layout, dirs: &Dirs) -> (Vec<String>, Vec<u8>, Vec<(Stri
             {
                 args.extend(["--event".to_owned(), event.to_owned()]);
             }
+            // A debug build on a loaded machine can pass the default 100 ms budget on an honest
+            // layout and degrade to the routing block only, which a layout's skill-line check
+            // would report as harm. The budget still stops work here, at a bound a debug run
+            // keeps; the default budget is measured on the release binary by
+            // benches/adversarial.sh and tested with an injected clock in tests/it/budget.rs. A
+            // layout's own `env` may set SOPHIA_TIME_BUDGET_MS instead (clamped to 150 ms). The
+            // flag, not the variable: a repository can set the variable, never the flag.
+            if !layout.env.contains_key("SOPHIA_TIME_BUDGET_MS") {
+                args.push(ADVERSARIAL_BUDGET_FLAG.to_owned());
+            }
             args
         }
     };
@@ -310,12 +323,6 @@ fn materialise(layout: &Layout, dirs: &Dirs) -> (Vec<String>, Vec<u8>, Vec<(Stri
             "PATH".into(),
             std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
         ),
-        // A debug build on a loaded machine can pass the default 100 ms budget on an honest
-        // layout and degrade to silence, which a `json-nonempty` check would report as harm. The
-        // budget still stops work here, at a bound a debug run keeps; the default budget is
-        // measured on the release binary by benches/adversarial.sh and tested with an injected
-        // clock in tests/it/budget.rs. A layout's own `env` may set it.
-        ("SOPHIA_TIME_BUDGET_MS".into(), "1000".into()),
         // The layouts judge what reaches the model, so every embedded skill is nameable (a
         // layout's own `env` may set it otherwise).
         ("SOPHIA_EMBEDDED_SKILLS".into(), "on".into()),
@@ -768,9 +775,7 @@ fn materialise_for_bench() {
         // The bench measures the default budget (100 ms), the one users run with: the test's
         // 1,000 ms is for debug builds. Measured with it, a layout that compiles for 0.9 s read as
         // a hook that takes 0.9 s.
-        args_env
-            .1
-            .retain(|(k, _)| k != "SOPHIA_TIME_BUDGET_MS" || layout.env.contains_key(k));
+        args_env.0.retain(|a| a != ADVERSARIAL_BUDGET_FLAG);
         let (args, env) = args_env;
         let nul = |items: Vec<String>| items.join("\0").into_bytes();
         fs::write(base.join("args"), nul(args)).unwrap();

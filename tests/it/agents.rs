@@ -495,14 +495,7 @@ fn context_with(
     env: &[(&str, &str)],
 ) -> String {
     let payload = serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": project});
-    let mut env = env.to_vec();
-    env.push(("SOPHIA_TIME_BUDGET_MS", "10000"));
-    let run = run_binary(
-        &["--host", host],
-        payload.to_string().as_bytes(),
-        home,
-        &env,
-    );
+    let run = run_binary(&["--host", host], payload.to_string().as_bytes(), home, env);
     assert_eq!(run.code, 0);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
     v["hookSpecificOutput"]["additionalContext"]
@@ -612,10 +605,7 @@ impl Session {
             &all,
             payload.to_string().as_bytes(),
             self.home.path(),
-            &[
-                ("SOPHIA_CACHE_DIR", self.cache.to_str().unwrap()),
-                ("SOPHIA_TIME_BUDGET_MS", "10000"),
-            ],
+            &[("SOPHIA_CACHE_DIR", self.cache.to_str().unwrap())],
         );
         assert_eq!(run.code, 0);
         run.stdout

@@ -151,7 +151,6 @@ impl Sandbox {
             .env("PATH", &self.path)
             .env("HOME", &self.root)
             .env("SOPHIA_ANALYTICS", "off")
-            .env("SOPHIA_TIME_BUDGET_MS", "600000")
             .stdin(Stdio::null())
             .output()
             .unwrap();

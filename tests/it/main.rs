@@ -22,6 +22,7 @@ mod codex_contract;
 mod copilot_contract;
 mod docs;
 mod door_races;
+mod env_input;
 mod eval_gates;
 mod faults;
 mod freshness;

@@ -328,7 +328,6 @@ fn every_hook_command_starts_the_plugins_binary_and_answers_its_host() {
                 .env_clear()
                 .env("HOME", home.path())
                 .env("PATH", "/usr/bin:/bin")
-                .env("SOPHIA_TIME_BUDGET_MS", common::TEST_TIME_BUDGET_MS)
                 .current_dir(if launch.cwd_is_plugin {
                     root.as_path()
                 } else {

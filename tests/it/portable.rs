@@ -69,8 +69,7 @@ impl Machine {
             .env_clear()
             .env("HOME", &self.home)
             .env("PATH", self.path())
-            .env("SOPHIA_ANALYTICS", "off")
-            .env("SOPHIA_TIME_BUDGET_MS", "600000");
+            .env("SOPHIA_ANALYTICS", "off");
         cmd
     }
 

@@ -503,7 +503,10 @@ fn the_binary_writes_the_page_under_the_state_dir_and_prints_its_path() {
     let home = tempfile::tempdir().unwrap();
     let proj = project();
     let state = home.path().join("state");
-    let log = repo_path(WEEK);
+    // The user's own log: one inside the working folder's repository (this one) would be a
+    // path the repository chose, and refused (`edge::settings`, inside-project).
+    let log = home.path().join("log.jsonl");
+    std::fs::copy(repo_path(WEEK), &log).unwrap();
     let run = common::run_binary(
         &[
             "report",

@@ -5,9 +5,10 @@
 //! The rules:
 //! - `SOPHIA_ANALYTICS` set to `0`, `false`, `no` or `off` (any case, any spaces) turns analytics
 //!   off; any other value, or none, leaves them on;
-//! - `SOPHIA_ANALYTICS_FILE` (not empty) chooses the file: an absolute path as written, `~/x` and
-//!   a relative path under the home (never the working directory); without a home only an
-//!   absolute path counts. Otherwise the file is `~/.mcp-servers/analytics/sophia-hook.jsonl`;
+//! - `SOPHIA_ANALYTICS_FILE` (not empty) chooses the file: an absolute path as written; a relative
+//!   one (`~/x` included: no shell expanded it) is refused and analytics are off (issue 48: a
+//!   repository can set the variable). Otherwise the file is
+//!   `~/.mcp-servers/analytics/sophia-hook.jsonl`;
 //! - the environment (either variable set, the file not empty) wins over both configurations;
 //!   otherwise the user's `analytics.file` chooses the file (as above, under the home) and
 //!   `analytics.enabled: false` turns them off; a project may only turn them off.
@@ -18,7 +19,7 @@
 // Tests and benches set up and read their files directly; the door (clippy.toml) is for the crate.
 #![allow(clippy::disallowed_methods)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use sophia_hook::config::AnalyticsConfig;
 use sophia_hook::edge::settings::Settings;
@@ -111,7 +112,10 @@ fn the_analytics_file_for_every_combination() {
                                 None
                             } else if from_env {
                                 match env_file {
-                                    Some(f) => under_home(home, f),
+                                    // From the environment only an absolute path is taken
+                                    // (a relative one is refused, and analytics are off).
+                                    Some(f) if Path::new(f).is_absolute() => Some(PathBuf::from(f)),
+                                    Some(_) => None,
                                     None => home.map(|h| {
                                         PathBuf::from(h)
                                             .join(".mcp-servers/analytics/sophia-hook.jsonl")

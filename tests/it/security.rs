@@ -72,7 +72,6 @@ impl Repo {
             .env("XDG_CONFIG_HOME", format!("{home}/.config"))
             .env("XDG_CACHE_HOME", format!("{home}/.cache"))
             .env("XDG_STATE_HOME", format!("{home}/.local/state"))
-            .env("SOPHIA_TIME_BUDGET_MS", "60000")
             .unset(common::EMBEDDED_ON.0)
             .envs(env)
             .run(args, stdin)
@@ -181,7 +180,9 @@ impl NonBlock for fs::OpenOptions {
 }
 
 #[test]
-fn a_relative_analytics_file_is_under_home_never_the_working_directory() {
+fn a_relative_analytics_file_from_the_environment_is_refused() {
+    // A project's `env` block or `.env` can set it: relative, it would land in the working
+    // folder (the clone); it is refused, analytics are off, and the run is routed as ever.
     let repo = Repo::new();
     let run = repo.prompt(
         "codex",
@@ -189,8 +190,9 @@ fn a_relative_analytics_file_is_under_home_never_the_working_directory() {
         &[("SOPHIA_ANALYTICS_FILE", "a.jsonl")],
     );
     assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("contextMode=light"), "{}", run.stdout);
     assert!(!repo.project.join("a.jsonl").exists());
-    assert!(repo.home.join("a.jsonl").exists());
+    assert!(!repo.home.join("a.jsonl").exists());
     // A user-chosen folder that does not exist is not created.
     let run = repo.prompt(
         "codex",
@@ -519,13 +521,12 @@ fn concurrent_sessions_lose_no_planned_delegation() {
             });
             let home = repo.home.to_str().unwrap();
             let mut child = Command::new(BIN)
-                .args(["--host", "claude"])
+                .args(["--host", "claude", common::BUDGET_FLAG])
                 .current_dir(&repo.project)
                 .env_clear()
                 .env("HOME", home)
                 .env("XDG_CACHE_HOME", format!("{home}/.cache"))
                 .env("SOPHIA_ANALYTICS", "off")
-                .env("SOPHIA_TIME_BUDGET_MS", "60000")
                 // A hundred debug builds starting at once on a shared machine can starve the lock
                 // holder of CPU for longer than the default wait; the lock is what is tested.
                 .env("SOPHIA_STATE_LOCK_MS", "60000")

@@ -69,8 +69,31 @@ pub fn run_in_process_with(args: &[&str], stdin: &[u8], settings: &Settings) -> 
 }
 
 /// A time budget no test machine reaches: binary tests assert skill and agent lines, which a
-/// degraded run (over the 100 ms default budget, on a loaded machine) would leave out.
+/// degraded run (over the 100 ms default budget, on a loaded machine) would leave out. It is
+/// given as the `--time-budget-ms` flag ([`BUDGET_FLAG`]): `SOPHIA_TIME_BUDGET_MS`, which a
+/// repository can set for a host's hooks, is clamped to 150 ms.
 pub const TEST_TIME_BUDGET_MS: &str = "600000";
+/// [`TEST_TIME_BUDGET_MS`] as the hook-mode flag.
+pub const BUDGET_FLAG: &str = "--time-budget-ms=600000";
+
+/// `args` with [`BUDGET_FLAG`] added when they run hook mode (no subcommand, no `--help` or
+/// `--version`): tools take no budget, and their usage must stay as a user types it.
+pub fn with_budget_flag(args: &[&str]) -> Vec<String> {
+    let argv: Vec<OsString> = std::iter::once("sophia-hook")
+        .chain(args.iter().copied())
+        .map(OsString::from)
+        .collect();
+    let hook_mode = !sophia_hook::commands::hook::is_tool_invocation(&argv)
+        && !args.iter().any(|a| {
+            matches!(*a, "--help" | "-h" | "--version" | "-V") || a.starts_with("--time-budget-ms")
+        });
+    // First: after a flag that takes a value it would be read as that value.
+    hook_mode
+        .then(|| BUDGET_FLAG.to_owned())
+        .into_iter()
+        .chain(args.iter().map(|a| (*a).to_owned()))
+        .collect()
+}
 
 /// Runs the real binary with `args`, `stdin` and extra environment variables. HOME points to
 /// `home` so nothing touches the developer's real files; the time budget is
@@ -99,6 +122,9 @@ pub struct Sandbox {
     home: PathBuf,
     cwd: PathBuf,
     env: Vec<(OsString, OsString)>,
+    /// Hook-mode runs get [`BUDGET_FLAG`] (`unset("SOPHIA_TIME_BUDGET_MS")` or setting that
+    /// variable: the binary's own budget applies).
+    budget_flag: bool,
 }
 
 impl Sandbox {
@@ -108,9 +134,9 @@ impl Sandbox {
             cwd: std::env::current_dir().unwrap(),
             env: vec![
                 ("PATH".into(), path_with_binary()),
-                ("SOPHIA_TIME_BUDGET_MS".into(), TEST_TIME_BUDGET_MS.into()),
                 (EMBEDDED_ON.0.into(), EMBEDDED_ON.1.into()),
             ],
+            budget_flag: true,
         }
     }
 
@@ -123,6 +149,9 @@ impl Sandbox {
     /// Sets a variable (a later value of the same name wins).
     pub fn env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Sandbox {
         let name = name.into();
+        if name == "SOPHIA_TIME_BUDGET_MS" {
+            self.budget_flag = false;
+        }
         self.env.retain(|(k, _)| *k != name);
         self.env.push((name, value.into()));
         self
@@ -134,6 +163,9 @@ impl Sandbox {
 
     /// Leaves a variable unset (the binary's default applies).
     pub fn unset(mut self, name: &str) -> Sandbox {
+        if name == "SOPHIA_TIME_BUDGET_MS" {
+            self.budget_flag = false;
+        }
         self.env.retain(|(k, _)| k != name);
         self
     }
@@ -147,8 +179,11 @@ impl Sandbox {
     /// starts (a umask, a resource limit) and then [`run_command`]s it.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_sophia-hook"));
-        cmd.args(args)
-            .current_dir(&self.cwd)
+        match self.budget_flag {
+            true => cmd.args(with_budget_flag(args)),
+            false => cmd.args(args),
+        };
+        cmd.current_dir(&self.cwd)
             .env_clear()
             .env("HOME", &self.home)
             .envs(self.env.iter().map(|(k, v)| (k, v)))

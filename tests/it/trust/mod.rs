@@ -60,7 +60,6 @@ impl Sandbox {
             .env("XDG_CONFIG_HOME", format!("{home}/.config"))
             .env("XDG_CACHE_HOME", format!("{home}/.cache"))
             .env("XDG_STATE_HOME", format!("{home}/.local/state"))
-            .env("SOPHIA_TIME_BUDGET_MS", "60000")
             .command(args);
         if let Some(mask) = umask {
             // SAFETY: umask is async-signal-safe; nothing else runs between fork and exec.

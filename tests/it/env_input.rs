@@ -1,0 +1,253 @@
+//! The environment is input (issue 48): hosts apply a project's `env` block or `.env` to the
+//! hooks they run, so every variable sophia-hook reads is as untrusted as a file in the
+//! repository. Generated over every variable `edge::settings` reads × every form a repository
+//! can give it × every command: nothing lands in the project (the working folder), no dotfile
+//! of the user's changes, no run blocks, the hook still prints the user's routing line, and the
+//! refused value is named by `doctor`. The unit tests of `src/edge/settings.rs` hold the same
+//! class on the settings value itself.
+// Tests set up their files directly; the door (clippy.toml) is for the crate.
+#![allow(clippy::disallowed_methods)]
+#![cfg(unix)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use sophia_hook::edge::settings;
+
+use crate::common::Sandbox;
+
+/// Every file under `dir` with its contents and mode (`.git/` left out).
+fn tree(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
+    let mut out = BTreeMap::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            out.extend(tree(&path));
+        } else if meta.is_file() {
+            out.insert(
+                path.clone(),
+                (fs::read(&path).unwrap(), meta.permissions().mode()),
+            );
+        } else {
+            out.insert(path.clone(), (Vec::new(), meta.permissions().mode()));
+        }
+    }
+    out
+}
+
+/// The user's dotfiles a line of ours would break or turn into a command.
+const DOTFILES: [&str; 3] = [".bashrc", ".profile", ".gitconfig"];
+
+struct World {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    outside: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = dunce::canonicalize(tmp.path()).unwrap();
+        let (home, project, outside) = (base.join("home"), base.join("project"), base.join("out"));
+        for dir in [&home, &project, &outside] {
+            fs::create_dir_all(dir).unwrap();
+        }
+        fs::create_dir(project.join(".git")).unwrap();
+        fs::write(project.join("AGENTS.md"), "# Project\n").unwrap();
+        for name in DOTFILES {
+            fs::write(home.join(name), format!("# the user's {name}\n")).unwrap();
+        }
+        // A link the repository commits, and a FIFO it plants.
+        std::os::unix::fs::symlink(&home, project.join("to-home")).unwrap();
+        let fifo = project.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        World {
+            _tmp: tmp,
+            home,
+            project,
+            outside,
+        }
+    }
+
+    /// Every form a repository can give a path variable: relative (resolving against the
+    /// working folder, the clone), climbing, a dotfile, the clone itself by its absolute path,
+    /// a link the clone commits, a FIFO, empty.
+    fn path_forms(&self) -> Vec<(&'static str, String)> {
+        let p = self.project.to_string_lossy();
+        vec![
+            ("relative", "sophia-state".to_owned()),
+            ("dot", ".".to_owned()),
+            ("dotdot", format!("{p}/../project/x")),
+            (
+                "dotfile",
+                format!("{}/.bashrc", self.home.to_string_lossy()),
+            ),
+            ("inside-project", format!("{p}/planted")),
+            ("link-in-project", format!("{p}/to-home/x")),
+            ("fifo", format!("{p}/fifo")),
+            ("empty", String::new()),
+        ]
+    }
+
+    fn sandbox(&self, var: &str, value: &str) -> Sandbox {
+        Sandbox::new(&self.home)
+            .cwd(&self.project)
+            .env("SOPHIA_ANALYTICS", "on")
+            .env(var, value)
+    }
+}
+
+/// The commands a user or a host runs, each as they run it.
+fn commands(w: &World) -> Vec<Vec<String>> {
+    let out = w.outside.join("plugins").to_string_lossy().into_owned();
+    [
+        vec!["--host", "claude", "--event", "UserPromptSubmit"],
+        vec!["install", "--host", "claude", "--scope", "user"],
+        vec!["doctor", "--host", "claude"],
+        vec!["status"],
+        vec!["stats"],
+        vec!["report"],
+        vec!["plugin", "build", "--out", &out, "--binary", "/bin/true"],
+        vec!["availability", "--write"],
+        vec!["uninstall", "--host", "claude", "--scope", "user"],
+    ]
+    .into_iter()
+    .map(|c| c.into_iter().map(str::to_owned).collect())
+    .collect()
+}
+
+/// Runs every command with `var=value` and returns what went wrong.
+fn problems(w: &World, var: &str, form: &str, value: &str) -> Vec<String> {
+    let before = tree(&w.project);
+    let dotfiles: Vec<Vec<u8>> = DOTFILES
+        .iter()
+        .map(|n| fs::read(w.home.join(n)).unwrap())
+        .collect();
+    let mut found = Vec::new();
+    let payload = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit", "session_id": "env-input",
+        "cwd": w.project, "prompt": "!quick spiegami la query SQL",
+    })
+    .to_string();
+    for args in commands(w) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let hook = args[0] == "--host";
+        let run = w
+            .sandbox(var, value)
+            .run(&args, if hook { payload.as_bytes() } else { b"" });
+        let what = format!("{var}={form} `{}`", args.join(" "));
+        if run.code == 101 || run.stderr.contains("panicked") {
+            found.push(format!("{what}: panicked: {}", run.stderr));
+        }
+        if hook {
+            if run.code != 0 {
+                found.push(format!("{what}: hook exited {}", run.code));
+            }
+            // The user's hotword is never lost to a bad variable.
+            if !run.stdout.contains("contextMode=light") {
+                found.push(format!("{what}: no routing line: {:?}", run.stdout));
+            }
+        }
+        if args[0] == "doctor" && named_by_doctor(var, form) {
+            // A refused value is named, with the variable, so the user can find who set it.
+            if !run.stdout.contains(&format!("env-ignored:{var}:")) {
+                found.push(format!(
+                    "{what}: doctor does not name {var}: {}",
+                    run.stdout
+                ));
+            }
+        }
+        // Nothing created, changed or removed in the project.
+        let after = tree(&w.project);
+        if after != before {
+            let changed: Vec<String> = after
+                .keys()
+                .chain(before.keys())
+                .filter(|k| after.get(*k) != before.get(*k))
+                .map(|k| k.to_string_lossy().into_owned())
+                .collect();
+            found.push(format!("{what}: the project changed: {changed:?}"));
+            break;
+        }
+        for (name, was) in DOTFILES.iter().zip(&dotfiles) {
+            if fs::read(w.home.join(name)).unwrap() != *was {
+                found.push(format!("{what}: ~/{name} changed"));
+            }
+        }
+    }
+    found
+}
+
+/// Whether `doctor` must name `var` set to `form`: every refused form. A dotfile is refused for
+/// a file we write; as a folder (`XDG_CACHE_HOME=~/.bashrc`) it is a path like any other,
+/// which nothing can be created under. `USERPROFILE` is read only without `HOME`; a link in
+/// the project that leads out of it is where it leads (the user's own folder here).
+fn named_by_doctor(var: &str, form: &str) -> bool {
+    match form {
+        "relative" | "dot" | "dotdot" | "inside-project" | "fifo" => var != "USERPROFILE",
+        "dotfile" => settings::WRITTEN_FILE_VARS.contains(&var),
+        _ => false,
+    }
+}
+
+/// Every path variable × every form × every command (issue 48, class 1).
+#[test]
+fn no_path_variable_makes_a_command_write_into_the_project_or_a_dotfile() {
+    let mut found = Vec::new();
+    let mut cases = 0;
+    let forms = World::new().path_forms().len();
+    for var in settings::path_vars() {
+        for i in 0..forms {
+            // A fresh world per case: an earlier run's files never hide a later one's.
+            let w = World::new();
+            let (form, value) = w.path_forms().swap_remove(i);
+            cases += 1;
+            found.extend(problems(&w, var, form, &value));
+        }
+    }
+    assert!(cases >= 80, "{cases} cases");
+    assert!(
+        found.is_empty(),
+        "{} problem(s):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// Every number variable × huge, negative, not a number, empty (class 2): every command
+/// behaves as above, and a value set by the environment never lifts the hook's budget past its
+/// ceiling (the tests' own `--time-budget-ms` flag is the user's, and left out of this).
+#[test]
+fn no_number_variable_lifts_a_bound() {
+    let mut found = Vec::new();
+    for var in settings::NUMBER_VARS {
+        for value in ["600000", "99999999999999999999999", "-5", "1e9", ""] {
+            let w = World::new();
+            found.extend(problems(&w, var, value, value));
+            let s = settings::Settings::from_lookup(|k| (k == *var).then(|| value.to_owned()));
+            assert!(s.time_budget <= settings::MAX_TIME_BUDGET, "{var}={value}");
+            assert!(
+                s.state_lock_wait <= settings::MAX_STATE_LOCK_WAIT,
+                "{var}={value}"
+            );
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "{} problem(s):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
