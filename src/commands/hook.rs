@@ -28,6 +28,14 @@ pub struct HookFlags {
     /// hooks, is clamped to 150 ms).
     #[arg(long, value_name = "MS")]
     pub time_budget_ms: Option<u64>,
+    /// A failure injected on purpose (panic, panic-after-parse, stall): for the tests.
+    #[arg(long, hide = true, value_parser = parse_fault)]
+    pub fault: Option<crate::edge::hook::Fault>,
+}
+
+fn parse_fault(value: &str) -> Result<crate::edge::hook::Fault, String> {
+    crate::edge::hook::Fault::parse(value)
+        .ok_or_else(|| "one of: panic, panic-after-parse, stall".to_owned())
 }
 
 impl HookFlags {
@@ -37,6 +45,7 @@ impl HookFlags {
             event: self.event.clone(),
             planning: self.planning,
             time_budget: self.time_budget_ms.map(std::time::Duration::from_millis),
+            fault: self.fault,
         }
     }
 }
@@ -67,7 +76,7 @@ pub fn is_tool_invocation(args: &[OsString]) -> bool {
     let mut words = args.iter().skip(1).map(|a| a.to_str());
     while let Some(word) = words.next() {
         match word {
-            Some("--host" | "--event" | "--time-budget-ms") => {
+            Some("--host" | "--event" | "--time-budget-ms" | "--fault") => {
                 words.next();
             }
             Some(w) if w.starts_with('-') => {}
@@ -93,12 +102,16 @@ pub fn parse_hook_args(args: &[OsString]) -> Option<HookArgs> {
         };
         match flag {
             "--planning" if inline.is_none() => out.planning = true,
-            "--time-budget-ms" => {
+            "--time-budget-ms" | "--fault" => {
                 let value = match inline {
                     Some(v) => v,
                     None => rest.next()??,
                 };
-                out.time_budget = Some(std::time::Duration::from_millis(value.parse().ok()?));
+                if flag == "--fault" {
+                    out.fault = Some(crate::edge::hook::Fault::parse(value)?);
+                } else {
+                    out.time_budget = Some(std::time::Duration::from_millis(value.parse().ok()?));
+                }
             }
             "--host" | "--event" => {
                 let value = match inline {

@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 
 use crate::clock::Clock;
 use crate::edge::agents;
+pub use crate::edge::analytics_log::record;
 use crate::edge::config::artifact_path;
 use crate::edge::files::{Place, ProjectRoot};
 use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
@@ -38,6 +39,31 @@ pub struct HookArgs {
     pub planning: bool,
     /// `--time-budget-ms`: this run's budget, over the settings' (the user's own flag).
     pub time_budget: Option<std::time::Duration>,
+    /// `--fault`: a failure injected on purpose, for the tests of the binary.
+    pub fault: Option<Fault>,
+}
+
+/// A failure the tests inject through the real binary (`--fault`, a flag: never the
+/// environment, which a repository can set for a host's hooks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// `panic`: a panic right after stdin is read, before the payload is parsed.
+    Panic,
+    /// `panic-after-parse`: a panic once the payload is parsed (the deadline's answer is ready).
+    PanicAfterParse,
+    /// `stall`: the run stops for good once the payload is parsed (a step that never ends).
+    Stall,
+}
+
+impl Fault {
+    pub fn parse(value: &str) -> Option<Fault> {
+        match value {
+            "panic" => Some(Fault::Panic),
+            "panic-after-parse" => Some(Fault::PanicAfterParse),
+            "stall" => Some(Fault::Stall),
+            _ => None,
+        }
+    }
 }
 
 impl HookArgs {
@@ -64,9 +90,14 @@ pub fn run_hook(
     let result = load(stdin, args, settings, clock, stderr);
     let (event, settings) = match &result {
         Ok((decision, payload, analytics, now)) => {
+            // Decided: if the state below outlasts the deadline, this output is the answer.
+            crate::edge::deadline::decided(decision, decision.printed(false));
             let printed = apply(decision, payload, settings, *now);
             // The run's duration: to its decision and its state written, before the output.
             let duration_us = elapsed_us(clock);
+            if !crate::edge::deadline::claim() {
+                return;
+            }
             if let Some(output) = printed {
                 // A closed stdout (broken pipe) is the host's business, not an error of ours.
                 let _ = stdout.write_all(output.to_line().as_bytes());
@@ -105,6 +136,9 @@ pub fn fail_open(
     clock: &dyn Clock,
 ) {
     let duration_us = elapsed_us(clock);
+    if !crate::edge::deadline::claim() {
+        return;
+    }
     if let Some(noop) = Printed::noop(args.host()) {
         let _ = stdout.write_all(noop.to_line().as_bytes());
         let _ = stdout.flush();
@@ -170,8 +204,8 @@ fn load(
 ) -> Result<Loaded, &'static str> {
     let bytes = read_payload(stdin)?;
     let read_at = clock.mark();
-    if settings.inject_panic {
-        panic!("fault injected by SOPHIA_FAULT=panic");
+    if args.fault == Some(Fault::Panic) {
+        panic!("fault injected by --fault=panic");
     }
     let mut payload = Payload::parse(&bytes).map_err(|e| e.code())?;
     let budget = args.time_budget(settings);
@@ -209,29 +243,6 @@ fn read_payload(stdin: &mut dyn Read) -> Result<Vec<u8>, &'static str> {
     Ok(bytes)
 }
 
-/// Appends an analytics line; a failure is silent on stdout and only reported under debug.
-pub fn record(settings: &Settings, stderr: &mut dyn Write, event: &AnalyticsEvent) {
-    let Some(path) = &settings.analytics_file else {
-        return;
-    };
-    // Only the default log's folder (our own, under the home directory) is ever created; a
-    // path the user chose must have its folder already.
-    if settings.analytics_default
-        && let Some(parent) = path.parent()
-    {
-        let _ = Place::user(parent).create_dir_all();
-    }
-    if let Err(err) = Place::user(path).append_line(&event.to_line())
-        && settings.debug
-    {
-        let _ = writeln!(
-            stderr,
-            "[sophia-hook] analytics not written: {}",
-            err.kind()
-        );
-    }
-}
-
 /// Loads what the payload's request needs and decides, once: the one path of the hook and of
 /// `explain` (which passes no budget and checks the skill catalog in full). Fails with the
 /// pass-through reason when no event of the host's is named. The project's analytics setting
@@ -254,6 +265,23 @@ pub fn load_and_decide(
     let later_call = decision::later_model_call(host, wire_event, payload);
     if host.prompt_event_per_model_call(wire_event) && !later_call {
         fill_prompt_from_transcript(payload, reborrow(&mut debug));
+    }
+    if !later_call {
+        // From here the user's routing line is the least this run answers (`edge::deadline`).
+        crate::edge::deadline::payload_ready(
+            host,
+            (args.event.as_deref(), args.planning),
+            payload,
+            now,
+            args.time_budget(settings),
+        );
+    }
+    match args.fault {
+        Some(Fault::PanicAfterParse) => panic!("fault injected by --fault=panic-after-parse"),
+        Some(Fault::Stall) => loop {
+            std::thread::park();
+        },
+        _ => {}
     }
     let request = HookRequest {
         host,

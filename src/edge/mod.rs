@@ -2,7 +2,9 @@
 //! system. The pure stages never do; this module reads what they need and writes what they made.
 
 pub mod agents;
+pub mod analytics_log;
 pub mod config;
+pub mod deadline;
 pub mod documents;
 pub mod files;
 pub mod hook;

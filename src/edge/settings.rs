@@ -19,9 +19,6 @@ pub const ENV_STATE_LOCK_MS: &str = "SOPHIA_STATE_LOCK_MS";
 pub const ENV_EMBEDDED_SKILLS: &str = "SOPHIA_EMBEDDED_SKILLS";
 /// The default time budget of a hook run.
 pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
-/// Test hook: `SOPHIA_FAULT=panic` makes hook mode panic after reading stdin, so the tests can
-/// prove through the real binary that a panic still exits 0 with nothing on stdout.
-pub const ENV_FAULT: &str = "SOPHIA_FAULT";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -33,8 +30,6 @@ pub struct Settings {
     pub planning: bool,
     /// The user's home directory.
     pub home: Option<PathBuf>,
-    /// `SOPHIA_FAULT=panic`: inject a panic in hook mode (tests only).
-    pub inject_panic: bool,
     /// The agent availability manifest.
     pub availability_file: Option<PathBuf>,
     /// The user cache folder for best-effort state (carry-forward of planned delegation).
@@ -267,7 +262,6 @@ impl Settings {
             debug: get(ENV_DEBUG).is_some_and(|v| is_on(&v)),
             planning: get(ENV_PLANNING).is_some_and(|v| is_on(&v)),
             home,
-            inject_panic: get(ENV_FAULT).is_some_and(|v| v == "panic"),
             search_path,
             no_color: get("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stdin_is_terminal: false,
@@ -302,7 +296,6 @@ pub const WORD_VARS: &[&str] = &[
     ENV_ANALYTICS,
     ENV_DEBUG,
     ENV_PLANNING,
-    ENV_FAULT,
     ENV_EMBEDDED_SKILLS,
     "NO_COLOR",
     "PATH",

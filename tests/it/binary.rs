@@ -108,16 +108,16 @@ fn payload_over_the_cap_passes_through() {
 fn a_panic_passes_through_silently() {
     let home = tempfile::tempdir().unwrap();
     let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"!quick x"}"#;
-    let run = run_binary(&[], payload, home.path(), &[("SOPHIA_FAULT", "panic")]);
+    let run = run_binary(&["--fault=panic"], payload, home.path(), &[]);
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.as_str()),
         (0, "", "")
     );
     let run = run_binary(
-        &[],
+        &["--fault=panic"],
         payload,
         home.path(),
-        &[("SOPHIA_FAULT", "panic"), ("SOPHIA_DEBUG", "1")],
+        &[("SOPHIA_DEBUG", "1")],
     );
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");
@@ -142,10 +142,16 @@ fn a_panic_passes_through_silently() {
     // The host and event given on the command line are logged.
     fs::remove_file(&log_path).unwrap();
     let run = run_binary(
-        &["--host", "claude", "--event", "UserPromptSubmit"],
+        &[
+            "--host",
+            "claude",
+            "--event",
+            "UserPromptSubmit",
+            "--fault=panic",
+        ],
         payload,
         home.path(),
-        &[("SOPHIA_FAULT", "panic")],
+        &[],
     );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""));
     let logged = lines(&fs::read_to_string(&log_path).unwrap());
@@ -570,10 +576,10 @@ fn gemini_panics_still_print_an_empty_object() {
     let home = tempfile::tempdir().unwrap();
     let payload = br#"{"hook_event_name":"BeforeAgent","prompt":"!quick x"}"#;
     let run = run_binary(
-        &["--host", "gemini"],
+        &["--host", "gemini", "--fault=panic"],
         payload,
         home.path(),
-        &[("SOPHIA_FAULT", "panic")],
+        &[],
     );
     assert_eq!(
         (run.code, run.stdout.as_str(), run.stderr.as_str()),

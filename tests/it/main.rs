@@ -20,6 +20,7 @@ mod ci_gates;
 mod cli;
 mod codex_contract;
 mod copilot_contract;
+mod deadline;
 mod docs;
 mod door_races;
 mod env_input;

@@ -558,9 +558,8 @@ fn concurrent_sessions_lose_no_planned_delegation() {
 fn a_panic_with_stdout_closed_still_exits_zero_on_every_host() {
     for host in ["gemini", "antigravity", "codex", "claude"] {
         let mut child = Command::new(BIN)
-            .args(["--host", host])
+            .args(["--host", host, "--fault=panic"])
             .env_clear()
-            .env("SOPHIA_FAULT", "panic")
             .env("SOPHIA_ANALYTICS", "off")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
