@@ -60,17 +60,35 @@ pub fn is_hidden(c: char) -> bool {
 
 /// A project document as injected text: line breaks and tabs stay, every other hidden character
 /// becomes a space, so the document cannot hide text from the user who reads it or move the
-/// cursor of a terminal that shows it.
+/// cursor of a terminal that shows it; and every `<` that opens something tag-like — followed,
+/// after spaces, by a letter, `/`, `!` or `?` — becomes [`TAG_OPENER`], so quoted text can
+/// neither close the host's own wrapper (`</system-reminder>`, `</user_instructions>`) nor open
+/// a forged one, whatever the host's tag names are (issue 48, class 5). One character for one,
+/// UTF-16 units unchanged: a cap counted before this holds after it.
 pub fn document_text(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c != '\n' && c != '\t' && is_hidden(c) {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        out.push(if c == '<' && opens_tag(&text[i + 1..]) {
+            TAG_OPENER
+        } else if c != '\n' && c != '\t' && is_hidden(c) {
+            ' '
+        } else {
+            c
+        });
+    }
+    out
+}
+
+/// What a `<` of a project document becomes when it opens something tag-like: the single
+/// left-pointing angle quotation mark, which reads the same and parses as no tag.
+pub const TAG_OPENER: char = '\u{2039}';
+
+/// Whether the text after a `<` makes it a tag opener: spaces (also hidden ones), then a letter,
+/// `/`, `!` or `?`.
+fn opens_tag(rest: &str) -> bool {
+    rest.chars()
+        .find(|c| !(c.is_whitespace() || is_hidden(*c)) || *c == '\n')
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?'))
 }
 
 /// `text` safe to print to a terminal as one name: every hidden character, line breaks and tabs

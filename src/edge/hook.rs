@@ -10,7 +10,7 @@ use crate::edge::agents;
 pub use crate::edge::analytics_log::record;
 use crate::edge::config::artifact_path;
 use crate::edge::files::{Place, ProjectRoot};
-use crate::edge::project::{AGENTS_MD_CAP_CHARS, project_root, read_doc, working_dir};
+use crate::edge::project::{AGENTS_MD_CAP_UNITS, project_root, read_doc, working_dir};
 use crate::edge::settings::Settings;
 use crate::edge::skills;
 use crate::edge::turns;
@@ -626,7 +626,7 @@ fn load_project(
         request.event == Event::SessionStart
     };
     if session_context && !request.host.loads_agents_md(has_own_doc) {
-        match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_CHARS) {
+        match read_doc(&root, "AGENTS.md", AGENTS_MD_CAP_UNITS) {
             Ok(doc) => project.agents_md = Some(doc),
             Err(reason) => {
                 if let Some(err) = debug {

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use crate::edge::files::{ProjectRoot, ReadError, caps};
 use crate::stages::render::ProjectDoc;
 
-/// `AGENTS.md` is cut so that it takes at most this many characters once quoted
-/// (`render::quote_lines`: two more per line) before it is injected (Claude Code caps hook context
-/// at 10,000 characters; the bootstrap block needs the rest).
-pub const AGENTS_MD_CAP_CHARS: usize = 6_000;
+/// `AGENTS.md` is cut so that it takes at most this many UTF-16 code units once quoted
+/// (`render::quote_lines`: two more per line; `charset::document_text` changes no length) before
+/// it is injected (Claude Code caps hook context at 10,000 units; the bootstrap block needs the
+/// rest). Counted in the hosts' unit, not in characters: 6,000 emoji are 12,000 units.
+pub const AGENTS_MD_CAP_UNITS: usize = 6_000;
 
 /// The project root for a working directory: the nearest ancestor with a `.git` entry (a folder,
 /// or a file in worktrees and submodules), else the directory itself.
@@ -81,15 +82,17 @@ pub fn read_doc(
     }
     let len = len as usize;
     let text = String::from_utf8_lossy(&bytes);
-    // The longest prefix whose quoted form fits: each character costs one, each line two more.
+    // The longest prefix whose quoted form fits: each character costs its UTF-16 units, each
+    // line two more.
     let mut cost = crate::stages::render::QUOTE_CHARS_PER_LINE;
     let mut kept = 0;
     for c in text.chars() {
-        cost += 1 + if c == '\n' {
-            crate::stages::render::QUOTE_CHARS_PER_LINE
-        } else {
-            0
-        };
+        cost += c.len_utf16()
+            + if c == '\n' {
+                crate::stages::render::QUOTE_CHARS_PER_LINE
+            } else {
+                0
+            };
         if cost > cap_chars {
             break;
         }

@@ -301,6 +301,16 @@ pub const WORD_VARS: &[&str] = &[
     "PATH",
 ];
 
+/// Whether a variable a project sets for a host's hooks is one sophia-hook reads, or of a family
+/// it reads from (`SOPHIA_*`, `XDG_*`): what `doctor` names.
+pub fn is_ours(var: &str) -> bool {
+    var.starts_with("SOPHIA_")
+        || var.starts_with("XDG_")
+        || path_vars().contains(&var)
+        || NUMBER_VARS.contains(&var)
+        || WORD_VARS.contains(&var)
+}
+
 /// The ceiling of `SOPHIA_TIME_BUDGET_MS`: a hook run does at most 150 ms of work
 /// (`docs/security.md`, `## Time cap`), whatever the environment says.
 pub const MAX_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(150);

@@ -34,7 +34,7 @@ pub const SPEC: HostSpec = HostSpec {
     output: Output {
         shape: &InjectSteps,
         needs_json_noop: true,
-        context_cap_chars: 10_000,
+        context_cap_units: 10_000,
     },
     settings: SettingsFile {
         project: ".agents/hooks.json",
@@ -78,6 +78,8 @@ pub const SPEC: HostSpec = HostSpec {
         place: PluginPlace::User(UserPath::Home(".gemini/antigravity/mcp_config.json")),
         servers: &JsonServers("mcpServers"),
     }],
+    // Not run (engine read only): nothing known.
+    project_env: &[],
 };
 
 /// Antigravity sends no event name (the command line carries it) and the user's text as

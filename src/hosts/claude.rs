@@ -35,7 +35,7 @@ pub const SPEC: HostSpec = HostSpec {
     output: Output {
         shape: &output::HookSpecific { strict: false },
         needs_json_noop: false,
-        context_cap_chars: 10_000,
+        context_cap_units: 10_000,
     },
     settings: SettingsFile {
         project: ".claude/settings.json",
@@ -146,6 +146,12 @@ pub const SPEC: HostSpec = HostSpec {
             place: PluginPlace::Project(".mcp.json"),
             servers: &JsonServers("mcpServers"),
         },
+    ],
+    // Observed (2.1.332, `tests/e2e/run --env-probe`): the `env` of the project's settings and
+    // local settings reaches every hook; a project `.env` does not.
+    project_env: &[
+        ProjectEnv::SettingsEnv(".claude/settings.json"),
+        ProjectEnv::SettingsEnv(".claude/settings.local.json"),
     ],
 };
 

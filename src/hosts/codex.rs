@@ -37,7 +37,7 @@ pub const SPEC: HostSpec = HostSpec {
         shape: &output::HookSpecific { strict: true },
         needs_json_noop: false,
         // Codex spills above ~2,500 tokens; Claude Code's 10,000 characters keeps us inside it.
-        context_cap_chars: 10_000,
+        context_cap_units: 10_000,
     },
     settings: SettingsFile {
         project: ".codex/hooks.json",
@@ -138,6 +138,9 @@ pub const SPEC: HostSpec = HostSpec {
             servers: &TomlServers("mcp_servers"),
         },
     ],
+    // Observed (0.171.0, `tests/e2e/run --env-probe`): neither `shell_environment_policy` of a
+    // project `.codex/config.toml` nor a project `.env` reaches a hook.
+    project_env: &[],
 };
 
 /// A Codex custom agent file (`$CODEX_HOME/agents/<id>.toml`): TOML in the key order Codex

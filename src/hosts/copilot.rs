@@ -41,7 +41,7 @@ pub const SPEC: HostSpec = HostSpec {
         shape: &RootContext,
         needs_json_noop: false,
         // No cap seen up to 1,100,000 characters: the hook's own cap decides.
-        context_cap_chars: 10_000,
+        context_cap_units: 10_000,
     },
     settings: SettingsFile {
         // A file of our own: `uninstall` deletes it, no user setting is rewritten.
@@ -163,6 +163,9 @@ pub const SPEC: HostSpec = HostSpec {
         place: PluginPlace::User(UserPath::HostHome(HOME, "mcp-config.json")),
         servers: &JsonServers("mcpServers"),
     }],
+    // Observed (1.0.102, `tests/e2e/run --env-probe`): a project `.env` does not reach a hook
+    // (a handler's own `env` does, which is the project's command line anyway).
+    project_env: &[],
 };
 
 /// Copilot CLI 1.0.102's tool names for the abstract tools of the canonical roles (observed in

@@ -37,7 +37,7 @@ pub const SPEC: HostSpec = HostSpec {
         shape: &output::HookSpecific { strict: false },
         // Gemini CLI reads stderr when stdout is empty and shows plain text to the user.
         needs_json_noop: true,
-        context_cap_chars: 10_000,
+        context_cap_units: 10_000,
     },
     settings: SettingsFile {
         project: ".gemini/settings.json",
@@ -157,6 +157,13 @@ pub const SPEC: HostSpec = HostSpec {
             place: PluginPlace::Project(".gemini/settings.json"),
             servers: &JsonServers("mcpServers"),
         },
+    ],
+    // Observed (0.61.0, `tests/e2e/run --env-probe`): Gemini CLI loads `.gemini/.env`, else
+    // `.env`, from the working folder or the nearest parent that has one, into its own
+    // environment, which every hook inherits.
+    project_env: &[
+        ProjectEnv::DotEnv(".gemini/.env"),
+        ProjectEnv::DotEnv(".env"),
     ],
 };
 

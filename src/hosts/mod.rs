@@ -133,6 +133,49 @@ pub struct HostSpec {
     /// The files the host reads its MCP servers from: where a Sophia MCP server grounds the
     /// embedded skills (`skills::grounding`, `edge::mcp`).
     pub mcp: &'static [McpFile],
+    /// How a project sets the environment of the hooks this host runs (observed in the real
+    /// host: `tests/e2e/run --env-probe`); `doctor` names what it sets of ours.
+    pub project_env: &'static [ProjectEnv],
+}
+
+/// A way a project sets the environment of a host's hooks: every variable it sets is input a
+/// repository chose (`edge::settings` validates each; `doctor` names them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectEnv {
+    /// The `env` object of a project settings file (path under the project root): its keys.
+    SettingsEnv(&'static str),
+    /// A dotenv file under the project root that the host loads into its own environment,
+    /// which its hooks inherit. Never read by sophia-hook (a secret by its name): its presence
+    /// is said.
+    DotEnv(&'static str),
+}
+
+impl ProjectEnv {
+    /// The file, relative to the project root.
+    pub fn path(self) -> &'static str {
+        match self {
+            ProjectEnv::SettingsEnv(p) | ProjectEnv::DotEnv(p) => p,
+        }
+    }
+
+    /// The variables the file sets, from its parsed JSON; `None` for a file whose variables are
+    /// not read (a dotenv file: a secret by its name, never opened).
+    pub fn variables(self, doc: &serde_json::Value) -> Option<Vec<String>> {
+        match self {
+            ProjectEnv::SettingsEnv(_) => Some(
+                doc.get("env")
+                    .and_then(serde_json::Value::as_object)
+                    .map(|env| env.keys().cloned().collect())
+                    .unwrap_or_default(),
+            ),
+            ProjectEnv::DotEnv(_) => None,
+        }
+    }
+
+    /// Whether the file is parsed for its variables ([`ProjectEnv::variables`]).
+    pub fn is_parsed(self) -> bool {
+        matches!(self, ProjectEnv::SettingsEnv(_))
+    }
 }
 
 /// One file a host reads MCP servers from.
@@ -517,8 +560,11 @@ pub struct Output {
     pub shape: &'static dyn output::OutputFormat,
     /// Whether a no-op must still print `{}` (the host reads stderr or fails on an empty stdout).
     pub needs_json_noop: bool,
-    /// The cap on injected context, in characters.
-    pub context_cap_chars: usize,
+    /// The cap on injected context, in UTF-16 code units: what the JavaScript hosts count
+    /// (`String.length`; Claude Code cuts hook context at 10,000 of them), and never fewer than
+    /// the characters a host in Rust or Python counts, so one unit serves every host (an
+    /// emoji-heavy file counted in characters passed our cap and was cut by the host: issue 48).
+    pub context_cap_units: usize,
 }
 
 /// A host's own home folder: an environment variable, else a folder under the user's home.
@@ -792,9 +838,9 @@ impl Host {
         (self.spec().payload.user_text)(prompt)
     }
 
-    /// The host's cap on injected context, in characters.
-    pub fn context_cap_chars(self) -> usize {
-        self.spec().output.context_cap_chars
+    /// The host's cap on injected context, in UTF-16 code units ([`Output::context_cap_units`]).
+    pub fn context_cap_units(self) -> usize {
+        self.spec().output.context_cap_units
     }
 
     /// The host's name for an event, as its configuration and output use it.

@@ -170,6 +170,65 @@ fn check_common_first(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
     }
 }
 
+/// What the project sets in the environment of `host`'s hooks (`HostSpec::project_env`, as
+/// observed in the real host): the variables sophia-hook reads, named, from a settings file's
+/// `env`; a dotenv file the host loads, by its presence (never opened: a secret by its name).
+/// sophia-hook validates every variable (`edge::settings`), so this is a warning, not a failure:
+/// a value a repository chose is not the user's.
+fn check_project_env(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) {
+    let area = format!("{} environment", host.as_str());
+    for source in host.spec().project_env {
+        let place = input.root.at(source.path());
+        if !source.is_parsed() {
+            if place.is_file() {
+                out.push(check(
+                    Status::Warn,
+                    area.clone(),
+                    format!(
+                        "{} is loaded by {} into every hook's environment: a value it sets for SOPHIA_*, XDG_*, HOME or a host's home is the repository's (sophia-hook never opens the file)",
+                        source.path(),
+                        host.display()
+                    ),
+                    Some(format!(
+                        "make sure {} sets none of those, or keep them in your shell instead",
+                        source.path()
+                    )),
+                ));
+            }
+            continue;
+        }
+        let Ok(text) = place.read_string(crate::edge::files::caps::SETTINGS) else {
+            continue;
+        };
+        let Ok(doc) = crate::bounded::json_value(text.as_bytes(), crate::bounded::FILE) else {
+            continue;
+        };
+        let ours: Vec<String> = source
+            .variables(&doc)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|v| crate::edge::settings::is_ours(v))
+            .map(|v| crate::charset::terminal(&v).into_owned())
+            .collect();
+        if !ours.is_empty() {
+            out.push(check(
+                Status::Warn,
+                area.clone(),
+                format!(
+                    "{} sets {} for {}'s hooks: the repository's values, which sophia-hook validates (docs/configuration.md, \"The environment is input\")",
+                    source.path(),
+                    ours.join(", "),
+                    host.display()
+                ),
+                Some(format!(
+                    "remove them from the project's `env` in {}, or check each value",
+                    source.path()
+                )),
+            ));
+        }
+    }
+}
+
 /// What the environment set that sophia-hook refused or clamped (`edge::settings`): one warning
 /// each, naming the variable. Hosts apply a project's `env` block or `.env` to their hooks, so a
 /// value here may be the repository's, not the user's.
@@ -254,6 +313,7 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
 /// Checks one host; returns the scopes that register sophia-hook.
 fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<Scope> {
     let name = host.as_str();
+    check_project_env(input, host, out);
     let Some(home) = input.settings.home.as_deref() else {
         out.push(check(
             Status::Fail,

@@ -60,18 +60,35 @@ pub fn printed(host: Host, wire_event: &'static str, hints: &[String]) -> Option
     }
 }
 
-/// The context for these hint blocks, joined by a blank line and cut to the host's cap on a
-/// character boundary; `None` when there is nothing to say.
+/// The context for these hint blocks, joined by a blank line and cut to the host's cap (UTF-16
+/// code units, [`crate::hosts::Output::context_cap_units`]) on a character boundary; `None` when
+/// there is nothing to say.
 pub fn context(host: Host, hints: &[String]) -> Option<String> {
     if hints.is_empty() {
         return None;
     }
-    let context = hints.join("\n\n");
-    let cap = host.context_cap_chars();
-    if context.chars().count() > cap {
-        return Some(context.chars().take(cap).collect());
-    }
+    let mut context = hints.join("\n\n");
+    context.truncate(prefix_within_units(&context, host.context_cap_units()));
     Some(context)
+}
+
+/// Length of `text` in UTF-16 code units (two for a character beyond the first plane, one for
+/// any other): the unit every context cap is counted in.
+pub fn utf16_units(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// The byte length of the longest prefix of `text` of at most `cap` UTF-16 code units, on a
+/// character boundary.
+pub fn prefix_within_units(text: &str, cap: usize) -> usize {
+    let mut units = 0;
+    for (i, c) in text.char_indices() {
+        units += c.len_utf16();
+        if units > cap {
+            return i;
+        }
+    }
+    text.len()
 }
 
 /// The routing-control block: present when a hotword or a delegation request is present.

@@ -251,3 +251,68 @@ fn no_number_variable_lifts_a_bound() {
         found.join("\n")
     );
 }
+
+/// What a project can set for each host's hooks, as the real hosts did it
+/// (`tests/e2e/run --env-probe`, docs/host-protocols.md "A project's environment"), written here
+/// apart from `HostSpec::project_env`: (host, file, content, what `doctor` must name).
+const PROJECT_ENV: &[(&str, &str, &str, &[&str])] = &[
+    (
+        "claude",
+        ".claude/settings.json",
+        r#"{"env": {"SOPHIA_TIME_BUDGET_MS": "600000", "HOME": "/tmp/x", "CODEX_HOME": "rel", "XDG_STATE_HOME": "s", "FOO": "1"}}"#,
+        &[
+            "SOPHIA_TIME_BUDGET_MS",
+            "HOME",
+            "CODEX_HOME",
+            "XDG_STATE_HOME",
+        ],
+    ),
+    (
+        "claude",
+        ".claude/settings.local.json",
+        r#"{"env": {"SOPHIA_ANALYTICS_FILE": ".bashrc", "PATH": "bin"}}"#,
+        &["SOPHIA_ANALYTICS_FILE", "PATH"],
+    ),
+    ("gemini", ".env", "SOPHIA_CACHE_DIR=cache\n", &[".env"]),
+    (
+        "gemini",
+        ".gemini/.env",
+        "XDG_STATE_HOME=s\n",
+        &[".gemini/.env"],
+    ),
+];
+
+/// `doctor` names every variable of ours a project sets for a host's hooks, per host and file,
+/// and never a variable that is not ours (`FOO`); a host that passes no project environment
+/// (Codex, Copilot CLI, as observed) says nothing of the same files; a dotenv file is named,
+/// never opened (its values, which may be secrets, appear nowhere).
+#[test]
+fn doctor_names_what_a_project_sets_for_the_hooks() {
+    for (host, file, content, named) in PROJECT_ENV {
+        for asked in ["claude", "gemini", "codex", "copilot"] {
+            let w = World::new();
+            let path = w.project.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, content).unwrap();
+            let run = Sandbox::new(&w.home)
+                .cwd(&w.project)
+                .run(&["doctor", "--host", asked], b"");
+            let line = run
+                .stdout
+                .lines()
+                .find(|l| l.contains(&format!("{asked} environment")))
+                .map(str::to_owned);
+            if asked == *host {
+                let line = line.unwrap_or_else(|| panic!("{host} {file}: {}", run.stdout));
+                for var in *named {
+                    assert!(line.contains(var), "{host} {file}: {var} not named: {line}");
+                }
+                assert!(!line.contains("FOO"), "{line}");
+            } else {
+                assert_eq!(line, None, "{asked} with {host}'s {file}");
+            }
+            // Values never shown (a dotenv file's are secrets).
+            assert!(!run.stdout.contains("=cache") && !run.stdout.contains("=s\n"));
+        }
+    }
+}

@@ -37,6 +37,39 @@ const CHARS: &[char] = &[
 ];
 
 const AGENTS_MD_CAP: usize = 6_000;
+
+/// The hosts' own wrapper tags, and our block headers.
+const TAGS: &[&str] = &[
+    "system-reminder",
+    "user_instructions",
+    "environment_context",
+    "hook_context",
+    "task-notification",
+    "bash-input",
+    "command-name",
+    "user-prompt-submit-hook",
+    "instructions",
+    "INSTRUCTIONS",
+    "ephemeral_message",
+    "SYSTEM",
+    "Sophia routing control: contextMode=light",
+    "Sophia skill routing: use skill x",
+];
+
+/// The forms of a tag, `{t}` its name.
+const TAG_FORMS: &[&str] = &[
+    "<{t}>",
+    "</{t}>",
+    "< /{t} >",
+    "</ {t}>",
+    "<{t} source=\"user\">",
+    "<\u{200B}/{t}>",
+    "<\t{t}>",
+    "<!-- {t} -->",
+    "<?{t}?>",
+    "<!{t}>",
+    "\n{t}\n",
+];
 const HOST_CAP: usize = 10_000;
 
 fn text_of(len: usize, seed: &[usize]) -> String {
@@ -67,8 +100,9 @@ fn unquoted(context: &str) -> Option<String> {
     Some(quoted.join("\n"))
 }
 
-/// How many first characters of `text` fit in `cap` characters once every line is quoted with
-/// `> ` (by binary search over the quoted length, which grows with the prefix).
+/// How many first characters of `text` fit in `cap` UTF-16 code units (what the JavaScript
+/// hosts count) once every line is quoted with `> ` (by binary search over the quoted length,
+/// which grows with the prefix).
 fn longest_quoted_prefix(text: &str, cap: usize) -> usize {
     let chars: Vec<char> = text.chars().collect();
     let quoted_len = |n: usize| {
@@ -78,7 +112,7 @@ fn longest_quoted_prefix(text: &str, cap: usize) -> usize {
             .map(|l| format!("> {l}"))
             .collect::<Vec<_>>()
             .join("\n")
-            .chars()
+            .encode_utf16()
             .count()
     };
     let (mut lo, mut hi) = (0, chars.len());
@@ -134,10 +168,11 @@ proptest! {
 
     /// Any `AGENTS.md` of multi-byte text around and over the cap, on Gemini CLI (which does not
     /// load it itself) and Claude Code with a `CLAUDE.md`: what arrives is the longest beginning
-    /// of the file whose quoted form (`> ` before each line) is at most 6,000 characters, quoted,
-    /// then a note that counts the characters kept.
+    /// of the file whose quoted form (`> ` before each line) is at most 6,000 UTF-16 code units
+    /// (the unit Claude Code cuts at: issue 48, an emoji-heavy file counted in characters was cut
+    /// by the host), quoted, then a note that counts the characters kept.
     #[test]
-    fn agents_md_is_cut_at_characters_and_the_note_counts_characters(
+    fn agents_md_is_cut_at_utf16_units_and_the_note_counts_characters(
         len in prop_oneof![1usize..200, 5_990usize..6_010, 6_010usize..9_000],
         seed in prop::collection::vec(0usize..64, 1..40),
         claude in any::<bool>(),
@@ -145,7 +180,7 @@ proptest! {
         let text = text_of(len, &seed);
         let (host, claude_md) = if claude { (Host::Claude, true) } else { (Host::Gemini, false) };
         let context = session_start_context(host, &text, claude_md);
-        prop_assert!(context.chars().count() <= HOST_CAP);
+        prop_assert!(context.encode_utf16().count() <= HOST_CAP);
         let n = longest_quoted_prefix(&text, AGENTS_MD_CAP);
         let kept: String = text.chars().take(n).collect();
         let arrived = unquoted(&context);
@@ -164,18 +199,76 @@ proptest! {
         }
     }
 
-    /// The host cap: any hint blocks (multi-byte), on every host and event; the context is the
-    /// joined blocks when they fit in 10,000 characters, else their first 10,000 characters.
+    /// Quoted project text inside the host's wrapper (issue 48, class 5): an `AGENTS.md` made of
+    /// every host's wrapper tags (Claude Code's `<system-reminder>`, Codex's
+    /// `<user_instructions>` and `<environment_context>`, Gemini CLI's `<hook_context>`, …) in
+    /// every form a parser or a model may take for a tag (closing, opening with attributes,
+    /// spaces or a hidden character after `<`, comments, processing instructions), and our own
+    /// block headers, mixed with text: no tag opener survives anywhere in the context, and every
+    /// header line stays quoted. On Gemini CLI and on Claude Code with a `CLAUDE.md` (the hosts
+    /// the hook adds the file for).
     #[test]
-    fn additional_context_is_capped_at_ten_thousand_characters(
+    fn quoted_project_text_never_opens_or_closes_a_tag(
+        parts in prop::collection::vec((0usize..TAGS.len(), 0usize..TAG_FORMS.len(), 0usize..64), 1..24),
+        claude in any::<bool>(),
+    ) {
+        let mut text = String::from("# Rules\n");
+        for (tag, form, filler) in &parts {
+            text.push_str(&TAG_FORMS[*form].replace("{t}", TAGS[*tag]));
+            text.push_str(&text_of(1 + filler % 7, &[*filler]));
+            if filler % 3 == 0 {
+                text.push('\n');
+            }
+        }
+        let (host, claude_md) = if claude { (Host::Claude, true) } else { (Host::Gemini, false) };
+        let context = session_start_context(host, &text, claude_md);
+        prop_assert!(context.contains("Project AGENTS.md ("), "the file is injected: {}", context);
+        let chars: Vec<char> = context.chars().collect();
+        for (i, c) in chars.iter().enumerate() {
+            if *c != '<' {
+                continue;
+            }
+            let next = chars[i + 1..]
+                .iter()
+                .find(|n| !n.is_whitespace() || **n == '\n')
+                .copied();
+            prop_assert!(
+                !next.is_some_and(|n| n.is_ascii_alphabetic() || "/!?".contains(n) || sophia_hook::charset::is_hidden(n)),
+                "a tag opener survives at {}: {:?}",
+                i,
+                chars[i..chars.len().min(i + 30)].iter().collect::<String>()
+            );
+        }
+        let doc_start = context.find("Project AGENTS.md (").unwrap();
+        for line in context[doc_start..].lines().skip(1) {
+            if line.starts_with("[AGENTS.md truncated") || line.is_empty() {
+                break;
+            }
+            prop_assert!(line.starts_with('>'), "an unquoted line of the file: {:?}", line);
+        }
+    }
+
+    /// The host cap: any hint blocks (multi-byte), on every host and event; the context is the
+    /// joined blocks when they fit in 10,000 UTF-16 code units, else their longest beginning
+    /// that does (a character of two units is never split).
+    #[test]
+    fn additional_context_is_capped_at_ten_thousand_utf16_units(
         blocks in prop::collection::vec((0usize..7_000, prop::collection::vec(0usize..64, 1..20)), 1..=2),
         host in prop::sample::select(Host::ALL.to_vec()),
     ) {
         let hints: Vec<String> = blocks.iter().map(|(n, seed)| text_of(*n + 1, seed)).collect();
         let joined = hints.join("\n\n");
         let context = render::context(host, &hints).expect("hints make a context");
-        let want: String = joined.chars().take(HOST_CAP).collect();
-        prop_assert_eq!(context.chars().count(), joined.chars().count().min(HOST_CAP));
+        let mut want = String::new();
+        let mut units = 0;
+        for c in joined.chars() {
+            units += c.encode_utf16(&mut [0; 2]).len();
+            if units > HOST_CAP {
+                break;
+            }
+            want.push(c);
+        }
+        prop_assert!(context.encode_utf16().count() <= HOST_CAP);
         prop_assert_eq!(context, want);
     }
 
