@@ -146,8 +146,10 @@ trap 'rm -rf "$stage"' EXIT
 tar_to() { # archive, folder: its entries at the archive's root (no leading ./)
   local entries
   mapfile -t entries < <(cd "$2" && LC_ALL=C ls -A)
+  # Readable by everyone who installs it (plugin build writes 0600/0700, the house rule for a
+  # user's own files): group and others get read, and execute where the owner has it.
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
-    -C "$2" -czf "$1" -- "${entries[@]}"
+    --mode=go+rX,go-w -C "$2" -czf "$1" -- "${entries[@]}"
 }
 zip_to() { # archive, folder: its content at the archive's root
   python3 - "$1" "$2" <<'EOF'
@@ -160,7 +162,10 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for name in sorted(files):
             path = os.path.join(base, name)
             info = zipfile.ZipInfo(os.path.relpath(path, top).replace(os.sep, "/"), stamp)
-            info.external_attr = (os.stat(path).st_mode & 0o777) << 16
+            # As tar_to: group and others read, and execute where the owner has it.
+            mode = os.stat(path).st_mode & 0o777
+            mode = (mode | 0o044 | (0o011 if mode & 0o100 else 0)) & ~0o022
+            info.external_attr = mode << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             with open(path, "rb") as f:
                 z.writestr(info, f.read())

@@ -282,7 +282,12 @@ fn change(
     use crate::edge::hostconfig;
     let add = binary.is_some();
     let root = project_root_arg(args.root.clone())?;
-    if add && let Some(record) = crate::edge::plugins::enabled(host, &root, settings) {
+    // At user scope a project's plugin record is never read: it is the repository's word.
+    let reach = match args.scope {
+        Scope::User => crate::edge::plugins::Reach::User,
+        Scope::Project => crate::edge::plugins::Reach::UserAndProject,
+    };
+    if add && let Some(record) = crate::edge::plugins::enabled(host, reach, &root, settings) {
         // The plugin already runs the hook: a settings entry would run every event a second time.
         writeln!(
             lines.main(),

@@ -82,9 +82,12 @@ fn build(stdout: &mut dyn Write, args: &BuildArgs) -> Outcome {
             .path
             .split('/')
             .fold(args.out.clone(), |p, c| p.join(c));
+        // The house rule (docs/security.md, `### I6`): nothing we create is readable by other
+        // users, whatever the umask; the binary is executable by its owner. A release archive
+        // of these folders opens them up itself (scripts/dist.sh, `tar --mode`).
         let (contents, mode) = match &file.contents {
-            Contents::Text(text) => (text.as_bytes(), 0o644),
-            Contents::Binary => (bytes.as_slice(), 0o755),
+            Contents::Text(text) => (text.as_bytes(), 0o600),
+            Contents::Binary => (bytes.as_slice(), 0o700),
         };
         let cap = match file.contents {
             Contents::Text(_) => crate::edge::files::caps::SETTINGS,

@@ -15,6 +15,15 @@ use crate::hosts::Host;
 use crate::hosts::{PluginPlace, Read, RecordFile, Syntax};
 use crate::plugin::NAME;
 
+/// Whose plugin records count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// The user's own files only (work at user scope, and what `doctor` calls registered).
+    User,
+    /// The user's and the project's (work at project scope).
+    UserAndProject,
+}
+
 /// The id hosts give our plugin: the plugin's name at the marketplace's name.
 pub fn plugin_id() -> String {
     format!("{NAME}@{NAME}")
@@ -22,12 +31,24 @@ pub fn plugin_id() -> String {
 
 /// The file that records our plugin as enabled for `host`, the first found; `None` when the host
 /// has no plugin system we ship for, or the plugin is not enabled (or the record unreadable).
-pub fn enabled(host: Host, root: &ProjectRoot, settings: &Settings) -> Option<PathBuf> {
+/// `reach` says whose records count: a project's record is the repository's word, so work at
+/// user scope never reads one (issue 48, class 3: a committed `enabledPlugins` made
+/// `install --scope user` skip, and `doctor` advise removing the user's own install).
+pub fn enabled(
+    host: Host,
+    reach: Reach,
+    root: &ProjectRoot,
+    settings: &Settings,
+) -> Option<PathBuf> {
     let layout = host.spec().plugin.as_ref()?;
     let files = layout.enabled.files(NAME);
+    // A project's record out of reach reads as missing: the host's order of files is kept.
     let places: Vec<Option<Place>> = files
         .iter()
-        .map(|file| place(file, root, settings))
+        .map(|file| match (reach, file.place) {
+            (Reach::User, PluginPlace::Project(_)) => None,
+            _ => place(file, root, settings),
+        })
         .collect();
     let read: Vec<Read> = files
         .iter()

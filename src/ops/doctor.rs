@@ -483,7 +483,24 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         }
         installed.push((scope, path, regs));
     }
-    let plugin = crate::edge::plugins::enabled(host, input.root, input.settings);
+    // What registers the hook is the user's own record: a project's (a committed
+    // `enabledPlugins`) is the repository's word, never a reason to call the hook registered or
+    // to advise removing the user's install (issue 48, class 3). It is said as information.
+    use crate::edge::plugins::{Reach, enabled};
+    let plugin = enabled(host, Reach::User, input.root, input.settings);
+    if plugin.is_none()
+        && let Some(record) = enabled(host, Reach::UserAndProject, input.root, input.settings)
+    {
+        out.push(check(
+            Status::Info,
+            format!("{name} plugin"),
+            format!(
+                "the project enables sophia-hook's plugin ({}); it runs only where you installed the plugin, and is not counted as your registration",
+                record.shown()
+            ),
+            None,
+        ));
+    }
     let remove_plugin = host.spec().plugin.as_ref().map_or("", |p| p.remove);
     match (&plugin, installed.as_slice()) {
         (Some(record), []) => {

@@ -463,3 +463,81 @@ fn no_writer_deletes_a_file_named_like_our_temporaries() {
         broken.join("\n")
     );
 }
+
+/// Issue 48, class 4: a user's settings file with another name (a hard link from a dotfiles
+/// folder) is never replaced by a rename that would detach that name: `install` and `uninstall`
+/// at user scope refuse with a message naming the links, on every host, and leave both names on
+/// the same, unchanged file. The availability manifest the same (`availability --write`).
+#[test]
+fn a_hard_linked_user_file_is_refused_never_detached() {
+    use sophia_hook::hosts::Host;
+    use std::os::unix::fs::MetadataExt;
+    let mut cases = 0;
+    for host in Host::ALL {
+        for command in ["install", "uninstall"] {
+            let s = trust::Sandbox::new();
+            let target = host
+                .spec()
+                .settings
+                .user
+                .resolve(Some(&s.home), &Default::default())
+                .unwrap();
+            let before = if command == "uninstall" {
+                // A file install wrote, then linked: uninstall must not detach it either.
+                let run = s.run(
+                    &s.project,
+                    &[
+                        "install",
+                        "--host",
+                        host.as_str(),
+                        "--scope",
+                        "user",
+                        "--no-agents",
+                    ],
+                    b"",
+                );
+                assert_eq!(run.code, 0, "{host:?}: {}", run.stderr);
+                fs::read(&target).unwrap()
+            } else {
+                trust::write(&target, "{}\n");
+                b"{}\n".to_vec()
+            };
+            let other = s.base.join("dotfiles-copy");
+            fs::hard_link(&target, &other).unwrap();
+            let run = s.run(
+                &s.project,
+                &[
+                    command,
+                    "--host",
+                    host.as_str(),
+                    "--scope",
+                    "user",
+                    "--no-agents",
+                ],
+                b"",
+            );
+            assert_ne!(run.code, 0, "{host:?} {command}: {}", run.stdout);
+            assert!(
+                run.stderr.contains("hard links"),
+                "{host:?} {command}: {}",
+                run.stderr
+            );
+            let (a, b) = (
+                fs::metadata(&target).unwrap(),
+                fs::metadata(&other).unwrap(),
+            );
+            assert_eq!(
+                (a.ino(), a.nlink()),
+                (b.ino(), 2),
+                "{host:?} {command}: detached"
+            );
+            assert_eq!(
+                fs::read(&target).unwrap(),
+                before,
+                "{host:?} {command}: changed"
+            );
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 2 * Host::ALL.len());
+}

@@ -196,3 +196,47 @@ fn a_forced_sync_never_backs_up_through_a_symlink() {
         .collect();
     assert!(copies.is_empty(), "the key was copied to {copies:?}");
 }
+
+/// Issue 48, class 4: `plugin build` follows the house rule like every writer — every file it
+/// writes `0600` (the binary `0700`), every folder `0700`, under any umask (it wrote 0644/0755
+/// whatever the umask). The release archives open them up themselves (scripts/dist.sh).
+#[test]
+fn plugin_build_writes_private_files_under_any_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    for umask in [0o000, 0o002, 0o022, 0o077] {
+        let s = trust::Sandbox::new();
+        let out = s.other.join("plugins");
+        let run = s.run_umask(
+            &s.project,
+            &[
+                "plugin",
+                "build",
+                "--out",
+                out.to_str().unwrap(),
+                "--binary",
+                "/bin/true",
+            ],
+            b"",
+            Some(umask),
+        );
+        assert_eq!(run.code, 0, "umask {umask:o}: {}", run.stderr);
+        let mut files = 0;
+        for (rel, (mode, contents)) in trust::tree(&out) {
+            let want = match contents {
+                None => 0o700,
+                Some(_) if rel.to_string_lossy().contains("/bin/") => 0o700,
+                Some(_) => 0o600,
+            };
+            assert_eq!(
+                mode,
+                want,
+                "umask {umask:o}: {}: {mode:o}",
+                rel.to_string_lossy()
+            );
+            files += 1;
+        }
+        assert!(files > 20, "{files}");
+        let top = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(top, 0o700, "umask {umask:o}: the output folder {top:o}");
+    }
+}

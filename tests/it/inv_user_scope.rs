@@ -288,3 +288,77 @@ fn a_committed_folder_link_never_carries_an_out_file_out_of_the_project() {
         }
     }
 }
+
+/// Issue 48, class 3: a project's plugin record (a committed `enabledPlugins` naming our plugin,
+/// in every project file a host keeps that record in, enabled or disabled) never steers work at
+/// user scope: `install --scope user` registers the hook exactly as in an empty project, and
+/// `doctor` neither calls the hook registered by the plugin nor advises removing the user's
+/// install (it says the project's record as information).
+#[test]
+fn a_projects_plugin_record_never_steers_user_scope() {
+    use sophia_hook::hosts::{Host, PluginPlace};
+    let mut cases = 0;
+    for host in Host::ALL {
+        let Some(layout) = host.spec().plugin.as_ref() else {
+            continue;
+        };
+        for file in layout.enabled.files(sophia_hook::plugin::NAME) {
+            let PluginPlace::Project(rel) = file.place else {
+                continue;
+            };
+            for value in ["true", "false"] {
+                let record =
+                    format!(r#"{{"enabledPlugins": {{"sophia-hook@sophia-hook": {value}}}}}"#);
+                let clean = Sandbox::new();
+                let planted = Sandbox::new();
+                planted.file(rel, &record);
+                let install = [
+                    "install",
+                    "--host",
+                    host.as_str(),
+                    "--scope",
+                    "user",
+                    "--no-agents",
+                ];
+                let a = clean.run(&clean.project, &install, b"");
+                let b = planted.run(&planted.project, &install, b"");
+                assert_eq!(a.code, 0, "{host:?}: {}", a.stderr);
+                assert_eq!(b.code, 0, "{host:?} {rel}: {}", b.stderr);
+                assert!(
+                    !b.stdout.contains("plugin is enabled"),
+                    "{host:?} {rel}={value}: install skipped: {}",
+                    b.stdout
+                );
+                let normalise = |s: &Sandbox| {
+                    tree(&s.home)
+                        .into_iter()
+                        .filter(|(p, _)| !p.starts_with(".local/state"))
+                        .map(|(p, (m, c))| {
+                            let c = c.map(|c| {
+                                String::from_utf8_lossy(&c)
+                                    .replace(&s.home.to_string_lossy().to_string(), "HOME")
+                                    .replace(&s.project.to_string_lossy().to_string(), "PROJECT")
+                            });
+                            (p, m, c)
+                        })
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    normalise(&clean),
+                    normalise(&planted),
+                    "{host:?} {rel}={value}"
+                );
+                let doctor =
+                    planted.run(&planted.project, &["doctor", "--host", host.as_str()], b"");
+                assert!(
+                    !doctor.stdout.contains("registered by sophia-hook's plugin")
+                        && !doctor.stdout.contains("registered twice"),
+                    "{host:?} {rel}={value}: {}",
+                    doctor.stdout
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases >= 4, "{cases} cases");
+}

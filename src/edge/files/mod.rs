@@ -470,10 +470,17 @@ impl Place {
     }
 
     /// Removes the file or link itself.
+    /// A user's file with other names (hard links) is refused, as [`Place::write_atomic`]
+    /// refuses it: the other names would keep what this removal meant to take away.
     pub fn remove_file(&self) -> io::Result<()> {
         match self {
             Place::Project(root, rel) => root.remove_file(rel),
-            Place::User(path) => fs::remove_file(path),
+            Place::User(path) => match fs::symlink_metadata(path) {
+                Ok(meta) if meta.is_file() && platform::link_count(&meta) > 1 => {
+                    Err(hard_linked(path, &meta))
+                }
+                _ => fs::remove_file(path),
+            },
         }
     }
 
@@ -930,6 +937,15 @@ fn create_private_dir_all(dir: &Path) -> io::Result<()> {
 /// [`write_atomic`]; `durable: false` skips the `fsync`s (best-effort state under a lock, where
 /// a crash may lose the last update but must not make every concurrent hook wait for the disk);
 /// `mode` forces the permission bits (backups).
+/// Why a file with more than one name is not replaced.
+fn hard_linked(path: &Path, meta: &fs::Metadata) -> io::Error {
+    io::Error::other(format!(
+        "{} has {} hard links: replacing it would leave the other names on the old file; it was left untouched (make the other names a symbolic link to it, then try again)",
+        path.shown(),
+        platform::link_count(meta)
+    ))
+}
+
 fn write_atomic_with(
     path: &Path,
     contents: &[u8],
@@ -954,6 +970,10 @@ fn write_atomic_with(
     let mode = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => return Err(platform::symlink_refused(path)),
         Ok(meta) if !meta.is_file() => return Err(not_regular(path)),
+        // A file with other names (a dotfiles setup's hard link): a rename would give this name
+        // a new file and silently leave the others on the old one (issue 48, class 4). Refused,
+        // untouched; a symbolic link is followed by the writers that mean to (hostconfig).
+        Ok(meta) if platform::link_count(&meta) > 1 => return Err(hard_linked(path, &meta)),
         Ok(meta) => Some(platform::kept_permissions(&meta)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),

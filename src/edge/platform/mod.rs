@@ -87,6 +87,12 @@ pub fn mode_bits(meta: &fs::Metadata) -> u32 {
     imp::mode_bits(meta)
 }
 
+/// How many names (hard links) the file has: `nlink` on Unix; on Windows 1 (its count needs a
+/// handle query std does not offer stably; a hard-linked settings file is not refused there).
+pub fn link_count(meta: &fs::Metadata) -> u64 {
+    imp::link_count(meta)
+}
+
 /// Creates `dir` and its missing parents private to the user (`0700` on Unix whatever the
 /// umask; on Windows the inherited ACL of the user's profile). Existing folders keep theirs.
 pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {

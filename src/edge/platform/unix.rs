@@ -31,6 +31,10 @@ pub(super) fn mode_permissions(_file: &File, mode: u32) -> io::Result<fs::Permis
     Ok(fs::Permissions::from_mode(mode & 0o7777))
 }
 
+pub(super) fn link_count(meta: &fs::Metadata) -> u64 {
+    meta.nlink()
+}
+
 pub(super) fn mode_bits(meta: &fs::Metadata) -> u32 {
     meta.permissions().mode() & 0o777
 }

@@ -50,6 +50,10 @@ pub(super) fn mode_permissions(file: &File, mode: u32) -> io::Result<fs::Permiss
     Ok(permissions)
 }
 
+pub(super) fn link_count(_meta: &fs::Metadata) -> u64 {
+    1
+}
+
 pub(super) fn mode_bits(meta: &fs::Metadata) -> u32 {
     if meta.permissions().readonly() {
         0o400
