@@ -99,6 +99,9 @@ pub mod caps {
     /// A file of any size of which only a bounded tail is read (a host's conversation file,
     /// opened with [`super::open_bounded`] and read at offsets): never written by us.
     pub const TAIL_ONLY: Cap = Cap(u64::MAX);
+    /// The analytics log: any size, appended a line at a time; the hook reads only its first
+    /// bytes (`analytics_log`), `stats` and `report` stream it line by line.
+    pub const LOG: Cap = Cap(u64::MAX);
 
     /// Every cap, by name (for the tables that write and read each one).
     pub const ALL: &[(&str, Cap)] = &[
@@ -115,6 +118,7 @@ pub mod caps {
         ("PAGE", PAGE),
         ("BINARY", BINARY),
         ("TAIL_ONLY", TAIL_ONLY),
+        ("LOG", LOG),
     ];
 }
 
@@ -1309,7 +1313,7 @@ mod tests {
         for &(name, cap) in caps::ALL {
             assert!(cap.admits(cap.bytes()), "{name}");
             assert!(
-                cap == caps::TAIL_ONLY || !cap.admits(cap.bytes() + 1),
+                cap == caps::TAIL_ONLY || cap == caps::LOG || !cap.admits(cap.bytes() + 1),
                 "{name}"
             );
             if cap.bytes() > 16 * 1024 * 1024 {
