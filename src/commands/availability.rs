@@ -139,6 +139,10 @@ pub fn availability(
             .availability_file
             .clone()
             .context("no manifest path: set SOPHIA_AGENT_AVAILABILITY or HOME")?;
+        // Only a manifest replaces a manifest: a file the path names that is not one (the
+        // variable may be a repository's: docs/configuration.md) is never overwritten.
+        crate::edge::agents::replaceable_manifest(&path)
+            .map_err(|why| anyhow::anyhow!("{} {why}; it was left untouched", path.shown()))?;
         let manifest = crate::edge::agents::user_manifest(settings, now);
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');

@@ -183,6 +183,7 @@ pub fn apply_manifest(effective: &mut EffectiveCatalog, path: Option<&Path>, hos
     let bytes = match Place::user(path).read(caps::STATE) {
         Ok(bytes) => bytes,
         Err(crate::edge::files::ReadError::Missing) => return,
+        // (`replaceable_manifest` below reads it the same way.)
         Err(_) => {
             effective
                 .warnings
@@ -572,6 +573,18 @@ pub fn user_definition_dirs(settings: &crate::edge::settings::Settings) -> Vec<D
         }
     }
     dirs
+}
+
+/// Whether `availability --write` may replace the file at `path`: missing, or a manifest of
+/// ours (it parses as one); else why not. A path from the environment may name any file.
+pub fn replaceable_manifest(path: &Path) -> Result<(), &'static str> {
+    match Place::user(path).read(caps::STATE) {
+        Err(crate::edge::files::ReadError::Missing) => Ok(()),
+        Err(_) => Err("cannot be read as a manifest"),
+        Ok(bytes) => crate::bounded::json::<Manifest>(&bytes, crate::bounded::FILE)
+            .map(|_| ())
+            .map_err(|_| "is not an availability manifest"),
+    }
 }
 
 /// The machine-wide availability manifest `availability --write` records: the embedded

@@ -316,3 +316,41 @@ fn doctor_names_what_a_project_sets_for_the_hooks() {
         }
     }
 }
+
+/// `availability --write` replaces only a manifest: a file of another program's that the
+/// variable names (which a project may set) is left untouched with an error; a missing one is
+/// created and a manifest of ours replaced.
+#[test]
+fn availability_write_replaces_only_a_manifest() {
+    let w = World::new();
+    let run = |path: &Path| {
+        Sandbox::new(&w.home)
+            .cwd(&w.outside)
+            .env("SOPHIA_AGENT_AVAILABILITY", path.to_str().unwrap())
+            .run(&["availability", "--write"], b"")
+    };
+    for (name, text) in [
+        (
+            "package.json",
+            "{\"name\": \"mine\", \"version\": \"1.0.0\"}\n",
+        ),
+        ("notes.md", "# notes\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {}}\n"),
+    ] {
+        let path = w.home.join(name);
+        fs::write(&path, text).unwrap();
+        let out = run(&path);
+        assert_ne!(out.code, 0, "{name}: {}", out.stdout);
+        assert!(
+            out.stderr.contains("left untouched"),
+            "{name}: {}",
+            out.stderr
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), text, "{name}");
+    }
+    let path = w.home.join("manifest.json");
+    assert_eq!(run(&path).code, 0, "a new manifest");
+    let first = fs::read_to_string(&path).unwrap();
+    assert!(first.contains("\"agents\""), "{first}");
+    assert_eq!(run(&path).code, 0, "a manifest of ours is replaced");
+}
