@@ -480,7 +480,10 @@ fn change(
         let stamp = clock.now().format("%Y%m%dT%H%M%SZ").to_string();
         crate::ops::agents_sync::sync(lines.detail(), target, false, settings, &stamp)?;
     }
-    let has_source = root.at(crate::stages::agents::SOURCE_PATH).is_file();
+    // The project's catalog is the project's business: an install at user scope neither reads
+    // its source nor writes its `.sophia/` (issue 48, class 3; blind pass cases 32, 33).
+    let has_source =
+        args.scope == Scope::Project && root.at(crate::stages::agents::SOURCE_PATH).is_file();
     if has_source || roles.is_some() {
         writeln!(
             lines.detail(),

@@ -53,6 +53,8 @@ struct Pending {
     event: Option<String>,
     /// `--planning`.
     planning: bool,
+    /// The hotword prefix to route with: the user's, then the project's once it is read.
+    prefix: crate::config::HotwordPrefix,
     payload: Payload,
     now: DateTime<Utc>,
 }
@@ -107,6 +109,10 @@ pub fn payload_ready(
             host,
             event: event.map(str::to_owned),
             planning,
+            prefix: crate::config::HotwordPrefix::effective(
+                None,
+                armed.settings.hotword_prefix.as_ref(),
+            ),
             payload: payload.clone(),
             now,
         }));
@@ -125,6 +131,17 @@ pub fn payload_ready(
                 (armed.exit)();
             }
         });
+}
+
+/// The project's hotword prefix is known (its `.sophia-hook.yaml` read): the routing answer
+/// uses it from now on.
+pub fn prefix_known(prefix: &crate::config::HotwordPrefix) {
+    if ARMED.get().is_none() {
+        return;
+    }
+    if let Answer::Routing(pending) = &mut *answer() {
+        pending.prefix = prefix.clone();
+    }
 }
 
 /// The run has decided: if it is stopped from now on, its own output is the answer.
@@ -229,10 +246,7 @@ fn degraded(pending: &Pending, settings: &Settings, why: &'static str) -> Option
         now: pending.now,
     };
     let project = Project {
-        hotword_prefix: crate::config::HotwordPrefix::effective(
-            None,
-            settings.hotword_prefix.as_ref(),
-        ),
+        hotword_prefix: pending.prefix.clone(),
         ..Project::degraded(why)
     };
     Some(decision::decide(&request, &project))

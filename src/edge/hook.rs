@@ -89,7 +89,8 @@ pub fn run_hook(
 ) {
     let result = load(stdin, args, settings, clock, stderr);
     let (event, settings) = match &result {
-        Ok((decision, payload, analytics, now)) => {
+        Ok((decision, payload, analytics, now, adjusted)) => {
+            let settings = adjusted.as_ref().unwrap_or(settings);
             // Decided: if the state below outlasts the deadline, this output is the answer.
             crate::edge::deadline::decided(decision, decision.printed(false));
             let printed = apply(decision, payload, settings, *now);
@@ -208,6 +209,16 @@ fn load(
         panic!("fault injected by --fault=panic");
     }
     let mut payload = Payload::parse(&bytes).map_err(|e| e.code())?;
+    // The payload keeps what it uses (the prompt cut to its bound): up to 16 MiB of stdin is
+    // not held through the rest of the run.
+    drop(bytes);
+    // The project is the payload's working folder's, which may not be ours (Antigravity runs
+    // its hooks elsewhere): what the environment names inside it is refused too.
+    let adjusted = payload
+        .cwd
+        .as_deref()
+        .and_then(|cwd| settings.for_working_folder(Path::new(cwd)));
+    let settings = adjusted.as_ref().unwrap_or(settings);
     let budget = args.time_budget(settings);
     let over_budget = || clock.elapsed().saturating_sub(read_at) > budget;
     let now = clock.now();
@@ -220,7 +231,7 @@ fn load(
         skills::Freshness::Quick,
         settings.debug.then_some(stderr),
     )?;
-    Ok((decision, payload, analytics, now))
+    Ok((decision, payload, analytics, now, adjusted))
 }
 
 type Loaded = (
@@ -228,6 +239,7 @@ type Loaded = (
     Payload,
     crate::config::AnalyticsConfig,
     DateTime<Utc>,
+    Option<Settings>,
 );
 
 /// Reads the payload's bytes from stdin, at most [`MAX_PAYLOAD_BYTES`].
@@ -276,12 +288,8 @@ pub fn load_and_decide(
             args.time_budget(settings),
         );
     }
-    match args.fault {
-        Some(Fault::PanicAfterParse) => panic!("fault injected by --fault=panic-after-parse"),
-        Some(Fault::Stall) => loop {
-            std::thread::park();
-        },
-        _ => {}
+    if args.fault == Some(Fault::PanicAfterParse) {
+        panic!("fault injected by --fault=panic-after-parse");
     }
     let request = HookRequest {
         host,
@@ -297,7 +305,12 @@ pub fn load_and_decide(
         // Nothing is injected on a later call: no project material is read.
         Project::default()
     } else if over_budget() {
-        Project::degraded(DEGRADED_TIME_BUDGET)
+        // Degraded, never with another hotword prefix than the user's or the project's (one
+        // small file read): `;quick` must not be lost with the skill line.
+        Project {
+            hotword_prefix: prefix_only(request.payload.cwd.as_deref(), settings),
+            ..Project::degraded(DEGRADED_TIME_BUDGET)
+        }
     } else {
         let loaded = load_project(
             &request,
@@ -305,11 +318,12 @@ pub fn load_and_decide(
             now,
             reborrow(&mut debug),
             over_budget,
-            freshness,
+            (freshness, args.fault == Some(Fault::Stall)),
         );
         if over_budget() {
             Project {
                 analytics: loaded.analytics,
+                hotword_prefix: loaded.hotword_prefix,
                 ..Project::degraded(DEGRADED_TIME_BUDGET)
             }
         } else {
@@ -324,6 +338,15 @@ pub fn load_and_decide(
         );
     }
     Ok((decision::decide(&request, &project), project.analytics))
+}
+
+/// The effective hotword prefix of the project of the working folder `cwd` (its
+/// `.sophia-hook.yaml`, else the user's `config.yaml`, else `+`): all a degraded run reads.
+fn prefix_only(cwd: Option<&str>, settings: &Settings) -> crate::config::HotwordPrefix {
+    let project = working_dir(cwd)
+        .map(|cwd| crate::edge::config::load(&ProjectRoot::open_or_empty(&project_root(&cwd))).0)
+        .and_then(|config| config.hotword_prefix);
+    crate::config::HotwordPrefix::effective(project.as_ref(), settings.hotword_prefix.as_ref())
 }
 
 /// The debug writer again, for one more call.
@@ -410,7 +433,7 @@ fn load_project(
     now: DateTime<Utc>,
     mut debug: Option<&mut dyn Write>,
     over_budget: &dyn Fn() -> bool,
-    freshness: skills::Freshness,
+    (freshness, stall): (skills::Freshness, bool),
 ) -> Project {
     let mut project = Project::default();
     let Some(cwd) = working_dir(request.payload.cwd.as_deref()) else {
@@ -425,6 +448,14 @@ fn load_project(
         config.hotword_prefix.as_ref(),
         settings.hotword_prefix.as_ref(),
     );
+    // The deadline's answer routes with the prefix the project chose, from now on.
+    crate::edge::deadline::prefix_known(&project.hotword_prefix);
+    if stall {
+        // `--fault=stall`: the loading that follows never ends (the tests of the deadline).
+        loop {
+            std::thread::park();
+        }
+    }
     project.planning = config.planning.unwrap_or(false);
     project.analytics = config.analytics.clone();
     project.skill_warnings.extend(config_warning);

@@ -44,8 +44,20 @@ pub fn detect(
     cwd: &Path,
 ) -> Option<String> {
     let detect = host.spec().detect;
+    // A search-path entry inside the repository is the repository's: its `bin/gemini` must not
+    // make `install` register a host the user does not have (issue 48, blind pass case 64).
+    let search = settings.search_path.as_deref().map(|path| {
+        match crate::edge::settings::repository_root(cwd, settings.home.as_deref()) {
+            Some(root) => std::env::join_paths(
+                std::env::split_paths(path)
+                    .filter(|entry| !crate::edge::settings::is_inside(entry, &root)),
+            )
+            .map_or_else(|_| String::new(), |p| p.to_string_lossy().into_owned()),
+            None => path.to_owned(),
+        }
+    });
     for exe in detect.executables {
-        if let Ok(found) = resolve(exe, settings.search_path.as_deref(), cwd) {
+        if let Ok(found) = resolve(exe, search.as_deref(), cwd) {
             return Some(format!("`{exe}` is on PATH: {}", found.shown()));
         }
     }

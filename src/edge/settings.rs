@@ -129,17 +129,10 @@ impl Settings {
     /// host settings into it. Not when that work tree is the home folder itself (a dotfiles
     /// repository). Each refusal is a warning naming the variable (`…:inside-project`).
     pub fn refuse_inside_project(&mut self, cwd: &Path) {
-        let Some(root) = cwd
-            .ancestors()
-            .find(|dir| crate::edge::files::Place::user(dir.join(".git")).exists())
-            .map(seen_through_links)
-        else {
+        let Some(root) = repository_root(cwd, self.home.as_deref()) else {
             return;
         };
         let inside = |p: &Path| seen_through_links(p).starts_with(&root);
-        if self.home.as_deref().map(seen_through_links).as_ref() == Some(&root) {
-            return;
-        }
         let mut said = Vec::new();
         let mut refuse = |slot: &mut Option<PathBuf>, var: &str| {
             if slot.as_deref().is_some_and(inside) {
@@ -161,6 +154,37 @@ impl Settings {
             keep
         });
         self.warnings.extend(said);
+    }
+
+    /// These settings for a hook run whose payload names `cwd` as its working folder: `None`
+    /// when that is inside the process's own working folder (checked at start-up) or nothing
+    /// changes, else a copy with [`Settings::refuse_inside_project`] applied to `cwd` too.
+    pub fn for_working_folder(&self, cwd: &Path) -> Option<Settings> {
+        if std::env::current_dir().is_ok_and(|here| cwd.starts_with(here)) {
+            return None;
+        }
+        let mut adjusted = self.clone();
+        let before = adjusted.warnings.len();
+        adjusted.refuse_inside_project(cwd);
+        if self.config_dir.is_some() && adjusted.config_dir.is_none() {
+            // The `config.yaml` read at start-up was the repository's: nothing of it stays.
+            adjusted.hotword_prefix = None;
+            adjusted.models = crate::config::ModelMap::new();
+            if adjusted.embedded_skills.is_some_and(|(_, from)| {
+                from == crate::stages::skills::grounding::ModeFrom::UserConfig
+            }) {
+                adjusted.embedded_skills = None;
+            }
+            if !adjusted.analytics_from_env && !adjusted.analytics_default {
+                // Its `analytics.file`: back to the default log.
+                adjusted.analytics_file = adjusted
+                    .home
+                    .as_ref()
+                    .map(|h| h.join(".mcp-servers/analytics/sophia-hook.jsonl"));
+                adjusted.analytics_default = true;
+            }
+        }
+        (adjusted.warnings.len() > before).then_some(adjusted)
     }
 
     /// Applies the user-level configuration's analytics keys (`enabled`, `file`): trusted, since
@@ -311,9 +335,10 @@ pub fn is_ours(var: &str) -> bool {
         || WORD_VARS.contains(&var)
 }
 
-/// The ceiling of `SOPHIA_TIME_BUDGET_MS`: a hook run does at most 150 ms of work
-/// (`docs/security.md`, `## Time cap`), whatever the environment says.
-pub const MAX_TIME_BUDGET: std::time::Duration = std::time::Duration::from_millis(150);
+/// The ceiling of `SOPHIA_TIME_BUDGET_MS`, the default: the environment can only lower the
+/// budget; with the deadline's margin (`edge::deadline::MARGIN`) a hook run does at most 150 ms
+/// of work (`docs/security.md`, `## Time cap`), whatever the environment says.
+pub const MAX_TIME_BUDGET: std::time::Duration = DEFAULT_TIME_BUDGET;
 /// The ceiling (and default) of `SOPHIA_STATE_LOCK_MS`.
 pub const MAX_STATE_LOCK_WAIT: std::time::Duration = crate::edge::files::LOCK_WAIT;
 
@@ -407,6 +432,28 @@ impl Env<'_> {
     }
 }
 
+/// The repository around the working folder `cwd`: its git work tree, seen through links.
+/// `None` outside one, and when that work tree is the account's home or holds it (a dotfiles
+/// repository): the home the system gives the account, never `HOME`, which a repository may set
+/// to the clone itself (`home`, the settings' own, only where the system gives none: Windows).
+/// A folder without `.git` is not taken for a repository: `HOME` itself is often such a folder
+/// (containers, a `HOME` that is not the account's), and every path under it would be refused.
+pub fn repository_root(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let root = seen_through_links(
+        cwd.ancestors()
+            .find(|dir| crate::edge::files::Place::user(dir.join(".git")).exists())?,
+    );
+    let account = crate::edge::platform::account_home()
+        .or_else(|| cfg!(windows).then(|| home.map(Path::to_path_buf)).flatten())
+        .map(|h| seen_through_links(&h));
+    (!account.is_some_and(|home| home.starts_with(&root))).then_some(root)
+}
+
+/// Whether `path`, seen through links, lies inside `root` (a [`repository_root`]).
+pub fn is_inside(path: &Path, root: &Path) -> bool {
+    seen_through_links(path).starts_with(root)
+}
+
 /// `path` with its longest existing beginning resolved (links followed), the rest appended: where
 /// a write to it would land, for a path that may not exist yet.
 fn seen_through_links(path: &Path) -> PathBuf {
@@ -426,7 +473,9 @@ pub fn checked_path(value: &str) -> Result<PathBuf, &'static str> {
         return Err("control-character");
     }
     let path = Path::new(value);
-    if !path.is_absolute() {
+    // On Windows a rooted path without a drive (`\Users\me`) is the current drive's: it never
+    // resolves against the working folder either.
+    if !(path.is_absolute() || (cfg!(windows) && path.has_root())) {
         return Err("relative");
     }
     let mut out = PathBuf::new();
@@ -436,6 +485,15 @@ pub fn checked_path(value: &str) -> Result<PathBuf, &'static str> {
             std::path::Component::CurDir => {}
             other => out.push(other),
         }
+    }
+    // The kernel's own folders: `/proc/self/fd/3` or `/dev/fd/3` is whatever the process
+    // inherited as that descriptor (a repository's folder), never a folder or file of ours.
+    if cfg!(unix)
+        && ["/proc", "/dev", "/sys"]
+            .iter()
+            .any(|system| out.starts_with(system))
+    {
+        return Err("system-folder");
     }
     Ok(out)
 }
@@ -670,13 +728,23 @@ mod tests {
             ("control-character", "/home/u/a\nb"),
             ("control-character", "/home/u/\u{1b}[31m"),
         ];
+        #[cfg(unix)]
+        let bad = [
+            bad.as_slice(),
+            &[
+                ("system-folder", "/proc/self/fd/3"),
+                ("system-folder", "/dev/fd/3/tools"),
+                ("system-folder", "/proc/1/root/home/u"),
+            ],
+        ]
+        .concat();
         for var in path_vars() {
-            for (why, value) in bad {
+            for &(why, value) in bad.iter() {
                 // USERPROFILE is read only without HOME.
                 let home = if var == "USERPROFILE" { "" } else { "/home/u" };
                 let s = settings(&[("HOME", home), (var, value)]);
                 for path in all_paths(&s) {
-                    assert!(path.is_absolute(), "{var}={value:?}: {path:?}");
+                    assert!(path.has_root(), "{var}={value:?}: {path:?}");
                     assert!(
                         !path
                             .components()

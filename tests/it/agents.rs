@@ -584,8 +584,10 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
+        // The project a folder of HOME, the cache beside it: a cache the environment puts inside
+        // the project is refused (`edge::settings`).
         let home = tempfile::tempdir().unwrap();
-        fs::create_dir_all(home.path().join(".git")).unwrap();
+        fs::create_dir_all(home.path().join("project/.git")).unwrap();
         let cache = home.path().join("cache");
         Session { home, cache }
     }
@@ -594,7 +596,7 @@ impl Session {
     fn turn(&self, host: &str, args: &[&str], prompt: &str, extra: Value) -> String {
         let mut payload = serde_json::json!({
             "hook_event_name": "UserPromptSubmit", "session_id": "session-7",
-            "cwd": self.home.path(), "prompt": prompt,
+            "cwd": self.home.path().join("project"), "prompt": prompt,
         });
         for (k, v) in extra.as_object().unwrap() {
             payload[k] = v.clone();
@@ -671,7 +673,11 @@ fn an_approval_is_execution_even_with_the_planning_switch() {
     }
     // The project's own switch, read by the hook itself (no flag, no environment).
     let s = Session::new();
-    fs::write(s.home.path().join(".sophia-hook.yaml"), "planning: true\n").unwrap();
+    fs::write(
+        s.home.path().join("project/.sophia-hook.yaml"),
+        "planning: true\n",
+    )
+    .unwrap();
     let plan = s.turn(
         "codex",
         &[],
@@ -744,7 +750,7 @@ fn the_exit_plan_mode_dialog_carries_the_plan_forward() {
     let tool = |name: &str, extra: Value| {
         let mut payload = serde_json::json!({
             "hook_event_name": "PostToolUse", "session_id": "session-7",
-            "cwd": s.home.path(), "permission_mode": "default", "tool_name": name,
+            "cwd": s.home.path().join("project"), "permission_mode": "default", "tool_name": name,
             "tool_input": {"plan": "1. analyse"}, "tool_response": {},
         });
         for (k, v) in extra.as_object().unwrap() {

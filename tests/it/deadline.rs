@@ -39,9 +39,9 @@ fn run_with_limit(sandbox: &Sandbox, args: &[&str], stdin: &[u8], limit: Duratio
     }
 }
 
-/// Every host whose prompt event answers in context × a run that stalls for good and one that
-/// panics once the payload is parsed: the routing-control line of the user's hotwords is the
-/// answer, in the host's JSON, once; the analytics line names the reason.
+/// Every host whose prompt event answers in context × a run whose loading stalls for good and one
+/// that panics once the payload is parsed: the routing-control line of the user's hotwords is
+/// the answer, in the host's JSON, once; the analytics line names the reason.
 #[test]
 fn a_run_that_cannot_finish_still_answers_the_users_routing_line() {
     let mut cases = 0;
@@ -57,9 +57,11 @@ fn a_run_that_cannot_finish_still_answers_the_users_routing_line() {
                 .cwd(&project)
                 .unset("SOPHIA_TIME_BUDGET_MS");
             let flag = format!("--fault={fault}");
+            // A budget the first check never passes (a stall is in the loading, after it); the
+            // watchdog fires at this budget plus its margin.
             let run = run_with_limit(
                 &sandbox,
-                &["--host", host.as_str(), "--time-budget-ms=0", &flag],
+                &["--host", host.as_str(), "--time-budget-ms=1500", &flag],
                 &payload,
                 Duration::from_secs(60),
             );
@@ -114,4 +116,59 @@ fn without_a_fault_the_run_answers_once_in_full() {
         "{}",
         run.stdout
     );
+}
+
+/// A degraded run routes with the hotword prefix the user or the project chose, never the
+/// default one only (blind pass of issue 48, cases 51–53): every host × the user's `;` in
+/// `config.yaml` and a project's `%` in `.sophia-hook.yaml` × a budget spent before loading
+/// (`--time-budget-ms=0`) and a run that stalls once the payload is parsed.
+#[test]
+fn a_degraded_run_keeps_the_chosen_hotword_prefix() {
+    let mut cases = 0;
+    for host in Host::ALL {
+        for (prefix, user) in [(";", true), ("%", false)] {
+            for fault in [None, Some("--fault=stall")] {
+                let home = tempfile::tempdir().unwrap();
+                let project = home.path().join("project");
+                std::fs::create_dir_all(project.join(".git")).unwrap();
+                let config = if user {
+                    home.path().join(".config/sophia-hook/config.yaml")
+                } else {
+                    project.join(".sophia-hook.yaml")
+                };
+                std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+                std::fs::write(&config, format!("hotword_prefix: \"{prefix}\"\n")).unwrap();
+                let payload = common::prompt_payload(
+                    host,
+                    &project,
+                    &format!("{prefix}quick riassumi i log"),
+                );
+                // Spent before loading (0), or a loading that never ends past a budget the first
+                // check never passes (the watchdog answers at 1.5 s plus its margin).
+                let budget = if fault.is_some() {
+                    "--time-budget-ms=1500"
+                } else {
+                    "--time-budget-ms=0"
+                };
+                let mut args = vec!["--host", host.as_str(), budget];
+                args.extend(fault);
+                let run = run_with_limit(
+                    &Sandbox::new(home.path())
+                        .cwd(&project)
+                        .unset("SOPHIA_TIME_BUDGET_MS"),
+                    &args,
+                    &payload,
+                    Duration::from_secs(60),
+                );
+                assert_eq!(run.code, 0, "{host:?} {prefix} {fault:?}");
+                assert!(
+                    run.stdout.contains("contextMode=light"),
+                    "{host:?} {prefix} {fault:?}: {}",
+                    run.stdout
+                );
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 4 * Host::ALL.len());
 }

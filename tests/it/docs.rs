@@ -124,6 +124,7 @@ impl Sandbox {
         let root = dir.path().join("project");
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(&bin).unwrap();
         for link in ["fixtures", "docs"] {
             std::os::unix::fs::symlink(repo().join(link), root.join(link)).unwrap();
@@ -149,7 +150,9 @@ impl Sandbox {
             .current_dir(&self.root)
             .env_clear()
             .env("PATH", &self.path)
-            .env("HOME", &self.root)
+            // HOME beside the project, as on a user's machine: one inside the project would be
+            // the repository's to choose, and refused (`edge::settings`).
+            .env("HOME", self.root.with_file_name("home"))
             .env("SOPHIA_ANALYTICS", "off")
             .stdin(Stdio::null())
             .output()

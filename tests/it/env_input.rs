@@ -95,6 +95,10 @@ impl World {
                 format!("{}/.bashrc", self.home.to_string_lossy()),
             ),
             ("inside-project", format!("{p}/planted")),
+            ("the-clone", p.to_string()),
+            // What the hook inherited as descriptor 3 (a repository's folder): no path needed.
+            ("proc-fd", "/proc/self/fd/3/x".to_owned()),
+            ("dev-fd", "/dev/fd/3".to_owned()),
             ("link-in-project", format!("{p}/to-home/x")),
             ("fifo", format!("{p}/fifo")),
             ("empty", String::new()),
@@ -196,7 +200,8 @@ fn problems(w: &World, var: &str, form: &str, value: &str) -> Vec<String> {
 /// the project that leads out of it is where it leads (the user's own folder here).
 fn named_by_doctor(var: &str, form: &str) -> bool {
     match form {
-        "relative" | "dot" | "dotdot" | "inside-project" | "fifo" => var != "USERPROFILE",
+        "relative" | "dot" | "dotdot" | "inside-project" | "the-clone" | "fifo" | "proc-fd"
+        | "dev-fd" => var != "USERPROFILE",
         "dotfile" => settings::WRITTEN_FILE_VARS.contains(&var),
         _ => false,
     }
@@ -353,4 +358,45 @@ fn availability_write_replaces_only_a_manifest() {
     let first = fs::read_to_string(&path).unwrap();
     assert!(first.contains("\"agents\""), "{first}");
     assert_eq!(run(&path).code, 0, "a manifest of ours is replaced");
+}
+
+/// The project is the payload's working folder's, also when the host runs its hooks elsewhere
+/// (Antigravity, from its own folder): a cache and a `config.yaml` folder the environment puts
+/// inside that project are refused there too — nothing is written in it, and its `config.yaml`
+/// (a `%` prefix) is not the user's.
+#[test]
+fn the_payloads_project_is_checked_too() {
+    for git in [true] {
+        let w = World::new();
+        if !git {
+            fs::remove_dir(w.project.join(".git")).unwrap();
+        }
+        let cfg = w.project.join(".cfg/sophia-hook");
+        fs::create_dir_all(&cfg).unwrap();
+        fs::write(cfg.join("config.yaml"), "hotword_prefix: \"%\"\n").unwrap();
+        let before = tree(&w.project);
+        for cwd in [&w.outside, &w.project] {
+            let payload = serde_json::json!({
+                "hook_event_name": "UserPromptSubmit", "session_id": "s",
+                "cwd": w.project, "prompt": "%quick riassumi i log",
+            })
+            .to_string();
+            let run = Sandbox::new(&w.home)
+                .cwd(cwd)
+                .env(
+                    "SOPHIA_CACHE_DIR",
+                    w.project.join("cache").to_str().unwrap(),
+                )
+                .env("XDG_CONFIG_HOME", w.project.join(".cfg").to_str().unwrap())
+                .run(&["--host", "claude"], payload.as_bytes());
+            let what = format!("git {git}, run from {}", cwd.to_string_lossy());
+            assert_eq!(run.code, 0, "{what}");
+            assert!(
+                !run.stdout.contains("contextMode=light"),
+                "{what}: the folder's config.yaml chose the prefix: {}",
+                run.stdout
+            );
+            assert_eq!(tree(&w.project), before, "{what}: the project changed");
+        }
+    }
 }

@@ -31,7 +31,9 @@ fn hook(root: &Path, prompt: &str, env: &[(&str, &str)]) -> common::Run {
     // parallel tests beside them can stall a debug build past the default 100 ms.
     let mut all = vec![("SOPHIA_DEBUG", "1"), ("SOPHIA_ANALYTICS", "off")];
     all.extend_from_slice(env);
-    let run = run_binary(&[], &prompt_payload(root, prompt), root, &all);
+    // HOME beside the project, as on a user's machine (one inside it would be refused).
+    let home = tempfile::tempdir().unwrap();
+    let run = run_binary(&[], &prompt_payload(root, prompt), home.path(), &all);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run
 }
@@ -133,9 +135,11 @@ fn unreadable_manifests_and_unwritable_analytics_change_nothing() {
             && expected.contains("Sophia agent routing: agent=technical_analyst"),
         "{expected}"
     );
-    let dir_manifest = p.path().join("manifest-dir");
+    // The user's files, outside the project (the environment naming one inside it is refused).
+    let mine = tempfile::tempdir().unwrap();
+    let dir_manifest = mine.path().join("manifest-dir");
     fs::create_dir(&dir_manifest).unwrap();
-    let garbage = p.path().join("garbage.json");
+    let garbage = mine.path().join("garbage.json");
     fs::write(&garbage, b"\xff\xfe not json").unwrap();
     for manifest in [dir_manifest.to_str().unwrap(), garbage.to_str().unwrap()] {
         let run = hook(
@@ -152,9 +156,9 @@ fn unreadable_manifests_and_unwritable_analytics_change_nothing() {
         );
     }
     // A read-only file system (/proc), a directory, a path under a file.
-    let file = p.path().join("plain");
+    let file = mine.path().join("plain");
     fs::write(&file, "x").unwrap();
-    let folder = p.path().join("logs-folder");
+    let folder = mine.path().join("logs-folder");
     fs::create_dir(&folder).unwrap();
     for analytics in [
         "/proc/sophia-hook-test/a.jsonl",
@@ -165,12 +169,16 @@ fn unreadable_manifests_and_unwritable_analytics_change_nothing() {
         let run = run_binary(
             &[],
             &payload,
-            p.path(),
+            mine.path(),
             &[("SOPHIA_ANALYTICS_FILE", analytics), ("SOPHIA_DEBUG", "1")],
         );
         assert_eq!((run.code, &run.stdout), (0, &expected), "{analytics}");
+        // Not written, or (a kernel folder such as /proc) refused before anything is tried.
         assert!(
-            run.stderr.contains("[sophia-hook] analytics not written"),
+            run.stderr.contains("[sophia-hook] analytics not written")
+                || run
+                    .stderr
+                    .contains("env-ignored:SOPHIA_ANALYTICS_FILE:system-folder"),
             "{analytics}: {}",
             run.stderr
         );
@@ -255,7 +263,9 @@ fn a_project_root_with_ten_thousand_unrelated_files() {
 #[test]
 fn sixty_four_concurrent_hooks_append_whole_lines() {
     let p = project();
-    let log = p.path().join("analytics.jsonl");
+    // The log outside the project: one the environment puts inside it is refused.
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("analytics.jsonl");
     let runs = 64;
     let handles: Vec<_> = (0..runs)
         .map(|i| {

@@ -87,6 +87,12 @@ pub fn mode_bits(meta: &fs::Metadata) -> u32 {
     imp::mode_bits(meta)
 }
 
+/// The home folder the system gives this account (the password database on Unix), never the
+/// `HOME` variable; `None` on Windows and when it cannot be read.
+pub fn account_home() -> Option<std::path::PathBuf> {
+    imp::account_home()
+}
+
 /// How many names (hard links) the file has: `nlink` on Unix; on Windows 1 (its count needs a
 /// handle query std does not offer stably; a hard-linked settings file is not refused there).
 pub fn link_count(meta: &fs::Metadata) -> u64 {

@@ -31,6 +31,31 @@ pub(super) fn mode_permissions(_file: &File, mode: u32) -> io::Result<fs::Permis
     Ok(fs::Permissions::from_mode(mode & 0o7777))
 }
 
+pub(super) fn account_home() -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut buf = vec![0 as libc::c_char; 16 * 1024];
+    // SAFETY: `passwd` is plain data; getpwuid_r writes it and the strings into `buf`, whose
+    // length is given, and sets `result` to null when there is no entry.
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut result: *mut libc::passwd = std::ptr::null_mut();
+    let rc = unsafe {
+        libc::getpwuid_r(
+            libc::getuid(),
+            &mut pwd,
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut result,
+        )
+    };
+    if rc != 0 || result.is_null() || pwd.pw_dir.is_null() {
+        return None;
+    }
+    // SAFETY: `pw_dir` points into `buf`, NUL-terminated by getpwuid_r.
+    let dir = unsafe { std::ffi::CStr::from_ptr(pwd.pw_dir) };
+    let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+    path.is_absolute().then_some(path)
+}
+
 pub(super) fn link_count(meta: &fs::Metadata) -> u64 {
     meta.nlink()
 }

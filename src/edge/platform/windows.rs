@@ -50,6 +50,10 @@ pub(super) fn mode_permissions(file: &File, mode: u32) -> io::Result<fs::Permiss
     Ok(permissions)
 }
 
+pub(super) fn account_home() -> Option<std::path::PathBuf> {
+    None
+}
+
 pub(super) fn link_count(_meta: &fs::Metadata) -> u64 {
     1
 }
