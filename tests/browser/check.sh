@@ -33,8 +33,11 @@ home=$work/home
 proj=$work/project
 mkdir -p "$home/.codex" "$proj/.git" "$proj/.codex/agents" "$home/.claude/agents"
 # The binary on PATH, as where it is installed: a project-scope entry names the bare `sophia-hook`.
+# The week's log copied to the scratch home: the environment naming a file inside the working
+# folder's repository (this one) is refused (docs/configuration.md, "The environment is input").
+cp "$repo/fixtures/analytics/week.jsonl" "$work/week.jsonl"
 run() { env -i PATH="$(dirname "$bin"):$PATH" HOME="$home" XDG_STATE_HOME="$work/state" \
-  SOPHIA_ANALYTICS_FILE="$repo/fixtures/analytics/week.jsonl" "$bin" "$@"; }
+  SOPHIA_ANALYTICS_FILE="$work/week.jsonl" "$bin" "$@"; }
 
 run install --host codex --root "$proj" >/dev/null
 run install --host claude --scope user --root "$proj" >/dev/null
