@@ -421,7 +421,11 @@ impl Env<'_> {
     fn search_path(&mut self) -> Option<String> {
         let value = (self.get)("PATH").filter(|p| !p.is_empty())?;
         let entries: Vec<PathBuf> = std::env::split_paths(&value).collect();
-        let kept: Vec<&PathBuf> = entries.iter().filter(|e| e.is_absolute()).collect();
+        // As `checked_path`: on Windows a rooted entry without a drive is the current drive's.
+        let kept: Vec<&PathBuf> = entries
+            .iter()
+            .filter(|e| e.is_absolute() || (cfg!(windows) && e.has_root()))
+            .collect();
         if kept.len() != entries.len() {
             self.refuse("PATH", "relative-entry");
         }
