@@ -46,15 +46,21 @@ pub fn detect(
     let detect = host.spec().detect;
     // A search-path entry inside the repository is the repository's: its `bin/gemini` must not
     // make `install` register a host the user does not have (issue 48, blind pass case 64).
+    use crate::edge::settings::{holds_account_home, is_inside, repository_root};
     let search = settings.search_path.as_deref().map(|path| {
-        match crate::edge::settings::repository_root(cwd, settings.home.as_deref()) {
-            Some(root) => std::env::join_paths(
-                std::env::split_paths(path)
-                    .filter(|entry| !crate::edge::settings::is_inside(entry, &root)),
-            )
-            .map_or_else(|_| String::new(), |p| p.to_string_lossy().into_owned()),
-            None => path.to_owned(),
+        let Some(root) = repository_root(cwd) else {
+            return path.to_owned();
+        };
+        let outside: Vec<PathBuf> = std::env::split_paths(path)
+            .filter(|entry| !is_inside(entry, &root))
+            .collect();
+        if outside.len() == std::env::split_paths(path).count()
+            || holds_account_home(&root, settings.home.as_deref())
+        {
+            return path.to_owned();
         }
+        std::env::join_paths(outside)
+            .map_or_else(|_| String::new(), |p| p.to_string_lossy().into_owned())
     });
     for exe in detect.executables {
         if let Ok(found) = resolve(exe, search.as_deref(), cwd) {

@@ -17,10 +17,15 @@ pub const AGENTS_MD_CAP_UNITS: usize = 6_000;
 /// The project root for a working directory: the nearest ancestor with a `.git` entry (a folder,
 /// or a file in worktrees and submodules), else the directory itself.
 pub fn project_root(cwd: &Path) -> PathBuf {
+    git_root(cwd).unwrap_or_else(|| cwd.to_path_buf())
+}
+
+/// The nearest ancestor of `cwd` (itself included) with a `.git` entry; `None` outside a git
+/// work tree.
+pub fn git_root(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .find(|dir| crate::edge::files::Place::user(dir.join(".git")).exists())
-        .unwrap_or(cwd)
-        .to_path_buf()
+        .map(Path::to_path_buf)
 }
 
 /// Where a file the user named on the command line is written (`--out` of `catalog build`,

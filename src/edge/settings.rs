@@ -129,10 +129,25 @@ impl Settings {
     /// host settings into it. Not when that work tree is the home folder itself (a dotfiles
     /// repository). Each refusal is a warning naming the variable (`…:inside-project`).
     pub fn refuse_inside_project(&mut self, cwd: &Path) {
-        let Some(root) = repository_root(cwd, self.home.as_deref()) else {
+        let Some(root) = repository_root(cwd) else {
             return;
         };
         let inside = |p: &Path| seen_through_links(p).starts_with(&root);
+        // The account's home is looked up (a read of the account database) only when something
+        // would be refused: most runs have nothing of theirs inside the repository.
+        let paths = [
+            &self.home,
+            &self.analytics_file,
+            &self.availability_file,
+            &self.cache_dir,
+            &self.config_dir,
+            &self.state_dir,
+        ];
+        let any_inside = paths.into_iter().flatten().any(|p| inside(p))
+            || self.host_homes.values().any(|p| inside(p));
+        if !any_inside || holds_account_home(&root, self.home.as_deref()) {
+            return;
+        }
         let mut said = Vec::new();
         let mut refuse = |slot: &mut Option<PathBuf>, var: &str| {
             if slot.as_deref().is_some_and(inside) {
@@ -436,21 +451,22 @@ impl Env<'_> {
     }
 }
 
-/// The repository around the working folder `cwd`: its git work tree, seen through links.
-/// `None` outside one, and when that work tree is the account's home or holds it (a dotfiles
-/// repository): the home the system gives the account, never `HOME`, which a repository may set
-/// to the clone itself (`home`, the settings' own, only where the system gives none: Windows).
-/// A folder without `.git` is not taken for a repository: `HOME` itself is often such a folder
-/// (containers, a `HOME` that is not the account's), and every path under it would be refused.
-pub fn repository_root(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    let root = seen_through_links(
-        cwd.ancestors()
-            .find(|dir| crate::edge::files::Place::user(dir.join(".git")).exists())?,
-    );
-    let account = crate::edge::platform::account_home()
+/// The repository around the working folder `cwd`: its git work tree
+/// (`edge::project::git_root`), seen through links; `None` outside one. A folder without `.git`
+/// is not taken for a repository: `HOME` itself is often such a folder (containers, a `HOME`
+/// that is not the account's), and every path under it would be refused.
+pub fn repository_root(cwd: &Path) -> Option<PathBuf> {
+    crate::edge::project::git_root(cwd).map(|root| seen_through_links(&root))
+}
+
+/// Whether the repository `root` is the account's home or holds it (a dotfiles repository),
+/// where nothing is refused for lying inside it: the home the system gives the account, never
+/// `HOME`, which a repository may set to the clone itself (`home`, the settings' own, only where
+/// the system gives none: Windows).
+pub fn holds_account_home(root: &Path, home: Option<&Path>) -> bool {
+    crate::edge::platform::account_home()
         .or_else(|| cfg!(windows).then(|| home.map(Path::to_path_buf)).flatten())
-        .map(|h| seen_through_links(&h));
-    (!account.is_some_and(|home| home.starts_with(&root))).then_some(root)
+        .is_some_and(|account| seen_through_links(&account).starts_with(root))
 }
 
 /// Whether `path`, seen through links, lies inside `root` (a [`repository_root`]).
