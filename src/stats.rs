@@ -1,6 +1,6 @@
 //! `sophia-hook stats`: a summary of the analytics log — runs per event and host, context and
 //! subagent modes, hotwords, top skills and agents, carry-forward rate, durations and runs that
-//! failed open. A line that does not parse is counted and skipped, never fatal. The counting is
+//! failed open; and, from the hint-outcome lines, whether the model followed the advice. A line that does not parse is counted and skipped, never fatal. The counting is
 //! the report's ([`crate::report::mix`], the one summary of the log); this module is what `stats`
 //! prints of it. Pure: the caller reads the file.
 

@@ -2,8 +2,9 @@
 //! mix over a period, accumulated one analytics line at a time so that a log of any size is read
 //! in one pass with memory that does not grow with its length (counts per id and per day, and
 //! durations rounded to three significant digits). A line that does not parse is counted and
-//! skipped. Analytics carry codes and ids only, so nothing here can hold prompt text. Pure: the
-//! edge streams the file.
+//! skipped. The hint-outcome lines (what the model did with the advice, issue 46) are tallied
+//! apart from the runs ([`AdviceOutcomes`]). Analytics carry codes and ids only, so nothing here
+//! can hold prompt text. Pure: the edge streams the file.
 
 use std::collections::BTreeMap;
 
