@@ -14,7 +14,7 @@ use chrono::{Duration, NaiveDate};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use self::markup::{closed, text};
-use super::mix::{LATENCY_BUCKETS_US, RoutingMix};
+use super::mix::{AdviceOutcomes, LATENCY_BUCKETS_US, RoutingMix, SkillHints};
 use super::{AnalyticsLog, Finding, HostSetup, Level, ReportInput};
 
 /// At most this many bars in the prompts-per-day chart; longer periods group days.
@@ -52,6 +52,14 @@ ul.problems{margin:0;padding-left:18px}
 svg text{font:11px system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;fill:var(--fg)}
 svg .axis{stroke:var(--line)}
 svg .bar{fill:var(--bar)}
+.seg-followed{fill:var(--ok)}.seg-other{fill:#d4a72c}.seg-ignored{fill:#afb8c1}
+svg text.seg-followed-n{fill:#fff;font-weight:600}svg text.seg-other-n,svg text.seg-ignored-n{font-weight:600}
+#advice th{white-space:nowrap}
+svg .track{fill:var(--bg);stroke:var(--line)}
+.legend{color:var(--muted);font-size:12px;margin:2px 0 4px}
+.key{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 14px;vertical-align:-1px}
+.key:first-child{margin-left:0}
+.key.followed{background:var(--ok)}.key.other{background:#d4a72c}.key.ignored{background:#afb8c1}
 footer{padding:12px 32px;color:var(--muted);border-top:1px solid var(--line);font-size:12px}
 ";
 
@@ -116,6 +124,7 @@ pub fn page(input: &ReportInput) -> String {
                     (skills(input))
                     (quality(input))
                     (routing(input))
+                    (advice(input))
                 }
                 "\n"
                 footer {
@@ -712,7 +721,11 @@ fn routing_body(input: &ReportInput) -> Markup {
     }
     let read = html! {
         p class="note" {
-            (m.lines) " lines read: " (m.runs) " runs in the period, " (m.outside_period) " outside it, " (m.other_hosts) " of other hosts, " (m.corrupt_lines) " corrupt lines skipped."
+            (m.lines) " lines read: " (m.runs) " runs in the period, "
+            @if m.hint_outcome_lines > 0 {
+                (m.hint_outcome_lines) " hint-outcome lines, "
+            }
+            (m.outside_period) " outside it, " (m.other_hosts) " of other hosts, " (m.corrupt_lines) " corrupt lines skipped."
         }
         "\n"
     };
@@ -802,6 +815,266 @@ fn routing_body(input: &ReportInput) -> Markup {
         "\n"
         (column_chart("latency-histogram", "Runs by duration", &latency_bars, 1))
         "\n"
+    }
+}
+
+/// A rate as the page shows it: a percentage, or `—` when there is nothing to divide by.
+fn rate_cell(rate: Option<f64>) -> Markup {
+    html! {
+        @match rate {
+            Some(r) => (Fixed(r * 100.0, 1, "%")),
+            None => span class="note" { "—" },
+        }
+    }
+}
+
+/// Counts per code, largest first, as `code n, code n`.
+fn code_counts(map: &BTreeMap<String, u64>) -> Markup {
+    html! {
+        @if map.is_empty() {
+            span class="note" { "—" }
+        }
+        @for (i, (k, n)) in RoutingMix::top(map, usize::MAX).into_iter().enumerate() {
+            @if i > 0 { ", " }
+            code { (text(k)) } " " (n)
+        }
+    }
+}
+
+/// The segments of one stacked bar of `width` from `x0`: class, label, count, start and width,
+/// for the outcomes with a count.
+fn segments(
+    s: &SkillHints,
+    x0: f64,
+    width: f64,
+) -> Vec<(&'static str, &'static str, u64, f64, f64)> {
+    let named = s.named().max(1) as f64;
+    let mut x = x0;
+    let mut out = Vec::new();
+    for (class, label, n) in [
+        ("seg-followed", "followed", s.followed),
+        ("seg-other", "other", s.other),
+        ("seg-ignored", "ignored", s.ignored),
+    ] {
+        if n > 0 {
+            let w = n as f64 / named * width;
+            out.push((class, label, n, x, w));
+            x += w;
+        }
+    }
+    out
+}
+
+/// One stacked bar per host: of the skill hints with an outcome, the share followed, other
+/// (another skill loaded) and ignored (none loaded), with the followed rate.
+fn skill_hint_bars(rows: &[(&str, SkillHints)]) -> Markup {
+    let (w, row, label_w, note_w) = (1000.0, 30.0, 130.0, 250.0);
+    let bar_w = w - label_w - note_w;
+    let h = row * rows.len() as f64;
+    let title = "skill hints per host: followed, other, ignored";
+    html! {
+        svg id="advice-skill-bars" role="img" aria-label=(title) viewBox={ "0 0 " (w) " " (h) } width="100%" {
+            title { (title) }
+            @for (i, (host, s)) in rows.iter().enumerate() {
+                @let y = row * i as f64;
+                @let named = s.named();
+                text x="0" y=(d1(y + 19.0)) { (text(host)) }
+                (closed(html! {
+                    rect class="track" x=(label_w) y=(d1(y + 6.0)) width=(bar_w) height=(d1(row - 12.0)) rx="3";
+                }))
+                @for (class, label, n, x, sw) in segments(s, label_w, bar_w) {
+                    rect class=(class) x=(d1(x)) y=(d1(y + 6.0)) width=(d1(sw)) height=(d1(row - 12.0)) {
+                        title { (text(host)) ": " (label) " " (n) " of " (named) " (" (share(n, named)) ")" }
+                    }
+                    @if sw >= 28.0 {
+                        text x=(d1(x + sw / 2.0)) y=(d1(y + 19.0)) text-anchor="middle" class={ (class) "-n" } { (n) }
+                    }
+                }
+                text x=(d1(label_w + bar_w + 10.0)) y=(d1(y + 19.0)) {
+                    @match s.followed_rate() {
+                        Some(r) => { tspan font-weight="600" { (Fixed(r * 100.0, 1, "%")) } " followed · " (named) " named" },
+                        None => "no skill hint with an outcome",
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn advice(input: &ReportInput) -> Markup {
+    html! {
+        section id="advice" {
+            "\n"
+            h2 { "Was the advice followed?" } "\n"
+            (advice_body(input))
+        }
+        "\n"
+    }
+}
+
+/// The advice section under its heading: what the model did after the hook named a skill or
+/// recommended a delegation, from the hint-outcome lines.
+fn advice_body(input: &ReportInput) -> Markup {
+    let m = &input.mix;
+    if !matches!(input.log, AnalyticsLog::Read(_)) {
+        return html! {
+            p class="empty" { "No analytics log to read, so nothing to show here." } "\n"
+        };
+    }
+    if m.hint_outcome_lines == 0 {
+        return html! {
+            p class="empty" {
+                "No hint-outcome lines in this period. At the next prompt the hook reads the host's transcript and records whether the model loaded the skill it named, or spawned a subagent after it recommended a delegation."
+            }
+            "\n"
+        };
+    }
+    let all: AdviceOutcomes = m.advice_overall();
+    let hints = all.skill_hints();
+    let unnamed: u64 = all.unnamed.values().sum();
+    let unknown: u64 = all.unknown.values().sum();
+    let bars: Vec<(&str, SkillHints)> = m
+        .advice
+        .iter()
+        .filter(|(_, a)| !a.skills.is_empty())
+        .map(|(h, a)| (h.as_str(), a.skill_hints()))
+        .collect();
+    let mut skills: Vec<(&str, SkillHints)> =
+        all.skills.iter().map(|(k, s)| (k.as_str(), *s)).collect();
+    skills.sort_by(|a, b| b.1.named().cmp(&a.1.named()).then_with(|| a.0.cmp(b.0)));
+    let more = skills.len().saturating_sub(2 * TOP);
+    skills.truncate(2 * TOP);
+    let delegating: Vec<(&str, &AdviceOutcomes)> = m
+        .advice
+        .iter()
+        .filter(|(_, a)| a.delegations > 0)
+        .map(|(h, a)| (h.as_str(), a))
+        .collect();
+    let unknowing: Vec<(&str, &AdviceOutcomes)> = m
+        .advice
+        .iter()
+        .filter(|(_, a)| !a.unknown.is_empty())
+        .map(|(h, a)| (h.as_str(), a))
+        .collect();
+    html! {
+        p class="note" {
+            "At the next prompt the hook reads the host's transcript: after a skill hint, was the skill it named loaded (" em { "followed" } "), another one (" em { "other" } ") or none (" em { "ignored" } "); after a delegation hint, was a subagent spawned. "
+            (m.hint_outcome_lines) " hint-outcome lines in the period (not runs)."
+        }
+        "\n"
+        div class="cards" {
+            "\n"
+            (card(
+                "skill hints followed",
+                rate_cell(hints.followed_rate()),
+                html! { (hints.followed) " of " (hints.named()) " named" },
+            ))
+            (card(
+                "delegations spawned",
+                rate_cell(all.spawned_rate()),
+                html! { (all.delegations_spawned) " of " (all.delegations) " asked" },
+            ))
+            (card(
+                "loaded but not named",
+                html! { (unnamed) },
+                html! { "skills loaded the hook did not name" },
+            ))
+            (card(
+                "outcome unknown",
+                html! { (unknown) },
+                html! { "the transcript could not tell" },
+            ))
+        }
+        "\n"
+        h3 { "Skill hints per host" } "\n"
+        @if bars.is_empty() {
+            p class="note" { "No skill hint with an outcome in this period." } "\n"
+        } @else {
+            p class="legend" {
+                span class="key followed" {} "followed: the skill named was loaded"
+                span class="key other" {} "other: another skill was loaded"
+                span class="key ignored" {} "ignored: no skill was loaded"
+            }
+            "\n"
+            (skill_hint_bars(&bars))
+            "\n"
+        }
+        h3 { "Per skill named" } "\n"
+        @if skills.is_empty() {
+            p class="note" { "No skill hint with an outcome in this period." } "\n"
+        } @else {
+            table id="advice-skills" {
+                "\n"
+                tr { th { "skill" } th class="n" { "named" } th class="n" { "followed" } th class="n" { "other" } th class="n" { "ignored" } th class="n" { "followed rate" } }
+                "\n"
+                @for (id, s) in &skills {
+                    tr {
+                        th scope="row" { code { (text(id)) } }
+                        td class="n" { (s.named()) }
+                        td class="n" { (s.followed) }
+                        td class="n" { (s.other) }
+                        td class="n" { (s.ignored) }
+                        td class="n" { (rate_cell(s.followed_rate())) }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
+        }
+        @if more > 0 {
+            p class="note" { (more) " more skills named: " code { "sophia-hook stats --json" } " lists them all." } "\n"
+        }
+        div class="grid" {
+            "\n"
+            (bar_list("Loaded instead of the skill named", &RoutingMix::top(&all.instead, TOP), all.instead.values().sum()))
+            (bar_list("Loaded but not named (what routing missed)", &RoutingMix::top(&all.unnamed, TOP), unnamed))
+        }
+        "\n"
+        h3 { "Delegation hints" } "\n"
+        @if delegating.is_empty() {
+            p class="note" { "No delegation hint with an outcome in this period." } "\n"
+        } @else {
+            table id="advice-delegations" {
+                "\n"
+                tr { th { "host" } th class="n" { "asked" } th class="n" { "spawned" } th class="n" { "not spawned" } th class="n" { "spawned rate" } th { "subagents spawned, by type" } }
+                "\n"
+                @for (host, a) in &delegating {
+                    tr {
+                        th scope="row" { (text(host)) }
+                        td class="n" { (a.delegations) }
+                        td class="n" { (a.delegations_spawned) }
+                        td class="n" { (a.not_spawned()) }
+                        td class="n" { (rate_cell(a.spawned_rate())) }
+                        td { (code_counts(&a.spawned)) }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
+            p class="note" {
+                em { "asked" } ": delegation hints whose outcome the transcript showed; " em { "spawned" } ": at least one subagent spawned after it (a delegation that spawned two types counts once, and each type once)."
+            }
+            "\n"
+        }
+        h3 { "Outcome unknown" } "\n"
+        @if unknowing.is_empty() {
+            p class="note" { "Every outcome was read from a transcript." } "\n"
+        } @else {
+            table id="advice-unknown" {
+                "\n"
+                tr { th { "host" } th class="n" { "lines" } th { "by reason" } }
+                "\n"
+                @for (host, a) in &unknowing {
+                    tr {
+                        th scope="row" { (text(host)) }
+                        td class="n" { (a.unknown.values().sum::<u64>()) }
+                        td { (code_counts(&a.unknown)) }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
+        }
     }
 }
 

@@ -2,12 +2,13 @@
 //! mix over a period, accumulated one analytics line at a time so that a log of any size is read
 //! in one pass with memory that does not grow with its length (counts per id and per day, and
 //! durations rounded to three significant digits). A line that does not parse is counted and
-//! skipped. Analytics carry codes and ids only, so nothing here can hold prompt text. Pure: the
-//! edge streams the file.
+//! skipped. The hint-outcome lines (what the model did with the advice, issue 46) are tallied
+//! apart from the runs ([`AdviceOutcomes`]). Analytics carry codes and ids only, so nothing here
+//! can hold prompt text. Pure: the edge streams the file.
 
 use std::collections::BTreeMap;
 
-use crate::stages::analytics::LoggedRun;
+use crate::stages::analytics::{HintOutcome, LoggedHintOutcome, LoggedRun};
 use chrono::{DateTime, NaiveDate, Utc};
 
 /// Rounds a duration down to three significant digits (4 495 µs is 4 490 µs), so that a
@@ -87,9 +88,107 @@ pub struct RoutingMix {
     pub degraded: BTreeMap<String, u64>,
     /// Failed-open runs by failure code.
     pub failed_open: BTreeMap<String, u64>,
+    /// Hint-outcome lines counted (in the period, of the host asked for): not runs.
+    pub hint_outcome_lines: u64,
+    /// What the model did with the hook's advice, per host (the hint-outcome lines).
+    pub advice: BTreeMap<String, AdviceOutcomes>,
     /// Durations in microseconds, rounded to three significant digits, with their counts.
     durations: BTreeMap<u64, u64>,
     max_duration_us: u64,
+}
+
+/// What became of the skill hints that named one skill.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SkillHints {
+    /// The skill named was loaded.
+    pub followed: u64,
+    /// Another skill was loaded instead.
+    pub other: u64,
+    /// No skill was loaded.
+    pub ignored: u64,
+}
+
+impl SkillHints {
+    /// Skill hints with a known outcome.
+    pub fn named(&self) -> u64 {
+        self.followed + self.other + self.ignored
+    }
+
+    /// Followed over named; `None` with none named.
+    pub fn followed_rate(&self) -> Option<f64> {
+        rate(self.followed, self.named())
+    }
+
+    fn add(&mut self, other: &SkillHints) {
+        self.followed += other.followed;
+        self.other += other.other;
+        self.ignored += other.ignored;
+    }
+}
+
+/// `n` over `total`; `None` when `total` is 0.
+pub fn rate(n: u64, total: u64) -> Option<f64> {
+    (total > 0).then(|| n as f64 / total as f64)
+}
+
+/// What the model did with the hook's advice on one host (or on all of them, [`RoutingMix::advice_overall`]),
+/// from the hint-outcome lines: counts per id only.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AdviceOutcomes {
+    /// Per skill the hook named.
+    pub skills: BTreeMap<String, SkillHints>,
+    /// Skills loaded instead of the one named (`other:<id>`), per loaded id.
+    pub instead: BTreeMap<String, u64>,
+    /// Skills loaded that the hook did not name (`unnamed:<id>`), per loaded id: what routing missed.
+    pub unnamed: BTreeMap<String, u64>,
+    /// Delegation hints with a known outcome: each `not-spawned` line, and each delegation that
+    /// spawned (its `spawned:` lines, one per type, written together with one timestamp, count once).
+    pub delegations: u64,
+    /// Delegations that spawned at least one subagent.
+    pub delegations_spawned: u64,
+    /// Subagents spawned after a delegation hint, per type (one per `spawned:` line).
+    pub spawned: BTreeMap<String, u64>,
+    /// Outcomes the transcript could not tell, per reason code.
+    pub unknown: BTreeMap<String, u64>,
+}
+
+impl AdviceOutcomes {
+    /// The skill hints of every skill named.
+    pub fn skill_hints(&self) -> SkillHints {
+        let mut all = SkillHints::default();
+        for s in self.skills.values() {
+            all.add(s);
+        }
+        all
+    }
+
+    /// Delegations with no subagent spawned.
+    pub fn not_spawned(&self) -> u64 {
+        self.delegations - self.delegations_spawned
+    }
+
+    /// Delegations that spawned over delegations; `None` with none.
+    pub fn spawned_rate(&self) -> Option<f64> {
+        rate(self.delegations_spawned, self.delegations)
+    }
+
+    fn add(&mut self, other: &AdviceOutcomes) {
+        for (k, s) in &other.skills {
+            self.skills.entry(k.clone()).or_default().add(s);
+        }
+        for (mine, theirs) in [
+            (&mut self.instead, &other.instead),
+            (&mut self.unnamed, &other.unnamed),
+            (&mut self.spawned, &other.spawned),
+            (&mut self.unknown, &other.unknown),
+        ] {
+            for (k, n) in theirs {
+                *mine.entry(k.clone()).or_default() += n;
+            }
+        }
+        self.delegations += other.delegations;
+        self.delegations_spawned += other.delegations_spawned;
+    }
 }
 
 /// Latency figures of the counted runs.
@@ -124,6 +223,9 @@ pub struct MixBuilder {
     /// Ids longer than [`MAX_ID_CHARS`] are cut (the page), or kept whole (`stats`).
     cut_ids: bool,
     mix: RoutingMix,
+    /// The timestamp, host and role of the last line when it was a `spawned:` line counted: the
+    /// next `spawned:` line of the same delegation (same three) does not count another one.
+    last_spawn: Option<(DateTime<Utc>, String, Option<String>)>,
 }
 
 impl MixBuilder {
@@ -134,6 +236,7 @@ impl MixBuilder {
             host: host.map(str::to_owned),
             cut_ids: true,
             mix: RoutingMix::default(),
+            last_spawn: None,
         }
     }
 
@@ -158,6 +261,17 @@ impl MixBuilder {
             return;
         }
         self.mix.lines += 1;
+        let last_spawn = self.last_spawn.take();
+        // A hint-outcome line first: it is not a run (no duration), and one that does not hold
+        // together is corrupt.
+        match LoggedHintOutcome::read(raw) {
+            Some(Ok((line, outcome))) => return self.push_hint_outcome(line, outcome, last_spawn),
+            Some(Err(())) => {
+                self.mix.corrupt_lines += 1;
+                return;
+            }
+            None => {}
+        }
         let Ok(line) = crate::bounded::json::<LoggedRun>(raw, crate::bounded::FILE) else {
             self.mix.corrupt_lines += 1;
             return;
@@ -217,6 +331,50 @@ impl MixBuilder {
         m.max_duration_us = m.max_duration_us.max(line.duration_us);
     }
 
+    /// Counts one valid hint-outcome line: not a run, a prompt or a duration.
+    fn push_hint_outcome(
+        &mut self,
+        line: LoggedHintOutcome,
+        outcome: HintOutcome,
+        last_spawn: Option<(DateTime<Utc>, String, Option<String>)>,
+    ) {
+        if line.ts < self.since || line.ts > self.until {
+            self.mix.outside_period += 1;
+            return;
+        }
+        if self.host.as_ref().is_some_and(|h| *h != line.host) {
+            self.mix.other_hosts += 1;
+            return;
+        }
+        let cut = self.cut_ids;
+        let id = |text: String| if cut { id(text) } else { text };
+        self.mix.hint_outcome_lines += 1;
+        let host = id(line.host);
+        let a = self.mix.advice.entry(host.clone()).or_default();
+        let bump =
+            |map: &mut BTreeMap<String, u64>, key: String| *map.entry(id(key)).or_default() += 1;
+        match outcome {
+            HintOutcome::Followed { named } => a.skills.entry(id(named)).or_default().followed += 1,
+            HintOutcome::Other { named, loaded } => {
+                a.skills.entry(id(named)).or_default().other += 1;
+                bump(&mut a.instead, loaded);
+            }
+            HintOutcome::Ignored { named } => a.skills.entry(id(named)).or_default().ignored += 1,
+            HintOutcome::Unnamed { loaded } => bump(&mut a.unnamed, loaded),
+            HintOutcome::Spawned { named, kind } => {
+                let key = (line.ts, host, named);
+                if last_spawn.as_ref() != Some(&key) {
+                    a.delegations += 1;
+                    a.delegations_spawned += 1;
+                }
+                bump(&mut a.spawned, kind);
+                self.last_spawn = Some(key);
+            }
+            HintOutcome::NotSpawned { .. } => a.delegations += 1,
+            HintOutcome::Unknown { reason } => bump(&mut a.unknown, reason),
+        }
+    }
+
     pub fn finish(self) -> RoutingMix {
         self.mix
     }
@@ -243,6 +401,15 @@ impl RoutingMix {
             max_us: self.max_duration_us,
             histogram,
         }
+    }
+
+    /// The advice outcomes of every host together.
+    pub fn advice_overall(&self) -> AdviceOutcomes {
+        let mut all = AdviceOutcomes::default();
+        for a in self.advice.values() {
+            all.add(a);
+        }
+        all
     }
 
     /// The `n` largest counts, largest first, ties by id.
@@ -315,6 +482,139 @@ not json at all
         );
         let empty = RoutingMix::default().latency();
         assert_eq!((empty.p50_us, empty.max_us), (0, 0));
+    }
+
+    /// Hint-outcome lines of every kind (issue 46), one outside the period and a run among them.
+    const HINTS: &str = r#"{"ts":"2026-11-05T14:00:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"followed"}
+{"ts":"2026-11-05T14:10:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"other:docx"}
+{"ts":"2026-11-05T14:20:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"project:1a2b3c4d5e6f","outcome":"ignored"}
+{"ts":"2026-11-05T14:30:00Z","event":"hint-outcome","host":"codex","hint":"skill","outcome":"unnamed:xlsx"}
+{"ts":"2026-11-05T14:40:00Z","event":"hint-outcome","host":"claude","hint":"delegation","named":"technical_analyst","outcome":"spawned:technical_analyst"}
+{"ts":"2026-11-05T14:40:00Z","event":"hint-outcome","host":"claude","hint":"delegation","named":"technical_analyst","outcome":"spawned:scout"}
+{"ts":"2026-11-05T14:45:00Z","event":"hint-outcome","host":"claude","hint":"delegation","outcome":"spawned:scout"}
+{"ts":"2026-11-05T14:50:00Z","event":"hint-outcome","host":"copilot","hint":"delegation","outcome":"not-spawned"}
+{"ts":"2026-11-05T15:00:00Z","event":"hint-outcome","host":"gemini","outcome":"unknown","reason":"transcript-missing"}
+{"ts":"2026-11-05T15:05:00.000Z","event":"UserPromptSubmit","host":"codex","outcome":"injected","contextMode":"full","subagentMode":"off","detectedHotwords":[],"recommendedAgents":[],"carryForward":false,"skills":["hint-outcome"],"durationUs":1000}
+{"ts":"2026-11-05T15:10:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"followed"}
+{"ts":"2026-10-05T15:10:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"followed"}
+"#;
+
+    fn hints(host: Option<&str>, log: &str) -> RoutingMix {
+        let mut b = MixBuilder::new(at("2026-11-01T00:00:00Z"), at("2026-11-30T00:00:00Z"), host);
+        for line in log.lines() {
+            b.push(line.as_bytes());
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn hint_outcome_lines_are_tallied_apart_from_runs() {
+        let m = hints(None, HINTS);
+        assert_eq!((m.lines, m.corrupt_lines, m.outside_period), (12, 0, 1));
+        assert_eq!(m.hint_outcome_lines, 10);
+        // The one run: a skill named `hint-outcome` does not make a run line a hint-outcome one.
+        assert_eq!((m.runs, m.prompts, m.session_starts), (1, 1, 0));
+        assert_eq!(m.runs_per_host.keys().collect::<Vec<_>>(), ["codex"]);
+        assert_eq!(m.last_run_per_host.keys().collect::<Vec<_>>(), ["codex"]);
+        assert_eq!(m.outcomes.keys().collect::<Vec<_>>(), ["injected"]);
+        assert_eq!(m.latency().max_us, 1000);
+        assert_eq!(
+            m.advice.keys().collect::<Vec<_>>(),
+            ["claude", "codex", "copilot", "gemini"]
+        );
+        let claude = &m.advice["claude"];
+        let pdf = SkillHints {
+            followed: 2,
+            other: 1,
+            ignored: 0,
+        };
+        assert_eq!(claude.skills["pdf"], pdf);
+        assert_eq!(pdf.named(), 3);
+        assert_eq!(claude.skills["project:1a2b3c4d5e6f"].ignored, 1);
+        assert_eq!(claude.instead["docx"], 1);
+        // Two delegations: one that spawned two types (one timestamp), one that spawned one.
+        assert_eq!((claude.delegations, claude.delegations_spawned), (2, 2));
+        assert_eq!(claude.spawned["technical_analyst"], 1);
+        assert_eq!(claude.spawned["scout"], 2);
+        assert_eq!(m.advice["codex"].unnamed["xlsx"], 1);
+        assert!(m.advice["codex"].skills.is_empty());
+        let copilot = &m.advice["copilot"];
+        assert_eq!((copilot.delegations, copilot.not_spawned()), (1, 1));
+        assert_eq!(copilot.spawned_rate(), Some(0.0));
+        assert_eq!(m.advice["gemini"].unknown["transcript-missing"], 1);
+        let all = m.advice_overall();
+        assert_eq!(
+            all.skill_hints(),
+            SkillHints {
+                followed: 2,
+                other: 1,
+                ignored: 1
+            }
+        );
+        assert_eq!(all.skill_hints().followed_rate(), Some(0.5));
+        assert_eq!((all.delegations, all.delegations_spawned), (3, 2));
+        assert_eq!(all.not_spawned(), 1);
+    }
+
+    #[test]
+    fn a_host_filter_applies_to_hint_outcome_lines() {
+        let m = hints(Some("claude"), HINTS);
+        assert_eq!((m.hint_outcome_lines, m.other_hosts, m.runs), (7, 4, 0));
+        assert_eq!(m.advice.keys().collect::<Vec<_>>(), ["claude"]);
+    }
+
+    #[test]
+    fn a_hint_outcome_line_that_does_not_hold_together_is_corrupt() {
+        let line = |fields: &str| {
+            format!(
+                r#"{{"ts":"2026-11-05T14:00:00Z","event":"hint-outcome","host":"claude",{fields}}}"#
+            )
+        };
+        let bad = [
+            line(r#""hint":"skill","named":"pdf","outcome":"adopted""#),
+            line(r#""hint":"skill","named":"pdf""#),
+            line(r#""hint":"skill","named":"pdf","outcome":"followed:pdf""#),
+            line(r#""outcome":"unknown""#),
+            line(r#""outcome":"unknown","reason":"""#),
+            line(r#""hint":"nudge","outcome":"unknown","reason":"transcript-missing""#),
+            line(r#""hint":"skill","named":"pdf","outcome":"unnamed:xlsx""#),
+            line(r#""hint":"skill","outcome":"followed""#),
+            line(r#""hint":"skill","named":"","outcome":"ignored""#),
+            line(r#""hint":"skill","named":"pdf","outcome":"other:""#),
+            line(r#""named":"pdf","outcome":"followed""#),
+            line(r#""hint":"skill","named":"pdf","outcome":"spawned:scout""#),
+            line(r#""hint":"delegation","named":"scout","outcome":"followed""#),
+            line(r#""hint":"delegation","outcome":"spawned:""#),
+            line(r#""hint":"skill","named":7,"outcome":"followed""#),
+            line(r#""hint":"skill","named":"pdf","outcome":"followed","durationUs":5"#),
+            r#"{"ts":"yesterday","event":"hint-outcome","host":"claude","outcome":"unknown","reason":"x"}"#.into(),
+            r#"{"ts":"2026-11-05T14:00:00Z","event":"hint-outcome","outcome":"unknown","reason":"x"}"#.into(),
+            r#"{"ts":"2026-11-05T14:00:00Z","event":"hint-outcome","host":" ","outcome":"unknown","reason":"x"}"#.into(),
+        ];
+        // Every one but the `durationUs` one, which is valid (other fields are ignored).
+        for (i, l) in bad.iter().enumerate() {
+            let m = hints(None, l);
+            let want = if i == 15 { (0, 1) } else { (1, 0) };
+            assert_eq!((m.corrupt_lines, m.hint_outcome_lines), want, "{l}");
+            assert_eq!(m.runs, 0, "{l}");
+        }
+    }
+
+    #[test]
+    fn hint_outcome_ids_are_cut_as_other_ids_are() {
+        let long = "s".repeat(200);
+        let log = format!(
+            r#"{{"ts":"2026-11-05T14:00:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"{long}","outcome":"other:{long}"}}"#
+        );
+        let m = hints(None, &log);
+        let cut = format!("{}…", "s".repeat(96));
+        assert_eq!(m.advice["claude"].skills[&cut].other, 1);
+        assert_eq!(m.advice["claude"].instead[&cut], 1);
+        let mut whole =
+            MixBuilder::new(at("2026-11-01T00:00:00Z"), at("2026-11-30T00:00:00Z"), None)
+                .whole_ids();
+        whole.push(log.as_bytes());
+        assert_eq!(whole.finish().advice["claude"].instead[&long], 1);
     }
 
     #[test]

@@ -214,6 +214,126 @@ pub(crate) struct LoggedRun {
     pub(crate) duration_us: u64,
 }
 
+/// The `event` of a hint-outcome line.
+pub(crate) const HINT_OUTCOME_EVENT: &str = "hint-outcome";
+
+/// A hint-outcome line as `stats` and `report` read it back (issue 46): what the model did with
+/// the previous prompt's advice, as the hook read it from the host's transcript. Ids and codes
+/// only. Other fields are ignored.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct LoggedHintOutcome {
+    pub(crate) ts: DateTime<Utc>,
+    pub(crate) host: String,
+    pub(crate) hint: Option<String>,
+    pub(crate) named: Option<String>,
+    pub(crate) outcome: String,
+    pub(crate) reason: Option<String>,
+}
+
+/// What became of one hint, as a hint-outcome line says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HintOutcome {
+    /// A skill hint: the skill named (`named`) was loaded.
+    Followed { named: String },
+    /// A skill hint: another skill (`loaded`) was loaded, not the one named.
+    Other { named: String, loaded: String },
+    /// A skill hint: no skill was loaded.
+    Ignored { named: String },
+    /// A skill was loaded that the hook did not name.
+    Unnamed { loaded: String },
+    /// A delegation hint: a subagent of this type was spawned (one line per type).
+    Spawned { named: Option<String>, kind: String },
+    /// A delegation hint: no subagent was spawned.
+    NotSpawned { named: Option<String> },
+    /// The transcript could not tell, for this reason code.
+    Unknown { reason: String },
+}
+
+impl LoggedHintOutcome {
+    /// `None` for a line that is not a hint-outcome line (a run line goes on to be read as one);
+    /// `Some(Err(()))` for a hint-outcome line with a field missing or invalid (a corrupt line);
+    /// `Some(Ok(…))` for a valid one.
+    pub(crate) fn read(raw: &[u8]) -> Option<Result<(LoggedHintOutcome, HintOutcome), ()>> {
+        let needle = HINT_OUTCOME_EVENT.as_bytes();
+        if !raw.windows(needle.len()).any(|w| w == needle) {
+            return None;
+        }
+        let value = crate::bounded::json_value(raw, crate::bounded::FILE).ok()?;
+        if value.get("event").and_then(|e| e.as_str()) != Some(HINT_OUTCOME_EVENT) {
+            return None;
+        }
+        let line: LoggedHintOutcome = match serde_json::from_value(value) {
+            Ok(line) => line,
+            Err(_) => return Some(Err(())),
+        };
+        Some(line.outcome().map(|o| (line, o)))
+    }
+
+    /// The outcome, when the line's fields agree with it.
+    fn outcome(&self) -> Result<HintOutcome, ()> {
+        let some = |s: &Option<String>| -> Result<Option<String>, ()> {
+            match s {
+                Some(s) if s.trim().is_empty() => Err(()),
+                other => Ok(other.clone()),
+            }
+        };
+        let id = |s: &str| -> Result<String, ()> {
+            if s.trim().is_empty() {
+                Err(())
+            } else {
+                Ok(s.to_owned())
+            }
+        };
+        if self.host.trim().is_empty() {
+            return Err(());
+        }
+        let named = some(&self.named)?;
+        let hint = self.hint.as_deref();
+        let skill = || -> Result<String, ()> {
+            match (hint, &named) {
+                (Some("skill"), Some(n)) => Ok(n.clone()),
+                _ => Err(()),
+            }
+        };
+        let delegation = || -> Result<Option<String>, ()> {
+            match hint {
+                Some("delegation") => Ok(named.clone()),
+                _ => Err(()),
+            }
+        };
+        let o = self.outcome.as_str();
+        Ok(match o.split_once(':') {
+            None if o == "followed" => HintOutcome::Followed { named: skill()? },
+            None if o == "ignored" => HintOutcome::Ignored { named: skill()? },
+            None if o == "not-spawned" => HintOutcome::NotSpawned {
+                named: delegation()?,
+            },
+            None if o == "unknown" => {
+                if !matches!(hint, None | Some("skill" | "delegation")) {
+                    return Err(());
+                }
+                HintOutcome::Unknown {
+                    reason: id(self.reason.as_deref().unwrap_or(""))?,
+                }
+            }
+            Some(("other", loaded)) => HintOutcome::Other {
+                named: skill()?,
+                loaded: id(loaded)?,
+            },
+            Some(("unnamed", loaded)) if hint == Some("skill") && named.is_none() => {
+                HintOutcome::Unnamed {
+                    loaded: id(loaded)?,
+                }
+            }
+            Some(("spawned", kind)) => HintOutcome::Spawned {
+                named: delegation()?,
+                kind: id(kind)?,
+            },
+            _ => return Err(()),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     // Tests parse what the code under test printed.

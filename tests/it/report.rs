@@ -73,11 +73,103 @@ const AGENTS: [(&str, u32); 5] = [
     ("test_writer", 10),
 ];
 
+/// What the model did with a prompt's advice, as the hook records it at the next prompt (the
+/// hint-outcome lines, issue 46): per skill named followed, another loaded or none; a skill loaded
+/// with none named now and then; after a delegation hint a subagent of one or two types spawned,
+/// or none; some outcomes unknown, more often on Gemini CLI. Drawn from `rng`, its own generator,
+/// so the run lines are what they were before these lines were added.
+fn hint_outcomes(
+    rng: &mut Rng,
+    host: &str,
+    ts: &str,
+    skills: &[&str],
+    recommended: &[&str],
+) -> String {
+    let mut lines = Vec::new();
+    if skills.is_empty() && recommended.is_empty() {
+        if rng.unit() < 0.10 {
+            let loaded = rng.pick(&[
+                ("mcp-office-expert", 3),
+                ("mcp-browser-automation", 2),
+                ("project:9f86d081884c", 2),
+                ("skill-creator", 1),
+            ]);
+            lines.push(
+                json!({"ts": ts, "event": "hint-outcome", "host": host, "hint": "skill",
+                "outcome": format!("unnamed:{loaded}")}),
+            );
+        }
+    } else {
+        let (p_unknown, reasons): (f64, &[(&str, u32)]) = match host {
+            "gemini" => (
+                0.3,
+                &[("transcript-missing", 2), ("transcript-unreadable", 1)],
+            ),
+            "codex" => (
+                0.04,
+                &[("transcript-over-bound", 1), ("transcript-rewound", 1)],
+            ),
+            _ => (
+                0.03,
+                &[("transcript-rewound", 1), ("transcript-missing", 1)],
+            ),
+        };
+        if rng.unit() < p_unknown {
+            let reason = rng.pick(reasons);
+            lines.push(json!({"ts": ts, "event": "hint-outcome", "host": host,
+                "outcome": "unknown", "reason": reason}));
+        } else {
+            for (i, named) in skills.iter().enumerate() {
+                // The first skill of the catalog is followed most, the later ones less.
+                let rank = SKILLS.iter().position(|(s, _)| s == named).unwrap_or(9) as u32;
+                let followed = 78 - 5 * rank - 15 * i as u32;
+                let outcome = match rng.pick(&[
+                    ("followed", followed),
+                    ("other", 12),
+                    ("ignored", 100 - followed),
+                ]) {
+                    "other" => {
+                        let mut loaded = rng.pick(&SKILLS);
+                        while loaded == *named {
+                            loaded = rng.pick(&SKILLS);
+                        }
+                        format!("other:{loaded}")
+                    }
+                    o => o.to_owned(),
+                };
+                lines.push(json!({"ts": ts, "event": "hint-outcome", "host": host,
+                    "hint": "skill", "named": named, "outcome": outcome}));
+            }
+            if let Some(named) = recommended.first() {
+                let r = rng.unit();
+                if r < 0.62 {
+                    lines.push(json!({"ts": ts, "event": "hint-outcome", "host": host,
+                        "hint": "delegation", "named": named,
+                        "outcome": format!("spawned:{named}")}));
+                    if r < 0.12 {
+                        lines.push(json!({"ts": ts, "event": "hint-outcome", "host": host,
+                            "hint": "delegation", "named": named, "outcome": "spawned:general-purpose"}));
+                    }
+                } else if r < 0.72 {
+                    lines.push(json!({"ts": ts, "event": "hint-outcome", "host": host,
+                        "hint": "delegation", "named": named, "outcome": "spawned:general-purpose"}));
+                } else {
+                    lines.push(json!({"ts": ts, "event": "hint-outcome", "host": host,
+                        "hint": "delegation", "named": named, "outcome": "not-spawned"}));
+                }
+            }
+        }
+    }
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
 /// A realistic week of analytics (2026-11-23 to 2026-11-29, UTC): sessions on three hosts, a
-/// prompt mix with hotwords, skills and agents, a few degraded and failed-open runs, and two
-/// corrupt lines. Only the fields the hook writes, never any prompt text.
+/// prompt mix with hotwords, skills and agents, a few degraded and failed-open runs, two corrupt
+/// lines, and after each prompt with advice what became of it (`hint_outcomes`). Only the fields
+/// the hook writes, never any prompt text.
 fn generate_week() -> String {
     let mut rng = Rng(0x5eed_2026_1123);
+    let mut outcomes = Rng(0x0c0e_2026_1207);
     let mut out = String::new();
     let start = at("2026-11-23T00:00:00Z");
     for day in 0..7 {
@@ -196,6 +288,14 @@ fn generate_week() -> String {
                 }
                 out.push_str(&line.to_string());
                 out.push('\n');
+                let later = ts(t + Duration::seconds(20 + outcomes.below(20) as i64));
+                out.push_str(&hint_outcomes(
+                    &mut outcomes,
+                    host,
+                    &later,
+                    &skills,
+                    &recommended,
+                ));
             }
         }
         if day == 2 {
@@ -445,7 +545,112 @@ fn page_for_the_week_fixture() {
             && html.contains("<svg id=\"latency-histogram\"")
     );
     assert!(!html.contains("<script") && !html.contains("http://") && !html.contains("https://"));
+    // The advice section's figures, counted from the fixture's text.
+    let hint = |needle: &str| {
+        text.lines()
+            .filter(|l| l.contains("\"event\":\"hint-outcome\"") && l.contains(needle))
+            .count()
+    };
+    let followed = hint("\"outcome\":\"followed\"");
+    let named = followed + hint("\"outcome\":\"other:") + hint("\"outcome\":\"ignored\"");
+    assert_eq!(
+        input.mix.hint_outcome_lines,
+        hint("") as u64,
+        "hint-outcome lines"
+    );
+    assert!(followed > 0 && named > followed);
+    assert!(
+        html.contains(&format!(
+            "<div class=\"note\">{followed} of {named} named</div>"
+        )),
+        "{followed} of {named}"
+    );
+    assert!(html.contains(&format!(
+        "<div class=\"k\">loaded but not named</div><div class=\"v\">{}</div>",
+        hint("\"outcome\":\"unnamed:")
+    )));
+    assert!(html.contains(&format!(
+        "<div class=\"k\">outcome unknown</div><div class=\"v\">{}</div>",
+        hint("\"outcome\":\"unknown\"")
+    )));
+    assert!(html.contains("<svg id=\"advice-skill-bars\""));
     insta::assert_snapshot!("report_week", html);
+}
+
+/// The advice section over a hand-written log: the stacked bar of each host, a row per skill
+/// named, what was loaded instead or without a name, the delegations and the unknown outcomes —
+/// each count written by hand here. With `--host`, only that host's lines; with no line, the
+/// empty state.
+#[test]
+fn the_advice_section_shows_what_became_of_the_hints() {
+    let lines = [
+        r#"{"ts":"2026-11-29T10:00:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"followed"}"#,
+        r#"{"ts":"2026-11-29T10:01:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"followed"}"#,
+        r#"{"ts":"2026-11-29T10:02:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"other:docx"}"#,
+        r#"{"ts":"2026-11-29T10:03:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"project:1a2b3c4d5e6f","outcome":"ignored"}"#,
+        r#"{"ts":"2026-11-29T10:04:00Z","event":"hint-outcome","host":"codex","hint":"skill","named":"pdf","outcome":"ignored"}"#,
+        r#"{"ts":"2026-11-29T10:05:00Z","event":"hint-outcome","host":"codex","hint":"skill","outcome":"unnamed:xlsx"}"#,
+        r#"{"ts":"2026-11-29T10:06:00Z","event":"hint-outcome","host":"claude","hint":"delegation","named":"technical_analyst","outcome":"spawned:technical_analyst"}"#,
+        r#"{"ts":"2026-11-29T10:06:00Z","event":"hint-outcome","host":"claude","hint":"delegation","named":"technical_analyst","outcome":"spawned:scout"}"#,
+        r#"{"ts":"2026-11-29T10:07:00Z","event":"hint-outcome","host":"claude","hint":"delegation","outcome":"not-spawned"}"#,
+        r#"{"ts":"2026-11-29T10:08:00Z","event":"hint-outcome","host":"gemini","outcome":"unknown","reason":"transcript-missing"}"#,
+        r#"{"ts":"2026-11-29T10:09:00Z","event":"hint-outcome","host":"gemini","outcome":"unknown","reason":"<b>"}"#,
+    ]
+    .join("\n");
+    let html = render(&fixed_input(&lines, AnalyticsLog::Read("log".into())));
+    let start = html.find("<section id=\"advice\">").expect("the section");
+    let section = &html[start..start + html[start..].find("</section>").unwrap()];
+    let cell = |n: &str| format!("<td class=\"n\">{n}</td>");
+    let row = |id: &str, cells: &[&str]| {
+        let tds: String = cells.iter().map(|c| cell(c)).collect();
+        format!("<tr><th scope=\"row\"><code>{id}</code></th>{tds}</tr>")
+    };
+    for want in [
+        "11 hint-outcome lines in the period".to_owned(),
+        "<div class=\"v\">40.0%</div><div class=\"note\">2 of 5 named</div>".to_owned(),
+        "<div class=\"v\">50.0%</div><div class=\"note\">1 of 2 asked</div>".to_owned(),
+        row("pdf", &["4", "2", "1", "1", "50.0%"]),
+        row("project:1a2b3c4d5e6f", &["1", "0", "0", "1", "0.0%"]),
+        "<title>claude: followed 2 of 4 (50.0%)</title>".to_owned(),
+        "<title>claude: other 1 of 4 (25.0%)</title>".to_owned(),
+        "<title>codex: ignored 1 of 1 (100.0%)</title>".to_owned(),
+        "<title>docx: 1</title>".to_owned(),
+        "<title>xlsx: 1</title>".to_owned(),
+        format!(
+            "<tr><th scope=\"row\">claude</th>{}{}{}{}<td><code>scout</code> 1, <code>technical_analyst</code> 1</td></tr>",
+            cell("2"),
+            cell("1"),
+            cell("1"),
+            cell("50.0%")
+        ),
+        format!(
+            "<tr><th scope=\"row\">gemini</th>{}<td><code>&lt;b&gt;</code> 1, <code>transcript-missing</code> 1</td></tr>",
+            cell("2")
+        ),
+    ] {
+        assert!(section.contains(&want), "{want}\nnot in\n{section}");
+    }
+    // Not runs: the routing mix has none.
+    assert!(html.contains("11 lines read: 0 runs in the period, 11 hint-outcome lines"));
+    // One host: only its lines.
+    let mut input = fixed_input("", AnalyticsLog::Read("log".into()));
+    let mut mix = MixBuilder::new(
+        at("2026-11-23T00:00:00Z"),
+        at("2026-11-30T09:00:00Z"),
+        Some("codex"),
+    );
+    for l in lines.lines() {
+        mix.push(l.as_bytes());
+    }
+    input.mix = mix.finish();
+    input.host = Some("codex".into());
+    let html = render(&input);
+    assert!(html.contains("<div class=\"v\">0.0%</div><div class=\"note\">0 of 1 named</div>"));
+    assert!(!html.contains("claude: followed") && !html.contains("transcript-missing"));
+    // No line: the empty state.
+    let html = render(&fixed_input("", AnalyticsLog::Read("log".into())));
+    assert!(html.contains("<p class=\"empty\">No hint-outcome lines in this period."));
+    assert!(!html.contains("advice-skill-bars"));
 }
 
 #[test]
@@ -722,7 +927,11 @@ fn host_limits_every_section_to_one_host() {
     // The in-process clock reads 2026-11-29T12:00:00Z: later lines are outside the period.
     let claude = text
         .lines()
-        .filter(|l| l.contains("\"host\":\"claude\"") && l[7..31] <= *"2026-11-29T12:00:00.000Z")
+        .filter(|l| {
+            l.contains("\"host\":\"claude\"")
+                && !l.contains("\"hint-outcome\"")
+                && l[7..31] <= *"2026-11-29T12:00:00.000Z"
+        })
         .count();
     assert!(html.contains("host: claude"));
     assert!(

@@ -16,7 +16,9 @@
 //! - durations: rounded down to three significant digits, p50/p95 the nearest-rank percentile of
 //!   the rounded durations (rank `ceil(p·n)`, at least 1), the maximum the largest raw duration;
 //!   the report's histogram counts each run in the first bucket whose upper bound is above it;
-//! - ids longer than 96 characters are cut to 96 characters and `…` in the report.
+//! - ids longer than 96 characters are cut to 96 characters and `…` in the report;
+//! - a hint-outcome line is no run: it counts as a line, apart when outside the period or of
+//!   another host, else once as a hint-outcome line under its host and the skill it named.
 //!
 //! Planted bugs this catches (each seen failing): the top-ten cap at nine, ties ordered by
 //! descending id, `--since` exclusive of its own instant, the percentile rank rounded down, the
@@ -70,10 +72,20 @@ struct Run {
     duration_us: u64,
 }
 
-/// A line of the log: a run, a corrupt line or a blank one.
+/// A hint-outcome line (issue 46): at instant `k`, of `host`, a skill hint's outcome for `named`.
+#[derive(Debug, Clone)]
+struct Hint {
+    k: u32,
+    host: &'static str,
+    named: &'static str,
+    outcome: &'static str,
+}
+
+/// A line of the log: a run, a hint-outcome line, a corrupt line or a blank one.
 #[derive(Debug, Clone)]
 enum Line {
     Run(Run),
+    Hint(Hint),
     Corrupt(&'static str),
     Blank(&'static str),
 }
@@ -156,6 +168,13 @@ fn run() -> impl Strategy<Value = Run> {
 fn line() -> impl Strategy<Value = Line> {
     prop_oneof![
         12 => run().prop_map(Line::Run),
+        3 => (
+            0u32..40,
+            prop::sample::select(vec!["codex", "claude", "gemini", "copilot"]),
+            prop::sample::select(vec!["a-skill", "b-skill"]),
+            prop::sample::select(vec!["followed", "other:c-skill", "ignored"]),
+        )
+            .prop_map(|(k, host, named, outcome)| Line::Hint(Hint { k, host, named, outcome })),
         1 => prop::sample::select(vec![
             "not json at all",
             "{\"ts\":\"2026-11-03T11:00:00.0",
@@ -201,6 +220,17 @@ fn to_text(lines: &[Line]) -> String {
                 }
                 text.push_str(&serde_json::to_string(&v).unwrap());
             }
+            Line::Hint(h) => text.push_str(
+                &json!({
+                    "ts": instant(h.k).to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                    "event": "hint-outcome",
+                    "host": h.host,
+                    "hint": "skill",
+                    "named": h.named,
+                    "outcome": h.outcome,
+                })
+                .to_string(),
+            ),
             Line::Corrupt(c) => text.push_str(c),
             Line::Blank(b) => text.push_str(b),
         }
@@ -276,11 +306,15 @@ proptest! {
 
         let mut corrupt = 0;
         let mut before = 0;
+        let mut hints = 0;
         let mut runs = Vec::new();
         for l in &lines {
             match l {
                 Line::Run(r) if since.is_some_and(|s| r.k < s) => before += 1,
                 Line::Run(r) => runs.push(r),
+                // Not a run: apart before `--since`, else one more hint-outcome line.
+                Line::Hint(h) if since.is_some_and(|s| h.k < s) => before += 1,
+                Line::Hint(_) => hints += 1,
                 Line::Corrupt(_) => corrupt += 1,
                 Line::Blank(_) => {}
             }
@@ -288,6 +322,7 @@ proptest! {
         prop_assert_eq!(got.runs, runs.len());
         prop_assert_eq!(got.corrupt_lines, corrupt);
         prop_assert_eq!(got.skipped_before_since, before);
+        prop_assert_eq!(got.hint_outcomes.lines, hints);
 
         let (mut by_event, mut outcomes, mut failed, mut contexts, mut subagents, mut hotwords) =
             Default::default();
@@ -362,6 +397,23 @@ proptest! {
                     want.corrupt_lines += 1;
                     continue;
                 }
+                Line::Hint(h) => {
+                    want.lines += 1;
+                    if h.k < since || h.k > until {
+                        want.outside_period += 1;
+                    } else if host.is_some_and(|x| x != h.host) {
+                        want.other_hosts += 1;
+                    } else {
+                        want.hint_outcome_lines += 1;
+                        let s = want.advice.entry(h.host.to_owned()).or_default().skills.entry(h.named.to_owned()).or_default();
+                        match h.outcome {
+                            "followed" => s.followed += 1,
+                            "ignored" => s.ignored += 1,
+                            _ => s.other += 1,
+                        }
+                    }
+                    continue;
+                }
                 Line::Run(r) => r,
             };
             want.lines += 1;
@@ -418,6 +470,16 @@ proptest! {
             (want.lines, want.corrupt_lines, want.outside_period, want.other_hosts)
         );
         prop_assert_eq!((got.runs, got.prompts, got.session_starts), (want.runs, want.prompts, want.session_starts));
+        prop_assert_eq!(got.hint_outcome_lines, want.hint_outcome_lines);
+        let skill_hints = |m: &RoutingMix| -> BTreeMap<String, BTreeMap<String, (u64, u64, u64)>> {
+            m.advice
+                .iter()
+                .map(|(h, a)| {
+                    (h.clone(), a.skills.iter().map(|(k, s)| (k.clone(), (s.followed, s.other, s.ignored))).collect())
+                })
+                .collect()
+        };
+        prop_assert_eq!(skill_hints(&got), skill_hints(&want));
         prop_assert_eq!(&got.prompts_per_day, &want.prompts_per_day);
         prop_assert_eq!(&got.runs_per_host, &want.runs_per_host);
         prop_assert_eq!(&got.outcomes, &want.outcomes);

@@ -411,6 +411,68 @@ fn stats_streams_the_log_as_the_report_does() {
     assert_eq!(stats["corruptLines"], 2, "{stats}");
 }
 
+/// `stats` reads the hint-outcome lines (issue 46) beside the runs: `--json` has
+/// `hintOutcomes` with its camelCase fields, the text its section; they are not runs, a hint-outcome
+/// line that does not hold together is corrupt, and a log with no such line prints no section.
+#[test]
+fn stats_shows_whether_the_advice_was_followed() {
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("log.jsonl");
+    let run_line = r#"{"ts":"2026-11-29T10:00:00.000Z","event":"UserPromptSubmit","host":"claude","outcome":"injected","contextMode":"full","subagentMode":"off","detectedHotwords":[],"recommendedAgents":[],"carryForward":false,"skills":["pdf"],"durationUs":1000}"#;
+    let hints = [
+        r#"{"ts":"2026-11-29T10:01:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"followed"}"#,
+        r#"{"ts":"2026-11-29T10:02:00Z","event":"hint-outcome","host":"claude","hint":"skill","named":"pdf","outcome":"ignored"}"#,
+        r#"{"ts":"2026-11-29T10:03:00Z","event":"hint-outcome","host":"codex","hint":"skill","outcome":"unnamed:xlsx"}"#,
+        r#"{"ts":"2026-11-29T10:04:00Z","event":"hint-outcome","host":"copilot","hint":"delegation","outcome":"not-spawned"}"#,
+        r#"{"ts":"2026-11-29T10:05:00Z","event":"hint-outcome","host":"gemini","outcome":"unknown","reason":"host-no-transcript"}"#,
+        r#"{"ts":"2026-11-29T10:06:00Z","event":"hint-outcome","host":"gemini","outcome":"unknown"}"#,
+    ];
+    let stats = |text: &str, extra: &[&str]| {
+        fs::write(&log, text).unwrap();
+        let mut args = vec!["stats", "--file", log.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let run = run_binary(&args, b"", home.path(), &[]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let text = format!("{run_line}\n{}\n", hints.join("\n"));
+    let out = json(&stats(&text, &["--json"]));
+    assert_eq!(
+        (&out["runs"], &out["corruptLines"]),
+        (&Value::from(1), &Value::from(1))
+    );
+    let h = &out["hintOutcomes"];
+    assert_eq!(h["lines"], 5, "{h}");
+    assert_eq!(
+        h["byHost"]["claude"]["skillHints"],
+        serde_json::json!({"named": 2, "followed": 1, "other": 0, "ignored": 1, "followedRate": 0.5})
+    );
+    assert_eq!(h["overall"]["loadedNotNamed"]["xlsx"], 1);
+    assert_eq!(h["byHost"]["copilot"]["notSpawned"], 1);
+    assert_eq!(h["byHost"]["copilot"]["spawnedRate"], 0.0);
+    assert_eq!(h["byHost"]["gemini"]["unknown"]["host-no-transcript"], 1);
+    assert_eq!(h["bySkill"]["pdf"]["named"], 2);
+    let plain = stats(&text, &[]);
+    assert!(
+        plain.contains("was the advice followed? (5 hint-outcome lines)"),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("    gemini host-no-transcript            1\n"),
+        "{plain}"
+    );
+    // No hint-outcome line: the fields are there, empty, and the text has no section.
+    let out = json(&stats(&format!("{run_line}\n"), &["--json"]));
+    assert_eq!(out["hintOutcomes"]["lines"], 0);
+    assert_eq!(out["hintOutcomes"]["byHost"], serde_json::json!({}));
+    assert_eq!(
+        out["hintOutcomes"]["overall"]["skillHints"]["followedRate"],
+        Value::Null
+    );
+    let plain = stats(&format!("{run_line}\n"), &[]);
+    assert!(!plain.contains("advice"), "{plain}");
+}
+
 /// `status`'s last run per host comes from the same streaming summary of the log as `stats`:
 /// whatever else the log holds (each kind of bad line), the latest run of each host is shown, by
 /// time and not by where it sits in the file. Before, status read the log whole as text, so one
