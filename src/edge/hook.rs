@@ -17,6 +17,7 @@ use crate::edge::turns;
 use crate::hosts::{Event, Host};
 use crate::stages::analytics::AnalyticsEvent;
 use crate::stages::decision::{self, CarryForwardUpdate, Decision, HookRequest, Project};
+use crate::stages::outcome::{self, HintState};
 use crate::stages::payload::Payload;
 use crate::stages::planning;
 use crate::stages::render::Printed;
@@ -189,7 +190,64 @@ fn apply<'d>(
             now,
         );
     }
+    if let (Some(update), Some(session)) = (&decision.effects.hint, &payload.session_id) {
+        let key = plan_key(payload.cwd.as_deref(), session);
+        let _ = Place::user(hints_path(cache)).update_json(|state: &mut HintState| {
+            state.apply(&key, update, now);
+            true
+        });
+    }
     decision.printed(answered_before)
+}
+
+/// The session hint records (`stages::outcome`): what each session's last prompt named.
+pub fn hints_path(cache_dir: &Path) -> std::path::PathBuf {
+    cache_dir.join("sophia-hook").join("hints.json")
+}
+
+/// The session's previous hint and what the host's transcript shows since (issue 46). The
+/// transcript is the host's (`HostSpec::transcript`): the payload's path only, checked and read
+/// as `edge::transcript` says; `None` without a session or a cache to keep hints in.
+fn read_trail(
+    request: &HookRequest<'_>,
+    settings: &Settings,
+    cwd: &str,
+    root: &ProjectRoot,
+    now: DateTime<Utc>,
+) -> Option<outcome::Trail> {
+    let session = request.payload.session_id.as_deref()?;
+    let cache = settings.cache_dir.as_deref()?;
+    let spec = request.host.spec().transcript;
+    let previous = Place::user(hints_path(cache))
+        .read_json_or_default::<HintState>()
+        .get(&plan_key(Some(cwd), session), now)
+        .cloned();
+    let path = spec.file.path(
+        request.payload.transcript_path.as_deref(),
+        Some(session),
+        settings.home.as_deref(),
+        &settings.host_homes,
+    );
+    let (transcript, observed) = match path {
+        Err(reason) => (Err(reason), None),
+        Ok(path) => {
+            let path = path.to_string_lossy();
+            let key = HintState::key(&path);
+            let from = previous
+                .as_ref()
+                .filter(|p| p.transcript == key)
+                .map(|p| p.position);
+            match crate::edge::transcript::since(&path, Some(root), &spec, from) {
+                Ok((position, observed)) => (Ok((key, position)), observed),
+                Err(skip) => (Err(skip.code()), None),
+            }
+        }
+    };
+    Some(outcome::Trail {
+        previous,
+        transcript: Some(transcript),
+        observed,
+    })
 }
 
 /// The hook's load and decision: the payload from stdin, then [`load_and_decide`] under the
@@ -602,6 +660,13 @@ fn load_project(
         ) {
             let state = agents::read_state(&agents::state_path(cache));
             project.planned = state.get(&plan_key(Some(&cwd_text), session), now).cloned();
+        }
+        // A host's own notification (a background agent done) is no user turn: the hint waits.
+        if !request.payload.not_from_user()
+            && !request.payload.is_host_notification()
+            && !over_budget()
+        {
+            project.trail = read_trail(request, settings, &cwd_text, &root, now);
         }
     }
     let plan_approval = request.event == Event::PostToolUse

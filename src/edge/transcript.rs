@@ -14,6 +14,8 @@ use std::path::{Component, Path};
 use serde::Deserialize;
 
 use crate::edge::files::{self, Place, ProjectRoot};
+use crate::hosts::{Transcript, TranscriptGrammar, TranscriptLayout};
+use crate::stages::outcome::{Actions, Observed};
 
 /// How much of the end of the conversation file is read. A user message longer than this (or a
 /// last user message further back than this) is not found, and the turn is not routed.
@@ -28,7 +30,9 @@ pub enum Skip {
     Symlink,
     /// Inside the project's `.git/`, or leading out of the project through it.
     Refused,
-    /// Missing, a folder, FIFO, socket or device, or unreadable.
+    /// No file at the path.
+    Missing,
+    /// A folder, FIFO, socket or device, or unreadable.
     Unreadable,
     /// Readable, but no user entry in the part read.
     NoUserEntry,
@@ -40,16 +44,18 @@ impl Skip {
             Skip::NotAbsolute => "transcript-not-absolute",
             Skip::Symlink => "transcript-symlink",
             Skip::Refused => "transcript-refused",
+            Skip::Missing => "transcript-missing",
             Skip::Unreadable => "transcript-unreadable",
             Skip::NoUserEntry => "transcript-no-user-entry",
         }
     }
 }
 
-/// The text of the last user entry of the conversation file at `path`. `project_root` is the
-/// project the hook runs in (the payload's first workspace folder): a transcript under it is a
-/// project file, read only through the project's door.
-pub fn last_user_text(path: &str, project_root: Option<&ProjectRoot>) -> Result<String, Skip> {
+/// The conversation file at `path`, opened for reading at offsets: an absolute path without
+/// `..`, not a symlink (on the path, then the same file on the handle), a regular file, inside
+/// `project_root` only through the project's door and never in its `.git/`. Any size: only
+/// bounded parts are read.
+fn open(path: &str, project_root: Option<&ProjectRoot>) -> Result<files::BoundedFile, Skip> {
     let path = Path::new(path);
     if !path.is_absolute() || path.components().any(|c| c == Component::ParentDir) {
         return Err(Skip::NotAbsolute);
@@ -61,6 +67,7 @@ pub fn last_user_text(path: &str, project_root: Option<&ProjectRoot>) -> Result<
     };
     let link = place.symlink_metadata().map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => Skip::Symlink,
+        std::io::ErrorKind::NotFound => Skip::Missing,
         _ => Skip::Unreadable,
     })?;
     if link.is_symlink() {
@@ -72,12 +79,21 @@ pub fn last_user_text(path: &str, project_root: Option<&ProjectRoot>) -> Result<
         .map_err(|e| match e {
             files::ReadError::Refused(files::Outside::GitDir) => Skip::Refused,
             files::ReadError::Refused(_) => Skip::Symlink,
+            files::ReadError::Missing => Skip::Missing,
             _ => Skip::Unreadable,
         })?;
     if !file.meta().is_ok_and(|m| m.is_same_file(&link)) {
         // Swapped for something else between the check and the open.
         return Err(Skip::Symlink);
     }
+    Ok(file)
+}
+
+/// The text of the last user entry of the conversation file at `path`. `project_root` is the
+/// project the hook runs in (the payload's first workspace folder): a transcript under it is a
+/// project file, read only through the project's door.
+pub fn last_user_text(path: &str, project_root: Option<&ProjectRoot>) -> Result<String, Skip> {
+    let file = open(path, project_root)?;
     let offset = file.len().saturating_sub(TAIL_BYTES);
     let tail = file
         .read_at(offset, TAIL_BYTES as usize)
@@ -89,6 +105,95 @@ pub fn last_user_text(path: &str, project_root: Option<&ProjectRoot>) -> Result<
         (_, None) => &[][..],
     };
     last_user_entry(tail).ok_or(Skip::NoUserEntry)
+}
+
+/// How much of the part of a transcript written since the last hint is read: its last bytes.
+/// A longer turn is read from here on, and what needs the whole turn is recorded as unknown
+/// (`stages::outcome`).
+pub const SINCE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How far back from the hint's position a line start is looked for (a line the host was still
+/// writing when the hint was given is read whole the next time).
+const LINE_START_BYTES: u64 = 64 * 1024;
+
+/// Where a host's transcript ends now, and what its model did since `from` (the position of the
+/// previous hint, when there is one): the skills it loaded and the subagents it spawned, read by
+/// the host's grammar from the last [`SINCE_BYTES`] at most. The file is checked and opened as
+/// for [`last_user_text`].
+pub fn since(
+    path: &str,
+    project_root: Option<&ProjectRoot>,
+    transcript: &Transcript,
+    from: Option<u64>,
+) -> Result<(u64, Option<Observed>), Skip> {
+    let file = match (open(path, project_root), from) {
+        // Not written yet (Claude Code creates it after the first prompt's hook): it ends at 0.
+        (Err(Skip::Missing), None) => return Ok((0, None)),
+        (file, _) => file?,
+    };
+    let len = file.len();
+    let Some(from) = from else {
+        return Ok((len, None));
+    };
+    Ok((len, Some(read_since(&file, len, from, transcript))))
+}
+
+fn read_since(file: &files::BoundedFile, len: u64, from: u64, transcript: &Transcript) -> Observed {
+    let TranscriptLayout::Lines = transcript.layout;
+    if from > len {
+        return Observed::Unknown {
+            reason: "transcript-rewound",
+        };
+    }
+    let whole = len - from <= SINCE_BYTES;
+    // Whole: from the start of the line the hint's position is in. Else: the last bytes, from the
+    // first whole line in them.
+    let start = if whole {
+        from.saturating_sub(LINE_START_BYTES)
+    } else {
+        len - SINCE_BYTES
+    };
+    let Ok(bytes) = file.read_at(start, (len - start) as usize) else {
+        return Observed::Unknown {
+            reason: "transcript-unreadable",
+        };
+    };
+    let begin = if whole {
+        let at = (from - start) as usize;
+        match memchr::memrchr(b'\n', &bytes[..at]) {
+            Some(i) => i + 1,
+            None if start == 0 => 0,
+            // No line start within reach: the line the position cuts is skipped.
+            None => memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1),
+        }
+    } else {
+        memchr::memchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1)
+    };
+    Observed::Read {
+        actions: actions_of_lines(&bytes[begin..], transcript.grammar),
+        whole,
+    }
+}
+
+/// What the records of JSONL `bytes` show, by `grammar`: only lines holding one of its markers
+/// are parsed (bounded, as any file), and a line that does not parse (torn, not JSON, not UTF-8)
+/// is skipped. Pure, for the table tests.
+pub fn actions_of_lines(bytes: &[u8], grammar: &dyn TranscriptGrammar) -> Actions {
+    let finders: Vec<memchr::memmem::Finder<'_>> = grammar
+        .markers()
+        .iter()
+        .map(|m| memchr::memmem::Finder::new(m.as_bytes()))
+        .collect();
+    let mut actions = Actions::default();
+    for line in bytes.split(|b| *b == b'\n') {
+        if !finders.iter().any(|f| f.find(line).is_some()) {
+            continue;
+        }
+        if let Ok(record) = crate::bounded::json::<serde_json::Value>(line, crate::bounded::FILE) {
+            grammar.record(&record, &mut actions);
+        }
+    }
+    actions
 }
 
 /// One step of the conversation file: only the fields we read (others are ignored).

@@ -80,6 +80,12 @@ pub const SPEC: HostSpec = HostSpec {
     }],
     // Not run (engine read only): nothing known.
     project_env: &[],
+    transcript: Transcript {
+        file: TranscriptFile::None("host-no-transcript"),
+        layout: TranscriptLayout::Lines,
+        grammar: &NoGrammar,
+        builtin_agents: &[],
+    },
 };
 
 /// Antigravity sends no event name (the command line carries it) and the user's text as

@@ -153,7 +153,66 @@ pub const SPEC: HostSpec = HostSpec {
         ProjectEnv::SettingsEnv(".claude/settings.json"),
         ProjectEnv::SettingsEnv(".claude/settings.local.json"),
     ],
+    transcript: Transcript {
+        file: TranscriptFile::Payload,
+        layout: TranscriptLayout::Lines,
+        grammar: &ClaudeTranscript,
+        builtin_agents: &[
+            "general-purpose",
+            "Explore",
+            "Plan",
+            "statusline-setup",
+            "output-style-setup",
+        ],
+    },
 };
+
+/// Claude Code's transcript (JSONL at `transcript_path`): the model's tool calls are the
+/// `tool_use` items of an `assistant` record's `message.content`; `Skill` loads the skill
+/// `input.skill`, `Task` (`Agent` since 2.1) spawns `input.subagent_type` (`general-purpose` when
+/// left out). A subagent's own records (`isSidechain: true`) are its turn, not the model's.
+#[derive(Debug)]
+pub struct ClaudeTranscript;
+
+impl TranscriptGrammar for ClaudeTranscript {
+    fn markers(&self) -> &'static [&'static str] {
+        &["\"type\":\"tool_use\""]
+    }
+
+    fn record(&self, record: &serde_json::Value, seen: &mut dyn Seen) {
+        if str_at(record, &["type"]) != Some("assistant")
+            || record
+                .get("isSidechain")
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
+        {
+            return;
+        }
+        let Some(content) = record
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(serde_json::Value::as_array)
+        else {
+            return;
+        };
+        for item in content {
+            if str_at(item, &["type"]) != Some("tool_use") {
+                continue;
+            }
+            match str_at(item, &["name"]) {
+                Some("Skill") => {
+                    if let Some(name) = str_at(item, &["input", "skill"]) {
+                        seen.skill(name);
+                    }
+                }
+                Some("Task" | "Agent") => seen.spawned(
+                    str_at(item, &["input", "subagent_type"]).unwrap_or("general-purpose"),
+                ),
+                _ => {}
+            }
+        }
+    }
+}
 
 /// Claude Code 2.1 refuses a leading `-`, a `:` and more than 256 characters.
 fn check_name(name: &str) -> Result<(), &'static str> {

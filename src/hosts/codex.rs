@@ -141,6 +141,12 @@ pub const SPEC: HostSpec = HostSpec {
     // Observed (0.171.0, `tests/e2e/run --env-probe`): neither `shell_environment_policy` of a
     // project `.codex/config.toml` nor a project `.env` reaches a hook.
     project_env: &[],
+    transcript: Transcript {
+        file: TranscriptFile::Payload,
+        layout: TranscriptLayout::Lines,
+        grammar: &CodexRollout,
+        builtin_agents: &["default", "worker", "explorer"],
+    },
 };
 
 /// A Codex custom agent file (`$CODEX_HOME/agents/<id>.toml`): TOML in the key order Codex
@@ -524,5 +530,50 @@ mod tests {
             None
         );
         assert_eq!(record.enabled("sophia-hook", id, &[Read::Missing]), None);
+    }
+}
+
+/// Codex's rollout (JSONL at `transcript_path`, observed in 0.171.0): what the model calls is a
+/// `response_item` whose `payload` is a `function_call` with `arguments` as a JSON string. A skill
+/// is loaded by reading its `SKILL.md` through the shell (`exec_command`'s `cmd`, or `shell`'s
+/// `command` words); `spawn_agent` spawns `agent_type` (`default` when left out). A subagent
+/// writes a rollout of its own, and its prompt's payload names that file.
+#[derive(Debug)]
+pub struct CodexRollout;
+
+impl TranscriptGrammar for CodexRollout {
+    fn markers(&self) -> &'static [&'static str] {
+        &["\"type\":\"function_call\""]
+    }
+
+    fn record(&self, record: &serde_json::Value, seen: &mut dyn Seen) {
+        if str_at(record, &["type"]) != Some("response_item")
+            || str_at(record, &["payload", "type"]) != Some("function_call")
+        {
+            return;
+        }
+        let Some(name) = str_at(record, &["payload", "name"]) else {
+            return;
+        };
+        let arguments = str_at(record, &["payload", "arguments"])
+            .and_then(|a| seen.json(a))
+            .unwrap_or(serde_json::Value::Null);
+        match name {
+            "spawn_agent" => seen.spawned(str_at(&arguments, &["agent_type"]).unwrap_or("default")),
+            "exec_command" | "shell" | "shell_command" | "local_shell" => {
+                let command = arguments.get("cmd").or_else(|| arguments.get("command"));
+                match command {
+                    Some(serde_json::Value::String(cmd)) => skills_read_by(cmd, seen),
+                    Some(serde_json::Value::Array(words)) => {
+                        for word in words.iter().filter_map(serde_json::Value::as_str) {
+                            // `["bash", "-lc", "cat …/SKILL.md"]`: the script is words too.
+                            skills_read_by(word, seen);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
     }
 }

@@ -166,6 +166,16 @@ pub const SPEC: HostSpec = HostSpec {
     // Observed (1.0.102, `tests/e2e/run --env-probe`): a project `.env` does not reach a hook
     // (a handler's own `env` does, which is the project's command line anyway).
     project_env: &[],
+    transcript: Transcript {
+        file: TranscriptFile::InHostHome {
+            home: HOME,
+            before: "session-state/",
+            after: "/events.jsonl",
+        },
+        layout: TranscriptLayout::Lines,
+        grammar: &CopilotEvents,
+        builtin_agents: &["explore", "task", "general-purpose", "code-review"],
+    },
 };
 
 /// Copilot CLI 1.0.102's tool names for the abstract tools of the canonical roles (observed in
@@ -477,5 +487,46 @@ mod tests {
         assert_eq!(root["hooks"]["sessionStart"], json!([mine]));
         assert!(HookFile.uninstall(&mut created, &ours), "{created:?}");
         assert_eq!(Value::Object(created), json!({"version": 1}));
+    }
+}
+
+/// Copilot CLI's session events (observed in 1.0.102): its payload names no transcript; the
+/// session's events are `$COPILOT_HOME/session-state/<sessionId>/events.jsonl`, JSONL, appended.
+/// The model's calls are the `toolRequests` of an `assistant.message` event: `skill` loads
+/// `arguments.skill`, `task` spawns `arguments.agent_type`. A subagent's events are in the same
+/// file with a top-level `agentId`: its calls are not the main model's.
+#[derive(Debug)]
+pub struct CopilotEvents;
+
+impl TranscriptGrammar for CopilotEvents {
+    fn markers(&self) -> &'static [&'static str] {
+        &["\"toolRequests\""]
+    }
+
+    fn record(&self, record: &serde_json::Value, seen: &mut dyn Seen) {
+        if str_at(record, &["type"]) != Some("assistant.message") || record.get("agentId").is_some()
+        {
+            return;
+        }
+        let Some(calls) = record
+            .get("data")
+            .and_then(|d| d.get("toolRequests"))
+            .and_then(serde_json::Value::as_array)
+        else {
+            return;
+        };
+        for call in calls {
+            match str_at(call, &["name"]) {
+                Some("skill") => {
+                    if let Some(name) = str_at(call, &["arguments", "skill"]) {
+                        seen.skill(name);
+                    }
+                }
+                Some("task") => seen.spawned(
+                    str_at(call, &["arguments", "agent_type"]).unwrap_or("general-purpose"),
+                ),
+                _ => {}
+            }
+        }
     }
 }

@@ -165,6 +165,12 @@ pub const SPEC: HostSpec = HostSpec {
         ProjectEnv::DotEnv(".gemini/.env"),
         ProjectEnv::DotEnv(".env"),
     ],
+    transcript: Transcript {
+        file: TranscriptFile::Payload,
+        layout: TranscriptLayout::Lines,
+        grammar: &GeminiSession,
+        builtin_agents: &["codebase_investigator", "generalist", "cli_help"],
+    },
 };
 
 /// A folder of its own under `--out`: Gemini CLI's extension, which always reads
@@ -501,5 +507,46 @@ mod tests {
             record.enabled("sophia-hook", "", &[Read::Missing, Read::Present(None)]),
             None
         );
+    }
+}
+
+/// Gemini CLI's session file (JSONL at `transcript_path`, observed in 0.61.0): a log of patches.
+/// A model message is a line of `"type": "gemini"` whose `toolCalls` list the calls:
+/// `activate_skill` loads `args.name`, `invoke_agent` spawns `args.agent_name`. A message line is
+/// written again when its calls complete (the names count once); a `$set` line (the whole history
+/// again, on resume) has no `type` and is not a message. A subagent writes a file of its own.
+#[derive(Debug)]
+pub struct GeminiSession;
+
+impl TranscriptGrammar for GeminiSession {
+    fn markers(&self) -> &'static [&'static str] {
+        &["\"toolCalls\""]
+    }
+
+    fn record(&self, record: &serde_json::Value, seen: &mut dyn Seen) {
+        if str_at(record, &["type"]) != Some("gemini") {
+            return;
+        }
+        let Some(calls) = record
+            .get("toolCalls")
+            .and_then(serde_json::Value::as_array)
+        else {
+            return;
+        };
+        for call in calls {
+            match str_at(call, &["name"]) {
+                Some("activate_skill") => {
+                    if let Some(name) = str_at(call, &["args", "name"]) {
+                        seen.skill(name);
+                    }
+                }
+                Some("invoke_agent") => {
+                    if let Some(agent) = str_at(call, &["args", "agent_name"]) {
+                        seen.spawned(agent);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }

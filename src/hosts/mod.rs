@@ -136,6 +136,8 @@ pub struct HostSpec {
     /// How a project sets the environment of the hooks this host runs (observed in the real
     /// host: `tests/e2e/run --env-probe`); `doctor` names what it sets of ours.
     pub project_env: &'static [ProjectEnv],
+    /// Where and how the host records what its model did (skills loaded, subagents spawned).
+    pub transcript: Transcript,
 }
 
 /// A way a project sets the environment of a host's hooks: every variable it sets is input a
@@ -945,4 +947,150 @@ mod tests {
             );
         }
     }
+}
+
+/// How a host records what its model did, in its own transcript (issue 46: did the model follow
+/// the hint?): where the file is, how it grows, and how to read a skill load and a subagent spawn
+/// out of its structure (never out of text: a user message or a file's content that quotes a tool
+/// call is not one). `docs/host-protocols.md` says what was observed of each host.
+#[derive(Debug, Clone, Copy)]
+pub struct Transcript {
+    pub file: TranscriptFile,
+    pub layout: TranscriptLayout,
+    pub grammar: &'static dyn TranscriptGrammar,
+    /// The subagent types the host ships, named as they are in the analytics (any other type a
+    /// model spawns is hashed there, like a project's own name).
+    pub builtin_agents: &'static [&'static str],
+}
+
+/// Where a host's transcript is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranscriptFile {
+    /// The payload's `transcript_path` (`transcriptPath`).
+    Payload,
+    /// A file under the host's home named by the payload's session id (Copilot CLI, whose
+    /// payload names no transcript): `<home>/<before><session id><after>`. The id must be one
+    /// plain file name ([`session_component`]).
+    InHostHome {
+        home: HostHome,
+        before: &'static str,
+        after: &'static str,
+    },
+    /// The host gives no transcript the hook can read: the reason, a code.
+    None(&'static str),
+}
+
+/// How the transcript file grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranscriptLayout {
+    /// One JSON object per line, only ever appended to: a position is a byte offset, and only
+    /// the part written since is read.
+    Lines,
+}
+
+/// What a transcript's grammar reports of one record: a skill loaded, a subagent spawned (names
+/// as the host recorded them).
+pub trait Seen {
+    fn skill(&mut self, name: &str);
+    fn spawned(&mut self, agent_type: &str);
+    /// A JSON text inside a record (a tool call's arguments as a string), parsed within the
+    /// budget every file gets; `None` when it is not JSON or over the budget.
+    fn json(&self, text: &str) -> Option<serde_json::Value>;
+}
+
+/// A host's transcript grammar: which records show a skill load or a subagent spawn.
+pub trait TranscriptGrammar: Sync + std::fmt::Debug {
+    /// Byte strings one of which a record holds when it can show an action: a line with none is
+    /// not parsed (most of a transcript is text and tool results).
+    fn markers(&self) -> &'static [&'static str];
+    /// Reports what the record (one line of the file, parsed) shows.
+    fn record(&self, record: &serde_json::Value, seen: &mut dyn Seen);
+}
+
+/// A session id usable as one folder name: 1 to 128 ASCII letters, digits, `-`, `_` and `.`,
+/// and not `.` or `..`. Anything else names no file.
+pub fn session_component(id: &str) -> Option<&str> {
+    let ok = !id.is_empty()
+        && id.len() <= 128
+        && id != "."
+        && id != ".."
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    ok.then_some(id)
+}
+
+impl TranscriptFile {
+    /// The transcript's path for a payload's `transcript_path` and session id, given the user's
+    /// home and the hosts' home variables; `Err` with the reason when there is none.
+    pub fn path(
+        self,
+        transcript_path: Option<&str>,
+        session: Option<&str>,
+        home: Option<&Path>,
+        homes: &HostHomes,
+    ) -> Result<PathBuf, &'static str> {
+        match self {
+            TranscriptFile::None(reason) => Err(reason),
+            TranscriptFile::Payload => transcript_path
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+                .ok_or("transcript-not-given"),
+            TranscriptFile::InHostHome {
+                home: host_home,
+                before,
+                after,
+            } => {
+                let id = session
+                    .and_then(session_component)
+                    .ok_or("transcript-session-id")?;
+                let dir = match homes.get(host_home.var) {
+                    Some(dir) => dir.clone(),
+                    None => home.ok_or("transcript-no-home")?.join(host_home.default),
+                };
+                Ok(dir.join(format!("{before}{id}{after}")))
+            }
+        }
+    }
+}
+
+/// The string at `path` (object keys) inside `value`.
+pub fn str_at<'a>(value: &'a serde_json::Value, path: &[&str]) -> Option<&'a str> {
+    path.iter()
+        .try_fold(value, |v, key| v.get(*key))
+        .and_then(serde_json::Value::as_str)
+}
+
+/// A skill named by the path of a `SKILL.md` a command reads: the folder holding it, for each
+/// word of `command` (split as a POSIX shell would, else on white space) that is such a path.
+/// The hosts that load a skill by reading its file through their shell or file tool (Codex).
+pub fn skills_read_by(command: &str, seen: &mut dyn Seen) {
+    let words = shlex::split(command)
+        .unwrap_or_else(|| command.split_whitespace().map(str::to_owned).collect());
+    for word in words {
+        if let Some(name) = skill_of_path(&word) {
+            seen.skill(name);
+        }
+    }
+}
+
+/// The skill folder's name of a path ending in `<name>/SKILL.md` (either separator).
+pub fn skill_of_path(path: &str) -> Option<&str> {
+    let mut parts = path.rsplit(['/', '\\']);
+    (parts.next()? == "SKILL.md")
+        .then(|| parts.next())
+        .flatten()
+        .filter(|name| !name.is_empty() && *name != "." && *name != "..")
+}
+
+/// The grammar of a host whose transcript is not read: it sees nothing.
+#[derive(Debug)]
+pub struct NoGrammar;
+
+impl TranscriptGrammar for NoGrammar {
+    fn markers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn record(&self, _: &serde_json::Value, _: &mut dyn Seen) {}
 }

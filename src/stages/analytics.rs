@@ -46,6 +46,10 @@ pub struct AnalyticsEvent {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<&'static str>,
     pub duration_us: u64,
+    /// The lines on whether the model followed the session's previous hint
+    /// (`stages::outcome`), written before the run's own line.
+    #[serde(skip)]
+    pub hint_outcomes: Vec<crate::stages::outcome::OutcomeLine>,
 }
 
 /// How the analytics line names a chosen skill: a skill the user installed (user scope) or the
@@ -79,9 +83,15 @@ pub fn agent_label(id: &str, catalog_from_project: bool) -> String {
 
 /// `project:` and the first 12 hex digits of the id's SHA-256.
 fn project_label(id: &str) -> String {
-    let digest = crate::fingerprint::sha256(id.as_bytes());
+    hashed("project", id)
+}
+
+/// `<prefix>:` and the first 12 hex digits of the SHA-256 of `name`: a name that may be a word
+/// somebody else chose, never written as it is.
+pub fn hashed(prefix: &str, name: &str) -> String {
+    let digest = crate::fingerprint::sha256(name.as_bytes());
     let hex = digest.strip_prefix("sha256:").unwrap_or(&digest);
-    format!("project:{}", &hex[..12])
+    format!("{prefix}:{}", &hex[..12])
 }
 
 impl AnalyticsEvent {
@@ -147,6 +157,11 @@ impl AnalyticsEvent {
             planning: decision.planning,
             degraded: decision.degraded,
             duration_us,
+            hint_outcomes: decision
+                .hint_outcomes
+                .iter()
+                .map(|j| j.line(decision.host.as_str(), now))
+                .collect(),
         }
     }
 
@@ -176,14 +191,17 @@ impl AnalyticsEvent {
             planning: false,
             degraded: None,
             duration_us,
+            hint_outcomes: Vec::new(),
         }
     }
 
-    /// One JSON line, newline-terminated, ready for a single append.
+    /// The run's lines, newline-terminated, ready for a single append: the outcome lines of
+    /// the previous hint, then the run's own.
     pub fn to_line(&self) -> String {
-        let mut line = serde_json::to_string(self).unwrap_or_default();
-        line.push('\n');
-        line
+        let mut text: String = self.hint_outcomes.iter().map(|o| o.to_line()).collect();
+        text.push_str(&serde_json::to_string(self).unwrap_or_default());
+        text.push('\n');
+        text
     }
 }
 

@@ -16,6 +16,7 @@ use crate::stages::routing::{self, Routing};
 use crate::stages::skills::SkillRouting;
 use crate::stages::skills::router::SkillRouter;
 use crate::stages::subagent::SubagentMode;
+use crate::stages::{analytics, outcome};
 
 /// What the hook was asked: which host, which event, and the payload.
 #[derive(Debug, Clone)]
@@ -74,6 +75,9 @@ pub struct Project {
     /// The skill folders could not be walked to the end (`skills-walk-cap`, `time-budget`): the
     /// run goes on with the cached or embedded skill catalog, and says so like a degraded run.
     pub skills_degraded: Option<&'static str>,
+    /// The session's previous hint and what the host's transcript shows since (issue 46);
+    /// `None` when not looked up (not a user's prompt, or a degraded run).
+    pub trail: Option<outcome::Trail>,
 }
 
 impl Project {
@@ -115,6 +119,10 @@ pub struct Decision {
     /// and changes nothing of the decision).
     #[serde(skip)]
     pub effects: Effects,
+    /// Whether the model followed the session's previous hint (and this one's, when its outcome
+    /// cannot be known): the analytics lines' content (`stages::outcome`).
+    #[serde(skip)]
+    pub hint_outcomes: Vec<outcome::Judged>,
 }
 
 /// The outcome of a run beyond its output, decided here and applied by the edge
@@ -130,6 +138,9 @@ pub struct Effects {
     /// The session's planned delegation to record or to consume (`docs/routing.md`, "Carried
     /// forward"); the edge writes it under the state's lock.
     pub carry_forward: Option<CarryForwardUpdate>,
+    /// The session's hint record to write for the next prompt, or to forget (issue 46).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<outcome::HintUpdate>,
 }
 
 /// What a turn that was already answered prints instead of the decision's output.
@@ -364,6 +375,12 @@ fn finish(
         (per_call && output.as_ref().is_some_and(Printed::has_context)).then(|| OncePerTurn {
             otherwise: Printed::noop(request.host),
         });
+    let (hint_outcomes, hint) = match (&project.trail, &routing) {
+        (Some(trail), Some(routing)) if !later_call => {
+            hints_followed(request, project, trail, routing, &skills, &agents)
+        }
+        _ => (Vec::new(), None),
+    };
     let effects = Effects {
         once_per_turn,
         carry_forward: if later_call {
@@ -371,6 +388,7 @@ fn finish(
         } else {
             carry_forward_update(request, &agents)
         },
+        hint,
     };
     Decision {
         event: request.wire_event,
@@ -385,6 +403,107 @@ fn finish(
         degraded: project.degraded.or(project.skills_degraded),
         provenance: project.provenance,
         effects,
+        hint_outcomes,
+    }
+}
+
+/// Judges the session's previous hint by what the transcript shows since, and says what to keep
+/// of this prompt's hint for the next one (`stages::outcome`). A hint whose outcome can never be
+/// read (the host gives no transcript, or it cannot be read now) is recorded as unknown at once:
+/// every skill named and every delegation asked gets one judgement, on the next prompt or now.
+fn hints_followed(
+    request: &HookRequest<'_>,
+    project: &Project,
+    trail: &outcome::Trail,
+    routing: &Routing,
+    skills: &SkillRouting,
+    agents: &AgentRouting,
+) -> (Vec<outcome::Judged>, Option<outcome::HintUpdate>) {
+    let from_project = project.provenance.skills_from_project_file;
+    let named: Vec<outcome::NamedSkill> = skills
+        .selected
+        .iter()
+        .map(|s| outcome::NamedSkill {
+            id: s.skill_id.clone(),
+            label: analytics::skill_label(&s.skill_id, s.source.as_deref(), from_project),
+        })
+        .collect();
+    let roles: Vec<String> = agents
+        .recommended_agents
+        .iter()
+        .map(|a| analytics::agent_label(&a.agent_id, project.provenance.agents_from_project))
+        .collect();
+    let delegation =
+        (routing.subagent_mode != crate::stages::subagent::SubagentMode::Off).then_some(roles);
+    let mut judged = Vec::new();
+    if let Some(previous) = &trail.previous {
+        let observed = match (&trail.transcript, &trail.observed) {
+            (Some(Ok((key, _))), _) if *key != previous.transcript => outcome::Observed::Unknown {
+                reason: "transcript-changed",
+            },
+            (Some(Ok(_)), Some(observed)) => observed.clone(),
+            (Some(Err(reason)), _) => outcome::Observed::Unknown { reason },
+            _ => outcome::Observed::Unknown {
+                reason: "transcript-unreadable",
+            },
+        };
+        let loaded_label = |name: &str| loaded_skill_label(project, previous, name);
+        let builtin = request.host.spec().transcript.builtin_agents;
+        let spawned_label = |agent_type: &str| {
+            if builtin.contains(&agent_type) || crate::stages::agents::is_embedded_id(agent_type) {
+                agent_type.to_owned()
+            } else {
+                analytics::hashed("unlisted", agent_type)
+            }
+        };
+        judged = outcome::judge(previous, &observed, &loaded_label, &spawned_label);
+    }
+    let update = match &trail.transcript {
+        Some(Ok((key, position))) => Some(outcome::HintUpdate::Record(outcome::HintRecord {
+            at: request.now,
+            transcript: key.clone(),
+            position: *position,
+            skills: named,
+            delegation,
+        })),
+        Some(Err(reason)) => {
+            if !named.is_empty() || delegation.is_some() {
+                judged.push(outcome::Judged::unknown(reason));
+            }
+            trail.previous.as_ref().map(|_| outcome::HintUpdate::Forget)
+        }
+        None => None,
+    };
+    (judged, update)
+}
+
+/// How the analytics name a skill the model loaded: the label the hint gave it, else as the
+/// catalog's skill of that id is named (`analytics::skill_label`), else hashed as `unlisted:`
+/// (a name the model wrote, in no catalog here).
+fn loaded_skill_label(project: &Project, previous: &outcome::HintRecord, name: &str) -> String {
+    if let Some(named) = previous
+        .skills
+        .iter()
+        .find(|n| outcome::same_skill(name, &n.id))
+    {
+        return named.label.clone();
+    }
+    let bare = name.rsplit(':').next().unwrap_or(name);
+    let from_project = project.provenance.skills_from_project_file;
+    match project.skills.as_ref().and_then(|r| r.skill(bare)) {
+        Some(skill) => analytics::skill_label(
+            &skill.id,
+            (!skill.source.is_empty()).then_some(skill.source.as_str()),
+            from_project,
+        ),
+        None if project
+            .skills
+            .as_ref()
+            .is_some_and(|r| r.ids().iter().any(|id| id == bare)) =>
+        {
+            analytics::skill_label(bare, None, true)
+        }
+        None => analytics::hashed("unlisted", name),
     }
 }
 

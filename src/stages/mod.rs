@@ -11,6 +11,7 @@ pub mod analytics;
 pub mod context;
 pub mod decision;
 pub mod hotword;
+pub mod outcome;
 pub mod payload;
 pub mod planning;
 pub mod render;

@@ -40,6 +40,7 @@ mod layers;
 mod linear;
 mod loco;
 mod mentions;
+mod outcomes;
 mod plugin;
 mod portable;
 mod product_table;
