@@ -30,6 +30,13 @@ pub struct ExplainArgs {
     /// session records, or `consume`). Nothing is written.
     #[arg(long)]
     pub effects: bool,
+    /// Also show, as `outcome`, what the hook would record of the session's previous hint
+    /// (issue 46): the analytics lines (`lines`: followed, other, ignored, unnamed, spawned,
+    /// not-spawned, unknown with its reason), read from the payload's transcript since the
+    /// position the session's hint record keeps, and the record this prompt would leave
+    /// (`record`). Nothing is written.
+    #[arg(long)]
+    pub outcome: bool,
 }
 
 pub fn explain(
@@ -96,6 +103,17 @@ pub fn explain(
         map.insert(
             "effects".into(),
             serde_json::to_value(&decision.effects).context("serialising the effects")?,
+        );
+    }
+    if explain.outcome
+        && let Some(map) = value.as_object_mut()
+    {
+        map.insert(
+            "outcome".into(),
+            serde_json::json!({
+                "lines": decision.hint_outcomes,
+                "record": decision.effects.hint,
+            }),
         );
     }
     let mut json = serde_json::to_string_pretty(&value).context("serialising the decision")?;

@@ -314,6 +314,18 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
 fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<Scope> {
     let name = host.as_str();
     check_project_env(input, host, out);
+    if let crate::hosts::TranscriptFile::None(reason) = host.spec().transcript.file {
+        // Issue 46: the outcome of a hint is read from the host's transcript.
+        out.push(check(
+            Status::Info,
+            format!("{name} outcomes"),
+            format!(
+                "{} gives its hooks no transcript sophia-hook reads: whether the model followed a hint is recorded as unknown ({reason})",
+                host.spec().display
+            ),
+            None,
+        ));
+    }
     let Some(home) = input.settings.home.as_deref() else {
         out.push(check(
             Status::Fail,
