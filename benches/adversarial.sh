@@ -47,6 +47,15 @@ run() {
   echo "$(((ms1 - ms0) / 1000000)) ${rss:-0}"
 }
 
+# A layout that reads a transcript since a recorded hint (issue 46, `transcriptGrown`): the
+# record is put back before each run, which would otherwise move it to the file's end.
+restore_hints() {
+  if [[ -f $1/hints.json ]]; then
+    mkdir -p "$1/home/.cache/sophia-hook"
+    cp "$1/hints.json" "$1/home/.cache/sophia-hook/hints.json"
+  fi
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 printf '| layout | cold ms | warm ms | floor ms | max RSS MiB | floor RSS MiB | ≤150 ms, ≤64 MiB |\n'
@@ -59,6 +68,7 @@ for dir in "$work"/*/; do
   max_rss=0
   for _ in $(seq "$runs"); do
     rm -rf "$dir/home/.cache/sophia-hook"
+    restore_hints "$dir"
     read -r ms rss <<<"$(run "$bin" "$dir")"
     colds+=("$ms")
     ((rss > max_rss)) && max_rss=$rss
@@ -66,6 +76,7 @@ for dir in "$work"/*/; do
   cold=$(printf '%s\n' "${colds[@]}" | median)
   walls=()
   for _ in $(seq "$runs"); do
+    restore_hints "$dir"
     read -r ms rss <<<"$(run "$bin" "$dir")"
     walls+=("$ms")
     ((rss > max_rss)) && max_rss=$rss

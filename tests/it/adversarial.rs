@@ -92,6 +92,12 @@ struct Layout {
     /// first); every run is checked.
     #[serde(default = "one")]
     runs: u32,
+    /// A transcript of the host's in the fresh HOME that grows after a first run (issue 46):
+    /// the command runs once on a small file, which records the session's hint at its end; the
+    /// file is then grown to `size` bytes (sparse) ending with `tail`, so that every checked run
+    /// reads the part since the hint from the end of a file that large.
+    #[serde(default)]
+    transcript_grown: Option<Grown>,
     /// The layout still does harm on this branch, and why (which fix is pending). Its problems
     /// are printed, not failed; once it is harmless the test fails until this field is removed,
     /// so a fixed attack cannot quietly regress.
@@ -113,6 +119,18 @@ struct Generated {
     suffix: String,
     #[serde(default)]
     count: Option<usize>,
+}
+
+/// A transcript grown after a first run (`transcriptGrown`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Grown {
+    /// Its path (`$HOME/…`).
+    path: String,
+    /// Its length once grown, in bytes.
+    size: u64,
+    /// What its last bytes hold (generated like a project file).
+    tail: Generated,
 }
 
 fn default_stdout() -> String {
@@ -330,6 +348,24 @@ fn materialise(layout: &Layout, dirs: &Dirs) -> (Vec<String>, Vec<u8>, Vec<(Stri
     for (k, v) in &layout.env {
         env.retain(|(key, _)| key != k);
         env.push((k.clone(), dirs.subst(v)));
+    }
+    if let Some(grown) = &layout.transcript_grown {
+        let path = PathBuf::from(dirs.subst(&grown.path));
+        write_file(&path, b"{\"type\":\"session_meta\"}\n");
+        // The first prompt: the hint is recorded at the small file's end.
+        let first = run(&args, &stdin, &env, &dirs.project, Duration::from_secs(10));
+        assert_eq!(first.code, Some(0), "the priming run");
+        let g = &grown.tail;
+        let mut tail = g.prefix.clone().into_bytes();
+        for j in 0..g.times {
+            tail.extend_from_slice(g.repeat.replace("{j}", &j.to_string()).as_bytes());
+        }
+        tail.extend_from_slice(g.suffix.as_bytes());
+        let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(grown.size - tail.len() as u64).unwrap();
+        drop(file);
+        let mut file = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut file, &tail).unwrap();
     }
     (args, stdin, env)
 }
@@ -786,5 +822,11 @@ fn materialise_for_bench() {
         .unwrap();
         fs::write(base.join("stdin"), stdin).unwrap();
         fs::write(base.join("runs"), layout.runs.to_string()).unwrap();
+        // A layout whose runs read a transcript since a recorded hint: the record, which the
+        // bench puts back before each run (each run moves it to the file's end).
+        let hints = dirs.home.join(".cache/sophia-hook/hints.json");
+        if layout.transcript_grown.is_some() && hints.exists() {
+            fs::copy(&hints, base.join("hints.json")).unwrap();
+        }
     }
 }
