@@ -36,9 +36,8 @@
 //                                              step's tool calls; the step's analytics lines
 //
 // Output: one `info` line per host and step, one `ok`/`FAIL` line per host (every step ran, exit 0, the
-// hook captured a transcript), then `N passed, N failed`. The expected hook verdicts (`expect` in
-// STEPS) are data for later checks of sophia-hook's `"event":"hint-outcome"` analytics lines; today the
-// probe prints what the analytics say next to them without judging.
+// hook captured a transcript, and the `"event":"hint-outcome"` analytics lines of each step are exactly
+// what `expect` of the step before says: `expectedLines`), then `N passed, N failed`.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -485,6 +484,29 @@ async function probeHost(root, host, exe) {
 
 const outcomeOf = (lines) => lines.filter((l) => l.event === 'hint-outcome');
 
+// What the hook must record at step n+1 about step n's hint (`expect`), as `hint|outcome` with the
+// ids of this host: skills of the project are hashed (`project:<12 hex>`, any hash), roles are ids.
+function expectedLines(name, row) {
+  const roles = ROLES[name];
+  if (row.hint?.skill) {
+    return {
+      followed: ['skill|followed'],
+      other: ['skill|other:project:*', 'skill|unnamed:project:*'],
+      ignored: ['skill|ignored'],
+    }[row.expect];
+  }
+  if (row.hint?.agent) {
+    return {
+      followed: [`delegation|spawned:${roles.recommended}`],
+      other: [`delegation|spawned:${roles.other}`],
+      ignored: ['delegation|not-spawned'],
+    }[row.expect];
+  }
+  return [];
+}
+
+const shape = (l) => `${l.hint ?? '-'}|${String(l.outcome).replace(/:[0-9a-f]{12}$/, ':*')}`;
+
 async function main() {
   if (!fs.existsSync(binary)) {
     console.log(`FAIL  sophia-hook binary: ${binary} is missing (cargo build --release, or SOPHIA_E2E_BINARY)`);
@@ -525,6 +547,18 @@ async function main() {
     }
     const problems = [];
     s.steps.forEach((st, i) => {
+      // The hint-outcome lines of this step judge the previous step's hint, exactly.
+      const prev = STEPS[i - 1];
+      const want = prev ? expectedLines(name, prev) : [];
+      const got = outcomeOf(st.analytics).map(shape);
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        problems.push(`step ${i + 1}: hint-outcome lines ${JSON.stringify(got)}, expected ${JSON.stringify(want)} (step ${i}: ${prev?.expect})`);
+      }
+      for (const l of outcomeOf(st.analytics)) {
+        // Ids and codes only: never the prompt, the brief or a skill's name as the project wrote it.
+        const text = JSON.stringify(l);
+        if (/fatture|Mantis|E2E-CHILD|invoice|status-report/.test(text)) problems.push(`step ${i + 1}: text in ${text}`);
+      }
       if (st.code !== 0 || st.timedOut) problems.push(`step ${i + 1}: exit ${st.code}${st.timedOut ? ' (timed out)' : ''}`);
       if (!st.hook) problems.push(`step ${i + 1}: the prompt hook did not run`);
       else if (!st.hook.exists && i > 0) problems.push(`step ${i + 1}: no transcript at the prompt hook`);
@@ -534,7 +568,7 @@ async function main() {
       console.log(`FAIL  ${name}: ${problems.join('; ')}`);
     } else {
       passed++;
-      console.log(`ok    ${name}: ${s.steps.length} steps ran, the prompt hook ran each time and saw a transcript from step 2 on; ${s.extraPromptHooks.length} extra prompt-hook run(s)`);
+      console.log(`ok    ${name}: ${s.steps.length} steps ran, the prompt hook ran each time and saw a transcript from step 2 on, and recorded each step's outcome exactly; ${s.extraPromptHooks.length} extra prompt-hook run(s)`);
     }
   }
   // Copilot CLI's unpacked package (lib/hosts.mjs puts it beside the host folders): not worth keeping.
