@@ -169,31 +169,44 @@ fn read_since(file: &files::BoundedFile, len: u64, from: u64, transcript: &Trans
     } else {
         memchr::memchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1)
     };
+    let (actions, complete) = actions_of_lines(&bytes[begin..], transcript.grammar);
     Observed::Read {
-        actions: actions_of_lines(&bytes[begin..], transcript.grammar),
-        whole,
+        actions,
+        whole: whole && complete,
     }
 }
 
+/// At most this many records are parsed of one turn (lines holding a marker): past them what was
+/// seen counts and the rest is not read, as for a turn over [`SINCE_BYTES`]. A turn of the model's
+/// has tens of tool calls; a file of nothing else costs a parse per line (a 5 MB tail of them took
+/// 120 ms before this cap, `benches/adversarial.sh`, `t-transcript-1gib-tool-calls`).
+pub const MAX_RECORDS: usize = 1000;
+
 /// What the records of JSONL `bytes` show, by `grammar`: only lines holding one of its markers
-/// are parsed (bounded, as any file), and a line that does not parse (torn, not JSON, not UTF-8)
-/// is skipped. Pure, for the table tests.
-pub fn actions_of_lines(bytes: &[u8], grammar: &dyn TranscriptGrammar) -> Actions {
+/// are parsed (bounded, as any file), at most [`MAX_RECORDS`] of them, and a line that does not
+/// parse (torn, not JSON, not UTF-8) is skipped. `false` with the actions when records were left
+/// unparsed. Pure, for the table tests.
+pub fn actions_of_lines(bytes: &[u8], grammar: &dyn TranscriptGrammar) -> (Actions, bool) {
     let finders: Vec<memchr::memmem::Finder<'_>> = grammar
         .markers()
         .iter()
         .map(|m| memchr::memmem::Finder::new(m.as_bytes()))
         .collect();
     let mut actions = Actions::default();
+    let mut parsed = 0;
     for line in bytes.split(|b| *b == b'\n') {
         if !finders.iter().any(|f| f.find(line).is_some()) {
             continue;
         }
+        if parsed == MAX_RECORDS {
+            return (actions, false);
+        }
+        parsed += 1;
         if let Ok(record) = crate::bounded::json::<serde_json::Value>(line, crate::bounded::FILE) {
             grammar.record(&record, &mut actions);
         }
     }
-    actions
+    (actions, true)
 }
 
 /// One step of the conversation file: only the fields we read (others are ignored).

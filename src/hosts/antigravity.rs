@@ -81,10 +81,11 @@ pub const SPEC: HostSpec = HostSpec {
     // Not run (engine read only): nothing known.
     project_env: &[],
     transcript: Transcript {
-        file: TranscriptFile::None("host-no-transcript"),
+        file: TranscriptFile::Payload,
         layout: TranscriptLayout::Lines,
-        grammar: &NoGrammar,
+        grammar: &AntigravitySteps,
         builtin_agents: &[],
+        sees_spawns: false,
     },
 };
 
@@ -219,5 +220,39 @@ impl Layout for NamedEntry {
     /// Our entry is the whole of it: there is no container of the user's to keep.
     fn shares_hooks_map(&self) -> bool {
         false
+    }
+}
+
+/// Antigravity's conversation file (`transcriptPath`, JSONL, one step per line; the contract's
+/// fixtures): the model's calls are the `toolCalls` (`name`, `args`) of a `PLANNER_RESPONSE` step.
+/// A skill is loaded by reading its `SKILL.md` (Antigravity's skills documentation: the agent
+/// "reads the full SKILL.md" of a skill that looks relevant), through `view_file`'s
+/// `AbsolutePath`. How it records a subagent was never seen: spawns are not read
+/// (`Transcript::sees_spawns`).
+#[derive(Debug)]
+pub struct AntigravitySteps;
+
+impl TranscriptGrammar for AntigravitySteps {
+    fn markers(&self) -> &'static [&'static str] {
+        &["\"toolCalls\""]
+    }
+
+    fn record(&self, record: &serde_json::Value, seen: &mut dyn Seen) {
+        if str_at(record, &["type"]) != Some("PLANNER_RESPONSE") {
+            return;
+        }
+        let Some(calls) = record
+            .get("toolCalls")
+            .and_then(serde_json::Value::as_array)
+        else {
+            return;
+        };
+        for call in calls {
+            if str_at(call, &["name"]) == Some("view_file")
+                && let Some(name) = str_at(call, &["args", "AbsolutePath"]).and_then(skill_of_path)
+            {
+                seen.skill(name);
+            }
+        }
     }
 }

@@ -164,6 +164,7 @@ pub const SPEC: HostSpec = HostSpec {
             "statusline-setup",
             "output-style-setup",
         ],
+        sees_spawns: true,
     },
 };
 

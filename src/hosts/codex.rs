@@ -146,6 +146,7 @@ pub const SPEC: HostSpec = HostSpec {
         layout: TranscriptLayout::Lines,
         grammar: &CodexRollout,
         builtin_agents: &["default", "worker", "explorer"],
+        sees_spawns: true,
     },
 };
 

@@ -175,6 +175,7 @@ pub const SPEC: HostSpec = HostSpec {
         layout: TranscriptLayout::Lines,
         grammar: &CopilotEvents,
         builtin_agents: &["explore", "task", "general-purpose", "code-review"],
+        sees_spawns: true,
     },
 };
 

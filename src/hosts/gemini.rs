@@ -170,6 +170,7 @@ pub const SPEC: HostSpec = HostSpec {
         layout: TranscriptLayout::Lines,
         grammar: &GeminiSession,
         builtin_agents: &["codebase_investigator", "generalist", "cli_help"],
+        sees_spawns: true,
     },
 };
 

@@ -961,6 +961,9 @@ pub struct Transcript {
     /// The subagent types the host ships, named as they are in the analytics (any other type a
     /// model spawns is hashed there, like a project's own name).
     pub builtin_agents: &'static [&'static str],
+    /// Whether the grammar knows how the host records a spawn: when not, a delegation asked is
+    /// never judged `not-spawned` (`unknown`, `host-no-spawn-record`).
+    pub sees_spawns: bool,
 }
 
 /// Where a host's transcript is.
@@ -1081,16 +1084,4 @@ pub fn skill_of_path(path: &str) -> Option<&str> {
         .then(|| parts.next())
         .flatten()
         .filter(|name| !name.is_empty() && *name != "." && *name != "..")
-}
-
-/// The grammar of a host whose transcript is not read: it sees nothing.
-#[derive(Debug)]
-pub struct NoGrammar;
-
-impl TranscriptGrammar for NoGrammar {
-    fn markers(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    fn record(&self, _: &serde_json::Value, _: &mut dyn Seen) {}
 }

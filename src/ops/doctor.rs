@@ -314,14 +314,24 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
 fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<Scope> {
     let name = host.as_str();
     check_project_env(input, host, out);
-    if let crate::hosts::TranscriptFile::None(reason) = host.spec().transcript.file {
-        // Issue 46: the outcome of a hint is read from the host's transcript.
+    // Issue 46: whether the model followed a hint is read from the host's transcript.
+    let transcript = host.spec().transcript;
+    let display = host.spec().display;
+    if let crate::hosts::TranscriptFile::None(reason) = transcript.file {
         out.push(check(
             Status::Info,
             format!("{name} outcomes"),
             format!(
-                "{} gives its hooks no transcript sophia-hook reads: whether the model followed a hint is recorded as unknown ({reason})",
-                host.spec().display
+                "{display} gives its hooks no transcript sophia-hook reads: whether the model followed a hint is recorded as unknown ({reason})"
+            ),
+            None,
+        ));
+    } else if !transcript.sees_spawns {
+        out.push(check(
+            Status::Info,
+            format!("{name} outcomes"),
+            format!(
+                "how {display} records a subagent was never seen: whether a delegation asked was spawned is recorded as unknown (host-no-spawn-record); skill loads are read"
             ),
             None,
         ));

@@ -448,7 +448,8 @@ fn hints_followed(
             },
         };
         let loaded_label = |name: &str| loaded_skill_label(project, previous, name);
-        let builtin = request.host.spec().transcript.builtin_agents;
+        let transcript = request.host.spec().transcript;
+        let builtin = transcript.builtin_agents;
         let spawned_label = |agent_type: &str| {
             if builtin.contains(&agent_type) || crate::stages::agents::is_embedded_id(agent_type) {
                 agent_type.to_owned()
@@ -456,7 +457,13 @@ fn hints_followed(
                 analytics::hashed("unlisted", agent_type)
             }
         };
-        judged = outcome::judge(previous, &observed, &loaded_label, &spawned_label);
+        judged = outcome::judge(
+            previous,
+            &observed,
+            transcript.sees_spawns,
+            &loaded_label,
+            &spawned_label,
+        );
     }
     let update = match &trail.transcript {
         Some(Ok((key, position))) => Some(outcome::HintUpdate::Record(outcome::HintRecord {

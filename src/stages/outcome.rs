@@ -187,6 +187,7 @@ pub fn same_skill(loaded: &str, id: &str) -> bool {
 pub fn judge(
     previous: &HintRecord,
     observed: &Observed,
+    sees_spawns: bool,
     skill_label: &dyn Fn(&str) -> String,
     agent_label: &dyn Fn(&str) -> String,
 ) -> Vec<Judged> {
@@ -232,7 +233,9 @@ pub fn judge(
     }
     if let Some(roles) = &previous.delegation {
         let named = roles.first().cloned();
-        if !actions.spawned.is_empty() {
+        if !sees_spawns {
+            lines.push(Judged::unknown("host-no-spawn-record"));
+        } else if !actions.spawned.is_empty() {
             for agent_type in &actions.spawned {
                 lines.push(Judged {
                     hint: Some("delegation"),
@@ -366,7 +369,7 @@ mod tests {
     }
 
     fn lines(previous: &HintRecord, observed: &Observed) -> Vec<String> {
-        judge(previous, observed, &|s| format!("S({s})"), &|a| {
+        judge(previous, observed, true, &|s| format!("S({s})"), &|a| {
             format!("A({a})")
         })
         .into_iter()
@@ -463,6 +466,22 @@ mod tests {
         for (previous, observed, want) in table {
             assert_eq!(lines(previous, &observed), want, "{observed:?}");
         }
+    }
+
+    #[test]
+    fn a_host_whose_spawns_are_not_read_never_says_not_spawned() {
+        let asked = hint(&["pdf"], Some(&["scout"]));
+        let got: Vec<String> = judge(
+            &asked,
+            &read(&["pdf"], &[], true),
+            false,
+            &|s| s.into(),
+            &|a| a.into(),
+        )
+        .into_iter()
+        .map(|j| format!("{}|{}", j.outcome, j.reason.unwrap_or("-")))
+        .collect();
+        assert_eq!(got, vec!["followed|-", "unknown|host-no-spawn-record"]);
     }
 
     #[test]

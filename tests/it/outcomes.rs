@@ -98,8 +98,9 @@ fn each_hosts_grammar_reads_each_turn_of_a_real_session() {
         assert_eq!(spans.len(), 7, "{}: prompts found {spans:?}", host.as_str());
         let grammar = host.spec().transcript.grammar;
         for (n, ((start, end), (skills, spawned))) in spans.iter().zip(want.iter()).enumerate() {
-            let actions =
+            let (actions, complete) =
                 sophia_hook::edge::transcript::actions_of_lines(&bytes[*start..*end], grammar);
+            assert!(complete, "{} step {}", host.as_str(), n + 1);
             assert_eq!(
                 (actions.skills.as_slice(), actions.spawned.as_slice()),
                 (
@@ -138,6 +139,11 @@ impl Writer {
             "copilot" => {
                 json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{
                 "toolCallId": "c1", "name": "skill", "arguments": {"skill": name}, "type": "function"}]}})
+            }
+            "antigravity" => {
+                json!({"type": "PLANNER_RESPONSE", "source": "MODEL", "status": "DONE",
+                "content": "Reading the skill.", "toolCalls": [{"name": "view_file",
+                "args": {"AbsolutePath": format!("/w/repo/.agents/skills/{name}/SKILL.md")}}]})
             }
             other => panic!("{other}"),
         }
@@ -213,6 +219,7 @@ impl Session {
         fs::create_dir_all(project.join(".git")).unwrap();
         let skills = match host.as_str() {
             "claude" => ".claude/skills",
+            "antigravity" => ".agent/skills",
             _ => ".agents/skills",
         };
         let dir = project.join(skills).join(SKILL);
@@ -254,6 +261,9 @@ impl Session {
         let path = self.transcript.to_str().unwrap();
         let cwd = self.project.to_str().unwrap();
         let v = match self.host.as_str() {
+            "antigravity" => json!({"conversationId": "sess-1", "workspacePaths": [cwd],
+                "transcriptPath": path, "lastUserInput": prompt, "invocationNum": 0,
+                "initialNumSteps": fs::read_to_string(&self.transcript).unwrap().lines().count()}),
             "copilot" => {
                 json!({"sessionId": "sess-1", "timestamp": 1, "cwd": cwd, "prompt": prompt})
             }
@@ -461,6 +471,18 @@ fn a_bad_transcript_is_unknown_with_its_reason_never_a_guess() {
                 unknown("transcript-over-bound"),
             ),
             (
+                "more tool calls than are parsed, the load after them",
+                Box::new(|s, w| {
+                    let mut lines = vec![w.skill("x"); 1200];
+                    lines.push(w.skill(SKILL));
+                    s.append(&lines);
+                }),
+                vec![
+                    format!("skill|-|unnamed:{}", hashed("unlisted", "x")),
+                    "-|-|unknown|transcript-over-bound".to_owned(),
+                ],
+            ),
+            (
                 "a turn longer than the bound, the load at its end",
                 Box::new(|s, w| {
                     let filler = json!({"type": "user", "text": "x".repeat(64 * 1024)});
@@ -612,5 +634,38 @@ fn claudes_first_prompt_comes_before_its_transcript_exists() {
     assert_eq!(
         s.prompt("thanks"),
         vec![format!("skill|{}|followed", hashed("project", SKILL))]
+    );
+}
+
+#[test]
+fn antigravity_from_its_contract_fixtures_skills_read_spawns_unknown() {
+    // The contract's transcript (three turns): a view_file of a source file is no skill load.
+    let bytes =
+        fs::read(fixtures().join("contracts/antigravity/transcripts/three-turns.jsonl")).unwrap();
+    let (actions, complete) = sophia_hook::edge::transcript::actions_of_lines(
+        &bytes,
+        Host::Antigravity.spec().transcript.grammar,
+    );
+    assert!(complete && actions.is_empty(), "{actions:?}");
+    // A session in that shape: the skill's SKILL.md viewed is the skill loaded; how Antigravity
+    // spawns was never seen, so a delegation asked is unknown, never "not spawned".
+    let w = Writer {
+        host: Host::Antigravity,
+    };
+    let s = Session::new(Host::Antigravity);
+    s.prompt(PDF_PROMPT);
+    assert!(s.hinted(), "the skill was named");
+    s.append(&[w.skill(SKILL)]);
+    assert_eq!(
+        s.prompt("!agents analizza i log del ticket 123"),
+        vec![format!("skill|{}|followed", hashed("project", SKILL))]
+    );
+    s.append(&[w.skill("docx")]);
+    assert_eq!(
+        s.prompt("thanks"),
+        vec![
+            format!("skill|-|unnamed:{}", hashed("unlisted", "docx")),
+            "-|-|unknown|host-no-spawn-record".to_owned()
+        ]
     );
 }
