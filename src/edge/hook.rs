@@ -190,10 +190,9 @@ fn apply<'d>(
             now,
         );
     }
-    if let (Some(update), Some(session)) = (&decision.effects.hint, &payload.session_id) {
-        let key = plan_key(payload.cwd.as_deref(), session);
+    if let (Some(update), Some(key)) = (&decision.effects.hint, &decision.effects.hint_session) {
         let _ = Place::user(hints_path(cache)).update_json(|state: &mut HintState| {
-            state.apply(&key, update, now);
+            state.apply(key, update, now);
             true
         });
     }
@@ -218,9 +217,10 @@ fn read_trail(
     let session = request.payload.session_id.as_deref()?;
     let cache = settings.cache_dir.as_deref()?;
     let spec = request.host.spec().transcript;
+    let key = plan_key(Some(cwd), session);
     let previous = Place::user(hints_path(cache))
         .read_json_or_default::<HintState>()
-        .get(&plan_key(Some(cwd), session), now)
+        .get(&key, now)
         .cloned();
     let path = spec.file.path(
         request.payload.transcript_path.as_deref(),
@@ -244,6 +244,7 @@ fn read_trail(
         }
     };
     Some(outcome::Trail {
+        session: key,
         previous,
         transcript: Some(transcript),
         observed,

@@ -141,6 +141,9 @@ pub struct Effects {
     /// The session's hint record to write for the next prompt, or to forget (issue 46).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<outcome::HintUpdate>,
+    /// The session's key in the hint state, for [`Effects::hint`] (`outcome::Trail::session`).
+    #[serde(skip)]
+    pub hint_session: Option<String>,
 }
 
 /// What a turn that was already answered prints instead of the decision's output.
@@ -388,6 +391,10 @@ fn finish(
         } else {
             carry_forward_update(request, &agents)
         },
+        hint_session: hint
+            .as_ref()
+            .and(project.trail.as_ref())
+            .map(|t| t.session.clone()),
         hint,
     };
     Decision {

@@ -332,6 +332,8 @@ pub enum HintUpdate {
 /// What the edge found of the host's transcript on this prompt, and the session's previous hint.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Trail {
+    /// The session's key in the hint state (the session id in its project), as the edge made it.
+    pub session: String,
     /// The session's previous hint, if one is recorded.
     pub previous: Option<HintRecord>,
     /// The transcript: its key (a hash of its path) and where it ends now; or why it cannot be
