@@ -505,6 +505,30 @@ function expectedLines(name, row) {
   return [];
 }
 
+/**
+ * What is wrong with the hint-outcome lines of a session of STEPS on host `name`, given each step's
+ * new analytics lines: each step's lines must be exactly what the previous step's `expect` says,
+ * and hold ids and codes only. Empty when right (tests/e2e/outcome-probe-check.mjs plants faults).
+ */
+export function outcomeProblems(name, stepLines) {
+  const problems = [];
+  stepLines.forEach((lines, i) => {
+    const prev = STEPS[i - 1];
+    const want = prev ? expectedLines(name, prev) : [];
+    const got = outcomeOf(lines).map(shape);
+    if (JSON.stringify(got) !== JSON.stringify(want)) {
+      problems.push(`step ${i + 1}: hint-outcome lines ${JSON.stringify(got)}, expected ${JSON.stringify(want)} (step ${i}: ${prev?.expect})`);
+    }
+    for (const l of outcomeOf(lines)) {
+      // Ids and codes only: never the prompt, the brief or a skill's name as the project wrote it.
+      const text = JSON.stringify(l);
+      if (/fatture|Mantis|E2E-CHILD|invoice|status-report/.test(text)) problems.push(`step ${i + 1}: text in ${text}`);
+    }
+  });
+  if (stepLines.length !== STEPS.length) problems.push(`${stepLines.length} steps ran of ${STEPS.length}`);
+  return problems;
+}
+
 const shape = (l) => `${l.hint ?? '-'}|${String(l.outcome).replace(/:[0-9a-f]{12}$/, ':*')}`;
 
 async function main() {
@@ -546,19 +570,8 @@ async function main() {
       console.log(`info  ${name} step ${row.step}: exit ${st.code}${st.timedOut ? ' (timed out)' : ''}, ${st.turnRequests} model request(s), ${st.secs.toFixed(1)} s; hook: ${where}; hint-outcome lines: ${verdicts.length ? verdicts.join(', ') : '-'}${expectPrev ? ` (step ${row.step - 1} expects ${expectPrev})` : ''}`);
     }
     const problems = [];
+    problems.push(...outcomeProblems(name, s.steps.map((st) => st.analytics)));
     s.steps.forEach((st, i) => {
-      // The hint-outcome lines of this step judge the previous step's hint, exactly.
-      const prev = STEPS[i - 1];
-      const want = prev ? expectedLines(name, prev) : [];
-      const got = outcomeOf(st.analytics).map(shape);
-      if (JSON.stringify(got) !== JSON.stringify(want)) {
-        problems.push(`step ${i + 1}: hint-outcome lines ${JSON.stringify(got)}, expected ${JSON.stringify(want)} (step ${i}: ${prev?.expect})`);
-      }
-      for (const l of outcomeOf(st.analytics)) {
-        // Ids and codes only: never the prompt, the brief or a skill's name as the project wrote it.
-        const text = JSON.stringify(l);
-        if (/fatture|Mantis|E2E-CHILD|invoice|status-report/.test(text)) problems.push(`step ${i + 1}: text in ${text}`);
-      }
       if (st.code !== 0 || st.timedOut) problems.push(`step ${i + 1}: exit ${st.code}${st.timedOut ? ' (timed out)' : ''}`);
       if (!st.hook) problems.push(`step ${i + 1}: the prompt hook did not run`);
       else if (!st.hook.exists && i > 0) problems.push(`step ${i + 1}: no transcript at the prompt hook`);
@@ -576,8 +589,14 @@ async function main() {
   console.log(`outcome-probe: ${((Date.now() - started) / 1000).toFixed(0)} s`);
   if (failed || process.env.SOPHIA_E2E_KEEP === '1') console.log(`outcome-probe: work directory kept: ${root} (<host>/summary.json, captures/, steps/)`);
   else fs.rmSync(root, { recursive: true, force: true });
+  if (passed + failed === 0) {
+    // A probe that ran no host proves nothing.
+    console.log('FAIL  no host ran (SOPHIA_E2E_HOSTS, or the filters, named none)');
+    failed++;
+  }
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
 
-await main();
+// Run as a script (not when outcome-probe-check.mjs imports the judging above).
+if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) await main();
