@@ -179,7 +179,7 @@ fn read_since(file: &files::BoundedFile, len: u64, from: u64, transcript: &Trans
 /// At most this many records are parsed of one turn (lines holding a marker): past them what was
 /// seen counts and the rest is not read, as for a turn over [`SINCE_BYTES`]. A turn of the model's
 /// has tens of tool calls; a file of nothing else costs a parse per line (a 5 MB tail of them took
-/// 120 ms before this cap, `benches/adversarial.sh`, `t-transcript-1gib-tool-calls`).
+/// 120 ms before this cap, `benches/adversarial.sh`, `r-transcript-1gib-tool-calls`).
 pub const MAX_RECORDS: usize = 1000;
 
 /// What the records of JSONL `bytes` show, by `grammar`: only lines holding one of its markers
