@@ -117,13 +117,9 @@ pub struct OutcomeLine {
     pub ts: String,
     pub event: &'static str,
     pub host: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub named: Option<String>,
-    pub outcome: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    /// What was judged, its fields after the three above.
+    #[serde(flatten)]
+    pub judged: Judged,
 }
 
 /// The `event` of an outcome line.
@@ -148,10 +144,7 @@ impl Judged {
             ts: now.to_rfc3339_opts(SecondsFormat::Millis, true),
             event: EVENT,
             host,
-            hint: self.hint,
-            named: self.named.clone(),
-            outcome: self.outcome.clone(),
-            reason: self.reason,
+            judged: self.clone(),
         }
     }
 
