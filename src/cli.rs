@@ -89,6 +89,10 @@ pub enum Command {
     /// agent catalog and its availability, the skill inventory and the routing mix; print its
     /// path. --host limits it to one host.
     Report(cmd::report::ReportArgs),
+    /// The OpenTelemetry export of the analytics log: flush it to the OTLP collector now, or
+    /// show where it goes and how far it is behind.
+    #[command(subcommand)]
+    Telemetry(cmd::telemetry::TelemetryCommand),
     /// Print the whole routing decision as JSON, for a payload on stdin or for --prompt.
     Explain(cmd::explain::ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -194,6 +198,7 @@ fn dispatch(
         Some(Command::Agents(command)) => cmd::agents::run(stdout, command, settings, clock),
         Some(Command::Plugin(command)) => cmd::plugin::run(stdout, command),
         Some(Command::Report(args)) => cmd::report::report_page(stdout, args, settings, clock),
+        Some(Command::Telemetry(command)) => cmd::telemetry::run(stdout, command, settings, clock),
         Some(Command::Availability(args)) => {
             cmd::availability::availability(stdout, &args, settings, clock)
         }

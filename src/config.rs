@@ -201,6 +201,46 @@ pub struct UserConfig {
     /// Whether the embedded skills may be named: `auto` (where their Sophia MCP server is),
     /// `on`, `off`; `SOPHIA_EMBEDDED_SKILLS` wins over it.
     pub embedded_skills: Option<crate::stages::skills::grounding::EmbeddedSkills>,
+    /// OpenTelemetry export of the analytics log (`docs/telemetry.md`): the user's alone, so it
+    /// may choose the destination; a project's `.sophia-hook.yaml` has no such key.
+    #[serde(default)]
+    pub telemetry: TelemetryConfig,
+}
+
+/// The `telemetry:` section of the user's `config.yaml` (`stages::telemetry::resolve` turns it,
+/// with the `OTEL_*` variables where they count, into what a flush does).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryConfig {
+    /// `true` turns the export on (to `endpoint`, else `http://localhost:4318`); `false` turns it
+    /// off whatever else is set.
+    pub enabled: Option<bool>,
+    /// The collector's base URL: `/v1/logs` and `/v1/metrics` are appended.
+    pub endpoint: Option<String>,
+    /// The whole URL logs are posted to (wins over `endpoint`).
+    pub logs_endpoint: Option<String>,
+    /// The whole URL metrics are posted to (wins over `endpoint`).
+    pub metrics_endpoint: Option<String>,
+    /// Headers sent with every request (an `Authorization` or an API key header).
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// `http/protobuf` (the default) or `http/json`.
+    pub protocol: Option<String>,
+    /// The flush's deadline in milliseconds (default 10000, at most 60000).
+    pub timeout_ms: Option<u64>,
+    /// The hook starts a detached flush at most once per this many seconds (default 60; 0: after
+    /// every run).
+    pub interval_seconds: Option<u64>,
+    /// The unsent backlog kept, in bytes of the log (default and ceiling 1 GiB): older lines are
+    /// dropped and counted.
+    pub spool_max_bytes: Option<u64>,
+    /// Resource attributes added to `service.name` and `service.version`.
+    #[serde(default)]
+    pub resource_attributes: std::collections::BTreeMap<String, String>,
+    /// `false`: no log records (counters only).
+    pub logs: Option<bool>,
+    /// `false`: no counters (log records only).
+    pub metrics: Option<bool>,
 }
 
 impl UserConfig {

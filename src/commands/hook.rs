@@ -65,6 +65,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "availability",
     "agents",
     "report",
+    "telemetry",
     "completions",
     "man",
     "help",

@@ -16,6 +16,7 @@ pub mod report;
 pub mod skills;
 pub mod stats;
 pub mod status;
+pub mod telemetry;
 
 use crate::charset::Shown as _;
 use std::io::Write;

@@ -18,7 +18,8 @@ pub struct StatusArgs {
     /// The project root (default: the git root above the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Print `{"hosts": [{host, registered: [{scope, file}], trusted, trust, lastRun}]}`.
+    /// Print `{"hosts": [{host, registered: [{scope, file}], trusted, trust, lastRun}],
+    /// "telemetry": {state, logsEndpoint, metricsEndpoint, lastSuccess, …}}`.
     #[arg(long)]
     pub json: bool,
 }
@@ -90,13 +91,15 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
             last_run: last_runs.get(host.as_str()).cloned(),
         });
     }
+    let telemetry = super::telemetry::report(settings);
     if args.json {
-        let value = serde_json::json!({ "hosts": rows });
+        let value = serde_json::json!({ "hosts": rows, "telemetry": telemetry });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         for row in &rows {
             writeln!(stdout, "{}", line(row))?;
         }
+        writeln!(stdout, "{}", super::telemetry::line(&telemetry))?;
     }
     Ok(super::Verdict::Pass)
 }

@@ -119,6 +119,9 @@ pub fn run_hook(
         }
     };
     record(&settings, stderr, &event);
+    // Out of the prompt's path: the output is written; at most once per interval, a detached
+    // flush of the log to the user's OpenTelemetry collector (`edge::telemetry`).
+    crate::edge::telemetry::start_detached_if_due(&settings, std::time::SystemTime::now());
 }
 
 fn elapsed_us(clock: &dyn Clock) -> u64 {

@@ -16,5 +16,6 @@ pub mod program;
 pub mod project;
 pub mod settings;
 pub mod skills;
+pub mod telemetry;
 pub mod transcript;
 pub mod turns;

@@ -78,6 +78,33 @@ pub struct Settings {
         crate::stages::skills::grounding::EmbeddedSkills,
         crate::stages::skills::grounding::ModeFrom,
     )>,
+    /// The `telemetry:` section of the user's `config.yaml` (`docs/telemetry.md`); the `OTEL_*`
+    /// variables are read by [`otel_env`], for the commands that consult them.
+    pub telemetry: crate::config::TelemetryConfig,
+}
+
+/// The one place the process environment is read (clippy.toml refuses `std::env::var*`
+/// everywhere else).
+fn process_var(name: &str) -> Option<String> {
+    #[allow(clippy::disallowed_methods)]
+    std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+}
+
+/// The `OTEL_*` variables that count for `origin` (`stages::telemetry::resolve`): all of them for
+/// a command the user runs; for the hook's own flush only `OTEL_SDK_DISABLED`, which can only
+/// turn the export off (a repository can set a hook's environment: `docs/host-protocols.md`).
+pub fn otel_env(origin: crate::stages::telemetry::Origin) -> crate::stages::telemetry::OtelEnv {
+    use crate::stages::telemetry::{Origin, OtelEnv, SDK_DISABLED};
+    match origin {
+        Origin::Command => OtelEnv::from_lookup(process_var),
+        Origin::Hook => OtelEnv::from_lookup(|name| {
+            if name == SDK_DISABLED {
+                process_var(name)
+            } else {
+                None
+            }
+        }),
+    }
 }
 
 impl Default for Settings {
@@ -99,11 +126,7 @@ impl Settings {
     }
 
     pub fn from_env() -> Settings {
-        // The one place the process environment is read (clippy.toml refuses `std::env::var*`
-        // everywhere else).
-        #[allow(clippy::disallowed_methods)]
-        let get = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        let mut settings = Settings::from_lookup(get);
+        let mut settings = Settings::from_lookup(process_var);
         if let Ok(cwd) = std::env::current_dir() {
             settings.refuse_inside_project(&cwd);
         }
@@ -113,6 +136,7 @@ impl Settings {
             let user = crate::edge::config::load_user(dir);
             settings.apply_user_analytics(&user.analytics);
             settings.hotword_prefix = user.hotword_prefix;
+            settings.telemetry = user.telemetry;
             settings.models = user.models;
             if settings.embedded_skills.is_none() {
                 settings.embedded_skills = user
@@ -184,6 +208,7 @@ impl Settings {
         if self.config_dir.is_some() && adjusted.config_dir.is_none() {
             // The `config.yaml` read at start-up was the repository's: nothing of it stays.
             adjusted.hotword_prefix = None;
+            adjusted.telemetry = crate::config::TelemetryConfig::default();
             adjusted.models = crate::config::ModelMap::new();
             if adjusted.embedded_skills.is_some_and(|(_, from)| {
                 from == crate::stages::skills::grounding::ModeFrom::UserConfig
@@ -305,6 +330,7 @@ impl Settings {
             no_color: get("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stdin_is_terminal: false,
             warnings,
+            telemetry: crate::config::TelemetryConfig::default(),
         }
     }
 }

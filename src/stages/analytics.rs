@@ -209,7 +209,8 @@ fn timestamp(now: DateTime<Utc>) -> String {
     now.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// One analytics line as `stats` and `report` read it back; other fields are ignored.
+/// One analytics line as `stats`, `report` and the telemetry export read it back; other fields
+/// are ignored.
 #[derive(Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct LoggedRun {
@@ -223,7 +224,14 @@ pub(crate) struct LoggedRun {
     #[serde(default)]
     pub(crate) detected_hotwords: Vec<String>,
     #[serde(default)]
+    pub(crate) reasons: Vec<String>,
+    pub(crate) subagent_source: Option<String>,
+    #[serde(default)]
     pub(crate) recommended_agents: Vec<String>,
+    #[serde(default)]
+    pub(crate) agent_reason_codes: Vec<String>,
+    #[serde(default)]
+    pub(crate) planning: bool,
     #[serde(default)]
     pub(crate) carry_forward: bool,
     #[serde(default)]

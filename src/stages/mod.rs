@@ -18,3 +18,4 @@ pub mod render;
 pub mod routing;
 pub mod skills;
 pub mod subagent;
+pub mod telemetry;

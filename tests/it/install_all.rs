@@ -291,8 +291,18 @@ fn status_prints_one_line_per_host_and_agrees_with_its_json() {
         let json = m.run_env(&["status", "--json"], &env);
         let value: Value = serde_json::from_str(&json.stdout).unwrap();
         let rows = value["hosts"].as_array().unwrap().clone();
-        let text: Vec<String> = text.stdout.lines().map(str::to_owned).collect();
-        assert_eq!(text.len(), Host::ALL.len(), "{text:?}");
+        let mut text: Vec<String> = text.stdout.lines().map(str::to_owned).collect();
+        // A line per host, then the telemetry export's, which says what the JSON says.
+        assert_eq!(text.len(), Host::ALL.len() + 1, "{text:?}");
+        let telemetry = text.pop().unwrap();
+        assert_eq!(
+            telemetry,
+            format!(
+                "telemetry: off ({})",
+                value["telemetry"]["state"].as_str().unwrap()
+            )
+        );
+        assert_eq!(value["telemetry"]["state"], "not-configured");
         // The text says what the JSON says, host by host.
         for (line, row) in text.iter().zip(&rows) {
             let host = row["host"].as_str().unwrap();

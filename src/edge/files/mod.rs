@@ -543,6 +543,26 @@ impl Place {
         for_each_line(path, max_line, each)
     }
 
+    /// The file's lines from byte `from` on ([`lines_from`]): each with the offset just past it,
+    /// until `each` stops or the file ends; the user's folders only.
+    pub fn lines_from(
+        &self,
+        from: u64,
+        max_line: usize,
+        each: impl FnMut(Line<'_>) -> Take,
+    ) -> Result<LinesFrom, ReadError> {
+        let path = self.user_path().map_err(ReadError::Io)?;
+        lines_from(path, from, max_line, each)
+    }
+
+    /// Runs `f` holding the exclusive lock file `<self>.lock` if nobody else holds it: `None`
+    /// at once when another process does (never waits); the user's folders only.
+    pub fn try_locked<T>(&self, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
+        let mut lock = self.user_path()?.as_os_str().to_os_string();
+        lock.push(".lock");
+        try_with_lock(Path::new(&lock), f)
+    }
+
     /// A best-effort JSON state file ([`read_json_or_default`]).
     pub fn read_json_or_default<T: serde::de::DeserializeOwned + Default>(&self) -> T {
         self.read(caps::STATE)
@@ -1113,19 +1133,7 @@ fn lock_wait() -> std::time::Duration {
 /// holds the lock longer (the helper keeps waiting until the process exits, harmlessly). The lock
 /// is released when the file is closed, so a killed holder never leaves it stuck.
 fn with_lock<T>(lock: &Path, wait: std::time::Duration, f: impl FnOnce() -> T) -> io::Result<T> {
-    if let Some(parent) = lock.parent().filter(|p| !p.as_os_str().is_empty()) {
-        create_private_dir_all(parent)?;
-    }
-    refuse_special(lock)?;
-    let file = platform::nofollow_flags(platform::private_mode(
-        OpenOptions::new().create(true).truncate(false).write(true),
-    ))
-    .open(lock)
-    .map_err(|e| platform::nofollow_error(e, lock))?;
-    platform::refuse_link_on_handle(&file, lock)?;
-    if !file.metadata()?.is_file() {
-        return Err(not_regular(lock));
-    }
+    let file = open_lock(lock)?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let result = loop {
@@ -1149,6 +1157,38 @@ fn with_lock<T>(lock: &Path, wait: std::time::Duration, f: impl FnOnce() -> T) -
     let out = f();
     drop(locked);
     Ok(out)
+}
+
+/// The lock file `lock` opened as [`with_lock`] opens it (private, never through a link, a
+/// regular file).
+fn open_lock(lock: &Path) -> io::Result<File> {
+    if let Some(parent) = lock.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_private_dir_all(parent)?;
+    }
+    refuse_special(lock)?;
+    let file = platform::nofollow_flags(platform::private_mode(
+        OpenOptions::new().create(true).truncate(false).write(true),
+    ))
+    .open(lock)
+    .map_err(|e| platform::nofollow_error(e, lock))?;
+    platform::refuse_link_on_handle(&file, lock)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular(lock));
+    }
+    Ok(file)
+}
+
+/// [`with_lock`] without the wait: `Ok(None)` at once when another process holds the lock.
+fn try_with_lock<T>(lock: &Path, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
+    let file = open_lock(lock)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => return Ok(None),
+        Err(fs::TryLockError::Error(e)) => return Err(e),
+    }
+    let out = f();
+    drop(file);
+    Ok(Some(out))
 }
 
 /// Read-modify-write of a JSON state file under its lock (`<path>.lock`), so concurrent sessions
@@ -1286,9 +1326,166 @@ fn for_each_line(
     }
 }
 
+/// What [`lines_from`]'s callback does with a line: takes it and goes on, takes it and stops, or
+/// stops before it (the reading ends before the line, which the next read starts with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Take {
+    Continue,
+    StopAfter,
+    StopBefore,
+}
+
+/// One line of [`lines_from`]: its bytes (the newline removed) and the offset just past it.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    pub bytes: &'a [u8],
+    pub end: u64,
+}
+
+/// What [`lines_from`] saw of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinesFrom {
+    /// The opened file's identity and length when it was opened.
+    pub meta: FileMeta,
+    /// Where reading stopped: past the last whole line handed over (or skipped as too long),
+    /// never inside a line; a last line without its newline is not read (it may be half written).
+    pub end: u64,
+    /// Lines longer than the cap, skipped without being buffered.
+    pub too_long: u64,
+}
+
+/// Streams the regular file at `path` line by line from byte `from` (a line start), holding at
+/// most `max_line` bytes of a line: a longer one is skipped and counted. Opened as
+/// [`for_each_line`] opens; `from` past the end reads nothing. For a log that another process
+/// appends to: only newline-terminated lines are read.
+fn lines_from(
+    path: &Path,
+    from: u64,
+    max_line: usize,
+    mut each: impl FnMut(Line<'_>) -> Take,
+) -> Result<LinesFrom, ReadError> {
+    use std::io::{BufRead, BufReader, Seek};
+    let (mut file, meta) = open_regular(path, u64::MAX)?;
+    let meta = FileMeta::of_path(path, &meta);
+    let mut out = LinesFrom {
+        end: from.min(meta.len),
+        meta,
+        too_long: 0,
+    };
+    file.seek(io::SeekFrom::Start(out.end))?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut line = Vec::with_capacity(1024);
+    let mut at = out.end;
+    loop {
+        line.clear();
+        let n = (&mut reader)
+            .take(max_line as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        at += n as u64;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if line.len() > max_line {
+            // Over the cap: drop the rest of the line without keeping it.
+            loop {
+                let buf = reader.fill_buf()?;
+                if buf.is_empty() {
+                    // The over-long line has no end yet: it is not past.
+                    return Ok(out);
+                }
+                match buf.iter().position(|b| *b == b'\n') {
+                    Some(i) => {
+                        reader.consume(i + 1);
+                        at += i as u64 + 1;
+                        break;
+                    }
+                    None => {
+                        let len = buf.len();
+                        reader.consume(len);
+                        at += len as u64;
+                    }
+                }
+            }
+            out.too_long += 1;
+            out.end = at;
+            continue;
+        } else {
+            // A last line without its newline: being written, left for the next read.
+            return Ok(out);
+        }
+        match each(Line {
+            bytes: &line,
+            end: at,
+        }) {
+            Take::Continue => out.end = at,
+            Take::StopAfter => {
+                out.end = at;
+                return Ok(out);
+            }
+            Take::StopBefore => return Ok(out),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`lines_from`] hands over whole lines from an offset with the offset past each, skips an
+    /// over-long one, leaves a line without its newline for later and stops when asked.
+    #[test]
+    fn lines_from_an_offset_are_whole_and_stop_where_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        fs::write(&path, b"one\ntwo\nxxxxxxxxxxxxxxxxxxxx\nthree\nhalf").unwrap();
+        let read = |from: u64, stop_after: usize| {
+            let mut seen = Vec::new();
+            let r = lines_from(&path, from, 10, |l| {
+                seen.push((String::from_utf8(l.bytes.to_vec()).unwrap(), l.end));
+                if seen.len() == stop_after {
+                    Take::StopAfter
+                } else {
+                    Take::Continue
+                }
+            })
+            .unwrap();
+            (seen, r.end, r.too_long)
+        };
+        let (seen, end, long) = read(0, usize::MAX);
+        assert_eq!(
+            seen,
+            [("one".into(), 4), ("two".into(), 8), ("three".into(), 35)]
+        );
+        assert_eq!((end, long), (35, 1));
+        assert_eq!(read(4, 1), (vec![("two".to_owned(), 8)], 8, 0));
+        assert_eq!(read(35, usize::MAX), (vec![], 35, 0));
+        assert_eq!(read(1000, usize::MAX).1, 39);
+        // Stopping before a line leaves the reading before it.
+        let r = lines_from(&path, 0, 10, |l| {
+            if l.bytes == b"two" {
+                Take::StopBefore
+            } else {
+                Take::Continue
+            }
+        })
+        .unwrap();
+        assert_eq!(r.end, 4);
+    }
+
+    /// A lock another holder has is not waited for; a free one is taken.
+    #[test]
+    fn try_locked_never_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = Place::user(dir.path().join("state.json"));
+        let inner = place
+            .try_locked(|| place.try_locked(|| ()).unwrap())
+            .unwrap();
+        // Held by the outer call: the inner one returns None (flock is per open file).
+        assert_eq!(inner, Some(None));
+        assert_eq!(place.try_locked(|| 7).unwrap(), Some(7));
+    }
 
     /// Caps × writer/reader pairs (issue 29): every kind's cap binds each writer as it binds the
     /// readers. A file written at the cap is read back whole, by the whole read and the opened
