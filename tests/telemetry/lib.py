@@ -245,6 +245,72 @@ class BlackHole:
         self.sock.close()
 
 
+class SlowProxy:
+    """A TCP relay on 127.0.0.1 in front of a collector that holds every chunk a client sends for
+    `delay` seconds before passing it on: a slow collector, so a flush holds its lock longer."""
+
+    def __init__(self, upstream_port: int, delay: float):
+        import threading
+
+        self.upstream_port = upstream_port
+        self.delay = delay
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self._stop = False
+        self._socks: list[socket.socket] = []
+        _LIVE.add(self)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self):
+        import threading
+
+        while not self._stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.upstream_port))
+            except OSError:
+                c.close()
+                continue
+            self._socks += [c, u]
+            threading.Thread(target=self._pipe, args=(c, u, self.delay), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(u, c, 0.0), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket, delay: float):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if delay:
+                    time.sleep(delay)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for x in (src, dst):
+                try:
+                    x.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def stop(self):
+        self._stop = True
+        _LIVE.discard(self)
+        for x in self._socks:
+            x.close()
+        self.sock.close()
+
+
 # ---------------------------------------------------------------------------------------------
 # rotel's debug output (--debug-log logs/metrics --debug-log-verbosity detailed), as printed by
 # rotel 0.0.1-alpha10:
@@ -267,7 +333,7 @@ class BlackHole:
 #   -> IsMonotonic: true -> AggregationTemporality: AGGREGATION_TEMPORALITY_DELTA
 #   NumberDataPoints #0 / Data point attributes: -> k: v / StartTimestamp / Timestamp / Value: 7.5
 #
-# This rotel prints no "Value:" line for an integer data point (asInt), only for a double one.
+# A data point sent over http/json with an "asInt" that rotel does not decode prints no "Value:".
 
 
 @dataclass
@@ -420,7 +486,14 @@ def parse_debug(text: str) -> Received:
         elif line.startswith("Data point attributes:"):
             section = "point"
         elif line.startswith("Value: ") and point is not None:
-            point["value"] = parse_value(line.split(": ", 1)[1])
+            v = line.split(": ", 1)[1].strip()
+            try:
+                point["value"] = int(v)
+            except ValueError:
+                try:
+                    point["value"] = float(v)
+                except ValueError:
+                    point["value"] = parse_value(v)
         elif line.strip().startswith("Trace ID") or line.startswith("Flags:"):
             section = None
     return Received(logs, metrics, errors)
