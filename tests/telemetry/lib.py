@@ -190,125 +190,149 @@ class Collector:
         return parse_debug(last)
 
 
-class BlackHole:
+class _Loop:
+    """A listener on a free 127.0.0.1 port served by one thread with a selector (0.1 s ticks), so
+    stop() ends the thread and closes every socket it made before the port is let go: nothing of
+    one scenario's listener outlives it into the next."""
+
+    def __init__(self):
+        import selectors
+        import threading
+
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.sock.setblocking(False)
+        self.port = self.sock.getsockname()[1]
+        self.sel = selectors.DefaultSelector()
+        self.socks: list[socket.socket] = []
+        self._stop = False
+        _LIVE.add(self)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _run(self):
+        while not self._stop:
+            for key, _ in self.sel.select(0.1):
+                key.data()
+            self.tick()
+
+    def tick(self):
+        pass
+
+    def stop(self):
+        self._stop = True
+        _LIVE.discard(self)
+        if self.thread.is_alive():
+            self.thread.join(5)
+        for c in self.socks + [self.sock]:
+            try:
+                c.close()
+            except OSError:
+                pass
+        self.sel.close()
+
+
+class BlackHole(_Loop):
     """A TCP listener on 127.0.0.1 that never answers: mode "backlog" listens and never
     accepts (the kernel completes the handshake, the request sits in the queue); mode "silent"
     accepts every connection, reads what comes and never writes."""
 
     def __init__(self, mode: str):
-        import threading
-
-        self.mode = mode
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.port = self.sock.getsockname()[1]
-        self.conns: list[socket.socket] = []
-        self.accepted = 0
-        self._stop = False
-        _LIVE.add(self)
-        if mode == "silent":
-            threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
         import selectors
 
-        sel = selectors.DefaultSelector()
-        sel.register(self.sock, selectors.EVENT_READ)
-        while not self._stop:
-            for key, _ in sel.select(0.1):
-                if key.fileobj is self.sock:
-                    try:
-                        c, _ = self.sock.accept()
-                    except OSError:
-                        continue
-                    self.accepted += 1
-                    self.conns.append(c)
-                    sel.register(c, selectors.EVENT_READ)
-                else:
-                    try:
-                        data = key.fileobj.recv(65536)
-                    except OSError:
-                        data = b""
-                    if not data:
-                        sel.unregister(key.fileobj)
+        self.mode = mode
+        self.accepted = 0
+        super().__init__()
+        if mode == "silent":
+            self.sel.register(self.sock, selectors.EVENT_READ, self._accept)
 
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def _accept(self):
+        import selectors
 
-    def stop(self):
-        self._stop = True
-        _LIVE.discard(self)
-        for c in self.conns:
-            c.close()
-        self.sock.close()
+        try:
+            c, _ = self.sock.accept()
+        except OSError:
+            return
+        c.setblocking(False)
+        self.accepted += 1
+        self.socks.append(c)
+        self.sel.register(c, selectors.EVENT_READ, lambda: self._drain(c))
+
+    def _drain(self, c: socket.socket):
+        try:
+            data = c.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.sel.unregister(c)
 
 
-class SlowProxy:
+class SlowProxy(_Loop):
     """A TCP relay on 127.0.0.1 in front of a collector that holds every chunk a client sends for
     `delay` seconds before passing it on: a slow collector, so a flush holds its lock longer."""
 
     def __init__(self, upstream_port: int, delay: float):
-        import threading
+        import selectors
 
         self.upstream_port = upstream_port
         self.delay = delay
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.port = self.sock.getsockname()[1]
-        self._stop = False
-        self._socks: list[socket.socket] = []
-        _LIVE.add(self)
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        self.pending: list = []  # (due, dst, data)
+        super().__init__()
+        self.sel.register(self.sock, selectors.EVENT_READ, self._accept)
 
     def _accept(self):
-        import threading
+        import selectors
 
-        while not self._stop:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            try:
-                u = socket.create_connection(("127.0.0.1", self.upstream_port))
-            except OSError:
-                c.close()
-                continue
-            self._socks += [c, u]
-            threading.Thread(target=self._pipe, args=(c, u, self.delay), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(u, c, 0.0), daemon=True).start()
-
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket, delay: float):
         try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                if delay:
-                    time.sleep(delay)
-                dst.sendall(data)
+            c, _ = self.sock.accept()
         except OSError:
-            pass
-        finally:
+            return
+        try:
+            u = socket.create_connection(("127.0.0.1", self.upstream_port), timeout=2)
+        except OSError:
+            c.close()
+            return
+        u.setblocking(True)
+        c.setblocking(True)
+        self.socks += [c, u]
+        self.sel.register(c, selectors.EVENT_READ, lambda: self._read(c, u, self.delay))
+        self.sel.register(u, selectors.EVENT_READ, lambda: self._read(u, c, 0.0))
+
+    def _read(self, src: socket.socket, dst: socket.socket, delay: float):
+        try:
+            data = src.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
             for x in (src, dst):
+                try:
+                    self.sel.unregister(x)
+                except (KeyError, ValueError):
+                    pass
                 try:
                     x.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+            return
+        self.pending.append((time.monotonic() + delay, dst, data))
+        self.tick()
 
-    def stop(self):
-        self._stop = True
-        _LIVE.discard(self)
-        for x in self._socks:
-            x.close()
-        self.sock.close()
+    def tick(self):
+        now = time.monotonic()
+        due = [p for p in self.pending if p[0] <= now]
+        self.pending = [p for p in self.pending if p[0] > now]
+        for _, dst, data in due:
+            try:
+                dst.sendall(data)
+            except OSError:
+                pass
 
 
 # ---------------------------------------------------------------------------------------------
