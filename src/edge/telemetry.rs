@@ -27,6 +27,16 @@ use crate::stages::telemetry::{self as wire, BATCH_LINES, Batch, Export, SpoolLi
 /// The longest line a flush reads (the stats reader's cap).
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The telemetry settings as `origin` sees them: the user's `telemetry:` section and the
+/// `OTEL_*` variables that count for it (`edge::settings::otel_env`).
+pub fn resolved(settings: &Settings, origin: wire::Origin) -> wire::Resolved {
+    wire::resolve(
+        &settings.telemetry,
+        &crate::edge::settings::otel_env(origin),
+        origin,
+    )
+}
+
 /// The cursor and the record of past flushes, `<state>/sophia-hook/telemetry.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -353,18 +363,21 @@ pub fn post(export: &Export, body: Vec<u8>, deadline: Instant) -> Result<(), Str
     match request.send(&body[..]) {
         Ok(response) if response.status().is_success() => Ok(()),
         Ok(response) => Err(format!("status-{}", response.status().as_u16())),
-        Err(err) => Err(error_code(&err)),
+        Err(err) => Err(error_code(&err, export.url.starts_with("https://"))),
     }
 }
 
-/// A short code for a transport error (never its text, which may quote a header).
-fn error_code(err: &ureq::Error) -> String {
+/// A short code for a transport error (never its text, which may quote a header). Over https,
+/// an I/O error after the connection was made is the handshake's (a plain-http port answers a
+/// TLS hello with bytes that are not TLS).
+fn error_code(err: &ureq::Error, https: bool) -> String {
     match err {
         ureq::Error::Timeout(_) => "timeout",
         ureq::Error::HostNotFound => "host-not-found",
         ureq::Error::ConnectionFailed => "connect",
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => "connect",
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => "timeout",
+        ureq::Error::Io(_) if https => "tls",
         ureq::Error::Io(_) => "io",
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) => "tls",
         ureq::Error::BadUri(_) => "bad-url",
@@ -386,12 +399,7 @@ pub fn start_detached_if_due(settings: &Settings, now: std::time::SystemTime) {
     if settings.analytics_file.is_none() {
         return;
     }
-    let resolved = wire::resolve(
-        &settings.telemetry,
-        &crate::edge::settings::otel_env(wire::Origin::Hook),
-        wire::Origin::Hook,
-    );
-    let Some(telemetry) = resolved.telemetry else {
+    let Some(telemetry) = resolved(settings, wire::Origin::Hook).telemetry else {
         return;
     };
     let stamp = Place::user(stamp_path(state_dir));

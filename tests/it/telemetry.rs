@@ -278,3 +278,77 @@ fn the_hook_starts_a_detached_flush_at_most_once_per_interval() {
         stamped
     );
 }
+
+/// `doctor` posts a test request to each endpoint and says why one was not accepted, names the
+/// settings it refused, says when the variables reach `telemetry flush` only, and how far the
+/// spool is behind.
+#[test]
+fn doctor_checks_the_endpoint_and_the_spool() {
+    let home = Home::new();
+    let port = closed_port();
+    home.config(&format!(
+        "telemetry:\n  endpoint: http://127.0.0.1:{port}\n  interval_seconds: 86400\n  timeout_ms: 1000\n  protocol: grpc\n"
+    ));
+    let doctor = home.sandbox().run(&["doctor", "--json"], b"");
+    assert_eq!(doctor.code, 1, "{}", doctor.stderr);
+    let value: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    let telemetry: Vec<&Value> = value["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["area"] == "telemetry")
+        .collect();
+    let details: Vec<String> = telemetry
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["status"].as_str().unwrap(),
+                c["detail"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let has = |want: &str| details.iter().any(|d| d.contains(want));
+    assert!(
+        has("warn telemetry-ignored:config:telemetry.protocol:grpc-unsupported"),
+        "{details:#?}"
+    );
+    assert!(
+        has(&format!(
+            "fail logs: http://127.0.0.1:{port}/v1/logs did not accept a test request: connect"
+        )),
+        "{details:#?}"
+    );
+    assert!(has("fail metrics: "), "{details:#?}");
+    assert!(
+        has("info spool: 0 bytes of the log unsent; no successful flush yet"),
+        "{details:#?}"
+    );
+
+    // Only the variables: `doctor` says the hook's flush will not use them.
+    let home = Home::new();
+    let doctor = home
+        .sandbox()
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://127.0.0.1:{port}"),
+        )
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "authorization=Bearer%20SECRET-TOKEN",
+        )
+        .run(&["doctor"], b"");
+    assert!(
+        doctor
+            .stdout
+            .contains("are used by `sophia-hook telemetry flush` only"),
+        "{}",
+        doctor.stdout
+    );
+    // A header's value is never printed.
+    assert!(!doctor.stdout.contains("SECRET-TOKEN"), "{}", doctor.stdout);
+    // Nothing configured: no telemetry check at all.
+    let home = Home::new();
+    let doctor = home.sandbox().run(&["doctor"], b"");
+    assert!(!doctor.stdout.contains("telemetry"), "{}", doctor.stdout);
+}
