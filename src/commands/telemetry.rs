@@ -5,9 +5,9 @@
 use std::io::Write;
 
 use crate::clock::Clock;
-use crate::edge::settings::{Settings, otel_env};
-use crate::edge::telemetry::{self, NotFlushed};
-use crate::stages::telemetry::{Origin, Resolved, resolve};
+use crate::edge::settings::Settings;
+use crate::edge::telemetry::{self, NotFlushed, resolved};
+use crate::stages::telemetry::Origin;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum TelemetryCommand {
@@ -44,11 +44,6 @@ pub fn run(
         TelemetryCommand::Flush(args) => flush(stdout, &args, settings, clock),
         TelemetryCommand::Status(args) => status(stdout, &args, settings),
     }
-}
-
-/// The settings as the origin sees them.
-pub fn resolved(settings: &Settings, origin: Origin) -> Resolved {
-    resolve(&settings.telemetry, &otel_env(origin), origin)
 }
 
 fn flush(

@@ -27,6 +27,16 @@ use crate::stages::telemetry::{self as wire, BATCH_LINES, Batch, Export, SpoolLi
 /// The longest line a flush reads (the stats reader's cap).
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The telemetry settings as `origin` sees them: the user's `telemetry:` section and the
+/// `OTEL_*` variables that count for it (`edge::settings::otel_env`).
+pub fn resolved(settings: &Settings, origin: wire::Origin) -> wire::Resolved {
+    wire::resolve(
+        &settings.telemetry,
+        &crate::edge::settings::otel_env(origin),
+        origin,
+    )
+}
+
 /// The cursor and the record of past flushes, `<state>/sophia-hook/telemetry.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -164,29 +174,21 @@ fn flush_locked(
         state.offset = 0;
     }
     state.log = id;
-    // Over the bound: the oldest lines go, counted, up to the first line that starts within it.
     // Where the next batch starts; the cursor (`state.offset`) follows it once a batch is
     // accepted, so lines dropped or read are not past until their batch is delivered.
     let mut from = state.offset;
     let mut dropped_bytes = 0;
     if meta.len - state.offset > telemetry.spool_max {
-        let cut = meta.len - telemetry.spool_max;
-        let mut dropped = 0u64;
-        let read = spool
-            .lines_from(state.offset, MAX_LINE, |line| {
-                let start = line.end - line.bytes.len() as u64 - 1;
-                if start >= cut || Instant::now() >= deadline {
-                    Take::StopBefore
-                } else {
-                    dropped += 1;
-                    Take::Continue
-                }
-            })
-            .map_err(|e| NotFlushed::Io(e.to_string()))?;
-        dropped += read.too_long;
-        dropped_bytes = read.end - state.offset;
-        from = read.end;
-        out.dropped = dropped;
+        let dropped = drop_over_bound(
+            &spool,
+            state.offset,
+            meta.len - telemetry.spool_max,
+            deadline,
+        )
+        .map_err(|e| NotFlushed::Io(e.to_string()))?;
+        dropped_bytes = dropped.start - state.offset;
+        from = dropped.start;
+        out.dropped = dropped.lines;
     }
     let observed = unix_nanos(now);
     loop {
@@ -245,6 +247,60 @@ fn flush_locked(
     }
     save(place, &state)?;
     Ok(out)
+}
+
+/// What the spool's bound drops: the lines before `start`, the first line that starts at or after
+/// the cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dropped {
+    pub start: u64,
+    /// Lines counted in the dropped bytes (all of them, unless the deadline came first: the bytes
+    /// are dropped all the same, so a flush always makes progress).
+    pub lines: u64,
+}
+
+/// The chunk the dropped part is counted in.
+const DROP_CHUNK: usize = 1024 * 1024;
+
+/// The lines of `spool` in `[from, cut)` and the first line start at or after `cut`, read a chunk
+/// at a time (memory: one chunk), whatever the sizes; counting stops at the deadline.
+pub fn drop_over_bound(
+    spool: &Place,
+    from: u64,
+    cut: u64,
+    deadline: Instant,
+) -> Result<Dropped, ReadError> {
+    let file = spool.open_bounded(caps::LOG)?;
+    let len = file.len();
+    let cut = cut.min(len);
+    let mut lines = 0u64;
+    let mut at = from;
+    while at < cut && Instant::now() < deadline {
+        let chunk = file.read_at(at, DROP_CHUNK.min((cut - at) as usize))?;
+        if chunk.is_empty() {
+            break;
+        }
+        lines += memchr::memchr_iter(b'\n', &chunk).count() as u64;
+        at += chunk.len() as u64;
+    }
+    // The line the cut falls in is dropped too: the first start at or after the cut is just
+    // past the first newline at or after `cut - 1`.
+    let mut at = cut.saturating_sub(1).max(from);
+    let start = loop {
+        let chunk = file.read_at(at, DROP_CHUNK)?;
+        if chunk.is_empty() {
+            break len;
+        }
+        if let Some(i) = memchr::memchr(b'\n', &chunk) {
+            break at + i as u64 + 1;
+        }
+        at += chunk.len() as u64;
+    };
+    // The straddling line, when the cut is not a line start.
+    if start > cut {
+        lines += 1;
+    }
+    Ok(Dropped { start, lines })
 }
 
 fn save(place: &Place, state: &State) -> Result<(), NotFlushed> {
@@ -307,18 +363,21 @@ pub fn post(export: &Export, body: Vec<u8>, deadline: Instant) -> Result<(), Str
     match request.send(&body[..]) {
         Ok(response) if response.status().is_success() => Ok(()),
         Ok(response) => Err(format!("status-{}", response.status().as_u16())),
-        Err(err) => Err(error_code(&err)),
+        Err(err) => Err(error_code(&err, export.url.starts_with("https://"))),
     }
 }
 
-/// A short code for a transport error (never its text, which may quote a header).
-fn error_code(err: &ureq::Error) -> String {
+/// A short code for a transport error (never its text, which may quote a header). Over https,
+/// an I/O error after the connection was made is the handshake's (a plain-http port answers a
+/// TLS hello with bytes that are not TLS).
+fn error_code(err: &ureq::Error, https: bool) -> String {
     match err {
         ureq::Error::Timeout(_) => "timeout",
         ureq::Error::HostNotFound => "host-not-found",
         ureq::Error::ConnectionFailed => "connect",
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => "connect",
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => "timeout",
+        ureq::Error::Io(_) if https => "tls",
         ureq::Error::Io(_) => "io",
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) => "tls",
         ureq::Error::BadUri(_) => "bad-url",
@@ -340,12 +399,7 @@ pub fn start_detached_if_due(settings: &Settings, now: std::time::SystemTime) {
     if settings.analytics_file.is_none() {
         return;
     }
-    let resolved = wire::resolve(
-        &settings.telemetry,
-        &crate::edge::settings::otel_env(wire::Origin::Hook),
-        wire::Origin::Hook,
-    );
-    let Some(telemetry) = resolved.telemetry else {
+    let Some(telemetry) = resolved(settings, wire::Origin::Hook).telemetry else {
         return;
     };
     let stamp = Place::user(stamp_path(state_dir));
@@ -395,4 +449,72 @@ pub fn next_due(settings: &Settings, interval: Duration) -> Option<DateTime<Utc>
     let stamp = Place::user(stamp_path(settings.state_dir.as_ref()?));
     let at = stamp.metadata().ok()?.modified?;
     Some(DateTime::<Utc>::from(at + interval))
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests write their logs directly.
+    #![allow(clippy::disallowed_methods)]
+    use super::*;
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
+    /// The bound drops whole lines: every line that starts before the cut (the one the cut falls
+    /// in too), counted; generated over every start and cut of a small log.
+    #[test]
+    fn the_bound_drops_whole_lines_and_counts_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let lines = ["a", "bb", "", "cccc", "ddddddd", "e"];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, &text).unwrap();
+        let starts: Vec<u64> = lines
+            .iter()
+            .scan(0u64, |at, l| {
+                let s = *at;
+                *at += l.len() as u64 + 1;
+                Some(s)
+            })
+            .collect();
+        let len = text.len() as u64;
+        for from in starts.iter().copied() {
+            for cut in from + 1..=len {
+                let d = drop_over_bound(&Place::user(&path), from, cut, far()).unwrap();
+                // The first line start at or after the cut; the lines starting in [from, cut).
+                let want = starts.iter().copied().find(|s| *s >= cut).unwrap_or(len);
+                let want_lines = starts.iter().filter(|s| **s >= from && **s < cut).count();
+                assert_eq!(d.start, want, "from {from} cut {cut}");
+                assert_eq!(d.lines, want_lines as u64, "from {from} cut {cut}");
+            }
+        }
+    }
+
+    /// A 1 GiB backlog (sparse: no line break in its first gigabyte) is dropped chunk by chunk:
+    /// the start is the first line after the cut, whatever lies before it.
+    #[test]
+    fn a_gigabyte_of_backlog_is_dropped_a_chunk_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let file = std::fs::File::create(&path).unwrap();
+        let gib = 1024 * 1024 * 1024u64;
+        file.set_len(gib).unwrap();
+        drop(file);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"tail-of-zeros\nkept-1\nkept-2\n").unwrap();
+        let len = gib + 28;
+        // Inside `kept-1` (gib+14 .. gib+21).
+        let cut = len - 10;
+        let d = drop_over_bound(&Place::user(&path), 0, cut, far()).unwrap();
+        assert_eq!(d.start, gib + 21);
+        // The gigabyte and its tail are one line, then `kept-1`, which the cut falls in.
+        assert_eq!(d.lines, 2);
+        // Past the deadline the bytes go all the same, counted as far as it got.
+        let d = drop_over_bound(&Place::user(&path), 0, cut, Instant::now()).unwrap();
+        assert_eq!((d.start, d.lines), (gib + 21, 1));
+    }
 }

@@ -263,6 +263,177 @@ fn check_common_last(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
     let catalog = check_agent_catalog(input.root, out);
     check_manifest(input.settings, &catalog, out);
     check_analytics(input.settings, out);
+    check_telemetry(input, out);
+}
+
+/// The OpenTelemetry export (`docs/telemetry.md`), when configured anywhere: the settings'
+/// refusals, the hook's view against the command's, and — for `doctor` itself (`live_runs`),
+/// never for the read-only views — a test record posted to each endpoint; then how far the spool
+/// is behind.
+fn check_telemetry(input: &DoctorInput<'_>, out: &mut Vec<Check>) {
+    use crate::edge::telemetry as edge;
+    use crate::stages::telemetry::{Batch, Origin, encode};
+    let settings = input.settings;
+    let hook = edge::resolved(settings, Origin::Hook);
+    let command = edge::resolved(settings, Origin::Command);
+    let area = "telemetry";
+    let Some(telemetry) = &command.telemetry else {
+        if hook.off == Some("disabled-by-config") || hook.off == Some("OTEL_SDK_DISABLED") {
+            out.push(check(
+                Status::Info,
+                area,
+                format!("off ({})", hook.off.unwrap_or("")),
+                None,
+            ));
+        }
+        return;
+    };
+    for warning in &command.warnings {
+        out.push(check(
+            Status::Warn,
+            area,
+            format!("{warning}: that setting is not used"),
+            Some("fix the value in config.yaml or the environment".into()),
+        ));
+    }
+    if hook.telemetry.is_none() {
+        out.push(check(
+            Status::Info,
+            area,
+            "the OTEL_EXPORTER_OTLP_* variables here are used by `sophia-hook telemetry flush` only: the hook's own flush reads config.yaml, since a repository can set a hook's environment",
+            Some("add `telemetry: {endpoint: …}` to ~/.config/sophia-hook/config.yaml for the hook to send on its own".into()),
+        ));
+    } else if hook.telemetry != command.telemetry {
+        out.push(check(
+            Status::Info,
+            area,
+            "the OTEL_* variables here change what `telemetry flush` does; the hook's own flush follows config.yaml alone",
+            None,
+        ));
+    }
+    if settings.analytics_file.is_none() {
+        out.push(check(
+            Status::Warn,
+            area,
+            "analytics are off: the log is the spool, so nothing is sent",
+            Some(
+                "turn analytics on (unset SOPHIA_ANALYTICS=off, analytics.enabled in config.yaml)"
+                    .into(),
+            ),
+        ));
+    }
+    for (signal, export) in [("logs", &telemetry.logs), ("metrics", &telemetry.metrics)] {
+        let Some(export) = export else { continue };
+        let local = ["http://localhost", "http://127.0.0.1", "http://[::1]"]
+            .iter()
+            .any(|p| export.url.starts_with(p));
+        if export.url.starts_with("http://") && !local && !export.headers.is_empty() {
+            out.push(check(
+                Status::Warn,
+                area,
+                format!(
+                    "{signal}: headers ({}) go in clear text to {}",
+                    names(&export.headers),
+                    export.url
+                ),
+                Some("use an https:// endpoint".into()),
+            ));
+        }
+        if !input.live_runs {
+            continue;
+        }
+        let now = chrono::Utc::now()
+            .timestamp_nanos_opt()
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(0);
+        let probe = Batch::probe(now);
+        let body = match signal {
+            "logs" => encode(&probe.logs_request(&telemetry.resource), export.protocol),
+            _ => encode(&probe.metrics_request(&telemetry.resource), export.protocol),
+        };
+        let deadline =
+            std::time::Instant::now() + export.timeout.min(std::time::Duration::from_secs(5));
+        match edge::post(export, body, deadline) {
+            Ok(()) => out.push(check(
+                Status::Ok,
+                area,
+                format!(
+                    "{signal}: {} accepted a test request ({})",
+                    export.url,
+                    export.protocol.as_str()
+                ),
+                None,
+            )),
+            Err(code) => out.push(check(
+                Status::Fail,
+                area,
+                format!(
+                    "{signal}: {} did not accept a test request: {code}",
+                    export.url
+                ),
+                Some(post_fix(&code, export)),
+            )),
+        }
+    }
+    let state = settings
+        .state_dir
+        .as_deref()
+        .map(edge::read_state)
+        .unwrap_or_default();
+    let behind = edge::behind(settings).unwrap_or(0);
+    let last = state.last_success.map_or_else(
+        || "no successful flush yet".to_owned(),
+        |t| {
+            format!(
+                "last successful flush {}",
+                t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )
+        },
+    );
+    let status = if behind > 0 && state.last_error.is_some() {
+        Status::Warn
+    } else {
+        Status::Info
+    };
+    out.push(check(
+        status,
+        area,
+        format!(
+            "spool: {behind} bytes of the log unsent; {last}{}",
+            state
+                .last_error
+                .as_deref()
+                .map_or_else(String::new, |e| format!("; the last flush stopped: {e}"))
+        ),
+        (status == Status::Warn).then(|| {
+            "run `sophia-hook telemetry flush` once the collector is reachable".to_owned()
+        }),
+    ));
+}
+
+/// The header names, never their values.
+fn names(headers: &[(String, String)]) -> String {
+    headers
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What to do about a failed test request, by its code.
+fn post_fix(code: &str, export: &crate::stages::telemetry::Export) -> String {
+    match code {
+        "connect" | "host-not-found" => "start the collector, or fix the endpoint's host and port".into(),
+        "timeout" | "deadline" => "the collector did not answer in time: check the endpoint, or a firewall".into(),
+        "tls" => "the TLS handshake failed: check that the endpoint speaks https and its certificate is trusted".into(),
+        "status-401" | "status-403" => format!(
+            "the collector refused the credentials: check the headers ({})",
+            if export.headers.is_empty() { "none set".to_owned() } else { names(&export.headers) }
+        ),
+        "status-404" => "no OTLP receiver at that path: the base endpoint gets /v1/logs and /v1/metrics appended".into(),
+        "status-415" => "the collector does not take this protocol: set protocol to http/protobuf or http/json".into(),
+        _ => "check the collector's own log".into(),
+    }
 }
 
 fn check_binary(binary: &Path, out: &mut Vec<Check>) {

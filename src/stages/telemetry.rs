@@ -559,6 +559,7 @@ pub fn is_code(text: &str) -> bool {
 pub const RUN_EVENT: &str = "sophia_hook.run";
 pub const HINT_OUTCOME_EVENT: &str = "sophia_hook.hint_outcome";
 pub const DROPPED_EVENT: &str = "sophia_hook.telemetry_dropped";
+pub const PROBE_EVENT: &str = "sophia_hook.doctor";
 /// The counters.
 pub const RUNS: &str = "sophia_hook.runs";
 pub const SKILLS_NAMED: &str = "sophia_hook.skills_named";
@@ -816,6 +817,25 @@ impl Batch {
         code_attr(&mut a, "hint", line.hint.as_deref());
         code_attr(&mut a, "hint_outcome", Some(kind));
         self.count(HINT_OUTCOMES, a, 1);
+    }
+
+    /// The record `doctor` sends to see that the collector accepts one: `sophia_hook.doctor`,
+    /// no attribute.
+    pub fn probe(now: u64) -> Batch {
+        let mut batch = Batch::default();
+        batch.seen(now);
+        batch.records.push(LogRecord {
+            time_unix_nano: now,
+            observed_time_unix_nano: now,
+            severity_number: SeverityNumber::Info as i32,
+            severity_text: "INFO".to_owned(),
+            body: Some(AnyValue {
+                value: Some(any_value::Value::StringValue(PROBE_EVENT.to_owned())),
+            }),
+            event_name: PROBE_EVENT.to_owned(),
+            ..LogRecord::default()
+        });
+        batch
     }
 
     /// Adds the record and the count of lines dropped from the oldest end of the backlog (over

@@ -69,4 +69,5 @@ mod sealed;
 mod secrets;
 mod security;
 mod snapshots;
+mod telemetry;
 mod tool;
