@@ -226,6 +226,9 @@ pub struct TelemetryConfig {
     pub headers: std::collections::BTreeMap<String, String>,
     /// `http/protobuf` (the default) or `http/json`.
     pub protocol: Option<String>,
+    /// An absolute path to the PEM bundle of the CA that signed an `https` collector's
+    /// certificate (default: the Mozilla roots built in).
+    pub certificate: Option<String>,
     /// The flush's deadline in milliseconds (default 10000, at most 60000).
     pub timeout_ms: Option<u64>,
     /// The hook starts a detached flush at most once per this many seconds (default 60; 0: after

@@ -344,7 +344,24 @@ pub fn post(export: &Export, body: Vec<u8>, deadline: Instant) -> Result<(), Str
     if left.is_zero() {
         return Err("deadline".into());
     }
+    let mut tls = ureq::tls::TlsConfig::builder();
+    if let Some(path) = &export.certificate {
+        let pem = Place::user(path)
+            .read(caps::CERTIFICATE)
+            .map_err(|_| "certificate-unreadable".to_owned())?;
+        let certs: Vec<ureq::tls::Certificate<'static>> = ureq::tls::parse_pem(&pem)
+            .filter_map(|item| match item {
+                Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+                _ => None,
+            })
+            .collect();
+        if certs.is_empty() {
+            return Err("certificate-empty".into());
+        }
+        tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&certs));
+    }
     let agent: ureq::Agent = ureq::Agent::config_builder()
+        .tls_config(tls.build())
         .timeout_global(Some(export.timeout.min(left)))
         .http_status_as_error(false)
         // No proxy from the environment (`HTTPS_PROXY`…), which a repository can set for a

@@ -430,6 +430,14 @@ fn post_fix(code: &str, export: &crate::stages::telemetry::Export) -> String {
             "the collector refused the credentials: check the headers ({})",
             if export.headers.is_empty() { "none set".to_owned() } else { names(&export.headers) }
         ),
+        "certificate-unreadable" | "certificate-empty" => format!(
+            "the CA bundle {} could not be read as PEM certificates",
+            export
+                .certificate
+                .as_deref()
+                .map(|p| p.shown().to_string())
+                .unwrap_or_default()
+        ),
         "status-404" => "no OTLP receiver at that path: the base endpoint gets /v1/logs and /v1/metrics appended".into(),
         "status-415" => "the collector does not take this protocol: set protocol to http/protobuf or http/json".into(),
         _ => "check the collector's own log".into(),

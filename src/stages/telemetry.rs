@@ -76,6 +76,9 @@ pub const OTEL_VARS: &[&str] = &[
     RESOURCE_ATTRIBUTES,
     LOGS_EXPORTER,
     METRICS_EXPORTER,
+    CERTIFICATE,
+    LOGS_CERTIFICATE,
+    METRICS_CERTIFICATE,
 ];
 pub const SDK_DISABLED: &str = "OTEL_SDK_DISABLED";
 pub const ENDPOINT: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
@@ -92,6 +95,9 @@ pub const LOGS_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT";
 pub const METRICS_TIMEOUT: &str = "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT";
 pub const RESOURCE_ATTRIBUTES: &str = "OTEL_RESOURCE_ATTRIBUTES";
 pub const LOGS_EXPORTER: &str = "OTEL_LOGS_EXPORTER";
+pub const CERTIFICATE: &str = "OTEL_EXPORTER_OTLP_CERTIFICATE";
+pub const LOGS_CERTIFICATE: &str = "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE";
+pub const METRICS_CERTIFICATE: &str = "OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE";
 pub const METRICS_EXPORTER: &str = "OTEL_METRICS_EXPORTER";
 
 impl OtelEnv {
@@ -147,6 +153,8 @@ pub struct Export {
     pub protocol: Protocol,
     /// Each request's own timeout (the flush's deadline bounds them all).
     pub timeout: Duration,
+    /// The CA bundle to trust instead of the built-in roots (an absolute path).
+    pub certificate: Option<std::path::PathBuf>,
 }
 
 /// What a flush does, resolved.
@@ -233,12 +241,23 @@ pub fn resolve(config: &TelemetryConfig, env: &OtelEnv, origin: Origin) -> Resol
         }
         Some(out)
     };
+    let config_certificate = config
+        .certificate
+        .as_deref()
+        .and_then(|c| certificate(c, "config:telemetry.certificate", &mut warnings));
     let mut signal = |path: &str,
                       own_endpoint: Option<&String>,
                       switch: Option<bool>,
-                      vars: [&'static str; 5]|
+                      vars: [&'static str; 6]|
      -> Option<Export> {
-        let [own_var, own_headers, own_protocol, own_timeout, exporter] = vars;
+        let [
+            own_var,
+            own_headers,
+            own_protocol,
+            own_timeout,
+            exporter,
+            own_certificate,
+        ] = vars;
         if switch == Some(false)
             || (switch.is_none()
                 && env
@@ -295,11 +314,22 @@ pub fn resolve(config: &TelemetryConfig, env: &OtelEnv, origin: Origin) -> Resol
                     .and_then(|t| env_timeout(t, TIMEOUT, &mut warnings))
             })
             .unwrap_or(DEFAULT_TIMEOUT);
+        let certificate = config_certificate
+            .clone()
+            .or_else(|| {
+                env.get(own_certificate)
+                    .and_then(|c| certificate(c, own_certificate, &mut warnings))
+            })
+            .or_else(|| {
+                env.get(CERTIFICATE)
+                    .and_then(|c| certificate(c, CERTIFICATE, &mut warnings))
+            });
         Some(Export {
             url,
             headers,
             protocol,
             timeout,
+            certificate,
         })
     };
     let logs = signal(
@@ -312,6 +342,7 @@ pub fn resolve(config: &TelemetryConfig, env: &OtelEnv, origin: Origin) -> Resol
             LOGS_PROTOCOL,
             LOGS_TIMEOUT,
             LOGS_EXPORTER,
+            LOGS_CERTIFICATE,
         ],
     );
     let metrics = signal(
@@ -324,6 +355,7 @@ pub fn resolve(config: &TelemetryConfig, env: &OtelEnv, origin: Origin) -> Resol
             METRICS_PROTOCOL,
             METRICS_TIMEOUT,
             METRICS_EXPORTER,
+            METRICS_CERTIFICATE,
         ],
     );
     if logs.is_none() && metrics.is_none() {
@@ -446,6 +478,30 @@ fn checked_url(value: &str, from: &str, warnings: &mut Vec<String>) -> Option<St
             None
         }
         None => Some(value.to_owned()),
+    }
+}
+
+/// A CA bundle's path: absolute, without `..` or control characters.
+fn certificate(value: &str, from: &str, warnings: &mut Vec<String>) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(value.trim());
+    let why = if value.chars().any(char::is_control) {
+        Some("control-character")
+    } else if !path.is_absolute() {
+        Some("relative")
+    } else if path
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        Some("dotdot")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => {
+            warnings.push(format!("telemetry-ignored:{from}:{why}"));
+            None
+        }
+        None => Some(path.to_path_buf()),
     }
 }
 
@@ -1227,6 +1283,40 @@ mod tests {
         ] {
             assert!(r.warnings.iter().any(|x| x == w), "{w} in {:?}", r.warnings);
         }
+
+        // The CA bundle: per-signal over general, absolute only, the config's over both.
+        let r = resolve(
+            &config(""),
+            &env(&[
+                (ENDPOINT, "https://a:1"),
+                (CERTIFICATE, "/etc/ssl/team-ca.pem"),
+                (METRICS_CERTIFICATE, "certs/ca.pem"),
+                (LOGS_CERTIFICATE, "/etc/ssl/logs-ca.pem"),
+            ]),
+            c,
+        );
+        let t = r.telemetry.unwrap();
+        assert_eq!(
+            t.logs.unwrap().certificate.as_deref(),
+            Some(std::path::Path::new("/etc/ssl/logs-ca.pem"))
+        );
+        assert_eq!(
+            t.metrics.unwrap().certificate.as_deref(),
+            Some(std::path::Path::new("/etc/ssl/team-ca.pem"))
+        );
+        assert_eq!(
+            r.warnings,
+            ["telemetry-ignored:OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE:relative"]
+        );
+        let r = resolve(
+            &config("telemetry:\n  enabled: true\n  certificate: /home/me/ca.pem\n"),
+            &env(&[(CERTIFICATE, "/etc/ssl/team-ca.pem")]),
+            c,
+        );
+        assert_eq!(
+            r.telemetry.unwrap().logs.unwrap().certificate.as_deref(),
+            Some(std::path::Path::new("/home/me/ca.pem"))
+        );
 
         // The config file over the environment, for each setting.
         let r = resolve(

@@ -94,6 +94,8 @@ pub mod caps {
     pub const CASES: Cap = Cap(16 * 1024 * 1024);
     /// A page written for people: the HTML report, a manual page.
     pub const PAGE: Cap = Cap(64 * 1024 * 1024);
+    /// A CA bundle (PEM) the telemetry export trusts for its collector: read, never written.
+    pub const CERTIFICATE: Cap = Cap(1024 * 1024);
     /// The binary copied into a plugin.
     pub const BINARY: Cap = Cap(1024 * 1024 * 1024);
     /// A file of any size of which only a bounded tail is read (a host's conversation file,
@@ -116,6 +118,7 @@ pub mod caps {
         ("TRANSCRIPT", TRANSCRIPT),
         ("CASES", CASES),
         ("PAGE", PAGE),
+        ("CERTIFICATE", CERTIFICATE),
         ("BINARY", BINARY),
         ("TAIL_ONLY", TAIL_ONLY),
         ("LOG", LOG),
