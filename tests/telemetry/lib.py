@@ -595,9 +595,10 @@ class Sandbox:
         with open(os.path.join(d, "config.yaml"), "w") as f:
             f.write("\n".join(lines) + "\n")
 
-    def hook(self, prompt: str, session: str = "s1") -> Run:
+    def hook(self, prompt: str, session: str = "s1", raw: str | None = None) -> Run:
+        """One hook run with a UserPromptSubmit payload for `prompt`, or with `raw` as stdin."""
         self.prompts.append(prompt)
-        payload = json.dumps(
+        payload = raw if raw is not None else json.dumps(
             {"hook_event_name": "UserPromptSubmit", "prompt": prompt, "session_id": session,
              "cwd": self.project}  # fmt: skip
         )
