@@ -72,3 +72,19 @@ row "1,000 skills, fresh index" "$work/fresh.json"
 )
 row "1,000 skills, fresh index, full check" "$work/fresh.json" SOPHIA_CACHE_DIR="$work/nocache/x"
 row "1,000 skills, no index (scan and compile)" "$work/noindex.json" SOPHIA_CACHE_DIR="$work/nocache/x"
+# Telemetry (issue 49; docs/telemetry.md): the log is the spool, so analytics are on in these rows.
+# Without telemetry, then configured with the stamp fresh (every run but one per interval: a stat),
+# then due on every run (interval 0: the stamp renewed and the detached flush started; callgrind
+# counts this process only, not the flush it starts). The collector is a closed port.
+mkdir -p "$work/tele-off/sophia-hook" "$work/tele-on/sophia-hook" "$work/tele-due/sophia-hook"
+for mode in on due; do
+  interval=3600
+  [ "$mode" = due ] && interval=0
+  printf 'telemetry:\n  endpoint: http://127.0.0.1:9\n  interval_seconds: %s\n  timeout_ms: 200\n' \
+    "$interval" >"$work/tele-$mode/sophia-hook/config.yaml"
+done
+for mode in off on due; do
+  row "typical prompt, analytics on, telemetry $mode" "$work/typical.json" \
+    SOPHIA_ANALYTICS=on SOPHIA_ANALYTICS_FILE="$work/tele-$mode.jsonl" \
+    XDG_CONFIG_HOME="$work/tele-$mode" XDG_STATE_HOME="$work/state-$mode"
+done

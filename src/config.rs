@@ -203,8 +203,12 @@ pub struct UserConfig {
     pub embedded_skills: Option<crate::stages::skills::grounding::EmbeddedSkills>,
     /// OpenTelemetry export of the analytics log (`docs/telemetry.md`): the user's alone, so it
     /// may choose the destination; a project's `.sophia-hook.yaml` has no such key.
-    #[serde(default)]
-    pub telemetry: TelemetryConfig,
+    #[serde(default, deserialize_with = "parsed_telemetry")]
+    pub telemetry: UserTelemetry,
+}
+
+fn parsed_telemetry<'de, D: serde::Deserializer<'de>>(d: D) -> Result<UserTelemetry, D::Error> {
+    TelemetryConfig::deserialize(d).map(UserTelemetry::Parsed)
 }
 
 /// The `telemetry:` section of the user's `config.yaml` (`stages::telemetry::resolve` turns it,
@@ -246,7 +250,90 @@ pub struct TelemetryConfig {
     pub metrics: Option<bool>,
 }
 
+/// The user's `telemetry:` section: parsed at once ([`UserTelemetry::Parsed`]), or kept as the
+/// text of its block until it is needed ([`UserTelemetry::Pending`]): the hook needs it only
+/// when a flush is due, and a YAML mapping costs its parser about 11,000 instructions a line
+/// (`docs/performance.md`, "Telemetry").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum UserTelemetry {
+    #[default]
+    None,
+    Parsed(TelemetryConfig),
+    Pending(String),
+}
+
+/// A document holding only the `telemetry:` block.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TelemetryOnly {
+    #[serde(default)]
+    telemetry: TelemetryConfig,
+}
+
+impl UserTelemetry {
+    /// Whether the user's file has a `telemetry:` section at all.
+    pub fn is_present(&self) -> bool {
+        !matches!(self, UserTelemetry::None)
+    }
+
+    /// The section, parsed now if it is pending; a block that does not parse is the default
+    /// (off), as a broken `config.yaml` is.
+    pub fn config(&self) -> TelemetryConfig {
+        match self {
+            UserTelemetry::None => TelemetryConfig::default(),
+            UserTelemetry::Parsed(config) => config.clone(),
+            UserTelemetry::Pending(block) => crate::yaml::from_str_bounded::<TelemetryOnly>(block)
+                .map(|doc| doc.telemetry)
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// `text` without its top-level `telemetry:` block, and that block: the line that starts with
+/// `telemetry:` at the first column and the lines after it that are indented, blank or comments,
+/// up to the next line at the first column. `None` when there is no such line. Only a cut: the
+/// caller parses both parts with the YAML parser, and parses `text` whole when the rest does not
+/// parse.
+pub fn split_telemetry(text: &str) -> (String, Option<String>) {
+    let mut rest = String::with_capacity(text.len());
+    let mut block = String::new();
+    let mut inside = false;
+    let mut found = false;
+    for line in text.split_inclusive('\n') {
+        let top_level = !line.starts_with([' ', '\t', '#', '\n', '\r']) && !line.is_empty();
+        if top_level {
+            inside = !found
+                && line.strip_prefix("telemetry:").is_some_and(|after| {
+                    after.is_empty() || after.starts_with([' ', '\t', '\n', '\r', '#'])
+                });
+            found |= inside;
+        }
+        if inside {
+            block.push_str(line);
+        } else {
+            rest.push_str(line);
+        }
+    }
+    (rest, found.then_some(block))
+}
+
 impl UserConfig {
+    /// Parses the user's file with its `telemetry:` section left as text
+    /// ([`UserTelemetry::Pending`]), or whole when the rest does not parse without it.
+    pub fn parse_deferring_telemetry(text: &str) -> Result<UserConfig, String> {
+        let (rest, block) = split_telemetry(text);
+        let Some(block) = block else {
+            return UserConfig::parse(text);
+        };
+        match UserConfig::parse(&rest) {
+            Ok(mut config) if config.telemetry == UserTelemetry::None => {
+                config.telemetry = UserTelemetry::Pending(block);
+                Ok(config)
+            }
+            _ => UserConfig::parse(text),
+        }
+    }
+
     pub fn parse(text: &str) -> Result<UserConfig, String> {
         if text.trim().is_empty() {
             return Ok(UserConfig::default());
@@ -355,6 +442,75 @@ mod tests {
             PathBuf::from("/r/d/x")
         );
         assert_eq!(ProjectConfig::parse("").unwrap(), ProjectConfig::default());
+    }
+
+    /// The cut at the `telemetry:` block, over generated documents: every order of the user's
+    /// sections, block and flow styles, comments and blank lines inside the block, look-alike keys
+    /// that are not it. The parse that defers the block gives what the whole parse gives.
+    #[test]
+    fn the_telemetry_block_is_cut_and_parsed_as_the_whole_file_would_be() {
+        let sections = [
+            "hotword_prefix: \";\"\n",
+            "models:\n  codex:\n    economy: gpt-5.4-mini\n",
+            "embedded_skills: off\n",
+            "analytics:\n  enabled: true\n",
+        ];
+        let blocks = [
+            "telemetry:\n  endpoint: http://c:4318\n  headers:\n    x-key: v\n",
+            "telemetry: {endpoint: \"http://c:4318\", interval_seconds: 5}\n",
+            "telemetry:\n  # the team's collector\n\n  endpoint: http://c:4318 # inline\n  timeout_ms: 700\n",
+            "telemetry:   \n\tendpoint: http://c:4318\n",
+        ];
+        for block in blocks {
+            for at in 0..=sections.len() {
+                let mut parts: Vec<&str> = sections.to_vec();
+                parts.rotate_left(at % sections.len());
+                parts.insert(at, block);
+                let text = parts.concat();
+                let whole = UserConfig::parse(&text);
+                let deferred = UserConfig::parse_deferring_telemetry(&text);
+                match (whole, deferred) {
+                    (Ok(w), Ok(d)) => {
+                        assert!(matches!(d.telemetry, UserTelemetry::Pending(_)), "{text}");
+                        assert_eq!(w.telemetry.config(), d.telemetry.config(), "{text}");
+                        assert_eq!(
+                            (w.hotword_prefix, w.models, w.embedded_skills, w.analytics),
+                            (d.hotword_prefix, d.models, d.embedded_skills, d.analytics),
+                            "{text}"
+                        );
+                    }
+                    (Err(_), Err(_)) => {}
+                    // The block alone was broken (a tab where YAML wants spaces): the export is
+                    // off and the rest of the file still counts.
+                    (Err(_), Ok(d)) => {
+                        assert_eq!(d.telemetry.config(), TelemetryConfig::default(), "{text}");
+                        assert!(UserConfig::parse(&split_telemetry(&text).0).is_ok());
+                    }
+                    (w, d) => panic!("{text}: whole {w:?}, deferred {d:?}"),
+                }
+            }
+        }
+        // Not the block: a key that only starts like it, an indented one, none at all.
+        for text in [
+            "telemetry_extra: 1\n",
+            "models:\n  telemetry:\n    x: y\n",
+            "hotword_prefix: \";\"\n",
+        ] {
+            assert_eq!(split_telemetry(text), (text.to_owned(), None), "{text}");
+        }
+        // A cut that leaves text the parser refuses falls back to the whole parse.
+        let odd = "models: {codex:\ntelemetry: {economy: x}}\n";
+        assert_eq!(
+            UserConfig::parse_deferring_telemetry(odd).is_ok(),
+            UserConfig::parse(odd).is_ok()
+        );
+        // A broken block is off, and leaves the rest of the file alone.
+        let broken = UserConfig::parse_deferring_telemetry(
+            "hotword_prefix: \";\"\ntelemetry:\n  endpoint: [unclosed\n",
+        )
+        .unwrap();
+        assert!(broken.hotword_prefix.is_some());
+        assert_eq!(broken.telemetry.config(), TelemetryConfig::default());
     }
 
     #[test]

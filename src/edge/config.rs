@@ -35,7 +35,7 @@ pub fn load_user(config_dir: &Path) -> UserConfig {
     Place::user(config_dir.join(USER_FILE_NAME))
         .read_string(caps::CONFIG)
         .ok()
-        .and_then(|text| UserConfig::parse(&text).ok())
+        .and_then(|text| UserConfig::parse_deferring_telemetry(&text).ok())
         .unwrap_or_default()
 }
 

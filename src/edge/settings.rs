@@ -80,7 +80,7 @@ pub struct Settings {
     )>,
     /// The `telemetry:` section of the user's `config.yaml` (`docs/telemetry.md`); the `OTEL_*`
     /// variables are read by [`otel_env`], for the commands that consult them.
-    pub telemetry: crate::config::TelemetryConfig,
+    pub telemetry: crate::config::UserTelemetry,
 }
 
 /// The one place the process environment is read (clippy.toml refuses `std::env::var*`
@@ -208,7 +208,7 @@ impl Settings {
         if self.config_dir.is_some() && adjusted.config_dir.is_none() {
             // The `config.yaml` read at start-up was the repository's: nothing of it stays.
             adjusted.hotword_prefix = None;
-            adjusted.telemetry = crate::config::TelemetryConfig::default();
+            adjusted.telemetry = crate::config::UserTelemetry::None;
             adjusted.models = crate::config::ModelMap::new();
             if adjusted.embedded_skills.is_some_and(|(_, from)| {
                 from == crate::stages::skills::grounding::ModeFrom::UserConfig
@@ -330,7 +330,7 @@ impl Settings {
             no_color: get("NO_COLOR").is_some_and(|v| !v.is_empty()),
             stdin_is_terminal: false,
             warnings,
-            telemetry: crate::config::TelemetryConfig::default(),
+            telemetry: crate::config::UserTelemetry::None,
         }
     }
 }

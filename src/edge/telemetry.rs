@@ -31,7 +31,7 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// `OTEL_*` variables that count for it (`edge::settings::otel_env`).
 pub fn resolved(settings: &Settings, origin: wire::Origin) -> wire::Resolved {
     wire::resolve(
-        &settings.telemetry,
+        &settings.telemetry.config(),
         &crate::edge::settings::otel_env(origin),
         origin,
     )
@@ -403,32 +403,32 @@ fn error_code(err: &ureq::Error, https: bool) -> String {
     .to_owned()
 }
 
-/// The hook's part, after its output and analytics line: when telemetry is on (from the user's
-/// `config.yaml` only: [`wire::Origin::Hook`]) and the stamp is older than the interval, renew
-/// the stamp and start a detached flush. Costs a `stat` on every other run.
+/// How long the hook leaves a `telemetry:` section that turned out off before it reads it again.
+const OFF_RECHECK: Duration = Duration::from_secs(300);
+
+/// The hook's part, after its output and analytics line. On every run: whether the user's
+/// `config.yaml` has a `telemetry:` section (kept as text, unparsed) and the time of the stamp
+/// `telemetry.due`, which is the time the next flush is due. Only when that time has come: the
+/// section parsed and resolved ([`wire::Origin::Hook`]: the config file alone), the stamp moved
+/// one interval ahead, and a detached flush started when the export is on.
 pub fn start_detached_if_due(settings: &Settings, now: std::time::SystemTime) {
-    if settings.telemetry == crate::config::TelemetryConfig::default() {
+    if !settings.telemetry.is_present() || settings.analytics_file.is_none() {
         return;
     }
     let Some(state_dir) = &settings.state_dir else {
         return;
     };
-    if settings.analytics_file.is_none() {
-        return;
-    }
-    let Some(telemetry) = resolved(settings, wire::Origin::Hook).telemetry else {
-        return;
-    };
     let stamp = Place::user(stamp_path(state_dir));
     if let Ok(meta) = stamp.metadata()
-        && let Some(at) = meta.modified
-        && now
-            .duration_since(at)
-            .is_ok_and(|age| age < telemetry.interval)
+        && meta.modified.is_some_and(|due| due > now)
     {
         return;
     }
-    if stamp.write_atomic(b"", caps::STATE).is_err() {
+    let Some(telemetry) = resolved(settings, wire::Origin::Hook).telemetry else {
+        let _ = stamp.write_stamp(now + OFF_RECHECK);
+        return;
+    };
+    if stamp.write_stamp(now + telemetry.interval).is_err() {
         return;
     }
     let _ = spawn_detached(state_dir);
@@ -461,77 +461,8 @@ fn spawn_detached(state_dir: &Path) -> std::io::Result<()> {
     command.spawn().map(drop)
 }
 
-/// The interval's remainder before the hook starts the next flush, for `status`.
-pub fn next_due(settings: &Settings, interval: Duration) -> Option<DateTime<Utc>> {
+/// When the hook starts its next flush (the stamp's time), for `status`.
+pub fn next_due(settings: &Settings) -> Option<DateTime<Utc>> {
     let stamp = Place::user(stamp_path(settings.state_dir.as_ref()?));
-    let at = stamp.metadata().ok()?.modified?;
-    Some(DateTime::<Utc>::from(at + interval))
-}
-
-#[cfg(test)]
-mod tests {
-    // Tests write their logs directly.
-    #![allow(clippy::disallowed_methods)]
-    use super::*;
-
-    fn far() -> Instant {
-        Instant::now() + Duration::from_secs(60)
-    }
-
-    /// The bound drops whole lines: every line that starts before the cut (the one the cut falls
-    /// in too), counted; generated over every start and cut of a small log.
-    #[test]
-    fn the_bound_drops_whole_lines_and_counts_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log.jsonl");
-        let lines = ["a", "bb", "", "cccc", "ddddddd", "e"];
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&path, &text).unwrap();
-        let starts: Vec<u64> = lines
-            .iter()
-            .scan(0u64, |at, l| {
-                let s = *at;
-                *at += l.len() as u64 + 1;
-                Some(s)
-            })
-            .collect();
-        let len = text.len() as u64;
-        for from in starts.iter().copied() {
-            for cut in from + 1..=len {
-                let d = drop_over_bound(&Place::user(&path), from, cut, far()).unwrap();
-                // The first line start at or after the cut; the lines starting in [from, cut).
-                let want = starts.iter().copied().find(|s| *s >= cut).unwrap_or(len);
-                let want_lines = starts.iter().filter(|s| **s >= from && **s < cut).count();
-                assert_eq!(d.start, want, "from {from} cut {cut}");
-                assert_eq!(d.lines, want_lines as u64, "from {from} cut {cut}");
-            }
-        }
-    }
-
-    /// A 1 GiB backlog (sparse: no line break in its first gigabyte) is dropped chunk by chunk:
-    /// the start is the first line after the cut, whatever lies before it.
-    #[test]
-    fn a_gigabyte_of_backlog_is_dropped_a_chunk_at_a_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log.jsonl");
-        let file = std::fs::File::create(&path).unwrap();
-        let gib = 1024 * 1024 * 1024u64;
-        file.set_len(gib).unwrap();
-        drop(file);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut f, b"tail-of-zeros\nkept-1\nkept-2\n").unwrap();
-        let len = gib + 28;
-        // Inside `kept-1` (gib+14 .. gib+21).
-        let cut = len - 10;
-        let d = drop_over_bound(&Place::user(&path), 0, cut, far()).unwrap();
-        assert_eq!(d.start, gib + 21);
-        // The gigabyte and its tail are one line, then `kept-1`, which the cut falls in.
-        assert_eq!(d.lines, 2);
-        // Past the deadline the bytes go all the same, counted as far as it got.
-        let d = drop_over_bound(&Place::user(&path), 0, cut, Instant::now()).unwrap();
-        assert_eq!((d.start, d.lines), (gib + 21, 1));
-    }
+    Some(DateTime::<Utc>::from(stamp.metadata().ok()?.modified?))
 }

@@ -1028,7 +1028,10 @@ mod tests {
     }
 
     fn config(yaml: &str) -> TelemetryConfig {
-        crate::config::UserConfig::parse(yaml).unwrap().telemetry
+        crate::config::UserConfig::parse(yaml)
+            .unwrap()
+            .telemetry
+            .config()
     }
 
     fn urls(r: &Resolved) -> (Option<String>, Option<String>) {

@@ -83,9 +83,12 @@ fn with_no_collector_the_flush_fails_and_the_cursor_stays() {
     home.config(&format!(
         "telemetry:\n  endpoint: http://127.0.0.1:{port}\n  interval_seconds: 86400\n  timeout_ms: 2000\n"
     ));
-    // The stamp is fresh: the hook starts no flush of its own.
+    // The stamp's time (when the next flush is due) is an hour ahead: the hook starts none.
     fs::create_dir_all(home.stamp().parent().unwrap()).unwrap();
-    fs::write(home.stamp(), b"").unwrap();
+    fs::File::create(home.stamp())
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() + Duration::from_secs(3600))
+        .unwrap();
     for _ in 0..3 {
         home.hook(home.sandbox());
     }
@@ -232,11 +235,22 @@ fn a_repository_environment_neither_starts_nor_redirects_the_export() {
             "{var}"
         );
     }
-    // OTEL_SDK_DISABLED can only turn it off.
+    // OTEL_SDK_DISABLED can only turn it off: the hook reads the section, finds the export off
+    // and looks again in five minutes (not in an interval, and starts no flush).
     let home = Home::new();
-    home.config("telemetry:\n  endpoint: http://127.0.0.1:9\n");
+    home.config("telemetry:\n  endpoint: http://127.0.0.1:9\n  interval_seconds: 3600\n");
+    let before = std::time::SystemTime::now();
     home.hook(home.sandbox().env("OTEL_SDK_DISABLED", "true"));
-    assert!(!home.stamp().exists());
+    let ahead = fs::metadata(home.stamp())
+        .unwrap()
+        .modified()
+        .unwrap()
+        .duration_since(before)
+        .unwrap();
+    assert!(
+        ahead >= Duration::from_secs(290) && ahead <= Duration::from_secs(310),
+        "{ahead:?}"
+    );
 }
 
 /// The hook starts a detached flush when the stamp is older than the interval, renews the stamp,
@@ -248,8 +262,15 @@ fn the_hook_starts_a_detached_flush_at_most_once_per_interval() {
         "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 3600\n  timeout_ms: 1000\n",
         closed_port()
     ));
+    let before = std::time::SystemTime::now();
     home.hook(home.sandbox());
     let stamped = fs::metadata(home.stamp()).unwrap().modified().unwrap();
+    // The stamp holds when the next flush is due: one interval ahead.
+    let ahead = stamped.duration_since(before).unwrap();
+    assert!(
+        ahead >= Duration::from_secs(3590) && ahead <= Duration::from_secs(3610),
+        "{ahead:?}"
+    );
     // The detached flush runs on its own: its record appears without anybody waiting for it.
     let started = Instant::now();
     while !home.state().exists() && started.elapsed() < Duration::from_secs(20) {
@@ -267,16 +288,26 @@ fn the_hook_starts_a_detached_flush_at_most_once_per_interval() {
         stamped
     );
     assert_eq!(home.state_json()["lastAttempt"], attempt);
-    // With an interval of 0 every run starts one.
+    // With an interval of 0 every run starts one (a new interval counts from the next due time:
+    // here the stamp is moved back to now).
     home.config(&format!(
         "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 0\n  timeout_ms: 1000\n",
         closed_port()
     ));
-    home.hook(home.sandbox());
-    assert_ne!(
-        fs::metadata(home.stamp()).unwrap().modified().unwrap(),
-        stamped
-    );
+    fs::File::options()
+        .write(true)
+        .open(home.stamp())
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    let mut last = fs::metadata(home.stamp()).unwrap().modified().unwrap();
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(20));
+        home.hook(home.sandbox());
+        let now = fs::metadata(home.stamp()).unwrap().modified().unwrap();
+        assert!(now > last, "{now:?} {last:?}");
+        last = now;
+    }
 }
 
 /// `doctor` posts a test request to each endpoint and says why one was not accepted, names the

@@ -558,6 +558,19 @@ impl Place {
         lines_from(path, from, max_line, each)
     }
 
+    /// An empty stamp (written as [`Place::write_atomic`] writes) whose modification time is
+    /// `at`, which may be in the future (a time before which something is not due); the user's
+    /// folders only.
+    pub fn write_stamp(&self, at: std::time::SystemTime) -> io::Result<()> {
+        let path = self.user_path()?;
+        write_atomic(path, b"", caps::STATE)?;
+        let file = platform::nofollow_flags(OpenOptions::new().write(true))
+            .open(path)
+            .map_err(|e| platform::nofollow_error(e, path))?;
+        platform::refuse_link_on_handle(&file, path)?;
+        file.set_modified(at)
+    }
+
     /// Runs `f` holding the exclusive lock file `<self>.lock` if nobody else holds it: `None`
     /// at once when another process does (never waits); the user's folders only.
     pub fn try_locked<T>(&self, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
