@@ -101,7 +101,14 @@ fn flush(
         Err(NotFlushed::Busy) => {
             writeln!(
                 stdout,
-                "telemetry flush: another flush is running; it sends what is unsent"
+                "telemetry flush: another flush held the lock past this one's deadline; what is unsent waits for the next flush"
+            )?;
+            Ok(super::Verdict::Fail)
+        }
+        Err(NotFlushed::Queued) => {
+            writeln!(
+                stdout,
+                "telemetry flush: another flush is running and one is waiting; the waiting one sends what is unsent"
             )?;
             Ok(super::Verdict::Pass)
         }
@@ -136,6 +143,8 @@ pub struct Report {
     pub last_success: Option<String>,
     pub last_attempt: Option<String>,
     pub last_error: Option<String>,
+    /// When the hook starts its next flush (after its next run from then on).
+    pub next_flush: Option<String>,
     pub behind_bytes: Option<u64>,
     pub sent_records: u64,
     pub dropped_lines: u64,
@@ -159,6 +168,7 @@ pub fn report(settings: &Settings) -> Report {
         last_success: ts(state.last_success),
         last_attempt: ts(state.last_attempt),
         last_error: state.last_error,
+        next_flush: ts(telemetry::next_due(settings)).filter(|_| t.is_some()),
         behind_bytes: telemetry::behind(settings),
         sent_records: state.sent_records,
         dropped_lines: state.dropped_lines,

@@ -9,7 +9,8 @@
 //!   `git gc --auto` detaches; it never waits for it.
 //! - **At least once, never twice.** The cursor (the log's identity and an offset) moves only
 //!   after a batch was accepted, so a failed or interrupted flush sends that batch again next
-//!   time; a flush holds `telemetry.json.lock` and a second one exits at once.
+//!   time; a flush holds `telemetry.json.lock` and reads to the end of the log as it grows, and a
+//!   second one waits for the lock (within its deadline) and then sends what is left.
 //! - **Bounded.** A deadline for the whole flush; at most `spool_max` bytes of unsent backlog,
 //!   older lines dropped and counted in a record of their own; a line held at most
 //!   [`MAX_LINE`] bytes; a request at most [`BATCH_LINES`] lines.
@@ -89,8 +90,10 @@ pub struct Flushed {
 /// Why nothing was flushed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotFlushed {
-    /// Another flush holds the lock.
+    /// Another flush held the lock past this one's deadline.
     Busy,
+    /// Another flush is waiting for the lock already; it sends what this one would.
+    Queued,
     /// Analytics are off or no home is known: nothing is spooled.
     NoSpool,
     /// No state folder is known.
@@ -132,8 +135,24 @@ pub fn flush(
     let log = settings.analytics_file.clone().ok_or(NotFlushed::NoSpool)?;
     let state_dir = settings.state_dir.clone().ok_or(NotFlushed::NoState)?;
     let place = Place::user(state_path(&state_dir));
+    // At most one flush runs and one waits: a flush started while another runs waits for it and
+    // then sends what it left (nothing is stranded); a third finds a flush waiting already,
+    // which will send its lines too, and ends at once. The waiter's place is given up as soon as
+    // it holds the flush lock. One deadline for the whole flush, the wait included; the lock
+    // keeps any line from being sent twice.
+    let Some(waiting) = Place::user(state_dir.join("sophia-hook/telemetry.wait"))
+        .try_lock()
+        .map_err(|e| NotFlushed::Io(e.kind().to_string()))?
+    else {
+        return Err(NotFlushed::Queued);
+    };
+    let deadline = Instant::now() + telemetry.deadline;
+    let mut waiting = Some(waiting);
     let outcome = place
-        .try_locked(|| flush_locked(&place, &log, telemetry, now))
+        .locked_within(telemetry.deadline, || {
+            drop(waiting.take());
+            flush_locked(&place, &log, telemetry, now, deadline)
+        })
         .map_err(|e| NotFlushed::Io(e.kind().to_string()))?;
     outcome.unwrap_or(Err(NotFlushed::Busy))
 }
@@ -143,9 +162,8 @@ fn flush_locked(
     log: &Path,
     telemetry: &Telemetry,
     now: DateTime<Utc>,
+    deadline: Instant,
 ) -> Result<Flushed, NotFlushed> {
-    let started = Instant::now();
-    let deadline = started + telemetry.deadline;
     let mut state: State = place.read_json_or_default();
     state.last_attempt = Some(now);
     let mut out = Flushed {
@@ -227,9 +245,8 @@ fn flush_locked(
                 state.offset = read.end;
                 from = read.end;
                 save(place, &state)?;
-                if read.end >= meta.len || lines == 0 {
-                    break;
-                }
+                // On to the end as it is now: lines appended meanwhile are sent before the lock
+                // is released, and an empty read ends the loop.
             }
             Err(code) => {
                 out.error = Some(code);
@@ -237,7 +254,8 @@ fn flush_locked(
             }
         }
     }
-    out.behind = meta.len.saturating_sub(state.offset);
+    let len = spool.metadata().map_or(meta.len, |m| m.len);
+    out.behind = len.saturating_sub(state.offset);
     match &out.error {
         None => {
             state.last_success = Some(now);

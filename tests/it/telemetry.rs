@@ -125,12 +125,13 @@ fn with_no_collector_the_flush_fails_and_the_cursor_stays() {
     );
 }
 
-/// A flush while another holds the lock sends nothing and says so (exit 0: the other sends).
+/// A flush while another holds the lock waits for it, within its deadline, and sends nothing
+/// meanwhile; past the deadline it says so and exits 1 (the holder sends what is unsent).
 #[test]
-fn a_second_flush_waits_for_nobody_and_sends_nothing() {
+fn a_second_flush_waits_for_the_first_within_its_deadline() {
     let home = Home::new();
     home.config(&format!(
-        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 86400\n",
+        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 86400\n  timeout_ms: 1000\n",
         closed_port()
     ));
     fs::write(home.log(), b"").unwrap();
@@ -144,15 +145,37 @@ fn a_second_flush_waits_for_nobody_and_sends_nothing() {
     lock.lock().unwrap();
     let started = Instant::now();
     let flush = home.sandbox().run(&["telemetry", "flush"], b"");
-    assert_eq!(flush.code, 0, "{}", flush.stderr);
+    let waited = started.elapsed();
+    assert_eq!(flush.code, 1, "{}", flush.stderr);
     assert!(
-        flush.stdout.contains("another flush is running"),
+        flush.stdout.contains("another flush held the lock"),
         "{}",
         flush.stdout
     );
-    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
     assert!(!home.state().exists());
+    // A flush waiting already (its place held): this one ends at once, saying the waiting one
+    // sends what is unsent.
+    let waiter = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(home.root.join("state/sophia-hook/telemetry.wait.lock"))
+        .unwrap();
+    waiter.lock().unwrap();
+    let started = Instant::now();
+    let flush = home.sandbox().run(&["telemetry", "flush"], b"");
+    assert_eq!(flush.code, 0, "{}", flush.stderr);
+    assert!(flush.stdout.contains("one is waiting"), "{}", flush.stdout);
+    assert!(started.elapsed() < Duration::from_millis(900));
+    drop(waiter);
+    // Released: the same flush goes through (the collector is still absent: exit 1, connect).
     drop(lock);
+    let flush = home.sandbox().run(&["telemetry", "flush"], b"");
+    assert!(flush.stdout.contains("nothing left"), "{}", flush.stdout);
 }
 
 /// Telemetry off: `flush` says how to turn it on and fails; the hook starts nothing.

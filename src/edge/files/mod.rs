@@ -571,12 +571,33 @@ impl Place {
         file.set_modified(at)
     }
 
-    /// Runs `f` holding the exclusive lock file `<self>.lock` if nobody else holds it: `None`
-    /// at once when another process does (never waits); the user's folders only.
-    pub fn try_locked<T>(&self, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
+    /// The exclusive lock file `<self>.lock` taken if nobody holds it, without waiting: held
+    /// until the guard is dropped; `None` when another process holds it; the user's folders only.
+    pub fn try_lock(&self) -> io::Result<Option<LockGuard>> {
         let mut lock = self.user_path()?.as_os_str().to_os_string();
         lock.push(".lock");
-        try_with_lock(Path::new(&lock), f)
+        let file = open_lock(Path::new(&lock))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(LockGuard { _file: file })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// Runs `f` holding the exclusive lock file `<self>.lock`, waiting at most `wait` for another
+    /// holder ([`with_lock`]): `None` when the wait ran out; the user's folders only.
+    pub fn locked_within<T>(
+        &self,
+        wait: std::time::Duration,
+        f: impl FnOnce() -> T,
+    ) -> io::Result<Option<T>> {
+        let mut lock = self.user_path()?.as_os_str().to_os_string();
+        lock.push(".lock");
+        match with_lock(Path::new(&lock), wait, f) {
+            Ok(out) => Ok(Some(out)),
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// A best-effort JSON state file ([`read_json_or_default`]).
@@ -1175,6 +1196,13 @@ fn with_lock<T>(lock: &Path, wait: std::time::Duration, f: impl FnOnce() -> T) -
     Ok(out)
 }
 
+/// A lock held until dropped ([`Place::try_lock`]); closing the file releases it, so a killed
+/// holder never leaves it stuck.
+#[derive(Debug)]
+pub struct LockGuard {
+    _file: File,
+}
+
 /// The lock file `lock` opened as [`with_lock`] opens it (private, never through a link, a
 /// regular file).
 fn open_lock(lock: &Path) -> io::Result<File> {
@@ -1192,19 +1220,6 @@ fn open_lock(lock: &Path) -> io::Result<File> {
         return Err(not_regular(lock));
     }
     Ok(file)
-}
-
-/// [`with_lock`] without the wait: `Ok(None)` at once when another process holds the lock.
-fn try_with_lock<T>(lock: &Path, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
-    let file = open_lock(lock)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => return Ok(None),
-        Err(fs::TryLockError::Error(e)) => return Err(e),
-    }
-    let out = f();
-    drop(file);
-    Ok(Some(out))
 }
 
 /// Read-modify-write of a JSON state file under its lock (`<path>.lock`), so concurrent sessions
@@ -1490,17 +1505,35 @@ mod tests {
         assert_eq!(r.end, 4);
     }
 
-    /// A lock another holder has is not waited for; a free one is taken.
+    /// A lock another holder has is waited for at most the given time; a free one is taken.
     #[test]
-    fn try_locked_never_waits() {
+    fn locked_within_waits_no_longer_than_asked() {
         let dir = tempfile::tempdir().unwrap();
         let place = Place::user(dir.path().join("state.json"));
+        let started = std::time::Instant::now();
         let inner = place
-            .try_locked(|| place.try_locked(|| ()).unwrap())
+            .locked_within(std::time::Duration::from_secs(5), || {
+                place
+                    .locked_within(std::time::Duration::from_millis(100), || ())
+                    .unwrap()
+            })
             .unwrap();
-        // Held by the outer call: the inner one returns None (flock is per open file).
+        // Held by the outer call: the inner one gives up (flock is per open file).
         assert_eq!(inner, Some(None));
-        assert_eq!(place.try_locked(|| 7).unwrap(), Some(7));
+        assert!(started.elapsed() < std::time::Duration::from_secs(4));
+        assert_eq!(
+            place
+                .locked_within(std::time::Duration::from_secs(2), || 7)
+                .unwrap(),
+            Some(7)
+        );
+        // Without waiting: taken when free, refused while held, free again once dropped.
+        let other = Place::user(dir.path().join("wait"));
+        let guard = other.try_lock().unwrap();
+        assert!(guard.is_some());
+        assert!(other.try_lock().unwrap().is_none());
+        drop(guard);
+        assert!(other.try_lock().unwrap().is_some());
     }
 
     /// Caps × writer/reader pairs (issue 29): every kind's cap binds each writer as it binds the
