@@ -210,6 +210,10 @@ fn flush_locked(
     }
     let observed = unix_nanos(now);
     loop {
+        if Instant::now() >= deadline {
+            out.error = Some("deadline".into());
+            break;
+        }
         let mut batch = Batch::default();
         // The first batch carries the record of what was dropped.
         let first = out.records == 0 && out.lines == 0;
@@ -228,10 +232,15 @@ fn flush_locked(
             .map_err(|e| NotFlushed::Io(e.to_string()))?;
         let lines = batch.lines as u64 + read.too_long;
         if batch.is_empty() {
-            // Nothing to send (the end, or only lines that were not ours): past them.
+            // Nothing to send: the end, or a batch of lines that were not ours, which are past
+            // (and the lines after them next).
             state.offset = read.end;
+            from = read.end;
             out.lines += lines;
-            break;
+            if batch.lines < BATCH_LINES {
+                break;
+            }
+            continue;
         }
         match send(&batch, telemetry, deadline) {
             Ok(points) => {

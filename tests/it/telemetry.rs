@@ -406,3 +406,33 @@ fn doctor_checks_the_endpoint_and_the_spool() {
     let doctor = home.sandbox().run(&["doctor"], b"");
     assert!(!doctor.stdout.contains("telemetry"), "{}", doctor.stdout);
 }
+
+/// A batch of lines that are not ours (2,000, the batch's size) is passed over and the flush goes
+/// on to the lines after it, rather than stopping as if the log had ended.
+#[test]
+fn lines_not_ours_are_passed_over_and_the_flush_goes_on() {
+    let home = Home::new();
+    home.config(&format!(
+        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 86400\n  timeout_ms: 1000\n",
+        closed_port()
+    ));
+    let foreign: String = (0..2000)
+        .map(|i| format!("{{\"level\":\"info\",\"n\":{i}}}\n"))
+        .collect();
+    fs::write(home.log(), &foreign).unwrap();
+    let run = r#"{"ts":"2026-12-07T10:00:00.000Z","event":"UserPromptSubmit","host":"codex","outcome":"noop","detectedHotwords":[],"reasons":[],"subagentSource":null,"recommendedAgents":[],"agentReasonCodes":[],"carryForward":false,"skills":[],"planning":false,"durationUs":1}"#;
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(home.log())
+        .unwrap();
+    std::io::Write::write_all(&mut f, format!("{run}\n").as_bytes()).unwrap();
+    let flush = home.sandbox().run(&["telemetry", "flush"], b"");
+    // The run line was tried (no collector): exit 1, the cursor past the foreign lines only.
+    assert_eq!(flush.code, 1, "{}", flush.stdout);
+    assert!(
+        flush.stdout.contains("stopped (connect)"),
+        "{}",
+        flush.stdout
+    );
+    assert_eq!(home.state_json()["offset"], foreign.len());
+}
