@@ -472,12 +472,17 @@ fn checked_url(value: &str, from: &str, warnings: &mut Vec<String>) -> Option<St
             }
         }
     };
+    accepted(why, from, warnings, value.to_owned())
+}
+
+/// `value` when there is no reason to refuse it; else `None`, the refusal said in `warnings`.
+fn accepted<T>(why: Option<&str>, from: &str, warnings: &mut Vec<String>, value: T) -> Option<T> {
     match why {
         Some(why) => {
             warnings.push(format!("telemetry-ignored:{from}:{why}"));
             None
         }
-        None => Some(value.to_owned()),
+        None => Some(value),
     }
 }
 
@@ -496,13 +501,7 @@ fn certificate(value: &str, from: &str, warnings: &mut Vec<String>) -> Option<st
     } else {
         None
     };
-    match why {
-        Some(why) => {
-            warnings.push(format!("telemetry-ignored:{from}:{why}"));
-            None
-        }
-        None => Some(path.to_path_buf()),
-    }
+    accepted(why, from, warnings, path.to_path_buf())
 }
 
 fn protocol(value: &str, from: &str, warnings: &mut Vec<String>) -> Option<Protocol> {

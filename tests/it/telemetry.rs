@@ -26,6 +26,14 @@ impl Home {
         Home { _dir: dir, root }
     }
 
+    /// Telemetry on, to a port where nothing listens.
+    fn closed_collector(&self, interval_seconds: u64, timeout_ms: u64) {
+        self.config(&format!(
+            "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: {interval_seconds}\n  timeout_ms: {timeout_ms}\n",
+            closed_port()
+        ));
+    }
+
     fn config(&self, yaml: &str) {
         fs::write(self.root.join("config/sophia-hook/config.yaml"), yaml).unwrap();
     }
@@ -66,6 +74,21 @@ impl Home {
     fn state_json(&self) -> Value {
         serde_json::from_slice(&fs::read(self.state()).unwrap()).unwrap()
     }
+}
+
+/// The lock file `name` under the state folder, held (as another flush would hold it) until
+/// the file is dropped.
+fn hold(home: &Home, name: &str) -> fs::File {
+    let path = home.root.join("state/sophia-hook").join(name);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .unwrap();
+    file.lock().unwrap();
+    file
 }
 
 /// A port on 127.0.0.1 where nothing listens (bound, then closed).
@@ -130,19 +153,9 @@ fn with_no_collector_the_flush_fails_and_the_cursor_stays() {
 #[test]
 fn a_second_flush_waits_for_the_first_within_its_deadline() {
     let home = Home::new();
-    home.config(&format!(
-        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 86400\n  timeout_ms: 1000\n",
-        closed_port()
-    ));
+    home.closed_collector(86400, 1000);
     fs::write(home.log(), b"").unwrap();
-    fs::create_dir_all(home.state().parent().unwrap()).unwrap();
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(home.root.join("state/sophia-hook/telemetry.json.lock"))
-        .unwrap();
-    lock.lock().unwrap();
+    let lock = hold(&home, "telemetry.json.lock");
     let started = Instant::now();
     let flush = home.sandbox().run(&["telemetry", "flush"], b"");
     let waited = started.elapsed();
@@ -159,13 +172,7 @@ fn a_second_flush_waits_for_the_first_within_its_deadline() {
     assert!(!home.state().exists());
     // A flush waiting already (its place held): this one ends at once, saying the waiting one
     // sends what is unsent.
-    let waiter = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(home.root.join("state/sophia-hook/telemetry.wait.lock"))
-        .unwrap();
-    waiter.lock().unwrap();
+    let waiter = hold(&home, "telemetry.wait.lock");
     let started = Instant::now();
     let flush = home.sandbox().run(&["telemetry", "flush"], b"");
     assert_eq!(flush.code, 0, "{}", flush.stderr);
@@ -281,10 +288,7 @@ fn a_repository_environment_neither_starts_nor_redirects_the_export() {
 #[test]
 fn the_hook_starts_a_detached_flush_at_most_once_per_interval() {
     let home = Home::new();
-    home.config(&format!(
-        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 3600\n  timeout_ms: 1000\n",
-        closed_port()
-    ));
+    home.closed_collector(3600, 1000);
     let before = std::time::SystemTime::now();
     home.hook(home.sandbox());
     let stamped = fs::metadata(home.stamp()).unwrap().modified().unwrap();
@@ -313,10 +317,7 @@ fn the_hook_starts_a_detached_flush_at_most_once_per_interval() {
     assert_eq!(home.state_json()["lastAttempt"], attempt);
     // With an interval of 0 every run starts one (a new interval counts from the next due time:
     // here the stamp is moved back to now).
-    home.config(&format!(
-        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 0\n  timeout_ms: 1000\n",
-        closed_port()
-    ));
+    home.closed_collector(0, 1000);
     fs::File::options()
         .write(true)
         .open(home.stamp())
@@ -412,10 +413,7 @@ fn doctor_checks_the_endpoint_and_the_spool() {
 #[test]
 fn lines_not_ours_are_passed_over_and_the_flush_goes_on() {
     let home = Home::new();
-    home.config(&format!(
-        "telemetry:\n  endpoint: http://127.0.0.1:{}\n  interval_seconds: 86400\n  timeout_ms: 1000\n",
-        closed_port()
-    ));
+    home.closed_collector(86400, 1000);
     let foreign: String = (0..2000)
         .map(|i| format!("{{\"level\":\"info\",\"n\":{i}}}\n"))
         .collect();

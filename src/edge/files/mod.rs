@@ -1308,53 +1308,23 @@ pub struct LinesRead {
 /// Streams a regular file line by line (`\n`-separated, the newline removed) for logs of any
 /// size, holding at most `max_line` bytes of a line in memory: a longer line is skipped and
 /// counted. Opened as [`read_bounded`] opens (`open_regular`: regular, checked before opening and
-/// on the opened non-blocking handle; a secret's name or a link to one refused), with no cap.
+/// on the opened non-blocking handle; a secret's name or a link to one refused), with no cap. A
+/// last line without its newline is handed over too (the whole file, as it is now).
 fn for_each_line(
     path: &Path,
     max_line: usize,
     mut each: impl FnMut(&[u8]),
 ) -> Result<LinesRead, ReadError> {
-    use std::io::{BufRead, BufReader};
-    // The one opener of a file to read: a secret's name, or a link to one, is refused; a log
-    // has no size cap (it is never held whole).
-    let (file, _) = open_regular(path, u64::MAX)?;
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let mut seen = LinesRead::default();
-    let mut line = Vec::with_capacity(1024);
-    loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(max_line as u64 + 1)
-            .read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(seen);
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        } else if line.len() > max_line {
-            // Over the cap: drop the rest of the line without keeping it.
-            seen.too_long += 1;
-            loop {
-                let buf = reader.fill_buf()?;
-                if buf.is_empty() {
-                    return Ok(seen);
-                }
-                match buf.iter().position(|b| *b == b'\n') {
-                    Some(i) => {
-                        reader.consume(i + 1);
-                        break;
-                    }
-                    None => {
-                        let len = buf.len();
-                        reader.consume(len);
-                    }
-                }
-            }
-            continue;
-        }
-        seen.lines += 1;
-        each(&line);
-    }
+    let mut lines = 0;
+    let read = read_lines(path, 0, max_line, true, |line| {
+        lines += 1;
+        each(line.bytes);
+        Take::Continue
+    })?;
+    Ok(LinesRead {
+        lines,
+        too_long: read.too_long,
+    })
 }
 
 /// What [`lines_from`]'s callback does with a line: takes it and goes on, takes it and stops, or
@@ -1393,6 +1363,19 @@ fn lines_from(
     path: &Path,
     from: u64,
     max_line: usize,
+    each: impl FnMut(Line<'_>) -> Take,
+) -> Result<LinesFrom, ReadError> {
+    read_lines(path, from, max_line, false, each)
+}
+
+/// The one line reader of [`for_each_line`] and [`lines_from`]: from byte `from`, at most
+/// `max_line` bytes of a line held, a longer one skipped and counted; a last line without its
+/// newline is handed over (and an over-long one counted) only when `unterminated` says so.
+fn read_lines(
+    path: &Path,
+    from: u64,
+    max_line: usize,
+    unterminated: bool,
     mut each: impl FnMut(Line<'_>) -> Take,
 ) -> Result<LinesFrom, ReadError> {
     use std::io::{BufRead, BufReader, Seek};
@@ -1423,7 +1406,11 @@ fn lines_from(
             loop {
                 let buf = reader.fill_buf()?;
                 if buf.is_empty() {
-                    // The over-long line has no end yet: it is not past.
+                    // The over-long line has no end yet: past it only for a whole-file read.
+                    if unterminated {
+                        out.too_long += 1;
+                        out.end = at;
+                    }
                     return Ok(out);
                 }
                 match buf.iter().position(|b| *b == b'\n') {
@@ -1442,7 +1429,7 @@ fn lines_from(
             out.too_long += 1;
             out.end = at;
             continue;
-        } else {
+        } else if !unterminated {
             // A last line without its newline: being written, left for the next read.
             return Ok(out);
         }
