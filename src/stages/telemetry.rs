@@ -491,7 +491,9 @@ fn certificate(value: &str, from: &str, warnings: &mut Vec<String>) -> Option<st
     let path = std::path::Path::new(value.trim());
     let why = if value.chars().any(char::is_control) {
         Some("control-character")
-    } else if !path.is_absolute() {
+    } else if !(path.is_absolute() || (cfg!(windows) && path.has_root())) {
+        // On Windows a rooted path without a drive (`\certs\ca.pem`) is the current
+        // drive's, as `edge::settings::checked_path` takes it: never the working folder's.
         Some("relative")
     } else if path
         .components()
