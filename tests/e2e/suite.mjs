@@ -208,8 +208,8 @@ function baseEnv(ws) {
   };
 }
 
-function makeWorkspace(root, host, scenario) {
-  const dir = path.join(root, `${host.name}-${scenario.name}`);
+function makeWorkspace(root, host, scenario, attempt = 0) {
+  const dir = path.join(root, `${host.name}-${scenario.name}${attempt ? `-rerun${attempt}` : ''}`);
   const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall, plugin: !!scenario.plugin };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
   // These homes have no Sophia MCP server, so by default the embedded skills would stay unnamed
@@ -311,10 +311,49 @@ function standardChecks(ctx) {
   return out;
 }
 
-async function runScenario(root, host, scenario) {
+/**
+ * The hook's own runs in a workspace that its deadline or time budget answered (analytics
+ * `degraded`): on a loaded machine a run can outlast the 150 ms budget and give the routing line
+ * alone, which is the product working as designed (docs/architecture.md, `edge::deadline`), not a
+ * protocol fault. Counted from the analytics log the hook writes under the workspace's HOME.
+ */
+function degradedRuns(ws) {
+  const file = path.join(ws.home, '.mcp-servers', 'analytics', 'sophia-hook.jsonl');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        return {};
+      }
+    })
+    .filter((e) => e.degraded)
+    .map((e) => `${e.event || 'hook'}: ${e.degraded} (${e.durationUs} us)`);
+}
+
+/**
+ * One scenario, run once; its checks are returned (recorded by the caller) with the hook runs its
+ * deadline answered.
+ */
+async function runScenario(root, host, scenario, attempt = 0) {
+  const out = [];
+  const record = (prefix, r) => out.push([prefix, r]);
   const prefix = `${host.name} ${scenario.name}`;
   const exe = process.env[`SOPHIA_E2E_BIN_${host.name.toUpperCase()}`];
-  const ws = makeWorkspace(root, host, scenario);
+  const ws = makeWorkspace(root, host, scenario, attempt);
+  try {
+    await runScenarioIn(ws, record, prefix, exe, host, scenario);
+  } finally {
+    out.degraded = degradedRuns(ws);
+  }
+  return out;
+}
+
+async function runScenarioIn(ws, record, prefix, exe, host, scenario) {
   const logFile = path.join(ws.root, 'requests.jsonl');
   const script = scenario.script && ((request, turn) => scenario.script(request, turn, host.name, ws));
   const mock = await startMock({ api: host.api, logFile, script });
@@ -424,7 +463,15 @@ async function main() {
       if (filters.length && !filters.some((f) => scenario.name.includes(f))) continue;
       const t = Date.now();
       try {
-        await runScenario(root, host, scenario);
+        let out = await runScenario(root, host, scenario);
+        // A failed check in a scenario where the hook's deadline answered a run is load, not
+        // protocol: the scenario runs once more in a fresh workspace and that run counts (said
+        // here, with the degraded runs). A failure with no degraded run counts at once.
+        if (out.some(([, r]) => !r.ok) && out.degraded.length) {
+          console.log(`     ${name} ${scenario.name}: a check failed where the hook's deadline answered (${out.degraded.join('; ')}); run once more`);
+          out = await runScenario(root, host, scenario, 1);
+        }
+        for (const [prefix, r] of out) record(prefix, r);
       } catch (e) {
         record(`${name} ${scenario.name}`, check('scenario ran', false, e.stack));
       }

@@ -159,14 +159,20 @@ export async function trustHooksInCodexTui({ exe, env, cwd, session, config, key
     tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '45', '-c', cwd, 'env', '-i', ...envArgs, exe);
     const review = await waitFor(() => /Hooks need review/.test((last = screen(session))), 30_000);
     if (!review) return { trusted: false, screen: last };
-    const option = /(\d)\.\s+Trust all and continue/.exec(last);
-    if (!option) return { trusted: false, screen: last };
-    tmux('send-keys', '-t', session, option[1]);
-    await sleep(300);
-    tmux('send-keys', '-t', session, 'Enter');
-    const trusted = !!(await waitFor(recorded, 15_000));
-    last = screen(session);
-    return { trusted, screen: last };
+    // The review can be painted before the TUI reads keys (seen once in CI, on a loaded machine:
+    // the choice was lost and nothing recorded). While the review is still on screen and nothing
+    // is recorded, the choice is given again, at most three times.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const option = /(\d)\.\s+Trust all and continue/.exec(last);
+      if (!option) return { trusted: false, screen: last };
+      tmux('send-keys', '-t', session, option[1]);
+      await sleep(300);
+      tmux('send-keys', '-t', session, 'Enter');
+      if (await waitFor(recorded, 10_000)) return { trusted: true, screen: screen(session) };
+      last = screen(session);
+      if (!/Hooks need review/.test(last)) break;
+    }
+    return { trusted: recorded(), screen: last };
   } finally {
     try {
       tmux('kill-session', '-t', session);
