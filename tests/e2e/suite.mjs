@@ -4,6 +4,8 @@
 // pinned hosts and builds the binary first, and passes:
 //
 //   SOPHIA_E2E_BINARY    the sophia-hook binary to register
+//   SOPHIA_E2E_PATH_DIR  the folder first on PATH when the hosts run (default: SOPHIA_E2E_BINARY's
+//                        folder, which `install` runs with either way)
 //   SOPHIA_E2E_BIN_<H>   the host executable for host H (CODEX, CLAUDE, GEMINI, COPILOT)
 //   SOPHIA_E2E_VERSION_<H>, SOPHIA_E2E_VERSIONS   its version and whether that is the pin or npm's
 //                        latest (`--latest`), for the report (default: the pin in lib/hosts.mjs)
@@ -375,6 +377,10 @@ async function runScenarioIn(ws, record, prefix, exe, host, scenario) {
       const step = { ...step0, dir };
       const before = readLog(logFile).length;
       const env = { ...ws.baseEnv, ...host.env(ws) };
+      // SOPHIA_E2E_PATH_DIR: the host runs with another folder first on PATH, a teammate's install
+      // (scripts/dist-check.sh: one way in installed and committed the entry, the host runs the
+      // other's `sophia-hook`).
+      if (process.env.SOPHIA_E2E_PATH_DIR) env.PATH = `${process.env.SOPHIA_E2E_PATH_DIR}${path.delimiter}${process.env.PATH}`;
       if (scenario.tui && !haveTmux()) {
         record(`${prefix}#${stepIndex + 1}`, check('tmux is installed (the TUI scenarios drive the hosts under tmux)', false, 'apt-get install tmux'));
         break;
