@@ -2,19 +2,23 @@
 # Installs the npm packages (.tgz) and wheels (.whl) found in a folder the way a user without Rust
 # would, with no network and no Rust on PATH, and runs what was installed. For CI.
 #
-# npm: every .tgz is checked for its layout (launcher: bin, no install scripts, one optional
-#   dependency per row of packaging/platforms.json, all at its version; platform package: os, cpu,
-#   libc of its row, the binary at bin/<name>, executable, nothing else). The platform packages
-#   this machine runs are then installed next to the launcher with
-#   `npm install -g --prefix P --offline`, the registry unreachable; then `sophia-hook --version`,
-#   a hook run (`!quick` → contextMode=light) and `install --host codex --scope user` in a fresh
-#   HOME, whose hooks.json must name the native binary inside @sophia-hook/…, never the .js
-#   launcher. The launcher alone must fail with its one-line message, run SOPHIA_HOOK_BINARY when
-#   set, and (Linux x64) fall back to the package of the other libc when that is the one installed.
+# npm: every .tgz is checked for its layout (launcher: bin/sophia-hook, launcher.js, the
+#   postinstall install.js and nothing else run at install, one optional dependency per row of
+#   packaging/platforms.json, all at its version; platform package: os, cpu of its row, the
+#   binary at bin/<name>, executable, nothing else). The platform packages this machine runs are
+#   then installed next to the launcher with `npm install -g --prefix P --offline`, the registry
+#   unreachable: the command on PATH must be the native binary (the postinstall put it in the
+#   launcher's place), then `sophia-hook --version`, a hook run (`!quick` → contextMode=light),
+#   `install --host codex --scope user` in a fresh HOME (hooks.json names the native binary), and
+#   the project-scope checks of packaging/project-checks.sh. With `--ignore-scripts` the launcher
+#   stays: it runs the binary, a project-scope install says to run `npm rebuild`, and after
+#   `npm rebuild` the command is native. The launcher alone must fail with its one-line message
+#   and run SOPHIA_HOOK_BINARY when set.
 # wheels: every .whl is checked for its tag (py3-none-<platform>) and layout (the binary in
 #   *.data/scripts/, the sophia_hook shim); those this Python can install go into a fresh venv with
-#   `pip install --no-index`, then the same runs through venv/bin/sophia-hook and
-#   `python -m sophia_hook`, and hooks.json must name venv/bin/sophia-hook.
+#   `pip install --no-index`, then the same runs through venv/bin/sophia-hook (native) and
+#   `python -m sophia_hook`, hooks.json must name venv/bin/sophia-hook, and the project-scope
+#   checks run with venv/bin on PATH.
 # Prints one `ok …` line per check, with the install time of each artifact; exits non-zero with a
 # `check-installs: …` message on the first failure.
 # Usage: packaging/check-installs.sh DIR
@@ -25,6 +29,8 @@ dir=$(cd "$1" && pwd)
 platforms=$here/platforms.json
 
 fail() { echo "check-installs: $*" >&2; exit 1; }
+# shellcheck source=packaging/project-checks.sh
+source "$here/project-checks.sh"
 command -v node >/dev/null 2>&1 || fail "node is not on PATH"
 command -v python3 >/dev/null 2>&1 || fail "python3 is not on PATH"
 
@@ -120,16 +126,17 @@ const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8"));
 const { platforms } = JSON.parse(fs.readFileSync(tableFile, "utf8"));
 const list = fs.readFileSync(listFile, "utf8").split("\n").filter(Boolean);
 const problems = [];
-if (!pkg.bin || pkg.bin["sophia-hook"] !== "bin/sophia-hook.js") problems.push(`bin is ${JSON.stringify(pkg.bin)}`);
-for (const s of ["preinstall", "install", "postinstall", "prepare"]) {
-  if (pkg.scripts && pkg.scripts[s]) problems.push(`has a ${s} script`);
+if (!pkg.bin || pkg.bin["sophia-hook"] !== "bin/sophia-hook") problems.push(`bin is ${JSON.stringify(pkg.bin)}`);
+// One script runs at install: the postinstall that puts the native binary on PATH.
+if (JSON.stringify(pkg.scripts) !== JSON.stringify({ postinstall: "node install.js" })) {
+  problems.push(`scripts ${JSON.stringify(pkg.scripts)}, expected {"postinstall":"node install.js"}`);
 }
 const want = Object.fromEntries(platforms.map((p) => [p.npm, pkg.version]));
 if (JSON.stringify(pkg.optionalDependencies) !== JSON.stringify(want)) {
   problems.push(`optionalDependencies ${JSON.stringify(pkg.optionalDependencies)}, expected ${JSON.stringify(want)}`);
 }
 if (pkg.dependencies && Object.keys(pkg.dependencies).length) problems.push("has dependencies");
-for (const f of ["package/bin/sophia-hook.js", "package/platforms.json"]) {
+for (const f of ["package/bin/sophia-hook", "package/launcher.js", "package/install.js", "package/platforms.json"]) {
   if (!list.includes(f)) problems.push(`no ${f}`);
 }
 if (problems.length) {
@@ -176,23 +183,13 @@ EOF
     checked=$((checked + 1))
     case $installable in
       no) echo "ok npm $npm_name: not installed here ($host_platform-$host_arch): layout only"; continue ;;
-      libc)
-        # npm refuses a package of the other libc (EBADPLATFORM); --force installs it anyway, to
-        # show the launcher falls back to the one that is there.
-        prefix=$work/npm-fallback-${npm_name##*/}
-        start=$(now_ms)
-        offline npm install -g --prefix "$prefix" --offline --force "$launcher" "$tgz" >"$work/npm.log" 2>&1 ||
-          fail "npm install --force of $npm_name failed: $(tail -n 20 "$work/npm.log")"
-        bin=$(cd "$prefix/lib/node_modules/$npm_name/bin" && pwd -P)/$exe
-        run_checks "npm $npm_name on a $host_libc node (other libc, --force; installed in $(seconds_since "$start"))" \
-          "$launcher_version" "$bin" "$prefix/bin/sophia-hook"
-        continue ;;
     esac
 
     # The offline install a user makes from the two files.
     prefix=$work/npm-${npm_name##*/}
     start=$(now_ms)
-    offline npm install -g --prefix "$prefix" --offline "$launcher" "$tgz" >"$work/npm.log" 2>&1 ||
+    # --foreground-scripts: the postinstall's word, when it leaves the launcher, is in the log.
+    offline npm install -g --prefix "$prefix" --offline --foreground-scripts "$launcher" "$tgz" >"$work/npm.log" 2>&1 ||
       fail "npm install -g --offline of $(basename "$launcher") $(basename "$tgz") failed: $(tail -n 20 "$work/npm.log")"
     took=$(seconds_since "$start")
     echo "ok npm install -g --offline $(basename "$launcher") $(basename "$tgz"): $took, $net"
@@ -205,8 +202,38 @@ EOF
     [[ ! -e $prefix/lib/node_modules/sophia-hook/node_modules ]] ||
       fail "npm nested packages under sophia-hook/node_modules: $(ls "$prefix/lib/node_modules/sophia-hook/node_modules")"
     bin=$(cd "$prefix/lib/node_modules/$npm_name/bin" && pwd -P)/$exe
-    run_checks "npm $npm_name through $prefix/bin/sophia-hook" "$launcher_version" "$bin" "$prefix/bin/sophia-hook"
+    native_command "npm $npm_name" "$prefix/bin" "$(grep -m 1 'sophia-hook postinstall:' "$work/npm.log")"
+    cmp -s "$(readlink -f "$prefix/bin/sophia-hook")" "$bin" ||
+      fail "npm $npm_name: the command on PATH is not the binary of $npm_name"
+    # The command on PATH is the binary itself: it registers its own path.
+    run_checks "npm $npm_name through $prefix/bin/sophia-hook" "$launcher_version" \
+      "$(readlink -f "$prefix/bin/sophia-hook")" "$prefix/bin/sophia-hook"
+    project_checks "npm $npm_name" "$prefix/bin" >/dev/null
+    echo "ok npm $npm_name: install --host gemini at project scope, the committed entries run, doctor clean"
     native=$bin
+    npm_native_prefix=$prefix
+
+    # Without the postinstall (--ignore-scripts, or a package manager that runs no scripts): the
+    # launcher stays on PATH and still runs the binary; a project-scope install refuses it and says
+    # how to put the binary there; `npm rebuild` does.
+    prefix=$work/npm-noscripts-${npm_name##*/}
+    offline npm install -g --prefix "$prefix" --offline --ignore-scripts "$launcher" "$tgz" >"$work/npm.log" 2>&1 ||
+      fail "npm install -g --ignore-scripts failed: $(tail -n 20 "$work/npm.log")"
+    [[ $(head -c 2 "$(readlink -f "$prefix/bin/sophia-hook")") == '#!' ]] ||
+      fail "npm --ignore-scripts: the command on PATH is not the launcher"
+    out=$(offline "$prefix/bin/sophia-hook" --version 2>&1) || fail "npm --ignore-scripts: the launcher failed: $out"
+    [[ $out == "sophia-hook $launcher_version" ]] || fail "npm --ignore-scripts: the launcher printed '$out'"
+    home=$(mktemp -d "$work/home.XXXX")
+    git -C "$home" init -q
+    if out=$(cd "$home" && HOME=$home PATH=$prefix/bin:$PATH offline sophia-hook install --host gemini 2>&1); then
+      fail "npm --ignore-scripts: a project-scope install accepted the node launcher on PATH: $out"
+    fi
+    [[ $out == *"npm rebuild -g sophia-hook"* ]] ||
+      fail "npm --ignore-scripts: the project-scope install did not say how to put the binary on PATH: $out"
+    offline npm rebuild -g --prefix "$prefix" --offline sophia-hook >"$work/npm.log" 2>&1 ||
+      fail "npm rebuild -g sophia-hook failed: $(tail -n 20 "$work/npm.log")"
+    native_command "npm --ignore-scripts, then npm rebuild -g sophia-hook" "$prefix/bin" >/dev/null
+    echo "ok npm --ignore-scripts: the launcher runs the binary; a project-scope install says npm rebuild; after it the command is native"
   done
 
   # The launcher alone: its message, and SOPHIA_HOOK_BINARY.
@@ -306,7 +333,10 @@ EOF
   echo "ok pip install --no-index $base: $(seconds_since "$start") (fresh venv), $net"
   [[ -x $venv/bin/sophia-hook ]] || fail "$base: pip installed no $venv/bin/sophia-hook"
   expect=$(cd "$venv/bin" && pwd -P)/sophia-hook
+  native_command "wheel $base" "$venv/bin"
   run_checks "wheel $base through venv/bin/sophia-hook" "$version" "$expect" "$venv/bin/sophia-hook"
+  project_checks "wheel $base" "$venv/bin" >/dev/null
+  echo "ok wheel $base: install --host gemini at project scope, the committed entries run, doctor clean"
   run_checks "wheel $base through python -m sophia_hook" "$version" "$expect" "$venv/bin/python" -m sophia_hook
   found=$("$venv/bin/python" -c 'import sophia_hook; print(sophia_hook.find_bin())')
   [[ $found -ef $venv/bin/sophia-hook ]] || fail "$base: sophia_hook.find_bin() is $found, not $venv/bin/sophia-hook"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check of scripts/dist-check.sh can fail: for each one, an artifact of target/dist/ is made
-# wrong in the way that check exists for (a corrupted download, a dynamic binary in the "static"
-# archive, a plugin holding another platform's binary, a wrong version, a binary that answers
+# wrong in the way that check exists for (a corrupted download, a dynamic or a position-independent
+# binary in the static archive, a plugin holding another platform's binary, a wrong version, a binary that answers
 # nothing, a launcher in front of the binary, a missing manifest), and dist-check.sh must exit
 # non-zero naming that check. Runs on the x86_64-unknown-linux-musl artifacts (they run here).
 # Called by .ci/run after dist-check.sh. Usage: scripts/dist-check-fails.sh [DIST_DIR].
@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 dist=$(cd "${1:-target/dist}" && pwd)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 musl=x86_64-unknown-linux-musl
-gnu=x86_64-unknown-linux-gnu
 archive=sophia-hook-$musl-v$version
 gemini=linux.x64.sophia-hook.tar.gz
 plugins=sophia-hook-plugins-$musl-v$version.tar.gz
@@ -69,30 +68,37 @@ resum
 flip "$work/m/$archive.tar.gz" 100
 expect_fail "SHA256SUMS does not match" "a corrupted archive"
 
-gnu_bin=$dist/bin/$gnu/sophia-hook
-if [[ -x $gnu_bin ]]; then
-  fresh
-  repack "$archive.tar.gz" "cp '$gnu_bin' $archive/sophia-hook"
-  resum
-  expect_fail "is not statically linked" "a glibc binary in the musl archive"
-
-  fresh
-  repack "$gemini" "cp '$gnu_bin' bin/sophia-hook"
-  resum
-  expect_fail "is not the $musl binary" "another platform's binary in the Gemini extension"
-fi
-
-# A binary linked against this machine's glibc (what a plain `cargo build` gives) in the glibc
-# archive, when that glibc is newer than 2.17.
+# A dynamic binary (what a plain `cargo build` gives: glibc's loader, position-independent) in the
+# static archive and in the Gemini extension; a static but position-independent one (static-pie,
+# relocated by its own start code at every start) in the archive.
 cargo_bin=$(readlink -f "${SOPHIA_CARGO_BIN:-target/release/sophia-hook}" || true)
-garchive=sophia-hook-$gnu-v$version
-if [[ -x $cargo_bin && -f $dist/$garchive.tar.gz ]] &&
-  objdump -T "$cargo_bin" | grep -qE 'GLIBC_2\.(1[89]|[2-9][0-9])'; then
+if [[ -x $cargo_bin ]]; then
   fresh
-  cp "$dist/$garchive.tar.gz" "$work/m/"
-  repack "$garchive.tar.gz" "cp '$cargo_bin' $garchive/sophia-hook"
+  repack "$archive.tar.gz" "cp '$cargo_bin' $archive/sophia-hook"
   resum
-  expect_fail "newer than the glibc 2.17 of manylinux2014" "a binary that needs a newer glibc"
+  expect_fail "is not static: it names a dynamic loader" "a dynamic glibc binary in the static archive"
+
+  fresh
+  repack "$gemini" "cp '$cargo_bin' bin/sophia-hook"
+  resum
+  expect_fail "is not the $musl binary" "another binary in the Gemini extension"
+fi
+# Static binaries that are not what ships, made from benches/floor.rs by rustup's rustc: a
+# static-pie one (relocated by its own start code) and a static non-PIE glibc one (its ifuncs'
+# IRELATIVE relocations applied at every start). The form is checked before the binary runs.
+if command -v rustc >/dev/null 2>&1 &&
+  rustc --edition 2021 -C opt-level=3 -C target-feature=+crt-static -o "$work/static-pie" benches/floor.rs 2>/dev/null &&
+  rustc --edition 2021 -C opt-level=3 -C target-feature=+crt-static -C relocation-model=static \
+    -o "$work/static-glibc" benches/floor.rs 2>/dev/null; then
+  fresh
+  repack "$archive.tar.gz" "cp '$work/static-pie' $archive/sophia-hook"
+  resum
+  expect_fail "is position-independent" "a static-pie binary in the archive"
+
+  fresh
+  repack "$archive.tar.gz" "cp '$work/static-glibc' $archive/sophia-hook"
+  resum
+  expect_fail "start-up relocations" "a static glibc binary with start-up relocations in the archive"
 fi
 
 fresh

@@ -16,17 +16,20 @@
 # and the bare binaries under target/dist/bin/<triple>/ (not release files).
 #
 # The targets are the rows of packaging/platforms.json; SOPHIA_DIST_TARGETS="triple …" builds a
-# subset (it must hold one that runs here, x86_64-unknown-linux-gnu or -musl: that binary writes
-# the plugin folders). Every binary is the release profile of Cargo.toml, symbols stripped.
+# subset (it must hold x86_64-unknown-linux-musl, the binary that runs here: it writes the plugin
+# folders). Every binary is the release profile of Cargo.toml, symbols stripped.
 #
-# How each target is built, from Debian and PyPI packages only (installed when missing):
-# - x86_64-unknown-linux-gnu: rustup's toolchain, linked by zig against glibc 2.17
-#   (manylinux2014), so the binary runs on any glibc Linux of the last decade;
-# - every other target: Debian's rustc-web/cargo-web 1.96 with its std source (rust-web-src) and
+# How each target is built, from Debian and PyPI packages only (installed when missing, and said
+# first: see "== dist: what this installs"):
+# - every target: Debian's rustc-web/cargo-web 1.96 with its std source (rust-web-src) and
 #   `-Zbuild-std` (RUSTC_BOOTSTRAP=1 for that compiler only, as scripts/windows-ci.sh does),
-#   linked by zig (musl, aarch64 glibc 2.17, macOS) or by mingw-w64 (Windows); for musl,
-#   `-C link-self-contained=no`: zig brings musl's start files and libc, which a std built from
-#   source does not have;
+#   linked by zig (Linux, macOS) or by mingw-w64 (Windows);
+# - Linux: musl, static and not position-independent (`-C relocation-model=static`): no dynamic
+#   loader and no start-up relocations, so the one binary runs on any Linux, glibc or musl, and
+#   starts at the static floor (docs/distribution.md, "Static on Linux"); `-C
+#   link-self-contained=no`: zig brings musl's start files and libc, which a std built from
+#   source does not have. Its wheel carries the manylinux and the musllinux tags
+#   (`wheel_tags` of packaging/platforms.json);
 # - maturin (PyPI) drives each build and writes the wheel; the archives and the npm packages take
 #   the same binary from its target folder, so every artifact of a platform holds one binary.
 # macOS binaries are built and checked as Mach-O of their architecture, never run here.
@@ -46,7 +49,7 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/n
 mapfile -t rows < <(python3 - <<'EOF'
 import json
 for p in json.load(open("packaging/platforms.json"))["platforms"]:
-    print(p["triple"], p["os"], p["binary"], p.get("asset", "-"), sep="\t")
+    print(p["triple"], p["os"], p["binary"], p.get("asset", "-"), ".".join(p.get("wheel_tags", [])) or "-", sep="\t")
 EOF
 )
 wanted=${SOPHIA_DIST_TARGETS:-}
@@ -57,16 +60,30 @@ for row in "${rows[@]}"; do
 done
 ((${#selected[@]})) || { echo "dist: no target of packaging/platforms.json selected" >&2; exit 1; }
 
-echo "== dist: tools"
+echo "== dist: what this installs"
+# Said before it is done (a CI machine runs this as root): Debian packages only when missing, the
+# PyPI tools into this clone's target/dist-tools/venv only.
 need=()
 [[ -x /usr/bin/cargo && -d /usr/lib/rustlib/src/rust/library ]] || need+=(rustc-web cargo-web rust-web-src)
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
 if ((${#need[@]})); then
-  echo "dist: installing ${need[*]} from Debian"
+  echo "dist: apt-get install ${need[*]} (Debian: the cross compiler and its std source, mingw-w64)"
+else
+  echo "dist: Debian packages: none needed (rustc-web, cargo-web, rust-web-src, gcc-mingw-w64-x86-64 are here)"
+fi
+pinned=$(grep -v '^#' packaging/dist-tools.txt)
+if [[ -x $tools/venv/bin/pip ]] && [[ -z $(comm -23 <(sort <<<"$pinned") <("$tools/venv/bin/pip" freeze --all 2>/dev/null | sort)) ]]; then
+  echo "dist: PyPI tools: $(tr '\n' ' ' <<<"$pinned")already in $tools/venv"
+  fresh_tools=0
+else
+  echo "dist: pip install into $tools/venv: $(tr '\n' ' ' <<<"$pinned")"
+  fresh_tools=1
+fi
+if ((${#need[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-if [[ ! -x $tools/venv/bin/maturin ]]; then
+if ((fresh_tools)); then
   python3 -m venv "$tools/venv"
   "$tools/venv/bin/pip" install --quiet --disable-pip-version-check -r packaging/dist-tools.txt
 fi
@@ -75,39 +92,44 @@ fi
 mkdir -p "$tools/debian"
 ln -sf /usr/bin/cargo "$tools/debian/cargo"
 ln -sf /usr/bin/rustc "$tools/debian/rustc"
-rustup_path=$tools/venv/bin:$PATH
 debian_path=$tools/debian:$tools/venv/bin:$PATH
 
 rm -rf "$dist"
 mkdir -p "$dist/bin"
 export CARGO_TERM_COLOR=never CARGO_PROFILE_RELEASE_STRIP=symbols
-export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no"
+export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no -C relocation-model=static"
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C link-self-contained=no -C relocation-model=static"
 
 # One target: maturin builds the binary and writes the wheel; the binary is then copied out of its
 # own target folder (one per target, so two builds can run at once).
-build_one() { # triple, os, binary file name
-  local triple=$1 exe=$3 start=$SECONDS
-  local -a args=(build --release --locked --strip --target "$triple" --out "$dist"
+build_one() { # triple, os, binary file name, wheel tags ("-": maturin's own)
+  local triple=$1 exe=$3 tags=$4 start=$SECONDS
+  local -a args=(build --release --locked --strip --target "$triple" --out "$build/wheels-$triple"
     --target-dir "$build/$triple")
+  rm -rf "$build/wheels-$triple"
   (
     cd packaging/python
     case $triple in
-      x86_64-unknown-linux-gnu)
-        PATH=$rustup_path maturin "${args[@]}" --zig --compatibility manylinux2014 ;;
       *-pc-windows-gnu)
         PATH=$debian_path RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
           maturin "${args[@]}" -Z build-std=std,panic_unwind ;;
-      *-linux-gnu)
-        PATH=$debian_path RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
-          maturin "${args[@]}" -Z build-std=std,panic_unwind --zig --compatibility manylinux2014 ;;
       *)
         PATH=$debian_path RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
           maturin "${args[@]}" -Z build-std=std,panic_unwind --zig ;;
     esac
   )
+  local wheel
+  wheel=$(echo "$build/wheels-$triple"/*.whl)
+  [[ -f $wheel ]] || { echo "dist: maturin wrote no wheel for $triple"; return 1; }
+  if [[ $tags != - ]]; then
+    # A static binary needs no libc of the system: the one wheel is for glibc and musl alike.
+    "$tools/venv/bin/wheel" tags --remove --platform-tag "$tags" "$wheel" >/dev/null
+    wheel=$(echo "$build/wheels-$triple"/*.whl)
+  fi
+  mv "$wheel" "$dist/"
   mkdir -p "$dist/bin/$triple"
   cp "$build/$triple/$triple/release/$exe" "$dist/bin/$triple/$exe"
-  echo "dist: $triple built in $((SECONDS - start)) s"
+  echo "dist: $triple built in $((SECONDS - start)) s ($(basename "$wheel"))"
 }
 
 # The last step of each build (fat LTO, one codegen unit) runs on one core: two builds at a time
@@ -127,19 +149,16 @@ wait_one() { # waits for the oldest build; prints its log when it failed
 }
 echo "== dist: building ${#selected[@]} targets, $jobs at a time"
 for row in "${selected[@]}"; do
-  IFS=$'\t' read -r triple os exe _asset <<<"$row"
+  IFS=$'\t' read -r triple os exe _asset tags <<<"$row"
   ((${#pids[@]} < jobs)) || wait_one
-  build_one "$triple" "$os" "$exe" >"$build/logs/$triple.log" 2>&1 &
+  build_one "$triple" "$os" "$exe" "$tags" >"$build/logs/$triple.log" 2>&1 &
   pids+=($!) names+=("$triple")
 done
 while ((${#pids[@]})); do wait_one; done
 
 # The binary that runs here writes the plugin folders for every target.
-tool=
-for t in x86_64-unknown-linux-gnu x86_64-unknown-linux-musl; do
-  [[ -x $dist/bin/$t/sophia-hook ]] && tool=$dist/bin/$t/sophia-hook && break
-done
-[[ -n $tool ]] || { echo "dist: no x86_64 Linux target built; it writes the plugin folders" >&2; exit 1; }
+tool=$dist/bin/x86_64-unknown-linux-musl/sophia-hook
+[[ -x $tool ]] || { echo "dist: no x86_64-unknown-linux-musl binary built; it writes the plugin folders" >&2; exit 1; }
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -177,7 +196,7 @@ pack() { # archive base name (no suffix), folder, os
 
 npm_bins=()
 for row in "${selected[@]}"; do
-  IFS=$'\t' read -r triple os exe asset <<<"$row"
+  IFS=$'\t' read -r triple os exe asset _tags <<<"$row"
   bin=$dist/bin/$triple/$exe
   npm_bins+=(--binary "$triple=$bin")
 

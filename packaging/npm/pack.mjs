@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Writes the npm packages of sophia-hook and packs each one with `npm pack`:
-//   sophia-hook                 the launcher (bin/sophia-hook.js), optionalDependencies on every
-//                               platform package of packaging/platforms.json
+//   sophia-hook                 the command (bin/sophia-hook: the launcher, launcher.js, until its
+//                               postinstall, install.js, puts the native binary there),
+//                               optionalDependencies on every platform package of
+//                               packaging/platforms.json
 //   @sophia-hook/<platform>     one per --binary given: the native binary at bin/<binary name>,
 //                               with the row's os, cpu and (Linux) libc
 // Name and version come from Cargo.toml, the rows from packaging/platforms.json, so every
@@ -122,11 +124,14 @@ fs.mkdirSync(out, { recursive: true });
 const stage = fs.mkdtempSync(path.join(os.tmpdir(), "sophia-hook-npm-"));
 const written = [];
 try {
-  // The launcher.
+  // The launcher: bin/sophia-hook (the command npm links), launcher.js, and the postinstall
+  // (install.js) that replaces bin/sophia-hook by the native binary.
   const launcher = path.join(stage, "launcher");
   fs.mkdirSync(path.join(launcher, "bin"), { recursive: true });
-  fs.copyFileSync(path.join(here, "launcher", "bin", "sophia-hook.js"), path.join(launcher, "bin", "sophia-hook.js"));
-  fs.chmodSync(path.join(launcher, "bin", "sophia-hook.js"), 0o755);
+  for (const [from, mode] of [["bin/sophia-hook", 0o755], ["launcher.js", 0o644], ["install.js", 0o644]]) {
+    fs.copyFileSync(path.join(here, "launcher", from), path.join(launcher, from));
+    fs.chmodSync(path.join(launcher, from), mode);
+  }
   fs.copyFileSync(path.join(packaging, "platforms.json"), path.join(launcher, "platforms.json"));
   fs.copyFileSync(path.join(here, "README.md"), path.join(launcher, "README.md"));
   copyLicense(launcher);
@@ -135,8 +140,9 @@ try {
     version: cargo.version,
     ...(cargo.description ? { description: cargo.description } : {}),
     ...common(cargo),
-    bin: { [cargo.name]: "bin/sophia-hook.js" },
-    files: ["bin/sophia-hook.js", "platforms.json"],
+    bin: { [cargo.name]: "bin/sophia-hook" },
+    scripts: { postinstall: "node install.js" },
+    files: ["bin/sophia-hook", "launcher.js", "install.js", "platforms.json"],
     engines: { node: ">=16" },
     optionalDependencies: Object.fromEntries(platforms.map((p) => [p.npm, cargo.version])),
   });

@@ -554,7 +554,7 @@ fn program_for(
         return Ok((this.to_string_lossy().into_owned(), Some(this)));
     }
     let how = format!(
-        "put this binary on PATH (`cargo install --path .`, or link {} into a folder on PATH), or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then the entry works on this machine only)",
+        "put this binary on PATH (installed with `npm i -g sophia-hook`, `uv tool install sophia-hook`, `pipx install sophia-hook` or a release archive, it is; from source, `cargo install --path .`; or link {} into a folder on PATH); when PATH's `{BARE_NAME}` is the npm launcher (npm ran with --ignore-scripts), `npm rebuild -g sophia-hook` puts the binary in its place; or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then the entry works on this machine only)",
         this.shown(),
         this.shown(),
     );
