@@ -1052,3 +1052,453 @@ fn doctor_checks_what_the_host_loads_and_status_agrees() {
         );
     }
 }
+
+/// Stand-ins for the four hosts' CLIs, on PATH in `dir/fake-bin`: each logs its arguments to
+/// `$HOME/host-commands.log` (one line, `<host> <args>`) and leaves the records its real
+/// counterpart leaves (observed in `tests/e2e/run plugin`, where the real hosts run the same
+/// commands): Claude Code's and Copilot CLI's `extraKnownMarketplaces` and `enabledPlugins`
+/// (a second `marketplace add` re-points Claude Code's, Copilot CLI refuses it until `remove`),
+/// Codex's `config.toml` tables and its copy in `plugins/cache/`, Gemini CLI's copy in
+/// `extensions/` (refused without `GEMINI_CLI_TRUST_WORKSPACE=true`, whose prompt would read "no"
+/// from a closed stdin, and refused while installed).
+#[cfg(unix)]
+fn fake_hosts(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marketplace_settings = |file: &str| {
+        format!(
+            r#"
+s="$HOME/.fake-state"; mkdir -p "$s" "$(dirname "{file}")"
+case "$1 $2 $3" in
+  "plugin marketplace add")
+    if [ -f "$s/mkt" ] && [ "$(cat "$s/mkt")" != "$4" ] && [ "$REPOINTS" != 1 ]; then echo 'Marketplace "sophia-hook" already registered' >&2; exit 1; fi
+    printf '%s' "$4" > "$s/mkt" ;;
+  "plugin marketplace remove") rm -f "$s/mkt" ;;
+  "plugin install sophia-hook@sophia-hook") : > "$s/installed" ;;
+  *) echo "unexpected: $*" >&2; exit 3 ;;
+esac
+m=''; [ -f "$s/mkt" ] && m="\"sophia-hook\": {{\"source\": {{\"source\": \"directory\", \"path\": \"$(cat "$s/mkt")\"}}}}"
+e=''; [ -f "$s/installed" ] && e='"sophia-hook@sophia-hook": true'
+printf '{{"extraKnownMarketplaces": {{%s}}, "enabledPlugins": {{%s}}}}\n' "$m" "$e" > "{file}"
+"#
+        )
+    };
+    let scripts = [
+        (
+            "claude",
+            format!(
+                "REPOINTS=1\n{}",
+                marketplace_settings("$HOME/.claude/settings.json")
+            ),
+        ),
+        (
+            "copilot",
+            format!(
+                "REPOINTS=0\n{}",
+                marketplace_settings("$HOME/.copilot/settings.json")
+            ),
+        ),
+        (
+            "codex",
+            r#"
+s="$HOME/.fake-state"; c="$HOME/.codex/plugins/cache/sophia-hook/sophia-hook"; mkdir -p "$s" "$HOME/.codex"
+case "$1 $2 $3" in
+  "plugin marketplace add")
+    if [ -f "$s/mkt" ] && [ "$(cat "$s/mkt")" != "$4" ]; then echo "marketplace 'sophia-hook' is already added from a different source; remove it before adding this source" >&2; exit 1; fi
+    printf '%s' "$4" > "$s/mkt" ;;
+  "plugin marketplace remove") rm -f "$s/mkt" ;;
+  "plugin add sophia-hook@sophia-hook")
+    [ -f "$s/mkt" ] || { echo "no marketplace" >&2; exit 1; }
+    rm -rf "$c"; mkdir -p "$c"; cp -R "$(cat "$s/mkt")/plugins/codex" "$c/0.1.0"; : > "$s/installed" ;;
+  *) echo "unexpected: $*" >&2; exit 3 ;;
+esac
+{ [ -f "$s/mkt" ] && printf '[marketplaces.sophia-hook]\nsource_type = "local"\nsource = "%s"\n\n' "$(cat "$s/mkt")"
+  [ -f "$s/installed" ] && printf '[plugins."sophia-hook@sophia-hook"]\nenabled = true\n'; } > "$HOME/.codex/config.toml"
+exit 0
+"#
+            .to_owned(),
+        ),
+        (
+            "gemini",
+            r#"
+x="$HOME/.gemini/extensions/sophia-hook"
+case "$1 $2" in
+  "extensions install")
+    [ "$GEMINI_CLI_TRUST_WORKSPACE" = true ] || { echo "Do you trust the files in this folder? [y/N] (read no)" >&2; exit 1; }
+    [ "$4" = --consent ] || exit 1
+    [ -e "$x" ] && { echo 'Extension "sophia-hook" is already installed. Please uninstall it first.' >&2; exit 1; }
+    mkdir -p "$HOME/.gemini/extensions"; cp -R "$3" "$x"
+    printf '{"source": "%s", "type": "local"}\n' "$3" > "$x/.gemini-extension-install.json" ;;
+  "extensions uninstall") rm -rf "$x" ;;
+  *) echo "unexpected: $*" >&2; exit 3 ;;
+esac
+"#
+            .to_owned(),
+        ),
+    ];
+    for (name, body) in scripts {
+        common::exe::write_script(
+            &bin.join(name),
+            &format!(
+                "#!/bin/sh\nprintf '%s %s\\n' {name} \"$*\" >> \"$HOME/host-commands.log\"\n{body}"
+            ),
+        );
+    }
+    bin
+}
+
+/// `sophia-hook ARGS --root <dir>/project` with the fake hosts first on PATH.
+#[cfg(unix)]
+fn run_with_hosts(dir: &Path, args: &[&str]) -> common::Run {
+    let bin = fake_hosts(dir);
+    let path = format!("{}:/usr/bin:/bin", bin.to_str().unwrap());
+    let root = dir.join("project");
+    let mut all = args.to_vec();
+    all.extend(["--root", root.to_str().unwrap()]);
+    common::run_binary(
+        &all,
+        b"",
+        &dir.join("home"),
+        &[("SOPHIA_ANALYTICS", "off"), ("PATH", &path)],
+    )
+}
+
+/// The host commands the fakes saw, and forgets them.
+#[cfg(unix)]
+fn host_commands(dir: &Path) -> Vec<String> {
+    let log = dir.join("home/host-commands.log");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    text.lines().map(str::to_owned).collect()
+}
+
+/// A small stand-in for the binary a plugin folder carries (it is copied, never run here).
+#[cfg(unix)]
+fn small_binary(dir: &Path) -> PathBuf {
+    let fake = dir.join("small-sophia-hook");
+    std::fs::write(&fake, b"a stand-in, never run\n").unwrap();
+    fake
+}
+
+/// `plugin install --host H` writes this build's plugin folders into the data folder (exactly
+/// `plugin build`'s files, private), runs the host's own commands on it, and the hook is then
+/// registered by the plugin as doctor and status read it — also once a `plugin build` folder the
+/// host loaded before is gone. A second run changes nothing and runs nothing.
+#[cfg(unix)]
+#[test]
+fn plugin_install_puts_the_plugin_where_it_stays_and_the_host_loads_it_there() {
+    use std::os::unix::fs::PermissionsExt;
+    let id = "sophia-hook@sophia-hook";
+    // (host, what it runs on a fresh machine, what it runs when it loads a build folder)
+    let table: &[(&str, &[&str], &[&str])] = &[
+        (
+            "claude",
+            &[
+                "claude plugin marketplace add {mkt}",
+                "claude plugin install {id}",
+            ],
+            &[
+                "claude plugin marketplace add {mkt}",
+                "claude plugin install {id}",
+            ],
+        ),
+        (
+            "copilot",
+            &[
+                "copilot plugin marketplace add {mkt}",
+                "copilot plugin install {id}",
+            ],
+            &[
+                "copilot plugin marketplace remove sophia-hook",
+                "copilot plugin marketplace add {mkt}",
+                "copilot plugin install {id}",
+            ],
+        ),
+        (
+            "codex",
+            &[
+                "codex plugin marketplace add {mkt}",
+                "codex plugin add {id}",
+            ],
+            &[
+                "codex plugin marketplace remove sophia-hook",
+                "codex plugin marketplace add {mkt}",
+                "codex plugin add {id}",
+            ],
+        ),
+        (
+            "gemini",
+            &["gemini extensions install {ext} --consent"],
+            &[
+                "gemini extensions uninstall sophia-hook",
+                "gemini extensions install {ext} --consent",
+            ],
+        ),
+    ];
+    for &(host, fresh, from_build) in table {
+        for (start, want) in [("fresh", fresh), ("build folder", from_build)] {
+            let dir = tempfile::tempdir().unwrap();
+            let d = dir.path();
+            std::fs::create_dir_all(d.join("project/.git")).unwrap();
+            std::fs::create_dir_all(d.join("home")).unwrap();
+            let fake = small_binary(d);
+            let data = d
+                .join("home/.local/share/sophia-hook/plugins")
+                .join(VERSION);
+            if start == "build folder" {
+                // Installed the old way: the host's commands on a `plugin build --out` folder.
+                let built = built_root(d, Built::Elsewhere);
+                assert_eq!(build(&built, &["--binary", fake.to_str().unwrap()]).code, 0);
+                let run = |args: &[&str]| {
+                    let bin = fake_hosts(d);
+                    let status = std::process::Command::new(bin.join(host))
+                        .args(args)
+                        .env("HOME", d.join("home"))
+                        .env("PATH", "/usr/bin:/bin")
+                        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+                        .status()
+                        .unwrap();
+                    assert!(status.success(), "{host} {args:?}");
+                };
+                let mkt = built.join("marketplace");
+                match host {
+                    "gemini" => run(&[
+                        "extensions",
+                        "install",
+                        built.join("gemini-extension").to_str().unwrap(),
+                        "--consent",
+                    ]),
+                    _ => {
+                        run(&["plugin", "marketplace", "add", mkt.to_str().unwrap()]);
+                        run(&[
+                            "plugin",
+                            if host == "codex" { "add" } else { "install" },
+                            id,
+                        ]);
+                    }
+                }
+                host_commands(d);
+            }
+            let case = format!("{host} {start}");
+            let out = run_with_hosts(
+                d,
+                &[
+                    "plugin",
+                    "install",
+                    "--host",
+                    host,
+                    "--binary",
+                    fake.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(out.code, 0, "{case}: {}{}", out.stdout, out.stderr);
+            let expected: Vec<String> = want
+                .iter()
+                .map(|c| {
+                    c.replace("{mkt}", data.join("marketplace").to_str().unwrap())
+                        .replace("{ext}", data.join("gemini-extension").to_str().unwrap())
+                        .replace("{id}", id)
+                })
+                .collect();
+            assert_eq!(host_commands(d), expected, "{case}: {}", out.stdout);
+            // The data folder holds exactly `plugin build`'s files, private; nothing else was
+            // left beside it (no temporary folder).
+            let mut want_files = expected_files("sophia-hook");
+            want_files.sort();
+            assert_eq!(file_set(&data), want_files, "{case}");
+            let plugins_dir = data.parent().unwrap();
+            let beside: Vec<String> = std::fs::read_dir(plugins_dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(beside, [VERSION], "{case}");
+            for f in file_set(&data) {
+                let mode = std::fs::metadata(data.join(&f))
+                    .unwrap()
+                    .permissions()
+                    .mode()
+                    & 0o777;
+                let wanted = if f.contains("/bin/") { 0o700 } else { 0o600 };
+                assert_eq!(mode, wanted, "{case}: {f}");
+            }
+            let mut folder = data.clone();
+            while folder != d.join("home/.local/share") {
+                let mode = std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
+                assert_eq!(mode, 0o700, "{case}: {}", folder.to_string_lossy());
+                folder = folder.parent().unwrap().to_path_buf();
+            }
+            assert!(
+                out.stdout.contains("registered by sophia-hook's plugin"),
+                "{case}: {}",
+                out.stdout
+            );
+            // The build folder the host loaded before may go now.
+            let _ = std::fs::remove_dir_all(built_root(d, Built::Elsewhere));
+            let doctor = run_in(d, &["doctor", "--host", host, "--json"]);
+            let checks: Value = serde_json::from_str(&doctor.stdout).unwrap();
+            assert_eq!(
+                statuses(&checks, &format!("{host} plugin")),
+                ["ok"],
+                "{case}: {}",
+                doctor.stdout
+            );
+            let status = run_in(d, &["status"]);
+            assert!(
+                status
+                    .stdout
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{host}: registered by sophia-hook's plugin"))),
+                "{case}: {}",
+                status.stdout
+            );
+            // Again: nothing to write, nothing to run.
+            let again = run_with_hosts(
+                d,
+                &[
+                    "plugin",
+                    "install",
+                    "--host",
+                    host,
+                    "--binary",
+                    fake.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(again.code, 0, "{case}: {}{}", again.stdout, again.stderr);
+            assert!(
+                again.stdout.contains("holds this build already"),
+                "{case}: {}",
+                again.stdout
+            );
+            assert!(
+                again.stdout.contains("nothing to run"),
+                "{case}: {}",
+                again.stdout
+            );
+            assert_eq!(host_commands(d), Vec::<String>::new(), "{case}");
+        }
+    }
+}
+
+/// Every file of a build, relative to the build folder.
+fn expected_files(exe: &str) -> Vec<String> {
+    expected(exe)
+}
+
+/// What `plugin install` refuses, changing nothing of the host's: a settings registration at user
+/// scope (both would run), a plugin the user turned off, a host CLI missing from PATH (the folder
+/// is written and the commands to finish by hand are named). `--dry-run` writes and runs nothing.
+#[cfg(unix)]
+#[test]
+fn plugin_install_refuses_what_it_must_not_change_and_dry_run_changes_nothing() {
+    for r in RECORDS {
+        let host = r.host;
+        let fresh = || {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join("project/.git")).unwrap();
+            std::fs::create_dir_all(dir.path().join("home")).unwrap();
+            dir
+        };
+        let data = |d: &Path| d.join("home/.local/share/sophia-hook/plugins");
+
+        // Registered at user scope by `install`.
+        let dir = fresh();
+        let d = dir.path();
+        let install = run_in(
+            d,
+            &["install", "--host", host, "--scope", "user", "--no-agents"],
+        );
+        assert_eq!(install.code, 0, "{host}: {}", install.stderr);
+        let out = run_with_hosts(
+            d,
+            &[
+                "plugin",
+                "install",
+                "--host",
+                host,
+                "--binary",
+                small_binary(d).to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.code, 2, "{host}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr
+                .contains(&format!("sophia-hook uninstall --host {host} --scope user")),
+            "{host}: {}",
+            out.stderr
+        );
+        assert!(host_commands(d).is_empty(), "{host}");
+        assert!(!data(d).exists(), "{host}");
+
+        // Turned off by the user.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        plugin_world(d, host, Built::Elsewhere, After::Disabled);
+        let out = run_with_hosts(
+            d,
+            &[
+                "plugin",
+                "install",
+                "--host",
+                host,
+                "--binary",
+                small_binary(d).to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.code, 2, "{host}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("turned off"), "{host}: {}", out.stderr);
+        assert!(host_commands(d).is_empty(), "{host}");
+
+        // --dry-run.
+        let dir = fresh();
+        let d = dir.path();
+        let out = run_with_hosts(
+            d,
+            &[
+                "plugin",
+                "install",
+                "--host",
+                host,
+                "--dry-run",
+                "--binary",
+                small_binary(d).to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.code, 0, "{host}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains("would write"), "{host}: {}", out.stdout);
+        assert!(
+            out.stdout
+                .lines()
+                .any(|l| l.starts_with("would run: ") && l.contains(&format!("{host} "))),
+            "{host}: {}",
+            out.stdout
+        );
+        assert!(host_commands(d).is_empty(), "{host}");
+        assert!(!data(d).exists(), "{host}");
+
+        // The host's CLI is not on PATH.
+        let dir = fresh();
+        let d = dir.path();
+        let out = common::run_binary(
+            &[
+                "plugin",
+                "install",
+                "--host",
+                host,
+                "--binary",
+                small_binary(d).to_str().unwrap(),
+                "--root",
+                d.join("project").to_str().unwrap(),
+            ],
+            b"",
+            &d.join("home"),
+            &[("SOPHIA_ANALYTICS", "off"), ("PATH", "/usr/bin:/bin")],
+        );
+        assert_eq!(out.code, 2, "{host}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("is not found on PATH") && out.stderr.contains("finish by hand"),
+            "{host}: {}",
+            out.stderr
+        );
+        assert!(data(d).join(VERSION).is_dir(), "{host}");
+    }
+}
