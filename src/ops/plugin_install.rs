@@ -134,10 +134,12 @@ pub fn run(
     // The host's own commands.
     let added = dir.join(layout.home.added(MARKETPLACE_DIR));
     let added_shown = added.to_string_lossy().into_owned();
+    // `current` is the folder the host loads: its own copy (Codex, Gemini CLI) may hold an older
+    // build than the data folder.
     let now = PluginNow {
         located: located.clone(),
         enabled,
-        current: current || kept,
+        current,
     };
     let commands = layout
         .source

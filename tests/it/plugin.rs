@@ -1502,3 +1502,67 @@ fn plugin_install_refuses_what_it_must_not_change_and_dry_run_changes_nothing() 
         assert!(data(d).join(VERSION).is_dir(), "{host}");
     }
 }
+
+/// A host that loads its own copy (Codex, Gemini CLI) gets this build again when its copy is
+/// another build, even where the data folder holds this build already (written for another host).
+#[cfg(unix)]
+#[test]
+fn plugin_install_refreshes_a_hosts_copy_of_another_build() {
+    for (host, refresh) in [
+        ("codex", vec!["codex plugin add sophia-hook@sophia-hook"]),
+        (
+            "gemini",
+            vec![
+                "gemini extensions uninstall sophia-hook",
+                "gemini extensions install {ext} --consent",
+            ],
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("project/.git")).unwrap();
+        std::fs::create_dir_all(d.join("home")).unwrap();
+        let (old, new) = (d.join("old-build"), d.join("new-build"));
+        std::fs::write(&old, b"one build\n").unwrap();
+        std::fs::write(&new, b"another build\n").unwrap();
+        let install = |host: &str, binary: &Path| {
+            let out = run_with_hosts(
+                d,
+                &[
+                    "plugin",
+                    "install",
+                    "--host",
+                    host,
+                    "--binary",
+                    binary.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(out.code, 0, "{host}: {}{}", out.stdout, out.stderr);
+        };
+        install(host, &old);
+        // Another host installs the new build: the data folder holds it now, the host's copy not.
+        install("claude", &new);
+        host_commands(d);
+        install(host, &new);
+        let ext = d
+            .join("home/.local/share/sophia-hook/plugins")
+            .join(VERSION)
+            .join("gemini-extension");
+        let want: Vec<String> = refresh
+            .iter()
+            .map(|c| c.replace("{ext}", ext.to_str().unwrap()))
+            .collect();
+        assert_eq!(host_commands(d), want, "{host}");
+        let copy = match host {
+            "codex" => d
+                .join("home/.codex/plugins/cache/sophia-hook/sophia-hook")
+                .join(VERSION),
+            _ => d.join("home/.gemini/extensions/sophia-hook"),
+        };
+        assert_eq!(
+            std::fs::read(copy.join("bin/sophia-hook")).unwrap(),
+            b"another build\n",
+            "{host}"
+        );
+    }
+}
