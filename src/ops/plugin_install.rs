@@ -84,8 +84,8 @@ pub fn run(
         .is_some_and(|f| plugins::holds_build(host, f, &files, &binary));
 
     // The folder, whole.
-    let build_in_place = Place::user(&dir);
-    let kept = build_in_place.is_dir() && holds_every_file(&build_in_place, &files, &binary);
+    let folder = Place::user(&dir);
+    let kept = folder.is_dir() && holds_every_file(&folder, &files, &binary);
     let shown_dir = dir.shown().to_string();
     if kept {
         writeln!(stdout, "{shown_dir}: holds this build already; kept")?;
@@ -114,7 +114,7 @@ pub fn run(
                 },
             })
             .collect();
-        match build_in_place
+        match folder
             .write_folder(&contents)
             .with_context(|| format!("writing {shown_dir}"))?
         {

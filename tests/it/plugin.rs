@@ -761,7 +761,14 @@ fn plugin_world(dir: &Path, host: &str, built: Built, after: After) -> PathBuf {
     };
     match after {
         After::BuildRemoved => std::fs::remove_dir_all(&root).unwrap(),
-        After::BinaryRemoved => std::fs::remove_file(loaded.join("bin/sophia-hook")).unwrap(),
+        After::BinaryRemoved => {
+            let exe = if cfg!(windows) {
+                "sophia-hook.exe"
+            } else {
+                "sophia-hook"
+            };
+            std::fs::remove_file(loaded.join("bin").join(exe)).unwrap()
+        }
         _ => {}
     }
     loaded
