@@ -196,7 +196,7 @@ fn dispatch(
         Some(Command::Doctor(args)) => cmd::doctor::doctor(stdout, &args, settings),
         Some(Command::Status(args)) => cmd::status::status(stdout, &args, settings),
         Some(Command::Agents(command)) => cmd::agents::run(stdout, command, settings, clock),
-        Some(Command::Plugin(command)) => cmd::plugin::run(stdout, command),
+        Some(Command::Plugin(command)) => cmd::plugin::run(stdout, stderr, command, settings),
         Some(Command::Report(args)) => cmd::report::report_page(stdout, args, settings, clock),
         Some(Command::Telemetry(command)) => cmd::telemetry::run(stdout, command, settings, clock),
         Some(Command::Availability(args)) => {

@@ -127,6 +127,25 @@ pub fn files(windows: bool) -> Result<Vec<PluginFile>, crate::stages::agents::so
     Ok(out)
 }
 
+/// Whether `handler`, in the hooks file of `host`'s plugin folder, is one `plugin build` writes:
+/// its command line (the handler form's command key) is ours for one of the host's events, for
+/// either system.
+pub fn is_plugin_handler(host: Host, handler: &Value) -> bool {
+    let Some(layout) = host.spec().plugin.as_ref() else {
+        return false;
+    };
+    let key = layout.handler.command_key();
+    let Some(line) = handler.get(key) else {
+        return false;
+    };
+    [false, true].into_iter().any(|windows| {
+        let program = Program::plugin(&layout.root, binary_name(windows));
+        host.spec().events.registered.iter().any(|event| {
+            handler_for(&program, host, *event, layout.handler, windows).get(key) == Some(line)
+        })
+    })
+}
+
 /// Pretty JSON with a final newline.
 fn text(path: String, value: &Value) -> PluginFile {
     let mut body = serde_json::to_string_pretty(value).unwrap_or_default();

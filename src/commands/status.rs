@@ -37,12 +37,19 @@ pub struct HostStatus {
     pub trust: Option<String>,
     /// The timestamp of the last hook run for this host in the analytics log.
     pub last_run: Option<String>,
+    /// Why the host loads nothing of sophia-hook's plugin that the user's records enable (its
+    /// folder gone, our hooks file or binary missing there), as `doctor` says it.
+    pub plugin_problem: Option<String>,
 }
 
+/// One registration: a settings scope and its file, or (`scope` "plugin") sophia-hook's plugin,
+/// the user's file that enables it and the folder the host loads it from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Registration {
     pub scope: &'static str,
     pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
 }
 
 /// Runs `status`.
@@ -62,7 +69,8 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
     let mut rows = Vec::new();
     for checks in by_host {
         let host = checks.host;
-        let registered = checks
+        // The registrations doctor found: the same value, never a second reading.
+        let mut registered: Vec<Registration> = checks
             .scopes
             .iter()
             .map(|scope| Registration {
@@ -70,8 +78,25 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
                 file: settings_path(host, *scope, &root, settings)
                     .map(|p| p.path().shown().to_string())
                     .unwrap_or_default(),
+                folder: None,
             })
             .collect();
+        let plugin = checks.plugin.as_ref();
+        if let Some(reg) = plugin.filter(|r| r.loads()) {
+            registered.push(Registration {
+                scope: PLUGIN_SCOPE,
+                file: reg.record.shown().to_string(),
+                folder: reg.folder.as_ref().map(|f| f.shown().to_string()),
+            });
+        }
+        let plugin_problem = plugin.and_then(|r| {
+            r.problem.as_ref().map(|why| {
+                format!(
+                    "sophia-hook's plugin is enabled ({}), but {why}",
+                    r.record.shown()
+                )
+            })
+        });
         let trust_checks: Vec<&doctor::Check> = checks
             .checks
             .iter()
@@ -83,12 +108,14 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
             (None, Some(c)) => (Some(true), Some(c.detail.clone())),
             (None, None) => (None, None),
         };
+        let is_registered = checks.registered();
         rows.push(HostStatus {
             host: host.as_str(),
             registered,
-            trusted: trusted.filter(|_| !checks.scopes.is_empty()),
-            trust: trust.filter(|_| !checks.scopes.is_empty()),
+            trusted: trusted.filter(|_| is_registered),
+            trust: trust.filter(|_| is_registered),
             last_run: last_runs.get(host.as_str()).cloned(),
+            plugin_problem,
         });
     }
     let telemetry = super::telemetry::report(settings);
@@ -104,6 +131,9 @@ pub fn status(stdout: &mut dyn Write, args: &StatusArgs, settings: &Settings) ->
     Ok(super::Verdict::Pass)
 }
 
+/// The `scope` of the registration by sophia-hook's plugin.
+pub const PLUGIN_SCOPE: &str = "plugin";
+
 /// The text line of one host, from the same record `--json` prints.
 pub fn line(row: &HostStatus) -> String {
     let last = row
@@ -111,12 +141,21 @@ pub fn line(row: &HostStatus) -> String {
         .as_deref()
         .map_or_else(|| "no run seen".to_owned(), |ts| format!("last run {ts}"));
     if row.registered.is_empty() {
-        return format!("{}: not registered; {last}", row.host);
+        return match &row.plugin_problem {
+            Some(why) => format!("{}: not registered: {why}; {last}", row.host),
+            None => format!("{}: not registered; {last}", row.host),
+        };
     }
     let scopes: Vec<String> = row
         .registered
         .iter()
-        .map(|r| format!("{} scope ({})", r.scope, r.file))
+        .map(|r| match &r.folder {
+            Some(folder) if r.scope == PLUGIN_SCOPE => format!(
+                "by sophia-hook's plugin (enabled in {}, loaded from {folder})",
+                r.file
+            ),
+            _ => format!("{} scope ({})", r.scope, r.file),
+        })
         .collect();
     let trust = match (row.trusted, &row.trust) {
         (Some(true), _) => "trusted".to_owned(),
@@ -124,8 +163,13 @@ pub fn line(row: &HostStatus) -> String {
         (Some(false), None) => "not trusted".to_owned(),
         (None, _) => "no trust step".to_owned(),
     };
+    let first = if row.registered[0].scope == PLUGIN_SCOPE {
+        "registered"
+    } else {
+        "registered at"
+    };
     format!(
-        "{}: registered at {}; {trust}; {last}",
+        "{}: {first} {}; {trust}; {last}",
         row.host,
         scopes.join(" and ")
     )

@@ -38,6 +38,10 @@ pub struct Settings {
     /// files under `sophia-hook/` there: backups of files that `agents sync --force` replaced and
     /// of settings files `install`/`uninstall` changed, and the page `report` writes by default.
     pub state_dir: Option<PathBuf>,
+    /// The user data folder (`XDG_DATA_HOME`, else `%LOCALAPPDATA%` on Windows,
+    /// `~/Library/Application Support` on macOS, `~/.local/share`); sophia-hook keeps under
+    /// `sophia-hook/` there what a host loads from it: the plugin folders `plugin install` writes.
+    pub data_dir: Option<PathBuf>,
     /// `$CODEX_HOME` (Codex's user folder, default `~/.codex`).
     /// The hosts' own home folders that are set (`CODEX_HOME`…), by variable.
     pub host_homes: crate::hosts::HostHomes,
@@ -65,6 +69,8 @@ pub struct Settings {
     pub warnings: Vec<String>,
     /// The variable the cache folder came from (`HOME` for the default under it).
     pub cache_var: &'static str,
+    /// The variable the data folder came from (`HOME` for the default under it).
+    pub data_var: &'static str,
     /// The search path (`PATH`): where a host finds a bare `sophia-hook` (`install`, `doctor`).
     pub search_path: Option<String>,
     /// `NO_COLOR` is set (not empty): clap's usage errors and help stay plain.
@@ -166,6 +172,7 @@ impl Settings {
             &self.cache_dir,
             &self.config_dir,
             &self.state_dir,
+            &self.data_dir,
         ];
         let any_inside = paths.into_iter().flatten().any(|p| inside(p))
             || self.host_homes.values().any(|p| inside(p));
@@ -185,6 +192,7 @@ impl Settings {
         refuse(&mut self.cache_dir, self.cache_var);
         refuse(&mut self.config_dir, "XDG_CONFIG_HOME");
         refuse(&mut self.state_dir, "XDG_STATE_HOME");
+        refuse(&mut self.data_dir, self.data_var);
         self.host_homes.retain(|var, dir| {
             let keep = !inside(dir);
             if !keep {
@@ -294,6 +302,21 @@ impl Settings {
         let state_dir = env
             .path("XDG_STATE_HOME")
             .or_else(|| home.as_ref().map(|h| h.join(".local/state")));
+        let data_from = env.first_path(if cfg!(windows) {
+            &["XDG_DATA_HOME", "LOCALAPPDATA"]
+        } else {
+            &["XDG_DATA_HOME"]
+        });
+        let data_var = data_from.as_ref().map_or("HOME", |(var, _)| *var);
+        let data_dir = data_from.map(|(_, p)| p).or_else(|| {
+            home.as_ref().map(|h| {
+                if cfg!(target_os = "macos") {
+                    h.join("Library/Application Support")
+                } else {
+                    h.join(".local/share")
+                }
+            })
+        });
         let time_budget = env
             .millis(ENV_TIME_BUDGET_MS, MAX_TIME_BUDGET)
             .unwrap_or(DEFAULT_TIME_BUDGET);
@@ -309,6 +332,8 @@ impl Settings {
         Settings {
             cache_var,
             state_dir,
+            data_dir,
+            data_var,
             time_budget,
             state_lock_wait,
             analytics_from_env,
@@ -351,6 +376,7 @@ pub fn path_vars() -> Vec<&'static str> {
         "LOCALAPPDATA",
         "XDG_CONFIG_HOME",
         "XDG_STATE_HOME",
+        "XDG_DATA_HOME",
     ];
     vars.extend(crate::hosts::Host::home_vars());
     vars
@@ -677,6 +703,29 @@ mod tests {
         );
         let s = settings(&[("HOME", "/home/u"), ("XDG_STATE_HOME", "/s")]);
         assert_eq!(s.state_dir, Some(PathBuf::from("/s")));
+        // The data folder (plugin folders): XDG first, then the platform's own.
+        let default_data = if cfg!(target_os = "macos") {
+            "/home/u/Library/Application Support"
+        } else {
+            "/home/u/.local/share"
+        };
+        assert_eq!(
+            settings(&[("HOME", "/home/u")]).data_dir,
+            Some(PathBuf::from(default_data))
+        );
+        let s = settings(&[("HOME", "/home/u"), ("XDG_DATA_HOME", "/d")]);
+        assert_eq!(
+            (s.data_dir, s.data_var),
+            (Some(PathBuf::from("/d")), "XDG_DATA_HOME")
+        );
+        let s = settings(&[("HOME", "/home/u"), ("XDG_DATA_HOME", "rel")]);
+        assert_eq!(s.data_dir, Some(PathBuf::from(default_data)));
+        assert!(
+            s.warnings
+                .contains(&"env-ignored:XDG_DATA_HOME:relative".to_owned()),
+            "{:?}",
+            s.warnings
+        );
     }
 
     #[test]
@@ -749,6 +798,7 @@ mod tests {
             &s.cache_dir,
             &s.config_dir,
             &s.state_dir,
+            &s.data_dir,
         ]
         .into_iter()
         .flatten()

@@ -134,6 +134,20 @@ pub const SPEC: HostSpec = HostSpec {
             PluginPlace::Project(".claude/settings.local.json"),
         ]),
         remove: "claude plugin uninstall sophia-hook@sophia-hook",
+        // Observed (2.1.332, `tests/e2e/run plugin`): `claude plugin marketplace add DIR` records
+        // `{"source": "directory", "path": DIR}` under `extraKnownMarketplaces` in the user's
+        // settings and in `plugins/known_marketplaces.json`; `claude plugin install` copies the
+        // plugin to `plugins/cache/`, but a directory marketplace's plugin is read in place
+        // (`claude plugin list --json`: "readFromFolder"; its hooks ran from DIR). A second
+        // `marketplace add` of another DIR under the same name points the marketplace there.
+        source: &DirectoryMarketplace {
+            cli: "claude",
+            settings: UserPath::Home(".claude/settings.json"),
+            known: Some(UserPath::Home(".claude/plugins/known_marketplaces.json")),
+            installed: Some(UserPath::Home(".claude/plugins/installed_plugins.json")),
+            plugin: "plugins/claude",
+            add_repoints: true,
+        },
     }),
     // Claude Code's MCP scopes (`claude mcp add --scope user|local|project`): `~/.claude.json`
     // (user, and local under `projects.<folder>`), and the project's `.mcp.json`.

@@ -1,6 +1,9 @@
 //! OpenAI Codex CLI (`@openai/codex`): docs/host-protocols.md, "Codex CLI".
 
-use super::trust::{Record, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict};
+use super::trust::{
+    InstalledHandler, PluginTrustInput, Record, TrustFinding, TrustFix, TrustGate, TrustInput,
+    Verdict,
+};
 use super::*;
 use serde_json::Value;
 
@@ -125,6 +128,10 @@ pub const SPEC: HostSpec = HostSpec {
         // `codex plugin add` writes `[plugins."sophia-hook@sophia-hook"] enabled = true`.
         enabled: &TomlPlugins(UserPath::HostHome(HOME, "config.toml")),
         remove: "codex plugin remove sophia-hook@sophia-hook",
+        source: &CodexCache {
+            config: UserPath::HostHome(HOME, "config.toml"),
+            cache: UserPath::HostHome(HOME, "plugins/cache"),
+        },
     }),
     // `[mcp_servers.<name>]` in the user's `config.toml`, and in a trusted project's
     // `.codex/config.toml`.
@@ -218,18 +225,7 @@ impl TrustGate for HandlerHashes {
                 )];
             }
         };
-        let mut out = Vec::new();
-        let off = |k: &str| config["features"][k].as_bool() == Some(false);
-        if off("hooks") || off("codex_hooks") {
-            out.push(TrustFinding::new(
-                Verdict::Fail,
-                "codex config",
-                format!("{shown}: hooks are disabled in [features]"),
-                TrustFix::Say(
-                    "remove `hooks = false` (or `codex_hooks = false`) from [features]".into(),
-                ),
-            ));
-        }
+        let mut out: Vec<TrustFinding> = features_off(&config, shown).into_iter().collect();
         let states = &config["hooks"]["state"];
         for installed in input.installed {
             let area = format!("codex {} trust", installed.scope.as_str());
@@ -253,52 +249,119 @@ impl TrustGate for HandlerHashes {
                     ));
                 }
             }
-            for reg in &installed.handlers {
-                let key = format!(
-                    "{path}:{}:{}:{}",
-                    event_label(reg.event),
-                    reg.group_index,
-                    reg.handler_index
-                );
-                let state = &states[key.as_str()];
-                let stored = state["trusted_hash"].as_str();
-                let current = trust_hash(reg.event, reg.matcher, reg.handler, input.sha256);
-                let event = reg.event;
-                out.push(match (state["enabled"].as_bool(), stored) {
-                    (Some(false), _) => TrustFinding::new(
-                        Verdict::Fail,
-                        area.clone(),
-                        format!("{event}: disabled in /hooks"),
-                        TrustFix::Say("enable it again with /hooks in the Codex TUI".into()),
-                    ),
-                    (_, Some(stored)) if Some(stored) == current.as_deref() => TrustFinding::new(
-                        Verdict::Ok,
-                        area.clone(),
-                        format!("{event}: trusted (the stored hash matches this entry)"),
-                        TrustFix::None,
-                    ),
-                    (_, Some(_)) => TrustFinding::new(
-                        Verdict::Fail,
-                        area.clone(),
-                        format!(
-                            "{event}: the stored trusted_hash does not match this entry (the command line or timeout changed since it was trusted): Codex skips this hook until re-trusted in /hooks"
-                        ),
-                        TrustFix::Say(
-                            "open the Codex TUI and trust the sophia-hook entries again with /hooks"
-                                .into(),
-                        ),
-                    ),
-                    (_, None) => TrustFinding::new(
-                        Verdict::Warn,
-                        area.clone(),
-                        format!("{event}: not trusted yet, so Codex skips it silently"),
-                        TrustFix::Say("open the Codex TUI and trust it once with /hooks (`codex exec` never asks); re-trust after every reinstall".into()),
-                    ),
-                });
-            }
+            out.extend(handler_findings(
+                &area,
+                path,
+                &installed.handlers,
+                states,
+                input.sha256,
+                "open the Codex TUI and trust it once with /hooks (`codex exec` never asks); re-trust after every reinstall",
+            ));
         }
         out
     }
+
+    /// A plugin's hooks are trusted one by one in `/hooks` too, under the key
+    /// `<plugin id>:<hooks file>:<event>:<group>:<handler>` (observed, 0.171.0: no machine path
+    /// in it), with the same `trusted_hash`.
+    fn judge_plugin(&self, input: &PluginTrustInput<'_>) -> Vec<TrustFinding> {
+        let shown = input.record_shown;
+        let config = match input.record {
+            Record::Missing => Value::Null,
+            Record::Parsed(config) => config.clone(),
+            Record::Unreadable(e) | Record::Unparsable(e) => {
+                return vec![TrustFinding::new(
+                    Verdict::Fail,
+                    "codex config",
+                    format!("{shown}: does not parse ({e}); Codex refuses to start"),
+                    TrustFix::Say(format!("fix {shown}")),
+                )];
+            }
+        };
+        let mut out: Vec<TrustFinding> = features_off(&config, shown).into_iter().collect();
+        out.extend(handler_findings(
+            "codex plugin trust",
+            &format!("{}:{}", input.plugin_id, input.hooks),
+            &input.handlers,
+            &config["hooks"]["state"],
+            input.sha256,
+            "open the Codex TUI once and trust the plugin's hooks (\"Hooks need review\" → \"Trust all and continue\", or /hooks); `codex exec` never asks",
+        ));
+        out
+    }
+}
+
+/// `[features] hooks = false` (or `codex_hooks = false`): Codex runs no hook at all.
+fn features_off(config: &Value, shown: &str) -> Option<TrustFinding> {
+    let off = |k: &str| config["features"][k].as_bool() == Some(false);
+    (off("hooks") || off("codex_hooks")).then(|| {
+        TrustFinding::new(
+            Verdict::Fail,
+            "codex config",
+            format!("{shown}: hooks are disabled in [features]"),
+            TrustFix::Say(
+                "remove `hooks = false` (or `codex_hooks = false`) from [features]".into(),
+            ),
+        )
+    })
+}
+
+/// Each handler's trust state under `[hooks.state."<prefix>:<event>:<group>:<handler>"]`: the
+/// stored `trusted_hash` against the one recomputed ([`trust_hash`]).
+fn handler_findings(
+    area: &str,
+    prefix: &str,
+    handlers: &[InstalledHandler<'_>],
+    states: &Value,
+    sha256: fn(&[u8]) -> String,
+    untrusted_fix: &str,
+) -> Vec<TrustFinding> {
+    handlers
+        .iter()
+        .map(|reg| {
+            let key = format!(
+                "{prefix}:{}:{}:{}",
+                event_label(reg.event),
+                reg.group_index,
+                reg.handler_index
+            );
+            let state = &states[key.as_str()];
+            let stored = state["trusted_hash"].as_str();
+            let current = trust_hash(reg.event, reg.matcher, reg.handler, sha256);
+            let event = reg.event;
+            match (state["enabled"].as_bool(), stored) {
+                (Some(false), _) => TrustFinding::new(
+                    Verdict::Fail,
+                    area,
+                    format!("{event}: disabled in /hooks"),
+                    TrustFix::Say("enable it again with /hooks in the Codex TUI".into()),
+                ),
+                (_, Some(stored)) if Some(stored) == current.as_deref() => TrustFinding::new(
+                    Verdict::Ok,
+                    area,
+                    format!("{event}: trusted (the stored hash matches this entry)"),
+                    TrustFix::None,
+                ),
+                (_, Some(_)) => TrustFinding::new(
+                    Verdict::Fail,
+                    area,
+                    format!(
+                        "{event}: the stored trusted_hash does not match this entry (the command line or timeout changed since it was trusted): Codex skips this hook until re-trusted in /hooks"
+                    ),
+                    TrustFix::Say(
+                        "open the Codex TUI and trust the sophia-hook entries again with /hooks"
+                            .into(),
+                    ),
+                ),
+                (_, None) => TrustFinding::new(
+                    Verdict::Warn,
+                    area,
+                    format!("{event}: not trusted yet, so Codex skips it silently"),
+                    TrustFix::Say(untrusted_fix.to_owned()),
+                ),
+            }
+        })
+        .collect()
 }
 
 /// The hash Codex stores as `trusted_hash` when the user trusts a handler in `/hooks`:
@@ -406,6 +469,110 @@ impl PluginEnablement for TomlPlugins {
             .and_then(Value::as_bool)
             .unwrap_or(true)
             .then_some(0)
+    }
+}
+
+/// Observed (0.171.0, `tests/e2e/run plugin`): `codex plugin marketplace add DIR` records
+/// `[marketplaces.<name>] source_type = "local"`, `source = DIR` in `config.toml`, and `codex
+/// plugin add` copies the plugin to `plugins/cache/<marketplace>/<plugin>/<version>/`, keeping one
+/// version (an add of 0.2.0 replaced the 0.1.0 folder), and runs its hooks from that copy.
+/// `marketplace add` of another folder under the same name is refused ("already added from a
+/// different source; remove it before adding this source").
+#[derive(Debug)]
+struct CodexCache {
+    config: UserPath,
+    /// The plugin cache (`<name>/<name>/<version>/` below it).
+    cache: UserPath,
+}
+
+impl PluginSource for CodexCache {
+    fn files(&self, _name: &str) -> Vec<RecordFile> {
+        vec![RecordFile::at(PluginPlace::User(self.config), Syntax::Toml)]
+    }
+
+    fn listed(&self, name: &str) -> Option<RecordFile> {
+        Some(RecordFile {
+            place: PluginPlace::User(self.cache),
+            below: format!("{name}/{name}"),
+            syntax: None,
+        })
+    }
+
+    fn locate(&self, name: &str, id: &str, read: &[Read], listed: &[String]) -> Located {
+        let source = read
+            .first()
+            .and_then(Read::doc)
+            .and_then(|config| config.get("marketplaces")?.get(name))
+            .map(|m| {
+                match (
+                    m.get("source_type").and_then(Value::as_str),
+                    m.get("source").and_then(Value::as_str),
+                ) {
+                    (Some("local"), Some(path)) => AddedFrom::Folder(PathBuf::from(path)),
+                    _ => AddedFrom::Other(m.to_string()),
+                }
+            });
+        // One version is kept; should there be more, the last in order is the newest name.
+        let folder = match listed.last() {
+            Some(version) => Ok(FolderAt::Own(RecordFile {
+                place: PluginPlace::User(self.cache),
+                below: format!("{name}/{name}/{version}"),
+                syntax: None,
+            })),
+            None => Err(format!(
+                "Codex holds no copy of it in its plugin cache ({name}/{name}/ is empty or missing), so it loads nothing"
+            )),
+        };
+        let disabled = read
+            .first()
+            .and_then(Read::doc)
+            .and_then(|config| config.get("plugins")?.get(id)?.get("enabled")?.as_bool())
+            == Some(false);
+        Located {
+            folder,
+            in_place: false,
+            source,
+            disabled,
+        }
+    }
+
+    fn install(
+        &self,
+        name: &str,
+        id: &str,
+        folder: &str,
+        now: &PluginNow,
+    ) -> Result<Vec<HostCommand>, String> {
+        let mut out = Vec::new();
+        match now.added_from() {
+            Some(AddedFrom::Other(source)) => {
+                return Err(format!(
+                    "the marketplace {name} is recorded from {source}, not from a folder: remove it first (`codex plugin marketplace remove {name}`)"
+                ));
+            }
+            Some(AddedFrom::Folder(path)) if path == Path::new(folder) => {
+                if now.enabled && now.current {
+                    return Ok(out);
+                }
+            }
+            Some(AddedFrom::Folder(_)) => {
+                out.push(HostCommand::new(
+                    "codex",
+                    &["plugin", "marketplace", "remove", name],
+                ));
+                out.push(HostCommand::new(
+                    "codex",
+                    &["plugin", "marketplace", "add", folder],
+                ));
+            }
+            None => out.push(HostCommand::new(
+                "codex",
+                &["plugin", "marketplace", "add", folder],
+            )),
+        }
+        // `add` copies the plugin again, so a new build of the folder reaches the cache.
+        out.push(HostCommand::new("codex", &["plugin", "add", id]));
+        Ok(out)
     }
 }
 

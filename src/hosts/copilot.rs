@@ -157,6 +157,19 @@ pub const SPEC: HostSpec = HostSpec {
         // `copilot plugin install` writes Claude Code's keys into its own settings.
         enabled: &EnabledPlugins(&[PluginPlace::User(UserPath::HostHome(HOME, "settings.json"))]),
         remove: "copilot plugin uninstall sophia-hook@sophia-hook",
+        // Observed (1.0.102): `copilot plugin marketplace add DIR` records Claude Code's
+        // `extraKnownMarketplaces` shape in `$COPILOT_HOME/settings.json`, and `copilot plugin
+        // install` answers "It is loaded live from DIR/plugins/copilot … nothing was copied". A
+        // second `marketplace add` under the same name is refused ("already registered") until
+        // `marketplace remove`, which leaves the plugin enabled.
+        source: &DirectoryMarketplace {
+            cli: "copilot",
+            settings: UserPath::HostHome(HOME, "settings.json"),
+            known: None,
+            installed: None,
+            plugin: "plugins/copilot",
+            add_repoints: false,
+        },
     }),
     // `mcpServers` in `$COPILOT_HOME/mcp-config.json` (what `/mcp add` writes).
     mcp: &[McpFile {

@@ -146,6 +146,11 @@ pub const SPEC: HostSpec = HostSpec {
             enablement: "extension-enablement.json",
         },
         remove: "gemini extensions uninstall sophia-hook",
+        source: &ExtensionCopy {
+            dir: UserPath::Home(".gemini/extensions"),
+            install_record: ".gemini-extension-install.json",
+            enablement: "extension-enablement.json",
+        },
     }),
     // `mcpServers` in the user's and the project's `settings.json` (JSONC).
     mcp: &[
@@ -233,6 +238,102 @@ impl PluginEnablement for ExtensionDir {
             .and_then(Read::doc)
             .is_some_and(|doc| disabled_everywhere(doc, name));
         (!disabled).then_some(0)
+    }
+}
+
+/// Observed (0.61.0, `tests/e2e/run plugin`): `gemini extensions install DIR` copies the
+/// extension to `<dir>/<name>/` and records `{"source": DIR, "type": "local"}` in its
+/// `.gemini-extension-install.json`; `gemini extensions link DIR` records `"type": "link"` and
+/// reads DIR in place. A second install is refused ("already installed. Please uninstall it
+/// first").
+#[derive(Debug)]
+struct ExtensionCopy {
+    dir: UserPath,
+    install_record: &'static str,
+    /// The enablement file in `dir` (`extension-enablement.json`).
+    enablement: &'static str,
+}
+
+impl PluginSource for ExtensionCopy {
+    fn files(&self, name: &str) -> Vec<RecordFile> {
+        vec![
+            RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: format!("{name}/{}", self.install_record),
+                syntax: Some(Syntax::Json),
+            },
+            RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: self.enablement.to_owned(),
+                syntax: Some(Syntax::Json),
+            },
+        ]
+    }
+
+    fn locate(&self, name: &str, _id: &str, read: &[Read], _listed: &[String]) -> Located {
+        let record = read.first().and_then(Read::doc);
+        let source = record.and_then(|r| r.get("source")?.as_str()).map(|s| {
+            match record.and_then(|r| r.get("type")?.as_str()) {
+                Some("local" | "link") => AddedFrom::Folder(PathBuf::from(s)),
+                _ => AddedFrom::Other(s.to_owned()),
+            }
+        });
+        let linked = record.and_then(|r| r.get("type")?.as_str()) == Some("link");
+        let folder = match (&source, linked) {
+            (Some(AddedFrom::Folder(path)), true) => {
+                FolderAt::Recorded(path.clone(), String::new())
+            }
+            _ => FolderAt::Own(RecordFile {
+                place: PluginPlace::User(self.dir),
+                below: name.to_owned(),
+                syntax: None,
+            }),
+        };
+        let disabled = source.is_some()
+            && read
+                .get(1)
+                .and_then(Read::doc)
+                .is_some_and(|doc| disabled_everywhere(doc, name));
+        Located {
+            folder: Ok(folder),
+            in_place: linked,
+            source,
+            disabled,
+        }
+    }
+
+    fn install(
+        &self,
+        name: &str,
+        _id: &str,
+        folder: &str,
+        now: &PluginNow,
+    ) -> Result<Vec<HostCommand>, String> {
+        let mut out = Vec::new();
+        let same = matches!(now.added_from(), Some(AddedFrom::Folder(p)) if p == Path::new(folder));
+        if now.enabled && same && now.current {
+            return Ok(out);
+        }
+        if now.enabled || now.added_from().is_some() {
+            out.push(HostCommand::new(
+                "gemini",
+                &["extensions", "uninstall", name],
+            ));
+        }
+        out.push(HostCommand {
+            program: "gemini",
+            args: vec![
+                "extensions".into(),
+                "install".into(),
+                folder.into(),
+                "--consent".into(),
+            ],
+            // Without it, `install` asks [y/N] for a source folder Gemini CLI does not trust
+            // (even with --consent) and reads "no" from a closed stdin; the folder is ours, just
+            // written.
+            env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+        });
+        Ok(out)
     }
 }
 

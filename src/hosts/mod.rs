@@ -314,6 +314,261 @@ pub struct PluginLayout {
     pub enabled: &'static dyn PluginEnablement,
     /// The host's own command that removes our plugin (named by `install` and `doctor`).
     pub remove: &'static str,
+    /// Where the host records the folder it loads our plugin from, and its own commands that add
+    /// the plugin from a folder (`plugin install` runs them; `doctor` and `status` check the
+    /// folder the records name).
+    pub source: &'static dyn PluginSource,
+}
+
+/// Where a host records the folder it loads our plugin from, as its own install commands leave
+/// it (observed, `tests/e2e/run plugin`), and those commands. The edge reads the files
+/// ([`Self::files`]) and lists the folder ([`Self::listed`]) the host names; the host reads the
+/// record in what was read ([`Self::locate`]) and says which commands add the plugin
+/// ([`Self::install`]).
+pub trait PluginSource: Sync + std::fmt::Debug {
+    /// The files to read, in order, for the plugin named `name` (the marketplace's name too).
+    fn files(&self, name: &str) -> Vec<RecordFile>;
+
+    /// A folder of the host's whose entries are read as well (Codex's plugin cache, one folder
+    /// per installed version); `None` when nothing is listed.
+    fn listed(&self, _name: &str) -> Option<RecordFile> {
+        None
+    }
+
+    /// Where the host loads the plugin `name` (id `id`) from, given what was read of each file
+    /// (in the order of [`Self::files`]) and the names in the listed folder (sorted).
+    fn locate(&self, name: &str, id: &str, read: &[Read], listed: &[String]) -> Located;
+
+    /// The host's own commands that make it load the plugin from `folder` (the folder the user
+    /// adds: the marketplace, or the extension itself), given what it loads now; an empty list
+    /// when it loads it from there already. `Err`: what the host records is not ours to replace
+    /// (a marketplace added from elsewhere than a folder), said in a sentence.
+    fn install(
+        &self,
+        name: &str,
+        id: &str,
+        folder: &str,
+        now: &PluginNow,
+    ) -> Result<Vec<HostCommand>, String>;
+}
+
+/// Where a host loads our plugin from, by its records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The folder the host loads the plugin from; `Err` when the records name none: why, in a
+    /// sentence that follows "the plugin is enabled, but".
+    pub folder: Result<FolderAt, String>,
+    /// Whether the host reads that folder in place (nothing copied): moving or deleting the
+    /// folder the user added disables the hook.
+    pub in_place: bool,
+    /// What the user added the plugin from, as recorded; `None` when the host kept no record.
+    pub source: Option<AddedFrom>,
+    /// The records keep the plugin, turned off by the user (`plugin install` never turns it on).
+    pub disabled: bool,
+}
+
+/// A folder the host loads the plugin from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderAt {
+    /// An absolute path the host recorded (a marketplace folder, read in place), with the
+    /// plugin's folder below it (`/`-separated, empty for itself).
+    Recorded(PathBuf, String),
+    /// A folder of the host's own (its copy).
+    Own(RecordFile),
+}
+
+/// What the user added the plugin (or its marketplace) from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddedFrom {
+    /// A folder on this machine.
+    Folder(PathBuf),
+    /// Anything else (a repository, a URL), as the record gives it.
+    Other(String),
+}
+
+/// What a host loads of our plugin now, for [`PluginSource::install`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginNow {
+    /// What its records say.
+    pub located: Located,
+    /// Whether it records the plugin as enabled.
+    pub enabled: bool,
+    /// Whether the folder it loads holds this build's files, byte for byte.
+    pub current: bool,
+}
+
+impl PluginNow {
+    /// The folder the records say the plugin (or its marketplace) was added from.
+    pub fn added_from(&self) -> Option<&AddedFrom> {
+        self.located.source.as_ref()
+    }
+}
+
+/// One command of a host's own CLI: the program (looked up on PATH), its arguments, extra
+/// environment. Never run through a shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostCommand {
+    pub program: &'static str,
+    pub args: Vec<String>,
+    pub env: &'static [(&'static str, &'static str)],
+}
+
+impl HostCommand {
+    pub fn new(program: &'static str, args: &[&str]) -> HostCommand {
+        HostCommand {
+            program,
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            env: &[],
+        }
+    }
+}
+
+/// A local marketplace recorded as `"extraKnownMarketplaces": {"<name>": {"source": {"source":
+/// "directory", "path": "<folder>"}}}` in a settings file (Claude Code's, which Copilot CLI
+/// writes into its own settings too), or in a file of known marketplaces keyed by name: the
+/// host reads the plugin in place from `<folder>/<plugin>` (nothing copied). `marketplace add`
+/// then `install` add it.
+#[derive(Debug)]
+pub struct DirectoryMarketplace {
+    /// The host's command (`claude`).
+    pub cli: &'static str,
+    /// The settings file.
+    pub settings: UserPath,
+    /// A file of known marketplaces by name (`{"<name>": {"source": {…}}}`), read when the
+    /// settings record none.
+    pub known: Option<UserPath>,
+    /// A file of installed plugins by id (`{"plugins": {"<id>": [{"installPath"}]}}`): where a
+    /// plugin of a marketplace that is not a folder is loaded from.
+    pub installed: Option<UserPath>,
+    /// The plugin's folder inside the marketplace (`plugins/claude`).
+    pub plugin: &'static str,
+    /// Whether `marketplace add` of another folder under the same name points the marketplace
+    /// there (Claude Code 2.1.332); else it refuses until `marketplace remove` (Copilot CLI
+    /// 1.0.102, which keeps the plugin enabled across the removal).
+    pub add_repoints: bool,
+}
+
+impl DirectoryMarketplace {
+    fn file_list(&self) -> Vec<UserPath> {
+        std::iter::once(self.settings)
+            .chain(self.known)
+            .chain(self.installed)
+            .collect()
+    }
+}
+
+/// The `source` object of marketplace `name` in a settings document or a known-marketplaces one.
+fn marketplace_source<'a>(
+    settings: Option<&'a serde_json::Value>,
+    known: Option<&'a serde_json::Value>,
+    name: &str,
+) -> Option<&'a serde_json::Value> {
+    settings
+        .and_then(|d| d.get("extraKnownMarketplaces")?.get(name)?.get("source"))
+        .or_else(|| known.and_then(|d| d.get(name)?.get("source")))
+}
+
+/// What a recorded source object names: a folder (`{"source": "directory", "path"}`), or
+/// anything else as its JSON text.
+fn added_from(source: &serde_json::Value) -> AddedFrom {
+    match (
+        source.get("source").and_then(serde_json::Value::as_str),
+        source.get("path").and_then(serde_json::Value::as_str),
+    ) {
+        (Some("directory"), Some(path)) => AddedFrom::Folder(PathBuf::from(path)),
+        _ => AddedFrom::Other(source.to_string()),
+    }
+}
+
+impl PluginSource for DirectoryMarketplace {
+    fn files(&self, _name: &str) -> Vec<RecordFile> {
+        self.file_list()
+            .into_iter()
+            .map(|p| RecordFile::at(PluginPlace::User(p), Syntax::Json))
+            .collect()
+    }
+
+    fn locate(&self, name: &str, id: &str, read: &[Read], _listed: &[String]) -> Located {
+        let doc = |path: Option<UserPath>| {
+            let at = self.file_list().iter().position(|p| Some(*p) == path)?;
+            read.get(at)?.doc()
+        };
+        let disabled = doc(Some(self.settings))
+            .and_then(|d| d.get("enabledPlugins")?.get(id)?.as_bool())
+            == Some(false);
+        let Some(source) = marketplace_source(doc(Some(self.settings)), doc(self.known), name)
+        else {
+            return Located {
+                folder: Err(format!(
+                    "no marketplace named {name} is recorded, so the host finds no plugin to load"
+                )),
+                in_place: false,
+                source: None,
+                disabled,
+            };
+        };
+        match added_from(source) {
+            AddedFrom::Folder(path) => Located {
+                folder: Ok(FolderAt::Recorded(path.clone(), self.plugin.to_owned())),
+                in_place: true,
+                source: Some(AddedFrom::Folder(path)),
+                disabled,
+            },
+            other => Located {
+                folder: doc(self.installed)
+                    .and_then(|d| d.get("plugins")?.get(id)?.get(0)?.get("installPath")?.as_str())
+                    .map(|path| FolderAt::Recorded(PathBuf::from(path), String::new()))
+                    .ok_or_else(|| {
+                        format!(
+                            "its marketplace {name} is not a folder on this machine and no install path is recorded"
+                        )
+                    }),
+                in_place: false,
+                source: Some(other),
+                disabled,
+            },
+        }
+    }
+
+    fn install(
+        &self,
+        name: &str,
+        id: &str,
+        folder: &str,
+        now: &PluginNow,
+    ) -> Result<Vec<HostCommand>, String> {
+        let target = Path::new(folder);
+        let mut out = Vec::new();
+        match now.added_from() {
+            Some(AddedFrom::Other(source)) => {
+                return Err(format!(
+                    "the marketplace {name} is recorded from {source}, not from a folder: remove it first (`{} plugin marketplace remove {name}`)",
+                    self.cli
+                ));
+            }
+            Some(AddedFrom::Folder(path)) if path == target => {
+                if now.enabled {
+                    return Ok(out);
+                }
+            }
+            Some(AddedFrom::Folder(_)) if !self.add_repoints => {
+                out.push(HostCommand::new(
+                    self.cli,
+                    &["plugin", "marketplace", "remove", name],
+                ));
+                out.push(HostCommand::new(
+                    self.cli,
+                    &["plugin", "marketplace", "add", folder],
+                ));
+            }
+            _ => out.push(HostCommand::new(
+                self.cli,
+                &["plugin", "marketplace", "add", folder],
+            )),
+        }
+        out.push(HostCommand::new(self.cli, &["plugin", "install", id]));
+        Ok(out)
+    }
 }
 
 /// Where a host records our plugin (`sophia-hook@sophia-hook`, `crate::plugin::NAME`) as
@@ -419,6 +674,12 @@ pub trait PluginHome: Sync + std::fmt::Debug {
     /// every marketplace host installs (`marketplace`).
     fn dir(&self, marketplace: &str) -> String;
 
+    /// The folder the user adds to the host (its install commands take it), relative to
+    /// `--out`: the marketplace, or the plugin folder itself where nothing lists it.
+    fn added(&self, marketplace: &str) -> String {
+        self.dir(marketplace)
+    }
+
     /// The marketplace file that lists the plugin folder, relative to `--out`, and its document;
     /// `None` for a folder that nothing lists.
     fn listing(
@@ -448,6 +709,10 @@ pub struct Marketplace {
 impl PluginHome for Marketplace {
     fn dir(&self, marketplace: &str) -> String {
         format!("{marketplace}/{}", self.plugin)
+    }
+
+    fn added(&self, marketplace: &str) -> String {
+        marketplace.to_owned()
     }
 
     fn listing(

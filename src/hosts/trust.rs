@@ -19,6 +19,28 @@ pub trait TrustGate: Sync + Debug {
 
     /// What `doctor` reports about the trust of what is installed, in order.
     fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding>;
+
+    /// What `doctor` reports about the trust of our plugin's hooks, as the host loads them from
+    /// the plugin's folder; nothing where the host asks for none.
+    fn judge_plugin(&self, _input: &PluginTrustInput<'_>) -> Vec<TrustFinding> {
+        Vec::new()
+    }
+}
+
+/// Our plugin's hooks, for [`TrustGate::judge_plugin`].
+#[derive(Debug)]
+pub struct PluginTrustInput<'a> {
+    pub record: &'a Record,
+    /// The record file's path, as shown to the user.
+    pub record_shown: &'a str,
+    /// The plugin's id (`sophia-hook@sophia-hook`).
+    pub plugin_id: &'a str,
+    /// The hooks file, relative to the plugin's folder (`hooks/hooks.json`).
+    pub hooks: &'a str,
+    /// Our handlers in it, where they sit.
+    pub handlers: Vec<InstalledHandler<'a>>,
+    /// `sha256:` and the hex digest of the bytes (the crate's one digest).
+    pub sha256: fn(&[u8]) -> String,
 }
 
 /// The record file as the edge found it.

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::edge::files::{Place, ProjectRoot};
+use crate::edge::plugins::PluginRegistration;
 use crate::edge::settings::Settings;
 use crate::edge::{agents, hostconfig, skills};
 use crate::hosts::Scope;
@@ -91,13 +92,27 @@ pub fn run(input: &DoctorInput<'_>) -> Vec<Check> {
     out
 }
 
-/// What the checks found for one host: the scopes whose settings register sophia-hook, and the
-/// checks themselves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the checks found for one host: the scopes whose settings register sophia-hook, our
+/// plugin as the host loads it (when the user's records enable it), and the checks themselves.
+#[derive(Debug, Clone)]
 pub struct HostChecks {
     pub host: Host,
     pub scopes: Vec<Scope>,
+    pub plugin: Option<PluginRegistration>,
     pub checks: Vec<Check>,
+}
+
+impl HostChecks {
+    /// Whether the hook is registered at all: a settings scope, or the plugin the host loads.
+    pub fn registered(&self) -> bool {
+        !self.scopes.is_empty() || self.plugin.as_ref().is_some_and(PluginRegistration::loads)
+    }
+}
+
+/// Where a host registers the hook, as [`check_host`] found it.
+struct Registration {
+    scopes: Vec<Scope>,
+    plugin: Option<PluginRegistration>,
 }
 
 /// The same checks as [`run`], grouped: per host, and those that concern every host.
@@ -109,10 +124,11 @@ pub fn run_by_host(input: &DoctorInput<'_>) -> (Vec<HostChecks>, Vec<Check>) {
         .iter()
         .map(|host| {
             let mut checks = Vec::new();
-            let scopes = check_host(input, *host, &mut checks);
+            let Registration { scopes, plugin } = check_host(input, *host, &mut checks);
             HostChecks {
                 host: *host,
                 scopes,
+                plugin,
                 checks,
             }
         })
@@ -489,8 +505,21 @@ fn program_of(host: Host, handler: &Value) -> (String, String) {
     }
 }
 
-/// Checks one host; returns the scopes that register sophia-hook.
-fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<Scope> {
+/// Checks one host; returns where sophia-hook is registered.
+fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Registration {
+    let mut plugin = None;
+    let scopes = check_host_scopes(input, host, &mut plugin, out);
+    Registration { scopes, plugin }
+}
+
+/// [`check_host`]: the settings scopes that register sophia-hook, and in `plugin` our plugin as
+/// the host loads it.
+fn check_host_scopes(
+    input: &DoctorInput<'_>,
+    host: Host,
+    plugin_found: &mut Option<PluginRegistration>,
+    out: &mut Vec<Check>,
+) -> Vec<Scope> {
     let name = host.as_str();
     check_project_env(input, host, out);
     // Issue 46: whether the model followed a hint is read from the host's transcript.
@@ -688,7 +717,7 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
     // `enabledPlugins`) is the repository's word, never a reason to call the hook registered or
     // to advise removing the user's install (issue 48, class 3). It is said as information.
     use crate::edge::plugins::{Reach, enabled};
-    let plugin = enabled(host, Reach::User, input.root, input.settings);
+    let plugin = crate::edge::plugins::registration(host, input.root, input.settings);
     if plugin.is_none()
         && let Some(record) = enabled(host, Reach::UserAndProject, input.root, input.settings)
     {
@@ -703,25 +732,21 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
         ));
     }
     let remove_plugin = host.spec().plugin.as_ref().map_or("", |p| p.remove);
+    if let Some(reg) = &plugin {
+        plugin_checks(host, reg, input.settings, input.root, out);
+    }
     match (&plugin, installed.as_slice()) {
-        (Some(record), []) => {
-            out.push(check(
-                Status::Ok,
-                format!("{name} plugin"),
-                format!(
-                    "the hook is registered by sophia-hook's plugin ({})",
-                    record.shown()
-                ),
-                None,
-            ));
+        // The plugin alone: its checks said whether the host loads it.
+        (Some(_), []) => {
+            *plugin_found = plugin;
             return Vec::new();
         }
-        (Some(record), scopes) => out.push(check(
+        (Some(reg), scopes) if reg.loads() => out.push(check(
             Status::Fail,
             format!("{name} plugin"),
             format!(
                 "registered twice: by sophia-hook's plugin ({}) and in {}: {} runs both, so every event runs twice",
-                record.shown(),
+                reg.record.shown(),
                 scopes
                     .iter()
                     .map(|(_, path, _)| path.shown().to_string())
@@ -734,8 +759,9 @@ fn check_host(input: &DoctorInput<'_>, host: Host, out: &mut Vec<Check>) -> Vec<
                 scopes[0].0.as_str()
             )),
         )),
-        (None, _) => {}
+        _ => {}
     }
+    *plugin_found = plugin;
     if installed.is_empty() {
         let status = if input.explicit {
             Status::Fail
@@ -1110,6 +1136,109 @@ fn check_trust(
             TrustFix::None => None,
             TrustFix::Say(fix) => Some(fix),
             TrustFix::TrustFolder(base) => Some(trust_advice(host, input.root, base)),
+        };
+        out.push(check(status, f.area, f.detail, fix));
+    }
+}
+
+/// `doctor`'s checks of our plugin as the host will load it ([`PluginRegistration`]), which
+/// `plugin install` reads back too: the folder its records name
+/// holds our hooks file and binary (else a failure with the fix), a folder read in place outside
+/// sophia-hook's data folder is a warning (moving or deleting it disables the hook), and the
+/// host's trust of the hooks it loads (Codex's `/hooks`).
+pub fn plugin_checks(
+    host: Host,
+    reg: &PluginRegistration,
+    settings: &Settings,
+    root: &ProjectRoot,
+    out: &mut Vec<Check>,
+) {
+    let Some(layout) = host.spec().plugin.as_ref() else {
+        return;
+    };
+    let (name, display) = (host.as_str(), host.display());
+    let area = format!("{name} plugin");
+    let data = crate::edge::plugins::data_root(settings);
+    let reinstall = match &data {
+        Some(dir) => format!(
+            "sophia-hook plugin install --host {name} (writes the plugin to {} and points {display} at it)",
+            dir.shown()
+        ),
+        None => format!("sophia-hook plugin install --host {name}"),
+    };
+    let (Some(folder), None) = (&reg.folder, &reg.problem) else {
+        out.push(check(
+            Status::Fail,
+            area,
+            format!(
+                "sophia-hook's plugin is enabled ({}), but {}",
+                reg.record.shown(),
+                reg.problem.as_deref().unwrap_or("no folder is recorded")
+            ),
+            Some(format!("{reinstall}; or remove it: {}", layout.remove)),
+        ));
+        return;
+    };
+    out.push(check(
+        Status::Ok,
+        area.clone(),
+        format!(
+            "the hook is registered by sophia-hook's plugin ({}), loaded from {}",
+            reg.record.shown(),
+            folder.shown()
+        ),
+        None,
+    ));
+    if reg.in_place && !data.as_ref().is_some_and(|d| folder.starts_with(d)) {
+        out.push(check(
+            Status::Warn,
+            area,
+            format!(
+                "{display} reads the plugin in place from {}, outside sophia-hook's data folder: moving or deleting that folder disables the hook",
+                folder.shown()
+            ),
+            Some(reinstall),
+        ));
+    }
+    let Some(gate) = host.spec().trust else {
+        return;
+    };
+    let file = gate.record();
+    let Some(path) = file
+        .path
+        .resolve(settings.home.as_deref(), &settings.host_homes)
+    else {
+        return;
+    };
+    let record = read_record(&path, file.syntax);
+    let findings = gate.judge_plugin(&crate::hosts::trust::PluginTrustInput {
+        record: &record,
+        record_shown: &path.shown().to_string(),
+        plugin_id: &crate::edge::plugins::plugin_id(),
+        hooks: layout.hooks,
+        handlers: reg
+            .handlers
+            .iter()
+            .map(|r| InstalledHandler {
+                event: &r.event,
+                group_index: r.group_index,
+                handler_index: r.handler_index,
+                matcher: r.matcher.as_deref(),
+                handler: &r.handler,
+            })
+            .collect(),
+        sha256: crate::fingerprint::sha256,
+    });
+    for f in findings {
+        let status = match f.verdict {
+            Verdict::Ok => Status::Ok,
+            Verdict::Warn => Status::Warn,
+            Verdict::Fail => Status::Fail,
+        };
+        let fix = match f.fix {
+            TrustFix::None => None,
+            TrustFix::Say(fix) => Some(fix),
+            TrustFix::TrustFolder(base) => Some(trust_advice(host, root, base)),
         };
         out.push(check(status, f.area, f.detail, fix));
     }

@@ -6,4 +6,5 @@
 pub mod agents_sync;
 pub mod doctor;
 pub mod eval;
+pub mod plugin_install;
 pub mod report;

@@ -201,7 +201,19 @@ fn setup(args: &ReportArgs, settings: &Settings, hosts: &[Host]) -> Setup {
             .iter()
             .map(|h| HostSetup {
                 host: h.host.as_str().to_owned(),
-                scopes: h.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
+                // Where it is registered, as `status` says it: each settings scope, and the
+                // plugin when the host loads it.
+                scopes: h
+                    .scopes
+                    .iter()
+                    .map(|s| s.as_str().to_owned())
+                    .chain(
+                        h.plugin
+                            .as_ref()
+                            .filter(|p| p.loads())
+                            .map(|_| "plugin".to_owned()),
+                    )
+                    .collect(),
                 trust: trust(h.host.as_str(), &h.checks),
                 findings: h.checks.iter().map(finding).collect(),
             })

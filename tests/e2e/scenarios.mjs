@@ -25,8 +25,11 @@
 //               added to the host's user MCP settings (lib/hosts.mjs configureMcp); it appends to
 //               `marker` under the workspace when the host starts it
 //   plugin      optional: true installs the hook as the host's plugin (extension for Gemini CLI) instead
-//               of `sophia-hook install`: `sophia-hook plugin build`, then the host's own commands,
-//               offline (lib/hosts.mjs buildPlugin; Codex's hooks trusted in its TUI)
+//               of `sophia-hook install`: `sophia-hook plugin install --host X`, which runs the host's
+//               own commands on the plugin folders in sophia-hook's data folder, offline; 'from-build'
+//               first installs it the earlier way, the host's commands on a `plugin build --out` folder,
+//               and deletes that folder after `plugin install` (lib/hosts.mjs installPlugin; Codex's
+//               hooks trusted in its TUI)
 //
 // A step may also carry `args`: extra command-line arguments for the host run (Claude Code only).
 //
@@ -77,6 +80,44 @@ function filesNaming(dir, needle) {
   walk(dir);
   return hits;
 }
+
+/**
+ * A plugin scenario's own checks: no settings file names the built binary (the hook that ran is the
+ * plugin's copy), and `sophia-hook doctor` reads from the real host's own records that it loads the
+ * plugin from a folder that holds our hooks and binary (Codex: its hooks trusted), as the host just did.
+ */
+const PLUGIN_CHECKS = (ctx) => {
+  const named = [...filesNaming(ctx.ws.home, ctx.ws.binary).map((f) => `HOME/${f}`), ...filesNaming(ctx.ws.project, ctx.ws.binary).map((f) => `project/${f}`)];
+  const name = ctx.host.name;
+  let checks = [];
+  let detail = '';
+  try {
+    const out = execFileSync(ctx.ws.binary, ['doctor', '--host', name, '--json', '--root', ctx.ws.project], {
+      env: { ...ctx.ws.baseEnv, ...ctx.host.env(ctx.ws) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    checks = JSON.parse(out).checks;
+  } catch (e) {
+    // doctor exits 1 on any failure; its JSON is still the output.
+    try {
+      checks = JSON.parse(e.stdout).checks;
+    } catch {
+      detail = `${e.message} ${e.stdout || ''}`;
+    }
+  }
+  const plugin = checks.filter((c) => c.area === `${name} plugin` || c.area === `${name} plugin trust`);
+  const loads = plugin.find((c) => c.area === `${name} plugin` && c.status === 'ok');
+  const bad = plugin.filter((c) => c.status !== 'ok');
+  detail = detail || JSON.stringify(plugin);
+  return [
+    ctx.check('no settings file names the built binary: the hook ran from the plugin', named.length === 0, named.join(', ')),
+    ctx.check('sophia-hook doctor: the host loads the plugin, and nothing about it is wrong', !!loads && bad.length === 0, detail),
+    // sophia-hook's data folder (Claude Code and Copilot CLI read it in place) or the host's own copy:
+    // under HOME, never the build folder beside it that the user may move.
+    ctx.check('sophia-hook doctor: the folder the host loads is under HOME', !!loads && loads.detail.includes(`loaded from ${ctx.ws.home}${path.sep}`), detail),
+  ];
+};
 
 /** The stub MCP server was started by the host: the host reads the file it was configured in. */
 const MCP_STARTED = (ctx) => {
@@ -142,15 +183,21 @@ export const SCENARIOS = [
   },
   {
     // The host-native way in (docs/hosts.md "Plugins"): no `sophia-hook install`; the hook that runs is
-    // the plugin's own copy of the binary, and its routing reaches the model.
+    // the plugin's own copy of the binary, from sophia-hook's data folder, and its routing reaches the model.
     name: 'plugin-quick-sql',
     plugin: true,
     steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
     expect: QUICK_SQL,
-    checks: (ctx) => {
-      const named = [...filesNaming(ctx.ws.home, ctx.ws.binary).map((f) => `HOME/${f}`), ...filesNaming(ctx.ws.project, ctx.ws.binary).map((f) => `project/${f}`)];
-      return [ctx.check('no settings file names the built binary: the hook ran from the plugin', named.length === 0, named.join(', '))];
-    },
+    checks: PLUGIN_CHECKS,
+  },
+  {
+    // The issue's case: the plugin added from a `plugin build --out` folder (which Claude Code and Copilot
+    // CLI read in place), then `plugin install`, then that folder deleted: the hook still runs.
+    name: 'plugin-build-folder-deleted',
+    plugin: 'from-build',
+    steps: [{ prompt: '!quick spiegami questa SQL: SELECT 1' }],
+    expect: QUICK_SQL,
+    checks: PLUGIN_CHECKS,
   },
   {
     name: 'quick-sql',

@@ -212,7 +212,7 @@ function baseEnv(ws) {
 
 function makeWorkspace(root, host, scenario, attempt = 0) {
   const dir = path.join(root, `${host.name}-${scenario.name}${attempt ? `-rerun${attempt}` : ''}`);
-  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall, plugin: !!scenario.plugin };
+  const ws = { root: dir, home: path.join(dir, 'home'), project: path.join(dir, 'project'), tmp: path.join(dir, 'tmp'), binary, installArgs: scenario.installArgs || [], afterInstall: scenario.afterInstall, plugin: scenario.plugin || false };
   for (const d of [ws.home, ws.project, ws.tmp]) fs.mkdirSync(d, { recursive: true });
   // These homes have no Sophia MCP server, so by default the embedded skills would stay unnamed
   // (docs/skills.md, "Grounded embedded skills"); the suite checks the hosts' protocol with them

@@ -57,6 +57,7 @@ fn hook_flags_appear_only_where_they_mean_something() {
         "skills index",
         "agents sync",
         "agents check",
+        "plugin install",
     ];
     for (path, cmd) in commands() {
         let has = |id: &str| cmd.get_arguments().any(|a| a.get_id() == id);

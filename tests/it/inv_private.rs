@@ -240,3 +240,54 @@ fn plugin_build_writes_private_files_under_any_umask() {
         assert_eq!(top, 0o700, "umask {umask:o}: the output folder {top:o}");
     }
 }
+
+/// `plugin install`'s folder in the user's data folder too: every file `0600` (the binary `0700`),
+/// every folder it creates `0700`, under any umask. The host's CLI is left off PATH, so the
+/// command stops after writing the folder (exit 2) and runs nothing.
+#[test]
+fn plugin_install_writes_private_files_under_any_umask() {
+    use std::os::unix::process::CommandExt;
+    for umask in [0o000, 0o002, 0o022, 0o077] {
+        let s = trust::Sandbox::new();
+        let mut cmd = crate::common::Sandbox::new(&s.home)
+            .cwd(&s.project)
+            .env("PATH", "/usr/bin:/bin")
+            .command(&[
+                "plugin",
+                "install",
+                "--host",
+                "claude",
+                "--binary",
+                "/bin/true",
+                "--root",
+                s.project.to_str().unwrap(),
+            ]);
+        // SAFETY: umask is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::umask(umask as libc::mode_t);
+                Ok(())
+            });
+        }
+        let run = crate::common::run_command(cmd, b"");
+        assert_eq!(run.code, 2, "umask {umask:o}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("finish by hand"), "{}", run.stderr);
+        let data = s.home.join(".local/share");
+        let mut files = 0;
+        for (rel, (mode, contents)) in trust::tree(&data) {
+            let want = match contents {
+                None => 0o700,
+                Some(_) if rel.to_string_lossy().contains("/bin/") => 0o700,
+                Some(_) => 0o600,
+            };
+            assert_eq!(
+                mode,
+                want,
+                "umask {umask:o}: {}: {mode:o}",
+                rel.to_string_lossy()
+            );
+            files += 1;
+        }
+        assert!(files > 20, "{files}");
+    }
+}

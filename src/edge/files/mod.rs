@@ -525,6 +525,11 @@ impl Place {
         }
     }
 
+    /// A folder written whole, never half ([`write_folder`]); the user's folders only.
+    pub fn write_folder(&self, files: &[FolderFile<'_>]) -> io::Result<FolderWritten> {
+        write_folder(self.user_path()?, files)
+    }
+
     /// One whole line appended ([`append_line`]); the user's folders only.
     pub fn append_line(&self, line: &str) -> io::Result<()> {
         append_line(self.user_path()?, line)
@@ -1244,6 +1249,148 @@ const TEMP_MARK: &str = ".sophia-tmp-";
 
 fn temp_prefix(name: &str) -> String {
     format!(".{name}{TEMP_MARK}")
+}
+
+/// One file of a folder written whole ([`Place::write_folder`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FolderFile<'a> {
+    /// Below the folder, `/`-separated, no `..`.
+    pub path: &'a str,
+    pub contents: &'a [u8],
+    /// The cap of its kind (its reader's).
+    pub cap: Cap,
+    /// Its permission bits (`0600`, or `0700` for a program).
+    pub mode: u32,
+}
+
+/// What [`Place::write_folder`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderWritten {
+    /// The folder was new.
+    Created,
+    /// An existing folder was replaced. `left`: the folder it was moved aside to, still holding
+    /// something we did not write (removed otherwise).
+    Replaced { left: Option<PathBuf> },
+}
+
+/// Writes the folder `dir` whole: every file into a new private sibling folder
+/// (`.<name>.sophia-tmp-<pid>-<random>`, created exclusively, `0700`; its folders `0700`, each
+/// file with its mode), then that folder renamed to `dir`, so nobody ever sees it half written.
+/// An existing `dir` is first renamed aside (`.<name>.sophia-old-<pid>-<random>`) and, once the
+/// new one is in place, the files of it that `files` names are removed, then its folders once
+/// empty: nothing else of it is touched (`docs/security.md` `### I10`), and a folder left holding
+/// something else stays aside, said in the result. A failure before the rename removes what this
+/// call wrote and leaves `dir` as it was.
+fn write_folder(dir: &Path, files: &[FolderFile<'_>]) -> io::Result<FolderWritten> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a folder name", dir.shown()),
+        ));
+    };
+    if files.iter().any(|f| {
+        f.path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..")
+    }) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a file of the folder is not a plain relative path",
+        ));
+    }
+    let name = name.to_string_lossy();
+    create_private_dir_all(parent)?;
+    let staged = create_temp_dir(parent, &format!(".{name}{TEMP_MARK}"))?;
+    let written = (|| {
+        for f in files {
+            let path = f.path.split('/').fold(staged.clone(), |p, c| p.join(c));
+            if let Some(folder) = path.parent() {
+                create_private_dir_all(folder)?;
+            }
+            write_atomic_mode(&path, f.contents, f.cap, f.mode)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        remove_written(&staged, files);
+        return Err(e);
+    }
+    match fs::symlink_metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::rename(&staged, dir) {
+            Ok(()) => Ok(FolderWritten::Created),
+            Err(e) => {
+                remove_written(&staged, files);
+                Err(e)
+            }
+        },
+        Ok(meta) if meta.is_dir() => {
+            let aside = create_temp_dir(parent, &format!(".{name}.sophia-old-"))?;
+            // The aside name is ours and empty: the old folder takes its place.
+            let _ = fs::remove_dir(&aside);
+            if let Err(e) = fs::rename(dir, &aside) {
+                remove_written(&staged, files);
+                return Err(e);
+            }
+            if let Err(e) = fs::rename(&staged, dir) {
+                // Put the old folder back: `dir` stays as it was.
+                let _ = fs::rename(&aside, dir);
+                remove_written(&staged, files);
+                return Err(e);
+            }
+            remove_written(&aside, files);
+            Ok(FolderWritten::Replaced {
+                left: fs::symlink_metadata(&aside).is_ok().then_some(aside),
+            })
+        }
+        Ok(_) => {
+            remove_written(&staged, files);
+            Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "refusing to replace {}: it is not a folder; nothing was written",
+                    dir.shown()
+                ),
+            ))
+        }
+        Err(e) => {
+            remove_written(&staged, files);
+            Err(e)
+        }
+    }
+}
+
+/// A new empty private folder `<prefix><pid>-<random>` in `parent`, created exclusively.
+fn create_temp_dir(parent: &Path, prefix: &str) -> io::Result<PathBuf> {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("{prefix}{}-", std::process::id()))
+        .rand_bytes(8)
+        .tempdir_in(parent)?
+        .keep();
+    // Exactly 0700, whatever the umask took away.
+    platform::set_private_dir_mode(&dir)?;
+    Ok(dir)
+}
+
+/// Removes from `dir` the regular files `files` names (never a link, never anything else),
+/// then each folder on their paths once empty, then `dir` once empty. Best effort.
+fn remove_written(dir: &Path, files: &[FolderFile<'_>]) {
+    let mut folders = std::collections::BTreeSet::new();
+    for f in files {
+        let path = f.path.split('/').fold(dir.to_path_buf(), |p, c| p.join(c));
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            let _ = fs::remove_file(&path);
+        }
+        let mut at = path.parent();
+        while let Some(folder) = at.filter(|a| a.starts_with(dir) && *a != dir) {
+            folders.insert(folder.to_path_buf());
+            at = folder.parent();
+        }
+    }
+    // Deepest first.
+    for folder in folders.iter().rev() {
+        let _ = fs::remove_dir(folder);
+    }
+    let _ = fs::remove_dir(dir);
 }
 
 /// Creates `.<name>.sophia-tmp-<pid>-<random>` exclusively with `tempfile` (`O_CREAT|O_EXCL`,
@@ -2065,6 +2212,104 @@ mod tests {
         assert_eq!(own_mode(&link), None, "a symlink has no own mode");
         assert_eq!(own_mode(&dir.path().join("none")), None);
         assert_eq!(own_mode(dir.path()), None, "a folder is not a file");
+    }
+
+    /// A folder written whole: new, private; replaced, with the old one's files we name gone
+    /// and anything else kept aside; a failure half way leaves the old folder as it was and no
+    /// temporary behind; a link at the folder's name is refused.
+    #[test]
+    #[cfg(unix)]
+    fn a_folder_is_written_whole_and_replaced_only_in_what_we_wrote() {
+        let cap = crate::edge::files::caps::SETTINGS;
+        let file = |path, contents| FolderFile {
+            path,
+            contents,
+            cap,
+            mode: 0o600,
+        };
+        let names = |d: &Path| {
+            let mut n: Vec<String> = fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        let mode = |p: &Path| fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("plugins/1.0");
+        let first = [
+            file("a/hooks.json", b"1"),
+            FolderFile {
+                path: "a/bin/tool",
+                contents: b"bin",
+                cap,
+                mode: 0o700,
+            },
+        ];
+        assert_eq!(write_folder(&dir, &first).unwrap(), FolderWritten::Created);
+        assert_eq!(fs::read(dir.join("a/hooks.json")).unwrap(), b"1");
+        assert_eq!(mode(&dir.join("a/hooks.json")), 0o600);
+        assert_eq!(mode(&dir.join("a/bin/tool")), 0o700);
+        for d in [&dir, &dir.join("a"), &dir.join("a/bin")] {
+            assert_eq!(mode(d), 0o700, "{}", d.to_string_lossy());
+        }
+        assert_eq!(names(&tmp.path().join("plugins")), ["1.0"]);
+
+        // Replaced: the old folder's files that the new one names go with it.
+        let second = [
+            file("a/hooks.json", b"2"),
+            FolderFile {
+                path: "a/bin/tool",
+                contents: b"bin2",
+                cap,
+                mode: 0o700,
+            },
+        ];
+        assert_eq!(
+            write_folder(&dir, &second).unwrap(),
+            FolderWritten::Replaced { left: None }
+        );
+        assert_eq!(fs::read(dir.join("a/hooks.json")).unwrap(), b"2");
+        assert_eq!(fs::read(dir.join("a/bin/tool")).unwrap(), b"bin2");
+        assert_eq!(names(&tmp.path().join("plugins")), ["1.0"]);
+
+        // Something not ours in the old folder is kept, aside, and said.
+        fs::write(dir.join("a/notes.txt"), b"mine").unwrap();
+        let FolderWritten::Replaced { left: Some(aside) } = write_folder(&dir, &second).unwrap()
+        else {
+            panic!("the foreign file must be left aside");
+        };
+        assert_eq!(fs::read(aside.join("a/notes.txt")).unwrap(), b"mine");
+        assert!(!aside.join("a/hooks.json").exists());
+        fs::remove_dir_all(&aside).unwrap();
+
+        // A failure half way (a file over its cap): the folder as it was, no temporary left.
+        let big = vec![b'x'; 70 * 1024];
+        let failing = [
+            file("a/hooks.json", b"3"),
+            FolderFile {
+                path: "a/big",
+                contents: &big,
+                cap: crate::edge::files::caps::CONFIG,
+                mode: 0o600,
+            },
+        ];
+        assert!(write_folder(&dir, &failing).is_err());
+        assert_eq!(fs::read(dir.join("a/hooks.json")).unwrap(), b"2");
+        assert_eq!(names(&tmp.path().join("plugins")), ["1.0"]);
+
+        // A link at the folder's name is never followed nor replaced.
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let linked = tmp.path().join("plugins/2.0");
+        symlink(&elsewhere, &linked).unwrap();
+        assert!(write_folder(&linked, &second).is_err());
+        assert!(fs::read_dir(&elsewhere).unwrap().next().is_none());
+        assert_eq!(names(&tmp.path().join("plugins")), ["1.0", "2.0"]);
+        // No path climbs out of the folder.
+        assert!(write_folder(&dir, &[file("../x", b"1")]).is_err());
+        assert!(!tmp.path().join("plugins/x").exists());
     }
 
     #[test]

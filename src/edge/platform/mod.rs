@@ -105,6 +105,12 @@ pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
     imp::create_private_dir_all(dir)
 }
 
+/// Sets a folder we just created private (`0700` on Unix; on Windows it keeps the inherited ACL
+/// of the user's profile).
+pub fn set_private_dir_mode(dir: &Path) -> io::Result<()> {
+    imp::set_private_dir_mode(dir)
+}
+
 /// The error of an open that refused a link at the last component (`ELOOP` on Unix), said
 /// plainly; other errors unchanged.
 pub fn nofollow_error(e: io::Error, path: &Path) -> io::Error {

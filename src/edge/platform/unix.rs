@@ -89,6 +89,10 @@ pub(super) fn create_private_dir_all(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+pub(super) fn set_private_dir_mode(dir: &Path) -> io::Result<()> {
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+}
+
 pub(super) fn is_nofollow_refusal(e: &io::Error) -> bool {
     e.raw_os_error() == Some(libc::ELOOP)
 }

@@ -71,6 +71,11 @@ pub(super) fn create_private_dir_all(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir)
 }
 
+/// No mode bits: the folder keeps the inherited ACL of the user's profile.
+pub(super) fn set_private_dir_mode(_dir: &Path) -> io::Result<()> {
+    Ok(())
+}
+
 /// With `FILE_FLAG_OPEN_REPARSE_POINT` the open succeeds; the refusal is on the handle.
 pub(super) fn is_nofollow_refusal(_e: &io::Error) -> bool {
     false

@@ -65,10 +65,35 @@ function lines(text) {
 }
 
 /**
- * The plugin way in, instead of `install` (a scenario's `plugin: true`): `sophia-hook plugin build` into
- * the workspace, then the host's own install commands from docs/hosts.md "Plugins", offline (the suite
- * runs in a loopback-only network namespace). Their output goes to `plugin-install.txt`.
+ * The plugin way in, instead of `install` (a scenario's `plugin`): `sophia-hook plugin install --host X`,
+ * which writes the plugin folders into sophia-hook's data folder in the temporary HOME and runs the
+ * host's own commands on it (docs/hosts.md "Plugins"), offline (the suite runs in a loopback-only
+ * network namespace), with the host's executable first on PATH as a user has it. With `plugin:
+ * 'from-build'` the host first gets the plugin the earlier way, its own commands on a `sophia-hook
+ * plugin build --out` folder (`fromBuild(built)`), and that folder is deleted after `plugin install`:
+ * the hook must still run. Every command's output goes to `plugin-install.txt`.
  */
+function installPlugin(ws, host, fromBuild) {
+  const built = ws.plugin === 'from-build' ? buildPlugin(ws) : null;
+  if (built) fromBuild(built);
+  const exe = process.env[`SOPHIA_E2E_BIN_${host.name.toUpperCase()}`];
+  const env = { ...ws.baseEnv, ...host.env(ws), PATH: `${path.dirname(exe)}${path.delimiter}${ws.baseEnv.PATH}` };
+  const log = path.join(ws.root, 'plugin-install.txt');
+  const args = ['plugin', 'install', '--host', host.name];
+  try {
+    const out = execFileSync(ws.binary, args, { cwd: ws.project, env, encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    fs.appendFileSync(log, `$ sophia-hook ${args.join(' ')}\n${out}\n`);
+  } catch (e) {
+    fs.appendFileSync(log, `$ sophia-hook ${args.join(' ')}\n${e.stdout || ''}${e.stderr || ''}(failed: ${e.message})\n`);
+    throw new Error(`sophia-hook ${args.join(' ')} failed: ${e.message}\n${e.stdout || ''}${e.stderr || ''}`);
+  }
+  if (built) {
+    fs.rmSync(built, { recursive: true, force: true });
+    fs.appendFileSync(log, `$ rm -rf ${built}\n`);
+  }
+}
+
+/** `sophia-hook plugin build` into the workspace: the folder a user may later move or delete. */
 function buildPlugin(ws) {
   const out = path.join(ws.root, 'plugin');
   execFileSync(ws.binary, ['plugin', 'build', '--out', out], { env: ws.baseEnv, encoding: 'utf8', timeout: 30_000 });
@@ -174,9 +199,10 @@ export const codex = {
     fs.mkdirSync(path.dirname(config), { recursive: true });
     fs.writeFileSync(config, toml.join('\n') + '\n');
     if (ws.plugin) {
-      const built = buildPlugin(ws);
-      hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
-      hostCommand(ws, this, ['plugin', 'add', 'sophia-hook@sophia-hook']);
+      installPlugin(ws, this, (built) => {
+        hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
+        hostCommand(ws, this, ['plugin', 'add', 'sophia-hook@sophia-hook']);
+      });
       // Plugin hooks run only once trusted: in the TUI, as a user does ("Hooks need review" → "Trust
       // all and continue"), which records `[hooks.state."sophia-hook@sophia-hook:hooks/hooks.json:…"]`.
       const exe = process.env.SOPHIA_E2E_BIN_CODEX;
@@ -258,9 +284,10 @@ export const claude = {
       projects: { [ws.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
     });
     if (ws.plugin) {
-      const built = buildPlugin(ws);
-      hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
-      hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
+      installPlugin(ws, this, (built) => {
+        hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
+        hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
+      });
     }
   },
 
@@ -390,8 +417,9 @@ export const gemini = {
     writeJson(path.join(ws.home, '.gemini', 'trustedFolders.json'), { [ws.project]: 'TRUST_FOLDER' });
     if (ws.plugin) {
       // The source folder is not trusted: without the variable the install asks [y/N] on stdin.
-      const built = buildPlugin(ws);
-      hostCommand(ws, this, ['extensions', 'install', path.join(built, 'gemini-extension'), '--consent'], { GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+      installPlugin(ws, this, (built) =>
+        hostCommand(ws, this, ['extensions', 'install', path.join(built, 'gemini-extension'), '--consent'], { GEMINI_CLI_TRUST_WORKSPACE: 'true' }),
+      );
     }
   },
 
@@ -515,9 +543,10 @@ export const copilot = {
   prepare(ws) {
     if (ws.plugin) {
       // An absolute path: Copilot CLI reads a relative one as a GitHub owner/repo.
-      const built = buildPlugin(ws);
-      hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
-      hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
+      installPlugin(ws, this, (built) => {
+        hostCommand(ws, this, ['plugin', 'marketplace', 'add', path.join(built, 'marketplace')]);
+        hostCommand(ws, this, ['plugin', 'install', 'sophia-hook@sophia-hook']);
+      });
     } else {
       installHook(ws, 'copilot');
     }
