@@ -553,8 +553,15 @@ fn program_for(
     if scope == Scope::User {
         return Ok((this.to_string_lossy().into_owned(), Some(this)));
     }
+    // When PATH's `sophia-hook` is the npm package's node launcher: npm's postinstall puts the
+    // binary in its place except on Windows (npm's shims start node there) and when it did not run.
+    let npm = if cfg!(windows) {
+        "on Windows `npm i -g sophia-hook` puts a node launcher on PATH, which every prompt would start: install with `uv tool install sophia-hook`, `pipx install sophia-hook` or the release archive instead"
+    } else {
+        "when PATH's `sophia-hook` is the npm package's node launcher: after `npm i -g --ignore-scripts`, `npm rebuild -g sophia-hook` puts the binary in its place; installed by pnpm, yarn or bun (which keep the launcher), install with npm, uv, pipx or the release archive instead"
+    };
     let how = format!(
-        "put this binary on PATH (installed with `npm i -g sophia-hook`, `uv tool install sophia-hook`, `pipx install sophia-hook` or a release archive, it is; from source, `cargo install --path .`; or link {} into a folder on PATH); when PATH's `{BARE_NAME}` is the npm launcher (npm ran with --ignore-scripts), `npm rebuild -g sophia-hook` puts the binary in its place; or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then the entry works on this machine only)",
+        "put this binary on PATH (installed with `npm i -g sophia-hook`, `uv tool install sophia-hook`, `pipx install sophia-hook` or a release archive, it is; from source, `cargo install --path .`; or link {} into a folder on PATH); {npm}; or pass `--binary {BARE_NAME}` to write the portable entry anyway, or `--binary {}` to register this machine's path (then the entry works on this machine only)",
         this.shown(),
         this.shown(),
     );
