@@ -1337,7 +1337,13 @@ fn windows_line_key(host: Host) -> Option<&'static str> {
 /// `powershell` line with it; every other host its `command` as `install` writes it there
 /// ([`crate::install::shell_line`]: Gemini CLI's PowerShell line; Antigravity's POSIX line, its
 /// Windows shell not observed, so a line PowerShell rejects shows up as a failed run).
-fn shell_command(host: Host, event: Event, binary: &str) -> Command {
+fn shell_command(host: Host, event: Event, binary: &str, extra: &[&str]) -> Command {
+    let with_extra = |line: String| {
+        std::iter::once(line.as_str())
+            .chain(extra.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     if cfg!(windows) {
         let line = if windows_line_key(host).is_some() {
             crate::install::powershell_command_line(binary, host, event)
@@ -1345,15 +1351,22 @@ fn shell_command(host: Host, event: Event, binary: &str) -> Command {
             crate::install::shell_line(binary, host, event, true)
         };
         let mut cmd = Command::new("powershell.exe");
-        cmd.args(["-NoProfile", "-Command"]).arg(line);
+        cmd.args(["-NoProfile", "-Command"]).arg(with_extra(line));
         cmd
     } else {
         let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg(crate::install::command_line(binary, host, event));
+        cmd.arg("-c").arg(with_extra(crate::install::command_line(
+            binary, host, event,
+        )));
         cmd
     }
 }
+
+/// The time budget of `doctor`'s own hook runs (`--time-budget-ms`, the user's flag, within the
+/// 10 s a run may take): a check of what the command prints, which a loaded machine must not turn
+/// into the degraded answer of a late run (a test that compared two doctor runs saw 1,438
+/// characters of context in one and the routing line alone in the other, under load).
+const PROBE_BUDGET: &str = "--time-budget-ms=5000";
 
 /// Runs this binary with the arguments the host would pass, on a sample payload, and validates
 /// what it prints. It goes the way the host goes: Claude Code's exec form runs the program with
@@ -1386,10 +1399,10 @@ fn live_run(
     };
     let mut cmd = if let Some(args) = host.spec().settings.handler.exec_args(host.as_str(), wire) {
         let mut cmd = Command::new(program);
-        cmd.args(args);
+        cmd.args(args).arg(PROBE_BUDGET);
         cmd
     } else {
-        shell_command(host, event, &binary.to_string_lossy())
+        shell_command(host, event, &binary.to_string_lossy(), &[PROBE_BUDGET])
     };
     // A check, not a prompt: no analytics line, and the turn state and compiled skills copy of
     // its sample conversation go to a private folder that is removed with this run, so `doctor`
@@ -1836,7 +1849,7 @@ mod tests {
             ]
         };
         for (host, bin, program, args) in cases {
-            let cmd = shell_command(host, Event::UserPromptSubmit, bin);
+            let cmd = shell_command(host, Event::UserPromptSubmit, bin, &[]);
             assert_eq!(cmd.get_program(), program, "{host:?}");
             let got: Vec<String> = cmd
                 .get_args()
