@@ -22,7 +22,7 @@ use crate::hosts::Scope;
 use crate::hosts::Syntax;
 use crate::hosts::settings::Registered;
 use crate::hosts::trust::{
-    Installed, InstalledHandler, Record, TrustFix, TrustGate, TrustInput, Verdict,
+    Installed, InstalledHandler, Record, TrustFinding, TrustFix, TrustGate, TrustInput, Verdict,
 };
 use crate::hosts::{Event, Host};
 use crate::install::registered;
@@ -1126,19 +1126,7 @@ fn check_trust(
         installed: &installed,
         sha256: crate::fingerprint::sha256,
     });
-    for f in findings {
-        let status = match f.verdict {
-            Verdict::Ok => Status::Ok,
-            Verdict::Warn => Status::Warn,
-            Verdict::Fail => Status::Fail,
-        };
-        let fix = match f.fix {
-            TrustFix::None => None,
-            TrustFix::Say(fix) => Some(fix),
-            TrustFix::TrustFolder(base) => Some(trust_advice(host, input.root, base)),
-        };
-        out.push(check(status, f.area, f.detail, fix));
-    }
+    push_trust_findings(host, input.root, findings, out);
 }
 
 /// `doctor`'s checks of our plugin as the host will load it ([`PluginRegistration`]), which
@@ -1229,6 +1217,16 @@ pub fn plugin_checks(
             .collect(),
         sha256: crate::fingerprint::sha256,
     });
+    push_trust_findings(host, root, findings, out);
+}
+
+/// A host's trust findings (settings hooks and plugin hooks alike) as doctor's checks.
+fn push_trust_findings(
+    host: Host,
+    root: &ProjectRoot,
+    findings: Vec<TrustFinding>,
+    out: &mut Vec<Check>,
+) {
     for f in findings {
         let status = match f.verdict {
             Verdict::Ok => Status::Ok,
