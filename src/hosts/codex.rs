@@ -203,6 +203,21 @@ impl agent_file::DefinitionFormat for RoleToml {
 #[derive(Debug)]
 pub struct HandlerHashes;
 
+/// `config.toml` as a JSON value (`Null` when missing), or the failure of a file Codex refuses
+/// to start with: what both trust judgements (settings hooks, plugin hooks) read first.
+fn config_of(record: &Record, shown: &str) -> Result<Value, TrustFinding> {
+    match record {
+        Record::Missing => Ok(Value::Null),
+        Record::Parsed(config) => Ok(config.clone()),
+        Record::Unreadable(e) | Record::Unparsable(e) => Err(TrustFinding::new(
+            Verdict::Fail,
+            "codex config",
+            format!("{shown}: does not parse ({e}); Codex refuses to start"),
+            TrustFix::Say(format!("fix {shown}")),
+        )),
+    }
+}
+
 impl TrustGate for HandlerHashes {
     fn record(&self) -> UserFile {
         UserFile {
@@ -213,17 +228,9 @@ impl TrustGate for HandlerHashes {
 
     fn judge(&self, input: &TrustInput<'_>) -> Vec<TrustFinding> {
         let shown = input.record_shown;
-        let config = match input.record {
-            Record::Missing => Value::Null,
-            Record::Parsed(config) => config.clone(),
-            Record::Unreadable(e) | Record::Unparsable(e) => {
-                return vec![TrustFinding::new(
-                    Verdict::Fail,
-                    "codex config",
-                    format!("{shown}: does not parse ({e}); Codex refuses to start"),
-                    TrustFix::Say(format!("fix {shown}")),
-                )];
-            }
+        let config = match config_of(input.record, shown) {
+            Ok(config) => config,
+            Err(refused) => return vec![refused],
         };
         let mut out: Vec<TrustFinding> = features_off(&config, shown).into_iter().collect();
         let states = &config["hooks"]["state"];
@@ -266,17 +273,9 @@ impl TrustGate for HandlerHashes {
     /// in it), with the same `trusted_hash`.
     fn judge_plugin(&self, input: &PluginTrustInput<'_>) -> Vec<TrustFinding> {
         let shown = input.record_shown;
-        let config = match input.record {
-            Record::Missing => Value::Null,
-            Record::Parsed(config) => config.clone(),
-            Record::Unreadable(e) | Record::Unparsable(e) => {
-                return vec![TrustFinding::new(
-                    Verdict::Fail,
-                    "codex config",
-                    format!("{shown}: does not parse ({e}); Codex refuses to start"),
-                    TrustFix::Say(format!("fix {shown}")),
-                )];
-            }
+        let config = match config_of(input.record, shown) {
+            Ok(config) => config,
+            Err(refused) => return vec![refused],
         };
         let mut out: Vec<TrustFinding> = features_off(&config, shown).into_iter().collect();
         out.extend(handler_findings(
