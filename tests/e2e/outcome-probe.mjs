@@ -45,7 +45,7 @@ import path from 'node:path';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { startMock, readLog } from './lib/mock.mjs';
 import { HOSTS } from './lib/hosts.mjs';
-import { contentText } from './lib/text.mjs';
+import { contentText, readJsonLines } from './lib/text.mjs';
 import { killStragglers } from './lib/proc.mjs';
 
 // ---------------------------------------------------------------------------------------------------
@@ -336,20 +336,6 @@ function runHost(exe, argv, { cwd, env, dir }) {
   });
 }
 
-function readLines(file) {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return { unparsed: l.slice(0, 200) };
-      }
-    });
-}
 
 /** The prompt-event captures, oldest first: [{seq, base, meta, payload}]. */
 function captures(dir, event) {
@@ -434,7 +420,7 @@ async function probeHost(root, host, exe) {
       Object.assign(state, { step: row.step, queue: [...row.act], waited: false });
       const stepDir = path.join(dir, 'steps', String(row.step));
       fs.mkdirSync(stepDir, { recursive: true });
-      const seenAnalytics = readLines(analytics).length;
+      const seenAnalytics = readJsonLines(analytics).length;
       const seenRequests = readLog(logFile).length;
       const t = Date.now();
       const step = { prompt: row.prompt, resume: i > 0, dir: stepDir };
@@ -449,7 +435,7 @@ async function probeHost(root, host, exe) {
       const calls = requests
         .filter((r) => r.kind === 'turn')
         .length;
-      steps.push({ step: row.step, code: run.code, timedOut: run.timedOut, secs: (Date.now() - t) / 1000, turnRequests: calls, analytics: readLines(analytics).slice(seenAnalytics) });
+      steps.push({ step: row.step, code: run.code, timedOut: run.timedOut, secs: (Date.now() - t) / 1000, turnRequests: calls, analytics: readJsonLines(analytics).slice(seenAnalytics) });
     }
   } finally {
     await mock.close();

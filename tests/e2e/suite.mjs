@@ -33,7 +33,7 @@ import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
 import { startMock, readLog } from './lib/mock.mjs';
 import { HOSTS } from './lib/hosts.mjs';
-import { countIn } from './lib/text.mjs';
+import { countIn, readJsonLines } from './lib/text.mjs';
 import { killStragglers } from './lib/proc.mjs';
 import { SCENARIOS, DEFAULT_FILES, AGENTS_MARKER } from './scenarios.mjs';
 import { typeIntoTui, killTmuxServer, RESUME_ARGS } from './lib/tui.mjs';
@@ -320,19 +320,7 @@ function standardChecks(ctx) {
  * protocol fault. Counted from the analytics log the hook writes under the workspace's HOME.
  */
 function degradedRuns(ws) {
-  const file = path.join(ws.home, '.mcp-servers', 'analytics', 'sophia-hook.jsonl');
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return {};
-      }
-    })
+  return readJsonLines(path.join(ws.home, '.mcp-servers', 'analytics', 'sophia-hook.jsonl'))
     .filter((e) => e.degraded)
     .map((e) => `${e.event || 'hook'}: ${e.degraded} (${e.durationUs} us)`);
 }

@@ -1,5 +1,26 @@
 // Small text helpers shared by the host drivers and the checks.
 
+import fs from 'node:fs';
+
+/**
+ * A JSON Lines file (the hook's analytics log), a value a line, `[]` when missing; a line that is
+ * not JSON is kept as `{unparsed: <its first 200 characters>}`, never thrown on.
+ */
+export function readJsonLines(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        return { unparsed: l.slice(0, 200) };
+      }
+    });
+}
+
 /** Every string leaf of a JSON value, in document order. */
 export function strings(value, out = []) {
   if (typeof value === 'string') out.push(value);
