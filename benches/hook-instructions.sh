@@ -26,12 +26,7 @@ payload() { # file, prompt, cwd
 }
 # The 1,000-skill project of benches/hook-latency.sh.
 gen=$work/p1000
-for k in $(seq 0 999); do
-  d=$gen/skills/gen-skill-$(printf %04d "$k")
-  mkdir -p "$d"
-  printf -- '---\nname: gen-skill-%04d\ndescription: Generated skill number %d for files, reports and data about topic%d.\nkeywords: [zeta%dx, topic%d widget, alpha%d, beta%d]\n---\n# body\n' "$k" "$k" "$k" "$k" "$k" "$k" "$k" >"$d/SKILL.md"
-done
-mkdir -p "$gen/.git"
+benches/gen-p1000.sh "$gen"
 cp -r "$gen" "$work/p1000-noindex"
 "$bin" skills index --root "$gen" >/dev/null
 find "$work"/p1000* -type d -exec touch -d '-1 minute' {} +

@@ -50,12 +50,7 @@ printf '{"session_id":"bench","transcript_path":null,"cwd":"%s","hook_event_name
 
 # A generated project with 1,000 skills: a fresh compiled index, and a copy whose index is stale.
 gen=$work/p1000
-for k in $(seq 0 999); do
-  d=$gen/skills/gen-skill-$(printf %04d "$k")
-  mkdir -p "$d"
-  printf -- '---\nname: gen-skill-%04d\ndescription: Generated skill number %d for files, reports and data about topic%d.\nkeywords: [zeta%dx, topic%d widget, alpha%d, beta%d]\n---\n# body\n' "$k" "$k" "$k" "$k" "$k" "$k" "$k" >"$d/SKILL.md"
-done
-mkdir -p "$gen/.git"
+benches/gen-p1000.sh "$gen"
 "$bin" skills index --root "$gen" >/dev/null
 cp -r "$gen" "$work/p1000-stale"
 touch "$work/p1000-stale/skills/gen-skill-0500/SKILL.md"

@@ -264,14 +264,9 @@ if [[ ${SOPHIA_DIST_RUNS:-200} != 0 && -x $floor_static && -x $floor_dynamic ]];
   mkdir -p "$bench/home" "$bench/empty/.git"
   printf '{"session_id":"bench","turn_id":"t1","transcript_path":null,"cwd":"%s","hook_event_name":"UserPromptSubmit","model":"gpt-5.5","permission_mode":"default","prompt":"esegui una query sul database per verificare i record della tabella clienti"}' \
     "$bench/empty" >"$bench/typical.json"
-  # The 1,000-skill project of benches/hook-latency.sh, its index fresh.
+  # The 1,000-skill project of the benches (benches/gen-p1000.sh), its index fresh.
   gen=$bench/p1000
-  for k in $(seq 0 999); do
-    d=$gen/skills/gen-skill-$(printf %04d "$k")
-    mkdir -p "$d"
-    printf -- '---\nname: gen-skill-%04d\ndescription: Generated skill number %d for files, reports and data about topic%d.\nkeywords: [zeta%dx, topic%d widget, alpha%d, beta%d]\n---\n# body\n' "$k" "$k" "$k" "$k" "$k" "$k" "$k" >"$d/SKILL.md"
-  done
-  mkdir -p "$gen/.git"
+  benches/gen-p1000.sh "$gen"
   HOME=$bench/home "$archive_bin" skills index --root "$gen" >/dev/null
   find "$gen" -type d -exec touch -d '-1 minute' {} +
   printf '{"session_id":"bench","turn_id":"t1","transcript_path":null,"cwd":"%s","hook_event_name":"UserPromptSubmit","model":"gpt-5.5","permission_mode":"default","prompt":"please use zeta499x on the report"}' \
